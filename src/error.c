@@ -1,0 +1,45 @@
+/* error.c: status texts, error filling, version, GSL handler. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "sb_internal.h"
+
+const char *sb_strerror(int code)
+{
+    switch (code) {
+#define SB__CASE(name, value, text) \
+    case value:                     \
+        return text;
+        SB_ERRNO_MAP(SB__CASE)
+#undef SB__CASE
+    }
+    return "unknown error";
+}
+
+int sb__error(sb_error *err, int code, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err)
+        return code;
+    err->code = code;
+    va_start(ap, fmt);
+    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void sb_init(void)
+{
+    /* GSL's default handler aborts the process; the library must not.
+     * Every GSL call's return value is checked instead. */
+    gsl_set_error_handler_off();
+}
+
+const char *sb_version(void)
+{
+    return PACKAGE_VERSION;
+}

@@ -1,0 +1,194 @@
+/* plan.c: the list of cells a run measures, and the options it runs with. */
+#include "config.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sb_internal.h"
+
+struct sb_plan {
+    sb_cell *cells;
+    size_t n, cap;
+};
+
+sb_plan *sb_plan_new(void)
+{
+    return calloc(1, sizeof(sb_plan));
+}
+
+void sb_plan_free(sb_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->cells);
+    free(plan);
+}
+
+int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
+                size_t src_align, size_t dst_align, sb_error *err)
+{
+    if (!plan || !kernel || !kernel->fn)
+        return sb__error(err, SB_EINVAL, "sb_plan_add: no plan or kernel");
+    if (src_align >= SB_PAGE_SIZE || dst_align >= SB_PAGE_SIZE)
+        return sb__error(err, SB_EINVAL,
+                         "alignment %zu: must be below the page size %d",
+                         src_align >= SB_PAGE_SIZE ? src_align : dst_align,
+                         SB_PAGE_SIZE);
+    if (plan->n == plan->cap) {
+        size_t cap = plan->cap ? 2 * plan->cap : 16;
+        sb_cell *c = realloc(plan->cells, cap * sizeof *c);
+        if (!c)
+            return sb__error(err, SB_ENOMEM, "out of memory for the plan");
+        plan->cells = c;
+        plan->cap = cap;
+    }
+    plan->cells[plan->n++] =
+        (sb_cell){.kernel = kernel,
+                  .size = size,
+                  .src_align = src_align,
+                  .dst_align = dst_align};
+    return SB_OK;
+}
+
+size_t sb_plan_count(const sb_plan *plan)
+{
+    return plan ? plan->n : 0;
+}
+
+const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i)
+{
+    return plan && i < plan->n ? &plan->cells[i] : NULL;
+}
+
+void sb_options_init(sb_options *opt)
+{
+    *opt = (sb_options){
+        .ci_level = 0.95,
+        .precision = 0.01,
+        .max_time = 30.0,
+        .min_samples = 100,
+        .max_samples = 10000,
+        .seed = 1,
+        .cpu = -1,
+        .no_pin = 0,
+        .sample_seconds = 50e-6,
+        .force_clock_timer = 0,
+    };
+}
+
+int sb__buffer_bytes(const sb_plan *plan, size_t *src_bytes,
+                     size_t *dst_bytes)
+{
+    size_t s = 0, d = 0;
+    for (size_t i = 0; i < plan->n; i++) {
+        const sb_cell *c = &plan->cells[i];
+        int f = c->kernel->family;
+        if (f == SB_FAMILY_ALLOC)
+            continue; /* allocates its own memory */
+        if (c->size > SIZE_MAX / 2 - 2 * SB_PAGE_SIZE)
+            return -1;
+        if (f == SB_FAMILY_COPY && c->size + c->src_align > s)
+            s = c->size + c->src_align;
+        if (c->size + c->dst_align > d)
+            d = c->size + c->dst_align;
+    }
+    /* Round up to whole pages, at least one page each. */
+    *src_bytes = (s / SB_PAGE_SIZE + 1) * SB_PAGE_SIZE;
+    *dst_bytes = (d / SB_PAGE_SIZE + 1) * SB_PAGE_SIZE;
+    return 0;
+}
+
+int sb__cpu_allowed(int cpu, char *set, size_t setlen)
+{
+    cpu_set_t mask;
+    int first = -1, last = -1, ok = 0;
+    size_t used = 0;
+
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0)
+        return -1;
+    if (set && setlen)
+        set[0] = '\0';
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        int in = CPU_ISSET(c, &mask);
+        if (in && c == cpu)
+            ok = 1;
+        if (in && first < 0)
+            first = c;
+        if (in)
+            last = c;
+        if (first >= 0 && (!in || c == CPU_SETSIZE - 1)) {
+            if (set && used < setlen) {
+                int w = last > first
+                            ? snprintf(set + used, setlen - used, "%s%d-%d",
+                                       used ? "," : "", first, last)
+                            : snprintf(set + used, setlen - used, "%s%d",
+                                       used ? "," : "", first);
+                if (w > 0)
+                    used += (size_t)w;
+            }
+            first = -1;
+        }
+    }
+    return ok;
+}
+
+int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
+{
+    size_t sb, db;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+    if (!plan || !opt)
+        return sb__error(err, SB_EINVAL, "no plan or options");
+    if (plan->n == 0)
+        return sb__error(err, SB_EINVAL, "the plan has no cells");
+    if (!(opt->ci_level > 0 && opt->ci_level < 1))
+        return sb__error(err, SB_EINVAL,
+                         "confidence level %g: must lie strictly between 0 "
+                         "and 1 (0 and 100 %%)", opt->ci_level);
+    if (!(opt->precision > 0 && opt->precision < 1))
+        return sb__error(err, SB_EINVAL,
+                         "precision %g: must lie strictly between 0 and 1",
+                         opt->precision);
+    if (!(opt->max_time > 0) || !isfinite(opt->max_time))
+        return sb__error(err, SB_EINVAL, "max time %g s: must be positive",
+                         opt->max_time);
+    if (!(opt->sample_seconds > 0) || opt->sample_seconds > 1)
+        return sb__error(err, SB_EINVAL,
+                         "sample length %g s: must lie in (0, 1]",
+                         opt->sample_seconds);
+    if (opt->min_samples < 2)
+        return sb__error(err, SB_EINVAL,
+                         "min samples %zu: need at least 2", opt->min_samples);
+    if (opt->max_samples < opt->min_samples)
+        return sb__error(err, SB_EINVAL,
+                         "max samples %zu is below min samples %zu",
+                         opt->max_samples, opt->min_samples);
+    if (!opt->no_pin && opt->cpu >= 0) {
+        char set[128];
+        int ok = sb__cpu_allowed(opt->cpu, set, sizeof set);
+        if (ok < 0)
+            return sb__error(err, SB_ESYS, "sched_getaffinity failed");
+        if (!ok)
+            return sb__error(err, SB_EINVAL,
+                             "cpu %d: no such CPU available to this process "
+                             "(available: %s)", opt->cpu, set);
+    }
+    for (size_t i = 0; i < plan->n; i++) {
+        const char *why = NULL;
+        if (!sb_kernel_available(plan->cells[i].kernel, &why))
+            return sb__error(err, SB_EUNAVAIL,
+                             "kernel %s is unavailable on this CPU: %s",
+                             plan->cells[i].kernel->name, why ? why : "");
+    }
+    if (sb__buffer_bytes(plan, &sb, &db) != 0 ||
+        (pages > 0 && psz > 0 &&
+         (double)sb + (double)db > 0.5 * (double)pages * (double)psz))
+        return sb__error(err, SB_EINVAL,
+                         "size too large for memory: the buffers would need "
+                         "%.1f GiB, more than half of this machine's %.1f GiB",
+                         ((double)sb + (double)db) / 1073741824.0,
+                         (double)pages * (double)psz / 1073741824.0);
+    return SB_OK;
+}

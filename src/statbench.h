@@ -1,0 +1,372 @@
+/*
+ * statbench.h: the one public header of libstatbench.
+ *
+ * statbench measures memory kernels (copy, clear, alloc, system-call paths)
+ * with serialized TSC reads and reports every figure with a confidence
+ * interval.  This header is the whole C API; everything else in the source
+ * tree is private.
+ *
+ * Conventions, repeated for every function below:
+ *  - Names start with "sb_".  Functions that can fail return an int status,
+ *    SB_OK (0) on success or a negative SB_E* code, and fill the optional
+ *    sb_error the caller passed (NULL is allowed) with a one-line message.
+ *  - The library never prints, never exits and never aborts.  GSL's default
+ *    error handler is switched off by sb_init() and by every entry point
+ *    that calls GSL.
+ *  - Ownership is in the name: *_new() returns an object the caller frees
+ *    with the matching *_free(); *_init() fills a struct the caller owns.
+ *    Pointers returned by accessors stay owned by the object they came from.
+ *  - Thread safety: distinct objects may be used from distinct threads.  An
+ *    object must not be used from two threads at once.  sb_run_execute()
+ *    changes the calling thread's CPU affinity while it runs and restores it
+ *    afterwards.
+ */
+#ifndef STATBENCH_H
+#define STATBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define SB_API __attribute__((visibility("default")))
+#else
+#define SB_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Status codes.  One table generates the enum and sb_strerror(). */
+#define SB_ERRNO_MAP(X)                                                  \
+    X(OK, 0, "success")                                                  \
+    X(EINVAL, -1, "invalid argument")                                    \
+    X(ENOMEM, -2, "out of memory")                                       \
+    X(EUNAVAIL, -3, "not available on this machine")                     \
+    X(ESYS, -4, "system call failed")                                    \
+    X(EIO, -5, "input/output error")                                     \
+    X(ENUMERIC, -6, "numerical error")                                   \
+    X(EINTR, -7, "interrupted")
+
+enum sb_status {
+#define SB__ENUM(name, value, text) SB_##name = value,
+    SB_ERRNO_MAP(SB__ENUM)
+#undef SB__ENUM
+};
+
+/* An error: its status code and a one-line message naming the bad value.
+ * Callers may pass NULL wherever an sb_error * is taken. */
+typedef struct sb_error {
+    int code;
+    char text[256];
+} sb_error;
+
+/* The fixed text of a status code ("invalid argument").  Never NULL. */
+SB_API const char *sb_strerror(int code);
+
+/* Switch GSL's abort-on-error handler off for the whole process.  Every
+ * library entry point that uses GSL calls it; calling it again is harmless.
+ * Returns nothing and cannot fail. */
+SB_API void sb_init(void);
+
+/* The library's version string, "MAJOR.MINOR.PATCH". */
+SB_API const char *sb_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Statistics: pure functions over arrays of doubles (stats/)                */
+/* ------------------------------------------------------------------------ */
+
+/* A point estimate with a confidence interval.
+ * level    the confidence asked for, in (0, 1);
+ * achieved the confidence the interval actually has.  Order-statistic
+ *          intervals are conservative (achieved >= level); when n is too
+ *          small to reach the level, lo and hi are the sample minimum and
+ *          maximum and achieved < level. */
+typedef struct sb_interval {
+    double estimate;
+    double lo;
+    double hi;
+    double level;
+    double achieved;
+} sb_interval;
+
+/* Tukey's fences over the quartiles (R's type 7 quantiles, as GSL's
+ * gsl_stats_quantile_from_sorted_data computes them).  Mild outliers lie
+ * beyond 1.5 IQR but within 3 IQR of the nearer quartile; severe ones lie
+ * beyond 3 IQR.  The four counts are disjoint. */
+typedef struct sb_outliers {
+    double q1, q3, iqr;
+    double mild_lo, mild_hi;     /* q1 - 1.5 IQR, q3 + 1.5 IQR */
+    double severe_lo, severe_hi; /* q1 - 3 IQR,   q3 + 3 IQR   */
+    size_t low_mild, high_mild;
+    size_t low_severe, high_severe;
+} sb_outliers;
+
+/* Everything the first cut of the statistics computes for one sample set. */
+typedef struct sb_summary {
+    size_t n;
+    double min, max;
+    double mean, sd;       /* sd: sample standard deviation (n - 1) */
+    sb_interval median;    /* distribution-free, order statistics */
+    sb_interval mean_ci;   /* Student t */
+    sb_outliers outliers;  /* Tukey fences, counted, never removed */
+} sb_summary;
+
+/* Median of sorted[0..n-1] with a distribution-free confidence interval
+ * [x(l), x(n-l+1)] (1-based order statistics), the narrowest symmetric pair
+ * whose binomial coverage 1 - 2 P(B <= l - 1), B ~ Bin(n, 1/2), is at least
+ * level.  sorted must be ascending.  Returns SB_EINVAL for n == 0 or a level
+ * outside (0, 1). */
+SB_API int sb_stats_median_ci(const double *sorted, size_t n, double level,
+                              sb_interval *out);
+
+/* Mean of x[0..n-1] with the Student t interval
+ * mean +- t(1 - (1 - level) / 2, n - 1) * sd / sqrt(n).  For n == 1 the
+ * interval is the single value with achieved = 0.  Returns SB_EINVAL for
+ * n == 0 or a level outside (0, 1). */
+SB_API int sb_stats_mean_ci(const double *x, size_t n, double level,
+                            sb_interval *out);
+
+/* Tukey's fences of sorted[0..n-1] (ascending).  SB_EINVAL for n == 0. */
+SB_API int sb_stats_tukey(const double *sorted, size_t n, sb_outliers *out);
+
+/* Summary of x[0..n-1] at the given confidence level.  work must hold n
+ * doubles; it receives a sorted copy of x, which stays the caller's.  x is
+ * not modified.  Returns SB_EINVAL for n == 0, a level outside (0, 1) or a
+ * value that is not finite. */
+SB_API int sb_stats_summarize(const double *x, size_t n, double level,
+                              double *work, sb_summary *out);
+
+/* ------------------------------------------------------------------------ */
+/* Kernels (kernels/)                                                        */
+/* ------------------------------------------------------------------------ */
+
+enum sb_family {
+    SB_FAMILY_COPY = 0,
+    SB_FAMILY_CLEAR,
+    SB_FAMILY_ALLOC,
+    SB_FAMILY_SYSCALL
+};
+
+/* CPU features a kernel may need.  A kernel whose features the running CPU
+ * lacks is reported unavailable and is never called. */
+#define SB_FEAT_X86_64  (1u << 0) /* x86-64 instructions (rep movs/stos) */
+#define SB_FEAT_MMX     (1u << 1)
+#define SB_FEAT_SSE2    (1u << 2)
+#define SB_FEAT_AVX2    (1u << 3)
+#define SB_FEAT_AVX512F (1u << 4)
+#define SB_FEAT_ERMS    (1u << 5) /* enhanced rep movsb/stosb (speed only) */
+#define SB_FEAT_FSRM    (1u << 6) /* fast short rep mov (speed only) */
+
+/* One call of a kernel: copy n bytes from src to dst, clear n bytes at dst,
+ * allocate n bytes, ...  state is what setup returned (NULL without setup). */
+typedef void (*sb_kernel_fn)(void *dst, const void *src, size_t n,
+                             void *state);
+
+typedef struct sb_kernel {
+    const char *name;        /* unique, lower case: "movsl" */
+    int family;              /* enum sb_family */
+    const char *description; /* one line */
+    unsigned features;       /* SB_FEAT_* the kernel cannot run without */
+    sb_kernel_fn fn;
+    /* Optional: make per-cell state (a file, a pool) for a size.  Returns
+     * SB_OK or a negative status and fills err. */
+    int (*setup)(void **state, size_t n, sb_error *err);
+    /* Optional: free what setup made. */
+    void (*teardown)(void *state);
+} sb_kernel;
+
+/* The SB_FEAT_* bits this CPU has (read with CPUID once, then cached). */
+SB_API unsigned sb_cpu_features(void);
+
+/* Name of one SB_FEAT_* bit ("avx2"), or "?" for an unknown bit. */
+SB_API const char *sb_feature_name(unsigned bit);
+
+/* Name of a family ("copy"), or "?" for an unknown value. */
+SB_API const char *sb_family_name(int family);
+
+/* The built-in kernels, in a fixed order: sb_kernel_at(0 .. count - 1).
+ * Returned pointers are static and never freed. */
+SB_API size_t sb_kernel_count(void);
+SB_API const sb_kernel *sb_kernel_at(size_t i);
+
+/* The built-in kernel with this name, or NULL. */
+SB_API const sb_kernel *sb_kernel_find(const char *name);
+
+/* 1 when this CPU can run k, 0 when not; *why (optional) then names the
+ * missing feature ("needs avx512f").  Never calls the kernel. */
+SB_API int sb_kernel_available(const sb_kernel *k, const char **why);
+
+/* ------------------------------------------------------------------------ */
+/* Timer                                                                     */
+/* ------------------------------------------------------------------------ */
+
+enum sb_timer_kind {
+    SB_TIMER_TSC = 0,   /* lfence; rdtsc ... rdtscp; lfence */
+    SB_TIMER_CLOCK      /* clock_gettime(CLOCK_MONOTONIC_RAW), in ns */
+};
+
+/* The timer a run uses, measured once per process.
+ * Ticks are TSC reference cycles (constant rate, not core clock cycles) for
+ * SB_TIMER_TSC and nanoseconds for SB_TIMER_CLOCK; hz converts them. */
+typedef struct sb_timer_info {
+    int kind;                /* enum sb_timer_kind */
+    double hz;               /* ticks per second */
+    const char *hz_source;   /* "cpuid 0x15", "hypervisor leaf", "calibrated" */
+    int invariant;           /* 1 when CPUID says the TSC is invariant */
+    double overhead;         /* ticks of an empty timed sample (median),
+                                subtracted from every sample */
+    double bare_overhead;    /* ticks of a bare back-to-back timer pair */
+    char reason[128];        /* why the fallback was chosen, else "" */
+} sb_timer_info;
+
+/* Set up the timer: choose TSC or the fallback, find its frequency, measure
+ * overheads.  force_clock != 0 selects the clock_gettime fallback.  Takes
+ * about 50 ms (frequency calibration).  Returns SB_OK or SB_ESYS. */
+SB_API int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Plans, options, runs                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* One configuration of a kernel. */
+typedef struct sb_cell {
+    const sb_kernel *kernel;
+    size_t size;       /* bytes per iteration */
+    size_t src_align;  /* source offset from a page boundary, bytes */
+    size_t dst_align;  /* destination offset from a page boundary, bytes */
+} sb_cell;
+
+typedef struct sb_plan sb_plan;
+
+/* A new empty plan; free it with sb_plan_free().  NULL on ENOMEM. */
+SB_API sb_plan *sb_plan_new(void);
+SB_API void sb_plan_free(sb_plan *plan);
+
+/* Append a cell.  The kernel pointer must outlive the plan.  SB_EINVAL for
+ * a NULL kernel or an alignment of 4096 or more, SB_ENOMEM. */
+SB_API int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
+                       size_t src_align, size_t dst_align, sb_error *err);
+SB_API size_t sb_plan_count(const sb_plan *plan);
+SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
+
+/* Options of a run.  Fill with sb_options_init(), then change fields. */
+typedef struct sb_options {
+    double ci_level;        /* confidence level in (0, 1); default 0.95 */
+    double precision;       /* target CI half-width / median; default 0.01 */
+    double max_time;        /* seconds of the whole run, warm-up included;
+                               default 30 */
+    size_t min_samples;     /* per cell, before the stop rule; default 100 */
+    size_t max_samples;     /* per cell; default 10000 */
+    uint64_t seed;          /* order of cells in each round; default 1 */
+    int cpu;                /* CPU to pin to; -1 picks one; default -1 */
+    int no_pin;             /* 1: leave affinity alone; default 0 */
+    double sample_seconds;  /* target length of one sample; default 50e-6 */
+    int force_clock_timer;  /* 1: use clock_gettime instead of the TSC */
+    /* Called after every round with the samples so far; a non-zero return
+     * stops the run early (it is then marked interrupted).  Optional. */
+    int (*progress)(void *arg, size_t round, double elapsed);
+    void *progress_arg;
+} sb_options;
+
+SB_API void sb_options_init(sb_options *opt);
+
+/* Why a sample was rejected. */
+enum sb_reject_reason {
+    SB_REJECT_CTXSW = 0,  /* a context switch happened during the sample */
+    SB_REJECT_NREASONS
+};
+
+/* Name of a reject reason ("context-switch"). */
+SB_API const char *sb_reject_name(int reason);
+
+/* What a run measured for one cell.  Owned by the run. */
+typedef struct sb_cell_result {
+    sb_cell cell;
+    size_t iters;          /* iterations per sample (calibrated k) */
+    size_t nsamples;       /* samples kept */
+    double *ticks;         /* nsamples values: timer ticks per iteration,
+                              timer overhead subtracted, in measured order */
+    size_t rejected[SB_REJECT_NREASONS];
+    size_t rejected_total;
+    size_t warmup_samples; /* samples spent warming up (not kept) */
+    int reached_precision; /* 1 when the CI reached the precision target */
+    sb_summary ticks_summary; /* statistics of ticks at the run's level */
+    /* Derived, in the units a reader wants: */
+    sb_interval mbps;      /* median throughput, 1 MB = 10^6 bytes */
+    double cycles_per_byte;   /* median ticks / size (TSC cycles) */
+    double rel_halfwidth;  /* (hi - lo) / 2 / median of ticks */
+} sb_cell_result;
+
+/* Metadata of a run: where and how it was measured. */
+typedef struct sb_meta {
+    char cpu_model[128];
+    char kernel_version[256]; /* uname -s, -r and -m */
+    char hostname[64];
+    char statbench_version[32];
+    char start_time[32];   /* ISO 8601, UTC */
+    unsigned cpu_features; /* SB_FEAT_* */
+    int cpu;               /* CPU pinned to, or -1 */
+    char pin_note[256];    /* why that CPU / why not pinned */
+    sb_timer_info timer;
+    char counters[256];    /* the counter backend and what it offers */
+} sb_meta;
+
+/* Check a plan and options before measuring: options in range, every
+ * kernel available on this CPU, the CPU to pin to allowed, buffers that fit
+ * in memory (at most half of the physical memory).  Returns SB_OK, or
+ * SB_EINVAL / SB_EUNAVAIL with a message naming the bad value.
+ * sb_run_execute() runs the same checks. */
+SB_API int sb_plan_check(const sb_plan *plan, const sb_options *opt,
+                         sb_error *err);
+
+typedef struct sb_run sb_run;
+
+/* Measure every cell of plan with opt.  On success *out is a new run the
+ * caller frees with sb_run_free().  A run stopped by opt->progress or by
+ * sb_run_request_stop() still succeeds, with sb_run_interrupted() true and
+ * every sample taken so far.  Errors: SB_EINVAL (empty plan, bad option),
+ * SB_EUNAVAIL (a kernel this CPU cannot run), SB_ENOMEM, SB_ESYS. */
+SB_API int sb_run_execute(const sb_plan *plan, const sb_options *opt,
+                          sb_run **out, sb_error *err);
+
+/* Ask the run executing in this process to stop after its current sample.
+ * Async-signal-safe: meant for a SIGINT handler. */
+SB_API void sb_run_request_stop(void);
+
+SB_API void sb_run_free(sb_run *run);
+SB_API size_t sb_run_count(const sb_run *run);
+SB_API const sb_cell_result *sb_run_cell(const sb_run *run, size_t i);
+SB_API const sb_meta *sb_run_meta(const sb_run *run);
+SB_API const sb_options *sb_run_options(const sb_run *run);
+SB_API int sb_run_interrupted(const sb_run *run);
+SB_API double sb_run_elapsed(const sb_run *run);  /* seconds measuring */
+SB_API size_t sb_run_rounds(const sb_run *run);
+
+/* Record the command line in the run's metadata (argv is copied). */
+SB_API int sb_run_set_command(sb_run *run, int argc, char *const argv[],
+                              sb_error *err);
+SB_API const char *sb_run_command(const sb_run *run);
+
+/* ------------------------------------------------------------------------ */
+/* Reporters                                                                 */
+/* ------------------------------------------------------------------------ */
+
+enum sb_format { SB_FORMAT_TABLE = 0, SB_FORMAT_CSV, SB_FORMAT_JSON };
+
+/* Write the run to f in a format.  The table has a header describing the
+ * run; CSV has one header row and a row per cell; JSON holds the metadata,
+ * every cell's statistics and its raw per-sample ticks.  Returns SB_OK or
+ * SB_EIO when writing fails. */
+SB_API int sb_report(const sb_run *run, int format, FILE *f, sb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STATBENCH_H */

@@ -1,0 +1,142 @@
+/*
+ * interval.c: confidence intervals for the median (order statistics, exact
+ * binomial) and for the mean (Student t).
+ *
+ * The median interval is distribution-free: for a continuous distribution
+ * with median m, the number B of samples below m is Bin(n, 1/2), so
+ * [x(l), x(n-l+1)] covers m with probability 1 - 2 P(B <= l - 1).  The
+ * stop rule of a measuring loop calls sb_stats_median_ci() after every
+ * round, so the order l is found by starting at the normal approximation
+ * and stepping a few binomial CDF evaluations, not by scanning from l = 1.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <math.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "sb_internal.h"
+
+/* P(B <= k) for B ~ Bin(n, 1/2), or SB_ENUMERIC when GSL returns NaN. */
+static int half_binomial_cdf(size_t k, size_t n, double *p)
+{
+    *p = gsl_cdf_binomial_P((unsigned int)k, 0.5, (unsigned int)n);
+    return isnan(*p) ? SB_ENUMERIC : SB_OK;
+}
+
+int sb_stats_median_ci(const double *sorted, size_t n, double level,
+                       sb_interval *out)
+{
+    double tail, p, q, z, guess;
+    size_t k, kmax;
+    int rc;
+
+    /* !(a && b) also rejects a NaN level. */
+    if (!sorted || !out || n == 0 || !(level > 0.0 && level < 1.0))
+        return SB_EINVAL;
+    /* gsl_cdf_binomial_P takes unsigned int counts. */
+    if (n > UINT_MAX)
+        return SB_EINVAL;
+    sb_init();
+
+    out->estimate = gsl_stats_median_from_sorted_data(sorted, 1, n);
+    out->level = level;
+
+    /* Coverage of order l = k + 1 is 1 - 2 P(B <= k); it falls as k grows,
+     * so the narrowest interval reaching level has the largest k with
+     * P(B <= k) <= tail. */
+    tail = (1.0 - level) / 2.0;
+    if ((rc = half_binomial_cdf(0, n, &p)) != SB_OK)
+        return rc;
+    if (p > tail) {
+        /* Even [x(1), x(n)] falls short: report it with its coverage. */
+        out->lo = sorted[0];
+        out->hi = sorted[n - 1];
+        out->achieved = 1.0 - 2.0 * p;
+        return SB_OK;
+    }
+
+    /* k <= kmax keeps l <= n - l + 1.  For odd n P(B <= kmax) = 1/2 > tail,
+     * so kmax is never chosen there; for even n it can be at low levels. */
+    kmax = (n - 1) / 2;
+
+    /* Normal approximation with continuity correction:
+     * P(B <= k) ~ Phi((k + 1/2 - n/2) / (sqrt(n)/2)), which is <= tail for
+     * k <= n/2 - 1/2 - z sqrt(n)/2 with z = Phi^-1(1 - tail).  It is off by
+     * at most a few orders, so the exact search below takes a few steps. */
+    z = gsl_cdf_ugaussian_Qinv(tail);
+    guess = (double)n / 2.0 - 0.5 - z * sqrt((double)n) / 2.0;
+    if (!(guess > 0.0)) /* also NaN */
+        k = 0;
+    else if (guess >= (double)kmax)
+        k = kmax;
+    else
+        k = (size_t)guess;
+
+    if ((rc = half_binomial_cdf(k, n, &p)) != SB_OK)
+        return rc;
+    if (p <= tail) {
+        /* Step up while the next order still reaches the level. */
+        while (k < kmax) {
+            if ((rc = half_binomial_cdf(k + 1, n, &q)) != SB_OK)
+                return rc;
+            if (q > tail)
+                break;
+            ++k;
+            p = q;
+        }
+    } else {
+        /* Step down; P(B <= 0) <= tail was checked, so k > 0 here and the
+         * loop ends by k == 0 at the latest. */
+        do {
+            --k;
+            if ((rc = half_binomial_cdf(k, n, &p)) != SB_OK)
+                return rc;
+        } while (p > tail);
+    }
+
+    out->lo = sorted[k];
+    out->hi = sorted[n - 1 - k];
+    out->achieved = 1.0 - 2.0 * p;
+    return SB_OK;
+}
+
+int sb_stats_mean_ci(const double *x, size_t n, double level,
+                     sb_interval *out)
+{
+    double mean, sd, t, half;
+    size_t i;
+
+    if (!x || !out || n == 0 || !(level > 0.0 && level < 1.0))
+        return SB_EINVAL;
+    /* A NaN or an infinity would make every field NaN; refuse it as
+     * sb_stats_summarize() does rather than return SB_OK with NaNs. */
+    for (i = 0; i < n; ++i)
+        if (!isfinite(x[i]))
+            return SB_EINVAL;
+    sb_init();
+
+    mean = gsl_stats_mean(x, 1, n);
+    out->estimate = mean;
+    out->level = level;
+    if (n == 1) {
+        /* No spread to estimate: the interval is the value itself and
+         * claims no confidence. */
+        out->lo = out->hi = mean;
+        out->achieved = 0.0;
+        return SB_OK;
+    }
+
+    sd = gsl_stats_sd_m(x, 1, n, mean); /* divides by n - 1 */
+    t = gsl_cdf_tdist_Pinv(1.0 - (1.0 - level) / 2.0, (double)(n - 1));
+    half = t * sd / sqrt((double)n);
+    /* Finite data can still overflow (values near DBL_MAX). */
+    if (!isfinite(mean) || !isfinite(half))
+        return SB_ENUMERIC;
+    out->lo = mean - half;
+    out->hi = mean + half;
+    out->achieved = level;
+    return SB_OK;
+}

@@ -1,0 +1,137 @@
+#!/bin/sh
+# cli.sh: the statbench command end to end: the headline sweep, the
+# machine formats, --list/--help, and every bad input of issue 2.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbcli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+PY=$(command -v python3 || true)
+
+# --- the headline command, bounded in time -------------------------------
+"$STATBENCH" --kernel movsl --align 0..32 --ci 95 --max-time 4 -q \
+    >"$tmp/table" 2>"$tmp/err"
+rc=$?
+check "headline sweep exits 0 (rc $rc)" test "$rc" -eq 0
+rows=$(awk '$1 == "movsl" && NF >= 12' "$tmp/table" | wc -l)
+check "headline sweep prints 33 rows (got $rows)" test "$rows" -eq 33
+check "header names the timer and its overhead" \
+    grep -q '^timer: .*MHz' "$tmp/table"
+check "header reports the overhead in ticks" \
+    grep -q '^overhead: .* per sample, subtracted (bare timer pair' "$tmp/table"
+check "header states the precision target" \
+    grep -q 'precision target +-1%' "$tmp/table"
+check "header states 1 MB = 10^6 bytes" grep -q '1 MB = 10^6 bytes' "$tmp/table"
+check "header states the counters" grep -q '^counters: ' "$tmp/table"
+check "alignments 0..32 in order" sh -c "
+    awk '\$1 == \"movsl\" { printf \"%s \", \$3 }' '$tmp/table' |
+    grep -qx '0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 '"
+# Every row: CI low <= median <= CI high, positive, samples kept > 0.
+bad=$(awk '$1 == "movsl" && !($6 <= $5 && $5 <= $7 && $6 > 0 && $10 > 0) \
+    { print }' "$tmp/table" | wc -l)
+check "every row has median inside its CI (bad rows: $bad)" test "$bad" -eq 0
+[ "$bad" -eq 0 ] || cat "$tmp/table" | sed 's/^/# /'
+
+# --- JSON and CSV ----------------------------------------------------------
+"$STATBENCH" -k movsl,libc -a 0..2 -s 4K --max-time 2 -q -f json \
+    -o "$tmp/run.json" >"$tmp/table2" 2>"$tmp/err"
+rc=$?
+check "--format json -o FILE exits 0 (rc $rc)" test "$rc" -eq 0
+check "the table still goes to stdout with -o" \
+    grep -q '^libc ' "$tmp/table2"
+check "no temporary file left beside the output" \
+    sh -c "! ls '$tmp' | grep -q 'run.json.tmp'"
+if [ -n "$PY" ]; then
+    check "JSON parses and holds 6 cells with raw samples and metadata" \
+        "$PY" - "$tmp/run.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "statbench-run" and d["schema_version"] == 1
+m = d["meta"]
+for k in ("cpu_model", "kernel_version", "statbench_version", "command",
+          "seed", "timer", "start_time", "counters"):
+    assert k in m, k
+assert m["timer"]["hz"] > 0 and m["timer"]["overhead_ticks"] >= 0
+assert "-f json" in m["command"]
+cells = d["cells"]
+assert len(cells) == 6, len(cells)
+assert [c["src_align"] for c in cells] == [0, 1, 2, 0, 1, 2]
+for c in cells:
+    assert c["samples"] == len(c["samples_ticks"]) > 0
+    med = c["ticks"]["median"]
+    assert med["lo"] <= med["estimate"] <= med["hi"]
+    mb = c["mbps"]
+    assert mb["lo"] <= mb["estimate"] <= mb["hi"]
+    # MB/s is the size over the median time, 1 MB = 10^6 bytes.
+    want = c["size"] * m["timer"]["hz"] / med["estimate"] / 1e6
+    assert abs(mb["estimate"] - want) <= 1e-6 * want
+PYEOF
+else
+    skip "JSON parses" "no python3"
+fi
+
+"$STATBENCH" -k duff -a 0,3 -s 1K --max-time 1 -q -f csv >"$tmp/run.csv" \
+    2>"$tmp/err"
+rc=$?
+check "--format csv exits 0 (rc $rc)" test "$rc" -eq 0
+if [ -n "$PY" ]; then
+    check "CSV parses: a header row and 2 cells of equal width" \
+        "$PY" - "$tmp/run.csv" <<'PYEOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0][:3] == ["kernel", "family", "size"], rows[0]
+assert len(rows) == 3, len(rows)
+assert all(len(r) == len(rows[0]) for r in rows)
+d = [dict(zip(rows[0], r)) for r in rows[1:]]
+assert [r["src_align"] for r in d] == ["0", "3"]
+for r in d:
+    assert float(r["mbps_ci_lo"]) <= float(r["mbps_median"]) <= float(r["mbps_ci_hi"])
+    assert int(r["samples"]) > 0
+PYEOF
+else
+    skip "CSV parses" "no python3"
+fi
+
+# --- help, version, list ---------------------------------------------------
+check "--help exits 0 and shows the headline" \
+    sh -c "'$STATBENCH' --help | grep -q -- '--kernel movsl --align 0..32 --ci 95'"
+check "--help names the default size and its reason" \
+    sh -c "'$STATBENCH' --help | grep -q 'default 10240'"
+check "--version" sh -c "'$STATBENCH' --version | grep -q '^statbench [0-9]'"
+"$STATBENCH" --list >"$tmp/list"
+for k in movsb movsl movsq duff libc; do
+    check "--list shows $k with availability" \
+        grep -Eq "^$k +copy +(yes|no \\()" "$tmp/list"
+done
+
+# --- bad input: one line naming the value, exit 2, nothing on stdout --------
+bad_input() { # bad_input NEEDLE ARGS...
+    needle=$1
+    shift
+    "$STATBENCH" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+        grep -qF -- "$needle" "$tmp/err"; then
+        return 0
+    fi
+    diag "rc $rc, $lines stderr lines: $(cat "$tmp/err")"
+    return 1
+}
+check "unknown kernel" bad_input "'nosuch'" --kernel nosuch
+check "malformed size" bad_input "10Q" --size 10Q
+check "malformed range" bad_input "4..1" --align 4..1
+check "empty range step" bad_input "0..8:0" --align 0..8:0
+check "alignment beyond a page" bad_input "5000" --align 5000
+check "size too large for memory" bad_input "too large for memory" --size 1024G
+check "CPU that does not exist" bad_input "cpu 9999" --cpu 9999
+check "CI level 0" bad_input "'0'" --ci 0
+check "CI level 100" bad_input "'100'" --ci 100
+check "CI level 150" bad_input "'150'" --ci 150
+check "CI level not a number" bad_input "'abc'" --ci abc
+check "unknown format" bad_input "'xml'" --format xml
+check "unknown option" bad_input "'--frobnicate'" --frobnicate
+check "missing option value" bad_input "--size" --size
+check "stray argument" bad_input "'extra'" extra
+check "precision out of range" bad_input "'0'" --precision 0
+
+done_testing

@@ -1,0 +1,82 @@
+/*
+ * tap.h: a tiny Test Anything Protocol producer for the test programs.
+ *
+ * Each check prints one "ok N - description" or "not ok N - description"
+ * line; failures add a diagnostic with both values.  tap_done() prints the
+ * plan and returns the exit status.  automake's tap-driver counts the lines.
+ */
+#ifndef SB_TAP_H
+#define SB_TAP_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap__n, tap__failed;
+
+static inline int tap_ok(int cond, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline int tap_ok(int cond, const char *fmt, ...)
+{
+    va_list ap;
+    ++tap__n;
+    if (!cond)
+        ++tap__failed;
+    printf("%sok %d - ", cond ? "" : "not ", tap__n);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+    return cond;
+}
+
+static inline void tap_diag(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+static inline void tap_diag(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("# ", stdout);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+/* Integer equality, printing both values on failure. */
+#define TAP_IS_INT(got, want, ...)                                        \
+    do {                                                                  \
+        long long tap_g_ = (long long)(got), tap_w_ = (long long)(want);  \
+        if (!tap_ok(tap_g_ == tap_w_, __VA_ARGS__))                       \
+            tap_diag("  got %lld, want %lld (%s)", tap_g_, tap_w_, #got); \
+    } while (0)
+
+/* Relative closeness |got - want| <= rel * |want| (or abs when want == 0). */
+#define TAP_IS_REL(got, want, rel, ...)                                   \
+    do {                                                                  \
+        double tap_g_ = (got), tap_w_ = (want);                           \
+        double tap_e_ = fabs(tap_g_ - tap_w_);                            \
+        double tap_t_ = (rel) * (tap_w_ != 0 ? fabs(tap_w_) : 1.0);       \
+        if (!tap_ok(tap_e_ <= tap_t_, __VA_ARGS__))                       \
+            tap_diag("  got %.17g, want %.17g, tolerance %.3g (%s)",      \
+                     tap_g_, tap_w_, (double)(rel), #got);                \
+    } while (0)
+
+/* String equality. */
+#define TAP_IS_STR(got, want, ...)                                        \
+    do {                                                                  \
+        const char *tap_g_ = (got), *tap_w_ = (want);                     \
+        int tap_c_ = tap_g_ && tap_w_ && strcmp(tap_g_, tap_w_) == 0;     \
+        if (!tap_ok(tap_c_, __VA_ARGS__))                                 \
+            tap_diag("  got \"%s\", want \"%s\"", tap_g_ ? tap_g_ : "(null)", \
+                     tap_w_ ? tap_w_ : "(null)");                         \
+    } while (0)
+
+static inline int tap_done(void)
+{
+    printf("1..%d\n", tap__n);
+    return tap__failed ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,476 @@
+/*
+ * test_kernels.c: every built-in kernel produces exactly the bytes of its
+ * family, at every alignment, and the registry and CPU-feature lookups
+ * answer what they promise.
+ *
+ * The byte check.  For each kernel and size, the kernel runs once for every
+ * source alignment 0..64 and every destination alignment 0..64 (65 x 65
+ * calls per size).  Buffers are page-aligned plus the alignment.  The source
+ * holds a non-repeating pattern (the top byte of a 32-bit LCG, period 2^32),
+ * so copying from or to a wrong offset gives wrong bytes.  Before each call
+ * the destination window (64 guard bytes, the destination, 64 guard bytes)
+ * is filled with the complement of the source byte at the same offset: a
+ * destination byte left unwritten, and a guard byte overwritten by a copy
+ * that ran past either end of the source, then differ from what is
+ * expected with certainty rather than with probability 255/256.  After the
+ * call: the destination holds the expected bytes, the guards are
+ * untouched, and the source window (64 bytes either side too) still
+ * matches the pattern.
+ *
+ * Copy kernels are checked against the source, clear kernels against
+ * zeros.  Alloc and syscall kernels have no destination bytes to check here
+ * and get a SKIP line per size; their own tests cover them.  A kernel this
+ * CPU cannot run gets a SKIP line per size, so the number of TAP lines is
+ * the same on every machine that has the same registry.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "statbench.h"
+#include "tap.h"
+
+#define PAGE 4096
+#define MAX_ALIGN 64
+#define GUARD 64
+#define MAX_SIZE 262144
+
+static const size_t sizes[] = {0, 1, 7, 63, 64, 65, 4095, 4096, MAX_SIZE};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+/* Each buffer: a page (its last GUARD bytes are the window before an
+ * alignment 0 destination), then room for the largest alignment, size and
+ * trailing guard, rounded up to whole pages. */
+#define BUF_LEN \
+    (PAGE + ((MAX_ALIGN + MAX_SIZE + GUARD + PAGE - 1) / PAGE) * PAGE)
+
+/* tap.h has no skip: this prints the line a TAP harness counts as a pass
+ * with a reason, using tap.h's own test counter. */
+static void tap_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void tap_skip(const char *fmt, ...)
+{
+    va_list ap;
+    printf("ok %d # SKIP ", ++tap__n);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+static unsigned char *page_alloc(void)
+{
+    /* C11's aligned_alloc: BUF_LEN is a multiple of the alignment. */
+    unsigned char *p = aligned_alloc(PAGE, BUF_LEN);
+    if (!p) {
+        printf("Bail out! aligned_alloc of %d bytes failed\n", BUF_LEN);
+        exit(1);
+    }
+    return p;
+}
+
+/* The buffers, all BUF_LEN bytes and page-aligned; a window at alignment a
+ * starts at offset PAGE + a in each. */
+static unsigned char *src_buf; /* the kernels' source */
+static unsigned char *dst_buf; /* the kernels' destination */
+static unsigned char *pattern; /* what src_buf must always hold */
+static unsigned char *inverse; /* ~pattern */
+static unsigned char *zeros;   /* what a clear kernel writes */
+static unsigned char *ones;    /* ~zeros */
+
+static void buffers_init(void)
+{
+    uint32_t x = 12345;
+    size_t i;
+    src_buf = page_alloc();
+    dst_buf = page_alloc();
+    pattern = page_alloc();
+    inverse = page_alloc();
+    zeros = page_alloc();
+    ones = page_alloc();
+    for (i = 0; i < BUF_LEN; ++i) {
+        x = x * 1664525u + 1013904223u; /* Numerical Recipes' LCG */
+        pattern[i] = (unsigned char)(x >> 24);
+        inverse[i] = (unsigned char)~pattern[i];
+    }
+    memcpy(src_buf, pattern, BUF_LEN);
+    memset(zeros, 0, BUF_LEN);
+    memset(ones, 0xff, BUF_LEN);
+    memset(dst_buf, 0x5a, BUF_LEN);
+}
+
+/* The first differing byte of two n-byte ranges, or -1. */
+static long first_diff(const unsigned char *a, const unsigned char *b,
+                       size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        if (a[i] != b[i])
+            return (long)i;
+    return -1;
+}
+
+/* The first failure of one kernel at one size. */
+typedef struct failure {
+    size_t src_align, dst_align;
+    long offset;       /* from the destination (or source) start */
+    const char *where; /* "source", "destination", "guard ..." */
+    unsigned got, want;
+} failure;
+
+/* One call of k at (n, sa, da) and its checks.  want/fill: the reference
+ * buffers laid out like src_buf; the destination must end up equal to
+ * want's window and the guards to fill's window.  Returns 1 when all is
+ * well, else 0 with *f filled. */
+static int check_one(const sb_kernel *k, void *state, size_t n, size_t sa,
+                     size_t da, const unsigned char *want,
+                     const unsigned char *fill, failure *f)
+{
+    unsigned char *s = src_buf + PAGE + sa;
+    unsigned char *d = dst_buf + PAGE + da;
+    const unsigned char *w = want + PAGE + sa;
+    const unsigned char *g = fill + PAGE + sa;
+    const unsigned char *p = pattern + PAGE + sa;
+    long off;
+
+    memcpy(d - GUARD, g - GUARD, n + 2 * GUARD);
+    k->fn(d, s, n, state);
+
+    f->src_align = sa;
+    f->dst_align = da;
+    /* The source first: a kernel that wrote it must not spoil the calls
+     * after this one, and "source changed" names the cause better than
+     * the wrong destination bytes it may also have made. */
+    if (memcmp(s - GUARD, p - GUARD, n + 2 * GUARD) != 0) {
+        off = first_diff(s - GUARD, p - GUARD, n + 2 * GUARD) - GUARD;
+        f->where = "source";
+        f->offset = off;
+        f->got = s[off];
+        f->want = p[off];
+        memcpy(src_buf, pattern, BUF_LEN);
+        return 0;
+    }
+    if (memcmp(d, w, n) != 0) {
+        off = first_diff(d, w, n);
+        f->where = "destination";
+        f->offset = off;
+        f->got = d[off];
+        f->want = w[off];
+        return 0;
+    }
+    if (memcmp(d - GUARD, g - GUARD, GUARD) != 0) {
+        off = first_diff(d - GUARD, g - GUARD, GUARD);
+        f->where = "guard before the destination";
+        f->offset = off - GUARD;
+        f->got = d[off - GUARD];
+        f->want = g[off - GUARD];
+        return 0;
+    }
+    if (memcmp(d + n, g + n, GUARD) != 0) {
+        off = first_diff(d + n, g + n, GUARD);
+        f->where = "guard after the destination";
+        f->offset = (long)n + off;
+        f->got = d[(long)n + off];
+        f->want = g[(long)n + off];
+        return 0;
+    }
+    return 1;
+}
+
+/* One TAP line: k at size n over all 65 x 65 alignments. */
+static void check_size(const sb_kernel *k, size_t n)
+{
+    const unsigned char *want, *fill;
+    void *state = NULL;
+    sb_error err = {0, ""};
+    failure f = {0, 0, 0, "", 0, 0};
+    size_t sa, da, bad = 0;
+    int ok = 1;
+
+    if (k->family == SB_FAMILY_COPY) {
+        want = pattern;
+        fill = inverse;
+    } else {
+        want = zeros;
+        fill = ones;
+    }
+    if (k->setup && k->setup(&state, n, &err) != SB_OK) {
+        tap_ok(0, "%s: %zu B: setup", k->name, n);
+        tap_diag("  setup failed: %s", err.text);
+        return;
+    }
+    for (sa = 0; sa <= MAX_ALIGN; ++sa) {
+        for (da = 0; da <= MAX_ALIGN; ++da) {
+            failure this_f;
+            if (!check_one(k, state, n, sa, da, want, fill, &this_f)) {
+                if (ok)
+                    f = this_f;
+                ok = 0;
+                ++bad;
+            }
+        }
+    }
+    if (k->teardown)
+        k->teardown(state);
+    if (!tap_ok(ok, "%s: %zu B at every source and destination alignment "
+                    "0..%d",
+                k->name, n, MAX_ALIGN))
+        tap_diag("  %zu of %d alignment pairs wrong; first: src_align %zu, "
+                 "dst_align %zu, %s byte at offset %ld is 0x%02x, want "
+                 "0x%02x",
+                 bad, (MAX_ALIGN + 1) * (MAX_ALIGN + 1), f.src_align,
+                 f.dst_align, f.where, f.offset, f.got, f.want);
+}
+
+static void test_bytes(void)
+{
+    size_t i, j;
+    for (i = 0; i < sb_kernel_count(); ++i) {
+        const sb_kernel *k = sb_kernel_at(i);
+        const char *why = NULL;
+        int avail = sb_kernel_available(k, &why);
+        for (j = 0; j < NSIZES; ++j) {
+            if (!avail)
+                tap_skip("%s: %zu B: %s", k->name, sizes[j], why);
+            else if (k->family != SB_FAMILY_COPY &&
+                     k->family != SB_FAMILY_CLEAR)
+                tap_skip("%s: %zu B: no byte check for the %s family",
+                         k->name, sizes[j], sb_family_name(k->family));
+            else
+                check_size(k, sizes[j]);
+        }
+    }
+}
+
+/* The table itself: well-formed rows, unique names, the documented order. */
+static void test_table(void)
+{
+    size_t i, j, n = sb_kernel_count();
+    static const char *const expect[] = {
+#ifdef SB_HAVE_X86_64
+        "movsb", "movsl", "movsq",
+#endif
+        "duff", "libc",
+    };
+    size_t nexpect = sizeof expect / sizeof expect[0];
+
+    tap_ok(n >= nexpect, "at least %zu kernels registered (%zu)", nexpect, n);
+    for (i = 0; i < nexpect && i < n; ++i)
+        TAP_IS_STR(sb_kernel_at(i)->name, expect[i], "kernel %zu is %s", i,
+                   expect[i]);
+    tap_ok(sb_kernel_at(n) == NULL, "sb_kernel_at(count) is NULL");
+    tap_ok(sb_kernel_at((size_t)-1) == NULL, "sb_kernel_at(SIZE_MAX) is NULL");
+
+    for (i = 0; i < n; ++i) {
+        const sb_kernel *k = sb_kernel_at(i);
+        int good = k && k->name && k->name[0] && k->description &&
+                   k->description[0] && !strchr(k->description, '\n') &&
+                   k->fn && strcmp(sb_family_name(k->family), "?") != 0 &&
+                   (k->teardown == NULL || k->setup != NULL);
+        const char *c;
+        for (c = k && k->name ? k->name : ""; *c; ++c)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+                  *c == '_' || *c == '-'))
+                good = 0;
+        for (j = 0; j < i; ++j)
+            if (good && strcmp(sb_kernel_at(j)->name, k->name) == 0)
+                good = 0;
+        tap_ok(good, "kernel %zu (%s, %s): lower-case unique name, one-line "
+                     "description, a function",
+               i, k && k->name ? k->name : "(null)",
+               k ? sb_family_name(k->family) : "?");
+        if (k)
+            tap_ok(sb_kernel_find(k->name) == k, "sb_kernel_find(\"%s\")",
+                   k->name);
+    }
+    tap_ok(sb_kernel_find("no-such-kernel") == NULL,
+           "sb_kernel_find of an unknown name is NULL");
+    tap_ok(sb_kernel_find(NULL) == NULL, "sb_kernel_find(NULL) is NULL");
+    tap_ok(sb_kernel_find("") == NULL, "sb_kernel_find(\"\") is NULL");
+    tap_ok(sb_kernel_find("DUFF") == NULL && sb_kernel_find("duf") == NULL &&
+               sb_kernel_find("duff ") == NULL,
+           "sb_kernel_find matches names exactly");
+
+    TAP_IS_STR(sb_family_name(SB_FAMILY_COPY), "copy", "family name copy");
+    TAP_IS_STR(sb_family_name(SB_FAMILY_CLEAR), "clear", "family name clear");
+    TAP_IS_STR(sb_family_name(SB_FAMILY_ALLOC), "alloc", "family name alloc");
+    TAP_IS_STR(sb_family_name(SB_FAMILY_SYSCALL), "syscall",
+               "family name syscall");
+    TAP_IS_STR(sb_family_name(-1), "?", "family name of -1");
+    TAP_IS_STR(sb_family_name(SB_FAMILY_SYSCALL + 1), "?",
+               "family name past the last");
+}
+
+static const struct {
+    unsigned bit;
+    const char *name;
+} features[] = {
+    {SB_FEAT_X86_64, "x86_64"}, {SB_FEAT_MMX, "mmx"},
+    {SB_FEAT_SSE2, "sse2"},     {SB_FEAT_AVX2, "avx2"},
+    {SB_FEAT_AVX512F, "avx512f"}, {SB_FEAT_ERMS, "erms"},
+    {SB_FEAT_FSRM, "fsrm"},
+};
+#define NFEATURES (sizeof features / sizeof features[0])
+
+#if defined(SB_HAVE_X86_64) && defined(__linux__)
+/* /proc/cpuinfo's "flags" line has word w. */
+static int has_word(const char *line, const char *w)
+{
+    size_t len = strlen(w);
+    const char *p = line;
+    while ((p = strstr(p, w)) != NULL) {
+        if ((p == line || p[-1] == ' ' || p[-1] == '\t') &&
+            (p[len] == ' ' || p[len] == '\n' || p[len] == '\0'))
+            return 1;
+        p += len;
+    }
+    return 0;
+}
+
+#endif
+
+/* Compare with the features the Linux kernel found, which it also gates on
+ * XCR0.  The kernel shows "fsrm" only since Linux 5.6, so for fsrm only
+ * "the kernel has it, so must we" is checked. */
+static void test_cpuinfo(unsigned have)
+{
+#if defined(SB_HAVE_X86_64) && defined(__linux__)
+    static const struct {
+        unsigned bit;
+        const char *flag;
+        int both_ways;
+    } flags[] = {
+        {SB_FEAT_MMX, "mmx", 1},     {SB_FEAT_SSE2, "sse2", 1},
+        {SB_FEAT_AVX2, "avx2", 1},   {SB_FEAT_AVX512F, "avx512f", 1},
+        {SB_FEAT_ERMS, "erms", 1},   {SB_FEAT_FSRM, "fsrm", 0},
+    };
+    char line[8192];
+    int found = 0;
+    size_t i;
+    FILE *fp = fopen("/proc/cpuinfo", "r");
+    while (fp && fgets(line, sizeof line, fp))
+        if (strncmp(line, "flags", 5) == 0) {
+            found = 1;
+            break;
+        }
+    if (fp)
+        fclose(fp);
+    for (i = 0; i < sizeof flags / sizeof flags[0]; ++i) {
+        int k, ours;
+        if (!found) {
+            tap_skip("%s agrees with /proc/cpuinfo: no flags line",
+                     flags[i].flag);
+            continue;
+        }
+        k = has_word(line, flags[i].flag);
+        ours = (have & flags[i].bit) != 0;
+        if (!tap_ok(flags[i].both_ways ? k == ours : (!k || ours),
+                    "%s agrees with /proc/cpuinfo", flags[i].flag))
+            tap_diag("  sb_cpu_features says %d, /proc/cpuinfo says %d", ours,
+                     k);
+    }
+#else
+    (void)have;
+    tap_skip("features agree with /proc/cpuinfo: not Linux on x86-64");
+#endif
+}
+
+static void test_features(void)
+{
+    unsigned have = sb_cpu_features(), known = 0;
+    size_t i;
+    char list[256] = "";
+
+    for (i = 0; i < NFEATURES; ++i) {
+        known |= features[i].bit;
+        TAP_IS_STR(sb_feature_name(features[i].bit), features[i].name,
+                   "sb_feature_name(1u << %d)", __builtin_ctz(features[i].bit));
+        if (have & features[i].bit) {
+            strcat(list, " ");
+            strcat(list, features[i].name);
+        }
+    }
+    TAP_IS_STR(sb_feature_name(0), "?", "sb_feature_name(0)");
+    TAP_IS_STR(sb_feature_name(1u << 20), "?", "sb_feature_name(1u << 20)");
+    TAP_IS_STR(sb_feature_name(SB_FEAT_MMX | SB_FEAT_SSE2), "?",
+               "sb_feature_name of two bits");
+    tap_diag("this CPU:%s", list[0] ? list : " (none)");
+
+    tap_ok((have & ~known) == 0, "sb_cpu_features has only known bits");
+    TAP_IS_INT(sb_cpu_features(), have, "sb_cpu_features is stable");
+#ifdef SB_HAVE_X86_64
+    tap_ok((have & (SB_FEAT_X86_64 | SB_FEAT_SSE2 | SB_FEAT_MMX)) ==
+               (SB_FEAT_X86_64 | SB_FEAT_SSE2 | SB_FEAT_MMX),
+           "x86-64 has x86_64, mmx and sse2");
+    tap_ok(!(have & SB_FEAT_AVX512F) || (have & SB_FEAT_AVX2),
+           "avx512f comes with avx2");
+#else
+    TAP_IS_INT(have, 0, "no x86 features off x86-64");
+#endif
+    test_cpuinfo(have);
+
+    /* sb_kernel_available: a made-up kernel per feature bit. */
+    for (i = 0; i < NFEATURES; ++i) {
+        sb_kernel fake = {"fake", SB_FAMILY_COPY, "fake", features[i].bit,
+                          sb__copy_duff, NULL, NULL};
+        const char *why = "unchanged";
+        int avail = sb_kernel_available(&fake, &why);
+        if (have & features[i].bit) {
+            tap_ok(avail == 1 && why == NULL,
+                   "a kernel needing %s is available, why NULL",
+                   features[i].name);
+        } else {
+            char want[64];
+            snprintf(want, sizeof want, "needs %s", features[i].name);
+            TAP_IS_INT(avail, 0, "a kernel needing %s is unavailable",
+                       features[i].name);
+            TAP_IS_STR(why, want, "why names %s", features[i].name);
+        }
+        TAP_IS_INT(sb_kernel_available(&fake, NULL), avail,
+                   "sb_kernel_available(%s) without why", features[i].name);
+    }
+    {
+        sb_kernel fake = {"fake", SB_FAMILY_COPY, "fake", 1u << 20,
+                          sb__copy_duff, NULL, NULL};
+        const char *why = NULL;
+        int avail = sb_kernel_available(&fake, &why);
+        tap_ok(avail == 0 && why && why[0],
+               "a kernel needing an unknown feature is unavailable (%s)",
+               why ? why : "(null)");
+        why = NULL;
+        avail = sb_kernel_available(NULL, &why);
+        tap_ok(avail == 0 && why && why[0],
+               "sb_kernel_available(NULL) is 0 (%s)", why ? why : "(null)");
+    }
+    /* The registered kernels: available exactly when the features are. */
+    for (i = 0; i < sb_kernel_count(); ++i) {
+        const sb_kernel *k = sb_kernel_at(i);
+        const char *why = NULL;
+        int avail = sb_kernel_available(k, &why);
+        tap_ok(avail == ((k->features & ~have) == 0) &&
+                   (avail ? why == NULL : why != NULL),
+               "%s: available %d%s%s", k->name, avail, why ? ", " : "",
+               why ? why : "");
+    }
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    buffers_init();
+    test_table();
+    test_features();
+    test_bytes();
+    free(src_buf);
+    free(dst_buf);
+    free(pattern);
+    free(inverse);
+    free(zeros);
+    free(ones);
+    return tap_done();
+}
