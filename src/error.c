@@ -1,6 +1,7 @@
 /* error.c: status texts, error filling, version, GSL handler. */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -32,11 +33,19 @@ int sb__error(sb_error *err, int code, const char *fmt, ...)
     return code;
 }
 
-void sb_init(void)
+static void init_once(void)
 {
     /* GSL's default handler aborts the process; the library must not.
      * Every GSL call's return value is checked instead. */
     gsl_set_error_handler_off();
+}
+
+void sb_init(void)
+{
+    /* Once per process, so that threads calling the library at the same
+     * time do not race on GSL's global handler. */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_once);
 }
 
 const char *sb_version(void)

@@ -69,9 +69,9 @@ typedef struct sb_error {
 /* The fixed text of a status code ("invalid argument").  Never NULL. */
 SB_API const char *sb_strerror(int code);
 
-/* Switch GSL's abort-on-error handler off for the whole process.  Every
- * library entry point that uses GSL calls it; calling it again is harmless.
- * Returns nothing and cannot fail. */
+/* Switch GSL's abort-on-error handler off for the whole process, once
+ * (pthread_once).  Every library entry point that uses GSL calls it;
+ * calling it again is harmless.  Cannot fail. */
 SB_API void sb_init(void);
 
 /* The library's version string, "MAJOR.MINOR.PATCH". */
@@ -120,25 +120,31 @@ typedef struct sb_summary {
 /* Median of sorted[0..n-1] with a distribution-free confidence interval
  * [x(l), x(n-l+1)] (1-based order statistics), the narrowest symmetric pair
  * whose binomial coverage 1 - 2 P(B <= l - 1), B ~ Bin(n, 1/2), is at least
- * level.  sorted must be ascending.  Returns SB_EINVAL for n == 0 or a level
- * outside (0, 1). */
+ * level.  sorted must be ascending and finite (not checked here).  Returns
+ * SB_EINVAL for n == 0, n > UINT_MAX (GSL's binomial counts in unsigned
+ * int) or a level outside (0, 1).  On error *out may be partly filled. */
 SB_API int sb_stats_median_ci(const double *sorted, size_t n, double level,
                               sb_interval *out);
 
 /* Mean of x[0..n-1] with the Student t interval
  * mean +- t(1 - (1 - level) / 2, n - 1) * sd / sqrt(n).  For n == 1 the
- * interval is the single value with achieved = 0.  Returns SB_EINVAL for
- * n == 0 or a level outside (0, 1). */
+ * interval is the single value with achieved = 0; otherwise achieved is
+ * the nominal level, which holds for normal data.  Returns SB_EINVAL for
+ * n == 0, a level outside (0, 1) or a value that is not finite, and
+ * SB_ENUMERIC when the spread overflows.  On error *out may be partly
+ * filled. */
 SB_API int sb_stats_mean_ci(const double *x, size_t n, double level,
                             sb_interval *out);
 
-/* Tukey's fences of sorted[0..n-1] (ascending).  SB_EINVAL for n == 0. */
+/* Tukey's fences of sorted[0..n-1] (ascending and finite, not checked
+ * here).  SB_EINVAL for n == 0. */
 SB_API int sb_stats_tukey(const double *sorted, size_t n, sb_outliers *out);
 
 /* Summary of x[0..n-1] at the given confidence level.  work must hold n
  * doubles; it receives a sorted copy of x, which stays the caller's.  x is
- * not modified.  Returns SB_EINVAL for n == 0, a level outside (0, 1) or a
- * value that is not finite. */
+ * not modified (unless work == x: then x is sorted in place).  Returns
+ * SB_EINVAL for n == 0, a level outside (0, 1) or a value that is not
+ * finite. */
 SB_API int sb_stats_summarize(const double *x, size_t n, double level,
                               double *work, sb_summary *out);
 
@@ -154,7 +160,8 @@ enum sb_family {
 };
 
 /* CPU features a kernel may need.  A kernel whose features the running CPU
- * lacks is reported unavailable and is never called. */
+ * lacks is reported unavailable and is never called.  ERMS and FSRM only
+ * make rep movs/stos faster: they are reported, never required. */
 #define SB_FEAT_X86_64  (1u << 0) /* x86-64 instructions (rep movs/stos) */
 #define SB_FEAT_MMX     (1u << 1)
 #define SB_FEAT_SSE2    (1u << 2)
@@ -164,7 +171,8 @@ enum sb_family {
 #define SB_FEAT_FSRM    (1u << 6) /* fast short rep mov (speed only) */
 
 /* One call of a kernel: copy n bytes from src to dst, clear n bytes at dst,
- * allocate n bytes, ...  state is what setup returned (NULL without setup). */
+ * allocate n bytes, ...  src and dst never overlap.  state is what setup
+ * returned (NULL without setup). */
 typedef void (*sb_kernel_fn)(void *dst, const void *src, size_t n,
                              void *state);
 
@@ -184,7 +192,8 @@ typedef struct sb_kernel {
 /* The SB_FEAT_* bits this CPU has (read with CPUID once, then cached). */
 SB_API unsigned sb_cpu_features(void);
 
-/* Name of one SB_FEAT_* bit ("avx2"), or "?" for an unknown bit. */
+/* Name of one SB_FEAT_* value, e.g. sb_feature_name(SB_FEAT_AVX2) is
+ * "avx2"; "?" for anything that is not exactly one known SB_FEAT_* bit. */
 SB_API const char *sb_feature_name(unsigned bit);
 
 /* Name of a family ("copy"), or "?" for an unknown value. */
@@ -198,8 +207,9 @@ SB_API const sb_kernel *sb_kernel_at(size_t i);
 /* The built-in kernel with this name, or NULL. */
 SB_API const sb_kernel *sb_kernel_find(const char *name);
 
-/* 1 when this CPU can run k, 0 when not; *why (optional) then names the
- * missing feature ("needs avx512f").  Never calls the kernel. */
+/* 1 when this CPU can run k, 0 when not.  When why is not NULL, *why is
+ * set to a static string naming the first missing feature ("needs
+ * avx512f"), or to NULL when k is available.  Never calls the kernel. */
 SB_API int sb_kernel_available(const sb_kernel *k, const char **why);
 
 /* ------------------------------------------------------------------------ */

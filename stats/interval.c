@@ -7,7 +7,19 @@
  * [x(l), x(n-l+1)] covers m with probability 1 - 2 P(B <= l - 1).  The
  * stop rule of a measuring loop calls sb_stats_median_ci() after every
  * round, so the order l is found by starting at the normal approximation
- * and stepping a few binomial CDF evaluations, not by scanning from l = 1.
+ * and stepping, not by scanning from l = 1: three or four binomial CDF
+ * evaluations in a sweep of n up to 10^6 and levels 0.3 to 0.999999
+ * (about 3 us a call at n = 10^5).
+ *
+ * gsl_cdf_binomial_P is accurate to about 1e-11 relative at n = 10^4 and
+ * 2e-10 at n = 10^5.  Only when P(B <= k) lies that close to the tail
+ * probability can rounding pick the neighbouring order; for dyadic levels
+ * such as 0.5 at tiny n, where P(B <= k) can equal the tail exactly, GSL
+ * may round up and the wider (conservative) interval is returned.
+ *
+ * Beyond the header's contract: sb_stats_mean_ci() refuses non-finite data
+ * with SB_EINVAL and reports an overflowing result as SB_ENUMERIC;
+ * sb_stats_median_ci() refuses n > UINT_MAX (GSL counts in unsigned int).
  */
 #include "config.h"
 

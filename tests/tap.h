@@ -44,6 +44,20 @@ static inline void tap_diag(const char *fmt, ...)
     putchar('\n');
 }
 
+/* A check that cannot run here: "ok N # SKIP reason". */
+static inline void tap_skip(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+static inline void tap_skip(const char *fmt, ...)
+{
+    va_list ap;
+    printf("ok %d # SKIP ", ++tap__n);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
 /* Integer equality, printing both values on failure. */
 #define TAP_IS_INT(got, want, ...)                                        \
     do {                                                                  \

@@ -51,18 +51,6 @@ static const size_t sizes[] = {0, 1, 7, 63, 64, 65, 4095, 4096, MAX_SIZE};
 
 /* tap.h has no skip: this prints the line a TAP harness counts as a pass
  * with a reason, using tap.h's own test counter. */
-static void tap_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void tap_skip(const char *fmt, ...)
-{
-    va_list ap;
-    printf("ok %d # SKIP ", ++tap__n);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    fflush(stdout);
-}
-
 static unsigned char *page_alloc(void)
 {
     /* C11's aligned_alloc: BUF_LEN is a multiple of the alignment. */

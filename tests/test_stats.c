@@ -20,7 +20,9 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +329,21 @@ static void check_bad_input(void)
     TAP_IS_INT(sb_stats_summarize(y, 5, 0.95, work, &s), SB_EINVAL,
                "summarize: -infinite data is SB_EINVAL");
 
+    /* Finite data whose spread overflows a double. */
+    {
+        const double big[2] = {1e308, -1e308};
+        TAP_IS_INT(sb_stats_mean_ci(big, 2, 0.95, &iv), SB_ENUMERIC,
+                   "mean_ci: overflowing sd is SB_ENUMERIC");
+        TAP_IS_INT(sb_stats_summarize(big, 2, 0.95, work, &s), SB_ENUMERIC,
+                   "summarize: overflowing sd is SB_ENUMERIC");
+    }
+
+#if SIZE_MAX > UINT_MAX
+    /* gsl_cdf_binomial_P counts in unsigned int; refused before x is read. */
+    TAP_IS_INT(sb_stats_median_ci(x, (size_t)UINT_MAX + 1, 0.95, &iv),
+               SB_EINVAL, "median_ci: n > UINT_MAX is SB_EINVAL");
+#endif
+
     TAP_IS_INT(sb_stats_median_ci(NULL, 5, 0.95, &iv), SB_EINVAL,
                "median_ci: NULL data is SB_EINVAL");
     TAP_IS_INT(sb_stats_median_ci(x, 5, 0.95, NULL), SB_EINVAL,
@@ -359,6 +376,17 @@ static void check_edges(void)
     TAP_IS_REL(iv.hi, 7.0, 0.0, "n=7 level 0.999999: hi = max");
     TAP_IS_REL(iv.achieved, 126.0 / 128.0, REL_EXACT,
                "n=7 level 0.999999: achieved 126/128 < level");
+
+    /* n = 4, level 0.38: the normal guess is k = 1, but P(B <= 1) = 5/16
+     * exceeds the tail 0.31, so the search must step down to k = 0:
+     * [x(1), x(4)], coverage 1 - 2/16.  (Usually the guess lies at or
+     * below the answer and the search steps up.) */
+    TAP_IS_INT(sb_stats_median_ci(x, 4, 0.38, &iv), SB_OK,
+               "n=4 level 0.38: SB_OK");
+    TAP_IS_REL(iv.lo, 1.0, 0.0, "n=4 level 0.38: lo = x(1)");
+    TAP_IS_REL(iv.hi, 4.0, 0.0, "n=4 level 0.38: hi = x(4)");
+    TAP_IS_REL(iv.achieved, 14.0 / 16.0, REL_EXACT,
+               "n=4 level 0.38: achieved 14/16");
 
     /* A tiny level: the innermost pair of an even sample. */
     TAP_IS_INT(sb_stats_median_ci(x, 6, 1e-6, &iv), SB_OK,
