@@ -184,11 +184,17 @@ int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
     }
     if (sb__buffer_bytes(plan, &sb, &db) != 0 ||
         (pages > 0 && psz > 0 &&
-         (double)sb + (double)db > 0.5 * (double)pages * (double)psz))
+         (double)sb + (double)db > 0.5 * (double)pages * (double)psz)) {
+        size_t biggest = 0;
+        for (size_t i = 0; i < plan->n; i++)
+            if (plan->cells[i].size > biggest)
+                biggest = plan->cells[i].size;
         return sb__error(err, SB_EINVAL,
-                         "size too large for memory: the buffers would need "
-                         "%.1f GiB, more than half of this machine's %.1f GiB",
-                         ((double)sb + (double)db) / 1073741824.0,
+                         "size %zu too large for memory: the buffers would "
+                         "need %.1f GiB, more than half of this machine's "
+                         "%.1f GiB", biggest,
+                         2.0 * (double)biggest / 1073741824.0,
                          (double)pages * (double)psz / 1073741824.0);
+    }
     return SB_OK;
 }

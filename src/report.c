@@ -98,6 +98,14 @@ static int table(const sb_run *run, FILE *f)
                       o->high_severe;
         if (!r->reached_precision)
             short_cells++;
+        if (r->nsamples == 0) {
+            fprintf(f, "%-8s %9zu %4zu %4zu %12s %12s %12s %7s %8s %6zu "
+                       "%5zu %5s *\n",
+                    r->cell.kernel->name, r->cell.size, r->cell.src_align,
+                    r->cell.dst_align, "-", "-", "-", "-", "-", r->nsamples,
+                    r->rejected_total, "-");
+            continue;
+        }
         fprintf(f,
                 "%-8s %9zu %4zu %4zu %12.1f %12.1f %12.1f %7.2f %8.4f %6zu "
                 "%5zu %5zu%s\n",

@@ -122,7 +122,7 @@ check "malformed size" bad_input "10Q" --size 10Q
 check "malformed range" bad_input "4..1" --align 4..1
 check "empty range step" bad_input "0..8:0" --align 0..8:0
 check "alignment beyond a page" bad_input "5000" --align 5000
-check "size too large for memory" bad_input "too large for memory" --size 1024G
+check "size too large for memory" bad_input "size 1099511627776 too large for memory" --size 1024G
 check "CPU that does not exist" bad_input "cpu 9999" --cpu 9999
 check "CI level 0" bad_input "'0'" --ci 0
 check "CI level 100" bad_input "'100'" --ci 100
