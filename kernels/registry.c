@@ -123,6 +123,8 @@ const char *sb_family_name(int family)
         return "alloc";
     case SB_FAMILY_SYSCALL:
         return "syscall";
+    case SB_FAMILY_EXTERNAL:
+        return "external";
     }
     return "?";
 }

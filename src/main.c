@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,29 @@ static void usage(FILE *f)
 "      --cpu N            CPU to pin to (default: the last allowed CPU)\n"
 "      --no-pin           do not pin\n"
 "      --timer tsc|clock  timer (default tsc where invariant, else clock)\n"
+"      --invocations N    fresh processes measuring the whole plan, each\n"
+"                         with MAX-TIME / N (default 6: the interval then\n"
+"                         holds the variation between processes)\n"
+"      --max-invocations M  more invocations while time remains and a\n"
+"                         cell misses the precision target (default 100)\n"
+"\n"
+"Statistics:\n"
+"      --outliers POLICY  keep, reject-severe (beyond 3 IQR) or reject-all\n"
+"                         (beyond 1.5 IQR) Tukey outliers (default keep)\n"
+"      --bootstrap N      median CI of a single invocation by BCa bootstrap\n"
+"                         with N resamples (default 0: order statistics)\n"
+"      --baseline B       compare every row with a baseline: a kernel name\n"
+"                         (the same cell of that kernel) or align=N (the\n"
+"                         same kernel at source offset N)\n"
+"      --threshold PCT    practical threshold of verdicts (default 1)\n"
+"      --alpha A          significance level of verdicts (default 0.05)\n"
+"\n"
+"Subcommands:\n"
+"  statbench compare A.json B.json   compare two saved runs cell by cell\n"
+"                                    (B against A)\n"
+"  statbench analyze FILE [FILE2]    statistics of plain files of numbers,\n"
+"                                    one per line; FILE2 is compared with\n"
+"                                    FILE\n"
 "\n"
 "Output:\n"
 "  -f, --format FMT       table, csv or json (default table)\n"
@@ -168,6 +192,13 @@ enum {
     OPT_CPU,
     OPT_NO_PIN,
     OPT_TIMER,
+    OPT_INVOCATIONS,
+    OPT_MAX_INVOCATIONS,
+    OPT_OUTLIERS,
+    OPT_BOOTSTRAP,
+    OPT_BASELINE,
+    OPT_THRESHOLD,
+    OPT_ALPHA,
 };
 
 static uint64_t int_option(const char *name, const char *arg, uint64_t max)
@@ -184,7 +215,18 @@ static uint64_t int_option(const char *name, const char *arg, uint64_t max)
     return v;
 }
 
-int main(int argc, char **argv)
+/* Everything the command line says. */
+struct cli {
+    const char *kernels, *sizes, *aligns, *dst_aligns, *output, *baseline;
+    int format, quiet;
+    int measuring_option; /* an option that only a measurement takes */
+    const char *measuring_name;
+    int argc;             /* the command line as typed, for the record */
+    char **argv;
+    sb_options opt;
+};
+
+static void parse_options(int argc, char **argv, struct cli *cli)
 {
     static const struct option longopts[] = {
         {"kernel", required_argument, NULL, 'k'},
@@ -201,6 +243,13 @@ int main(int argc, char **argv)
         {"cpu", required_argument, NULL, OPT_CPU},
         {"no-pin", no_argument, NULL, OPT_NO_PIN},
         {"timer", required_argument, NULL, OPT_TIMER},
+        {"invocations", required_argument, NULL, OPT_INVOCATIONS},
+        {"max-invocations", required_argument, NULL, OPT_MAX_INVOCATIONS},
+        {"outliers", required_argument, NULL, OPT_OUTLIERS},
+        {"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
+        {"baseline", required_argument, NULL, OPT_BASELINE},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"alpha", required_argument, NULL, OPT_ALPHA},
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -209,106 +258,164 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    const char *kernels = "movsl", *sizes = NULL, *aligns = "0",
-               *dst_aligns = "0", *output = NULL;
-    uint64_t *sz = NULL, *al = NULL, *dal = NULL;
-    size_t nsz = 0, nal = 0, ndal = 0;
-    int format = SB_FORMAT_TABLE, quiet = 0, c, status = 0;
-    char msg[256], defsize[32];
-    sb_options opt;
-    sb_plan *plan;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    sb_options *opt = &cli->opt;
+    int c, idx;
+    char msg[256];
 
-    sb_options_init(&opt);
     opterr = 0; /* our own one-line messages */
-    while ((c = getopt_long(argc, argv, ":k:s:a:f:o:qlhV", longopts,
-                            NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":k:s:a:f:o:qlhV", longopts, &idx)) !=
+           -1) {
         double d;
         switch (c) {
         case 'k':
-            kernels = optarg;
+        case 's':
+        case 'a':
+        case OPT_DST_ALIGN:
+        case OPT_MAX_TIME:
+        case OPT_MIN_SAMPLES:
+        case OPT_MAX_SAMPLES:
+        case OPT_SAMPLE_US:
+        case OPT_CPU:
+        case OPT_NO_PIN:
+        case OPT_TIMER:
+        case OPT_INVOCATIONS:
+        case OPT_MAX_INVOCATIONS:
+        case OPT_BASELINE:
+        case OPT_PRECISION:
+            cli->measuring_option = 1;
+            for (size_t i = 0; longopts[i].name; i++)
+                if (longopts[i].val == c)
+                    cli->measuring_name = longopts[i].name;
+            break;
+        }
+        switch (c) {
+        case 'k':
+            cli->kernels = optarg;
             break;
         case 's':
-            sizes = optarg;
+            cli->sizes = optarg;
             break;
         case 'a':
-            aligns = optarg;
+            cli->aligns = optarg;
             break;
         case OPT_DST_ALIGN:
-            dst_aligns = optarg;
+            cli->dst_aligns = optarg;
             break;
         case OPT_CI:
             if (cli_parse_double(optarg, 0, 100, &d, msg, sizeof msg))
                 die_usage("--ci %s%s", msg, " (a percentage)");
-            opt.ci_level = d / 100;
+            opt->ci_level = d / 100;
             break;
         case OPT_PRECISION:
             if (cli_parse_double(optarg, 0, 100, &d, msg, sizeof msg))
                 die_usage("--precision %s%s", msg, " (a percentage)");
-            opt.precision = d / 100;
+            opt->precision = d / 100;
+            break;
+        case OPT_THRESHOLD:
+            if (cli_parse_double(optarg, -1, 100, &d, msg, sizeof msg) ||
+                d < 0)
+                die_usage("--threshold '%s': %s", optarg,
+                          "must lie in [0, 100) (a percentage)");
+            opt->threshold = d / 100;
+            break;
+        case OPT_ALPHA:
+            if (cli_parse_double(optarg, 0, 1, &d, msg, sizeof msg))
+                die_usage("--alpha %s%s", msg, "");
+            opt->alpha = d;
             break;
         case OPT_MAX_TIME:
             if (cli_parse_double(optarg, 0, 1e7, &d, msg, sizeof msg))
                 die_usage("--max-time %s%s", msg, " (seconds)");
-            opt.max_time = d;
+            opt->max_time = d;
             break;
         case OPT_SAMPLE_US:
             if (cli_parse_double(optarg, 0, 1e6, &d, msg, sizeof msg))
                 die_usage("--sample-us %s%s", msg, " (microseconds)");
-            opt.sample_seconds = d * 1e-6;
+            opt->sample_seconds = d * 1e-6;
             break;
         case OPT_MIN_SAMPLES:
-            opt.min_samples =
+            opt->min_samples =
                 (size_t)int_option("--min-samples", optarg, 100000000);
             break;
         case OPT_MAX_SAMPLES:
-            opt.max_samples =
+            opt->max_samples =
                 (size_t)int_option("--max-samples", optarg, 100000000);
             break;
+        case OPT_INVOCATIONS:
+            opt->invocations =
+                (size_t)int_option("--invocations", optarg, 1000);
+            if (opt->invocations == 0)
+                die_usage("--invocations '%s': must be at least 1%s", optarg,
+                          "");
+            break;
+        case OPT_MAX_INVOCATIONS:
+            opt->max_invocations =
+                (size_t)int_option("--max-invocations", optarg, 1000);
+            break;
+        case OPT_BOOTSTRAP:
+            opt->bootstrap =
+                (size_t)int_option("--bootstrap", optarg, 1000000);
+            if (opt->bootstrap != 0 && opt->bootstrap < 100)
+                die_usage("--bootstrap '%s': use 0 (off) or at least 100 "
+                          "resamples%s", optarg, "");
+            break;
+        case OPT_OUTLIERS:
+            if (!strcmp(optarg, "keep"))
+                opt->outliers = SB_OUTLIERS_KEEP;
+            else if (!strcmp(optarg, "reject-severe"))
+                opt->outliers = SB_OUTLIERS_REJECT_SEVERE;
+            else if (!strcmp(optarg, "reject-all"))
+                opt->outliers = SB_OUTLIERS_REJECT_ALL;
+            else
+                die_usage("--outliers '%s': unknown policy (use keep, "
+                          "reject-severe or reject-all)%s", optarg, "");
+            break;
+        case OPT_BASELINE:
+            cli->baseline = optarg;
+            break;
         case OPT_SEED:
-            opt.seed = int_option("--seed", optarg, UINT64_MAX);
+            opt->seed = int_option("--seed", optarg, UINT64_MAX);
             break;
         case OPT_CPU:
-            opt.cpu = (int)int_option("--cpu", optarg, 1u << 20);
+            opt->cpu = (int)int_option("--cpu", optarg, 1u << 20);
             break;
         case OPT_NO_PIN:
-            opt.no_pin = 1;
+            opt->no_pin = 1;
             break;
         case OPT_TIMER:
             if (!strcmp(optarg, "tsc"))
-                opt.force_clock_timer = 0;
+                opt->force_clock_timer = 0;
             else if (!strcmp(optarg, "clock"))
-                opt.force_clock_timer = 1;
+                opt->force_clock_timer = 1;
             else
                 die_usage("--timer '%s': unknown timer (use tsc or clock)%s",
                           optarg, "");
             break;
         case 'f':
             if (!strcmp(optarg, "table"))
-                format = SB_FORMAT_TABLE;
+                cli->format = SB_FORMAT_TABLE;
             else if (!strcmp(optarg, "csv"))
-                format = SB_FORMAT_CSV;
+                cli->format = SB_FORMAT_CSV;
             else if (!strcmp(optarg, "json"))
-                format = SB_FORMAT_JSON;
+                cli->format = SB_FORMAT_JSON;
             else
                 die_usage("--format '%s': unknown format (use table, csv or "
                           "json)%s", optarg, "");
             break;
         case 'o':
-            output = optarg;
+            cli->output = optarg;
             break;
         case 'q':
-            quiet = 1;
+            cli->quiet = 1;
             break;
         case 'l':
-            return list_kernels();
+            exit(list_kernels());
         case 'h':
             usage(stdout);
-            return 0;
+            exit(0);
         case 'V':
             printf("statbench %s\n", sb_version());
-            return 0;
+            exit(0);
         case ':':
             die_usage("%s: missing value%s", argv[optind - 1], "");
             break;
@@ -317,93 +424,358 @@ int main(int argc, char **argv)
                       argv[optind - 1], progname);
         }
     }
-    if (optind < argc)
-        die_usage("unexpected argument '%s' (see %s --help)", argv[optind],
-                  progname);
+}
+
+/* Write the run: FMT to -o FILE (and the table to stdout), or FMT to
+ * stdout.  Returns 0 or 1. */
+static int emit(const sb_run *run, const struct cli *cli)
+{
+    sb_error err = {0};
+    int status = 0;
+
+    if (cli->output) {
+        if (write_file(run, cli->format, cli->output) != 0)
+            status = 1;
+        if (cli->format != SB_FORMAT_TABLE &&
+            sb_report(run, SB_FORMAT_TABLE, stdout, &err) != SB_OK)
+            status = 1;
+    } else if (sb_report(run, cli->format, stdout, &err) != SB_OK) {
+        fprintf(stderr, "%s: %s\n", progname, err.text);
+        status = 1;
+    }
+    return status;
+}
+
+static void record_command(sb_run *run, const struct cli *cli)
+{
+    int argc = cli->argc;
+    char **argv = cli->argv;
+    /* Record the command as typed, whatever libtool named the binary. */
+    char *saved = argv[0];
+    argv[0] = (char *)progname;
+    sb_run_set_command(run, argc, argv, NULL);
+    argv[0] = saved;
+}
+
+/* ---- statbench compare A.json B.json ------------------------------------- */
+
+static sb_run *load_or_die(const char *path, const sb_options *opt)
+{
+    FILE *f = fopen(path, "r");
+    sb_error err = {0};
+    sb_run *run = NULL;
+
+    if (!f) {
+        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        exit(EXIT_USAGE);
+    }
+    if (sb_run_load(f, path, opt, &run, &err) != SB_OK) {
+        fclose(f);
+        fprintf(stderr, "%s: %s\n", progname, err.text);
+        exit(EXIT_USAGE);
+    }
+    fclose(f);
+    return run;
+}
+
+static int cmd_compare(int argc, char **argv, struct cli *cli)
+{
+    sb_run *a, *b;
+    sb_error err = {0};
+    size_t matched = 0;
+    int status;
+
+    if (argc - optind != 2)
+        die_usage("compare takes two saved runs: %s compare A.json B.json%s",
+                  progname, "");
+    a = load_or_die(argv[optind], &cli->opt);
+    b = load_or_die(argv[optind + 1], &cli->opt);
+    if (sb_run_compare_to(b, a, &matched, &err) != SB_OK) {
+        fprintf(stderr, "%s: %s\n", progname, err.text);
+        return 1;
+    }
+    if (matched == 0) {
+        fprintf(stderr, "%s: %s and %s have no cell in common (same kernel, "
+                        "size and offsets)\n",
+                progname, argv[optind], argv[optind + 1]);
+        sb_run_free(a);
+        sb_run_free(b);
+        return EXIT_USAGE;
+    }
+    status = emit(b, cli);
+    sb_run_free(a);
+    sb_run_free(b);
+    return status;
+}
+
+/* ---- statbench analyze FILE [FILE2] -------------------------------------- */
+
+/* Numbers, one per line; blank lines and lines starting with '#' are
+ * skipped.  Anything else is an error naming the file and line. */
+static double *read_numbers(const char *path, size_t *n)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    char line[512];
+    size_t cap = 0, lineno = 0;
+    double *v = NULL;
+
+    *n = 0;
+    if (!f) {
+        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        exit(EXIT_USAGE);
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *end;
+        double x;
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            fprintf(stderr, "%s: %s:%zu: line too long\n", progname, path,
+                    lineno);
+            exit(EXIT_USAGE);
+        }
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\n' || *p == '\r' || *p == '\0' || *p == '#')
+            continue;
+        errno = 0;
+        x = strtod(p, &end);
+        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+            end++;
+        if (end == p || *end || errno == ERANGE || !isfinite(x)) {
+            p[strcspn(p, "\r\n")] = '\0';
+            fprintf(stderr, "%s: %s:%zu: '%s' is not a finite number\n",
+                    progname, path, lineno, p);
+            exit(EXIT_USAGE);
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            v = realloc(v, cap * sizeof *v);
+            if (!v) {
+                fprintf(stderr, "%s: out of memory\n", progname);
+                exit(1);
+            }
+        }
+        v[(*n)++] = x;
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "%s: %s: read error\n", progname, path);
+        exit(EXIT_USAGE);
+    }
+    if (f != stdin)
+        fclose(f);
+    if (*n == 0) {
+        fprintf(stderr, "%s: %s: no numbers\n", progname, path);
+        exit(EXIT_USAGE);
+    }
+    return v;
+}
+
+static int cmd_analyze(int argc, char **argv, struct cli *cli)
+{
+    size_t m = (size_t)(argc - optind), n[2];
+    const char *names[2];
+    double *v[2];
+    const double *cv[2];
+    sb_run *run = NULL;
+    sb_error err = {0};
+    int status;
+
+    if (m < 1 || m > 2)
+        die_usage("analyze takes one or two files: %s analyze FILE "
+                  "[FILE2]%s", progname, "");
+    for (size_t i = 0; i < m; i++) {
+        names[i] = argv[optind + (int)i];
+        v[i] = read_numbers(names[i], &n[i]);
+        cv[i] = v[i];
+    }
+    if (sb_run_from_samples(names, cv, n, m, &cli->opt, &run, &err) !=
+        SB_OK) {
+        fprintf(stderr, "%s: %s\n", progname, err.text);
+        return EXIT_USAGE;
+    }
+    if (m == 2) {
+        size_t base[2] = {SIZE_MAX, 0};
+        if (sb_run_set_baselines(run, base, &err) != SB_OK) {
+            fprintf(stderr, "%s: %s\n", progname, err.text);
+            return 1;
+        }
+    }
+    record_command(run, cli);
+    status = emit(run, cli);
+    sb_run_free(run);
+    free(v[0]);
+    if (m == 2)
+        free(v[1]);
+    return status;
+}
+
+/* ---- statbench [measure] -------------------------------------------------- */
+
+/* The baseline cell of each cell, from --baseline KERNEL or align=N. */
+static size_t *baselines(const sb_run *run, const char *spec)
+{
+    size_t n = sb_run_count(run), *base = malloc(n * sizeof *base);
+    int by_align = !strncmp(spec, "align=", 6), found = 0;
+    uint64_t align = 0;
+    char msg[200];
+
+    if (!base) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        exit(1);
+    }
+    if (by_align &&
+        cli_parse_value(spec + 6, CLI_INT, &align, msg, sizeof msg) != 0)
+        die_usage("--baseline %s%s", msg, "");
+    for (size_t i = 0; i < n; i++) {
+        const sb_cell *c = &sb_run_cell(run, i)->cell;
+        base[i] = SIZE_MAX;
+        for (size_t j = 0; j < n; j++) {
+            const sb_cell *b = &sb_run_cell(run, j)->cell;
+            int match = by_align
+                            ? b->kernel == c->kernel && b->size == c->size &&
+                                  b->dst_align == c->dst_align &&
+                                  b->src_align == align
+                            : !strcmp(b->kernel->name, spec) &&
+                                  b->size == c->size &&
+                                  b->src_align == c->src_align &&
+                                  b->dst_align == c->dst_align;
+            if (match) {
+                base[i] = j;
+                found = 1;
+                break;
+            }
+        }
+    }
+    if (!found)
+        die_usage("--baseline '%s': no measured cell matches (a kernel of "
+                  "--kernel, or align=N of --align)%s", spec, "");
+    return base;
+}
+
+static void add_cells(sb_plan *plan, const struct cli *cli)
+{
+    uint64_t *sz = NULL, *al = NULL, *dal = NULL;
+    size_t nsz = 0, nal = 0, ndal = 0;
+    char msg[256], defsize[32], *copy, *save = NULL, *name;
+    sb_error err = {0};
 
     snprintf(defsize, sizeof defsize, "%d", DEFAULT_SIZE);
-    if (cli_parse_list(sizes ? sizes : defsize, CLI_SIZE, &sz, &nsz, msg,
-                       sizeof msg))
+    if (cli_parse_list(cli->sizes ? cli->sizes : defsize, CLI_SIZE, &sz, &nsz,
+                       msg, sizeof msg))
         die_usage("--size %s%s", msg, "");
-    if (cli_parse_list(aligns, CLI_INT, &al, &nal, msg, sizeof msg))
+    if (cli_parse_list(cli->aligns, CLI_INT, &al, &nal, msg, sizeof msg))
         die_usage("--align %s%s", msg, "");
-    if (cli_parse_list(dst_aligns, CLI_INT, &dal, &ndal, msg, sizeof msg))
+    if (cli_parse_list(cli->dst_aligns, CLI_INT, &dal, &ndal, msg,
+                       sizeof msg))
         die_usage("--dst-align %s%s", msg, "");
     for (size_t i = 0; i < nal; i++)
         if (al[i] >= 4096)
             die_usage("--align %s: offset %s must be below the page size "
-                      "4096", aligns,
+                      "4096", cli->aligns,
                       (snprintf(msg, sizeof msg, "%llu",
                                 (unsigned long long)al[i]), msg));
     for (size_t i = 0; i < ndal; i++)
         if (dal[i] >= 4096)
             die_usage("--dst-align %s: offset %s must be below the page "
-                      "size 4096", dst_aligns,
+                      "size 4096", cli->dst_aligns,
                       (snprintf(msg, sizeof msg, "%llu",
                                 (unsigned long long)dal[i]), msg));
     for (size_t i = 0; i < nsz; i++)
         if (sz[i] > SIZE_MAX / 4)
-            die_usage("--size %s: %s is too large for memory", sizes,
+            die_usage("--size %s: %s is too large for memory", cli->sizes,
                       (snprintf(msg, sizeof msg, "%llu",
                                 (unsigned long long)sz[i]), msg));
 
-    plan = sb_plan_new();
+    copy = strdup(cli->kernels);
+    if (!copy) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        exit(1);
+    }
+    if (!*copy || copy[strlen(copy) - 1] == ',' || copy[0] == ',' ||
+        strstr(copy, ",,"))
+        die_usage("--kernel '%s': empty kernel name%s", cli->kernels, "");
+    for (name = strtok_r(copy, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        size_t first = 0, last = 0;
+        int all = !strcmp(name, "all");
+        if (all) {
+            last = sb_kernel_count();
+        } else {
+            const sb_kernel *k = sb_kernel_find(name);
+            if (!k)
+                die_usage("--kernel '%s': unknown kernel (see %s --list)",
+                          name, progname);
+            while (sb_kernel_at(first) != k)
+                first++;
+            last = first + 1;
+        }
+        for (size_t ki = first; ki < last; ki++) {
+            const sb_kernel *k = sb_kernel_at(ki);
+            if (all && !sb_kernel_available(k, NULL))
+                continue;
+            for (size_t i = 0; i < nsz; i++)
+                for (size_t j = 0; j < ndal; j++)
+                    for (size_t a = 0; a < nal; a++)
+                        if (sb_plan_add(plan, k, (size_t)sz[i],
+                                        (size_t)al[a], (size_t)dal[j],
+                                        &err) != SB_OK)
+                            die_usage("%s%s", err.text, "");
+        }
+    }
+    free(copy);
+    free(sz);
+    free(al);
+    free(dal);
+}
+
+/* A baseline spec must name something the plan measures; checked before
+ * measuring so that a typo costs no time. */
+static void check_baseline(const sb_plan *plan, const char *spec)
+{
+    uint64_t align;
+    char msg[200];
+    int by_align = !strncmp(spec, "align=", 6);
+
+    if (by_align &&
+        cli_parse_value(spec + 6, CLI_INT, &align, msg, sizeof msg) != 0)
+        die_usage("--baseline %s%s", msg, "");
+    for (size_t i = 0; i < sb_plan_count(plan); i++) {
+        const sb_cell *c = sb_plan_cell(plan, i);
+        if (by_align ? c->src_align == align
+                     : !strcmp(c->kernel->name, spec))
+            return;
+    }
+    die_usage("--baseline '%s': no measured cell matches (a kernel of "
+              "--kernel, or align=N of --align)%s", spec, "");
+}
+
+static int cmd_measure(int argc, char **argv, struct cli *cli)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_run *run = NULL;
+    sb_error err = {0};
+    int status;
+
+    if (optind < argc)
+        die_usage("unexpected argument '%s' (see %s --help)", argv[optind],
+                  progname);
     if (!plan) {
         fprintf(stderr, "%s: out of memory\n", progname);
         return 1;
     }
-    {
-        char *copy = strdup(kernels), *save = NULL, *name;
-        if (!copy) {
-            fprintf(stderr, "%s: out of memory\n", progname);
-            return 1;
-        }
-        if (!*copy || copy[strlen(copy) - 1] == ',' || copy[0] == ',' ||
-            strstr(copy, ",,"))
-            die_usage("--kernel '%s': empty kernel name%s", kernels, "");
-        for (name = strtok_r(copy, ",", &save); name;
-             name = strtok_r(NULL, ",", &save)) {
-            size_t first = 0, last = 0;
-            if (!strcmp(name, "all")) {
-                last = sb_kernel_count();
-            } else {
-                const sb_kernel *k = sb_kernel_find(name);
-                if (!k)
-                    die_usage("--kernel '%s': unknown kernel (see %s --list)",
-                              name, progname);
-                while (sb_kernel_at(first) != k)
-                    first++;
-                last = first + 1;
-            }
-            for (size_t ki = first; ki < last; ki++) {
-                const sb_kernel *k = sb_kernel_at(ki);
-                if (!strcmp(name, "all") && !sb_kernel_available(k, NULL))
-                    continue;
-                for (size_t i = 0; i < nsz; i++)
-                    for (size_t j = 0; j < ndal; j++)
-                        for (size_t a = 0; a < nal; a++)
-                            if (sb_plan_add(plan, k, (size_t)sz[i],
-                                            (size_t)al[a], (size_t)dal[j],
-                                            &err) != SB_OK)
-                                die_usage("%s%s", err.text, "");
-            }
-        }
-        free(copy);
-    }
-    free(sz);
-    free(al);
-    free(dal);
-
-    if (sb_plan_check(plan, &opt, &err) != SB_OK)
+    add_cells(plan, cli);
+    if (cli->baseline)
+        check_baseline(plan, cli->baseline);
+    if (sb_plan_check(plan, &cli->opt, &err) != SB_OK)
         die_usage("%s%s", err.text, "");
 
-    if (!quiet && isatty(STDERR_FILENO)) {
-        opt.progress = progress;
-        opt.progress_arg = NULL;
+    if (!cli->quiet && isatty(STDERR_FILENO)) {
+        cli->opt.progress = progress;
+        cli->opt.progress_arg = NULL;
     }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    if (sb_run_execute(plan, &opt, &run, &err) != SB_OK) {
+    if (sb_run_execute(plan, &cli->opt, &run, &err) != SB_OK) {
         fprintf(stderr, "%s: %s\n", progname, err.text);
         sb_plan_free(plan);
         return err.code == SB_EINVAL || err.code == SB_EUNAVAIL ? EXIT_USAGE
@@ -411,26 +783,16 @@ int main(int argc, char **argv)
     }
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    if (opt.progress)
+    if (cli->opt.progress)
         fputs("\r\033[K", stderr);
-    {
-        /* Record the command as typed, whatever libtool named the binary. */
-        char *saved = argv[0];
-        argv[0] = (char *)progname;
-        sb_run_set_command(run, argc, argv, NULL);
-        argv[0] = saved;
+    record_command(run, cli);
+    if (cli->baseline) {
+        size_t *base = baselines(run, cli->baseline);
+        if (sb_run_set_baselines(run, base, &err) != SB_OK)
+            fprintf(stderr, "%s: %s\n", progname, err.text);
+        free(base);
     }
-
-    if (output) {
-        if (write_file(run, format, output) != 0)
-            status = 1;
-        if (format != SB_FORMAT_TABLE &&
-            sb_report(run, SB_FORMAT_TABLE, stdout, &err) != SB_OK)
-            status = 1;
-    } else if (sb_report(run, format, stdout, &err) != SB_OK) {
-        fprintf(stderr, "%s: %s\n", progname, err.text);
-        status = 1;
-    }
+    status = emit(run, cli);
     if (sb_run_interrupted(run)) {
         fprintf(stderr, "%s: interrupted: partial results above\n",
                 progname);
@@ -439,4 +801,25 @@ int main(int argc, char **argv)
     sb_run_free(run);
     sb_plan_free(plan);
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    struct cli cli = {.kernels = "movsl", .aligns = "0", .dst_aligns = "0",
+                      .format = SB_FORMAT_TABLE, .argc = argc, .argv = argv};
+    const char *sub = argc > 1 ? argv[1] : "";
+    int (*cmd)(int, char **, struct cli *) = cmd_measure;
+
+    sb_options_init(&cli.opt);
+    if (!strcmp(sub, "compare") || !strcmp(sub, "analyze")) {
+        cmd = !strcmp(sub, "compare") ? cmd_compare : cmd_analyze;
+        /* getopt_long permutes: the files may come anywhere. */
+        argv++;
+        argc--;
+    }
+    parse_options(argc, argv, &cli);
+    if (cmd != cmd_measure && cli.measuring_option)
+        die_usage("%s: '--%s' is an option of a measurement, not of this "
+                  "subcommand", sub, cli.measuring_name);
+    return cmd(argc, argv, &cli);
 }

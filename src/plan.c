@@ -75,7 +75,63 @@ void sb_options_init(sb_options *opt)
         .no_pin = 0,
         .sample_seconds = 50e-6,
         .force_clock_timer = 0,
+        .invocations = 6,
+        .max_invocations = 100,
+        .outliers = SB_OUTLIERS_KEEP,
+        .bootstrap = 0,
+        .alpha = 0.05,
+        .threshold = 0.01,
     };
+}
+
+const char *sb_outlier_policy_name(int policy)
+{
+    switch (policy) {
+    case SB_OUTLIERS_KEEP:
+        return "keep";
+    case SB_OUTLIERS_REJECT_SEVERE:
+        return "reject-severe";
+    case SB_OUTLIERS_REJECT_ALL:
+        return "reject-all";
+    }
+    return "?";
+}
+
+int sb__options_check(const sb_options *opt, sb_error *err)
+{
+    if (!(opt->ci_level > 0 && opt->ci_level < 1))
+        return sb__error(err, SB_EINVAL,
+                         "confidence level %g: must lie strictly between 0 "
+                         "and 1 (0 and 100 %%)", opt->ci_level);
+    if (!(opt->precision > 0 && opt->precision < 1))
+        return sb__error(err, SB_EINVAL,
+                         "precision %g: must lie strictly between 0 and 1",
+                         opt->precision);
+    if (opt->invocations < 1 || opt->invocations > 1000)
+        return sb__error(err, SB_EINVAL,
+                         "invocations %zu: must lie between 1 and 1000",
+                         opt->invocations);
+    if (opt->max_invocations > 1000)
+        return sb__error(err, SB_EINVAL,
+                         "max invocations %zu: must be at most 1000",
+                         opt->max_invocations);
+    if (opt->outliers < SB_OUTLIERS_KEEP ||
+        opt->outliers > SB_OUTLIERS_REJECT_ALL)
+        return sb__error(err, SB_EINVAL, "outlier policy %d: unknown",
+                         opt->outliers);
+    if (opt->bootstrap != 0 &&
+        (opt->bootstrap < 100 || opt->bootstrap > 1000000))
+        return sb__error(err, SB_EINVAL,
+                         "bootstrap %zu: use 0 (off) or 100 to 1000000 "
+                         "resamples", opt->bootstrap);
+    if (!(opt->alpha > 0 && opt->alpha < 1))
+        return sb__error(err, SB_EINVAL,
+                         "alpha %g: must lie strictly between 0 and 1",
+                         opt->alpha);
+    if (!(opt->threshold >= 0 && opt->threshold < 1))
+        return sb__error(err, SB_EINVAL,
+                         "threshold %g: must lie in [0, 1)", opt->threshold);
+    return SB_OK;
 }
 
 int sb__buffer_bytes(const sb_plan *plan, size_t *src_bytes,
@@ -143,14 +199,8 @@ int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
         return sb__error(err, SB_EINVAL, "no plan or options");
     if (plan->n == 0)
         return sb__error(err, SB_EINVAL, "the plan has no cells");
-    if (!(opt->ci_level > 0 && opt->ci_level < 1))
-        return sb__error(err, SB_EINVAL,
-                         "confidence level %g: must lie strictly between 0 "
-                         "and 1 (0 and 100 %%)", opt->ci_level);
-    if (!(opt->precision > 0 && opt->precision < 1))
-        return sb__error(err, SB_EINVAL,
-                         "precision %g: must lie strictly between 0 and 1",
-                         opt->precision);
+    if (sb__options_check(opt, err) != SB_OK)
+        return SB_EINVAL;
     if (!(opt->max_time > 0) || !isfinite(opt->max_time))
         return sb__error(err, SB_EINVAL, "max time %g s: must be positive",
                          opt->max_time);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sb_internal.h"
+#include "run_internal.h"
 
 int sb__report_json(const sb_run *run, FILE *f, sb_error *err);
 
@@ -32,127 +32,237 @@ static void features(unsigned bits, char *buf, size_t len)
         snprintf(buf, len, "none detected");
 }
 
+/* Samples from elsewhere (analyze): no machine, no sizes, own units. */
+static int external(const sb_run *run)
+{
+    return run->imported;
+}
+
+static int any_comparison(const sb_run *run)
+{
+    for (size_t i = 0; i < sb_run_count(run); i++)
+        if (sb_run_comparison(run, i))
+            return 1;
+    return 0;
+}
+
 static void header(const sb_run *run, FILE *f)
 {
     const sb_meta *m = sb_run_meta(run);
     const sb_options *o = sb_run_options(run);
     const sb_timer_info *t = &m->timer;
     const char *unit = t->kind == SB_TIMER_TSC ? "cycles" : "ns";
+    const sb_cell_result *c0 = sb_run_cell(run, 0);
     char feat[256];
 
-    features(m->cpu_features, feat, sizeof feat);
     fprintf(f, "statbench %s: %s\n", m->statbench_version,
             sb_run_command(run));
-    fprintf(f, "machine:  %s; %s; %s\n", m->cpu_model, m->kernel_version,
-            m->hostname);
-    fprintf(f, "features: %s\n", feat);
-    if (m->cpu >= 0)
-        fprintf(f, "cpu:      pinned to CPU %d, %s\n", m->cpu, m->pin_note);
-    else
-        fprintf(f, "cpu:      %s\n", m->pin_note);
-    fprintf(f, "timer:    %s at %.6g MHz (%s)%s%s%s\n", timer_name(t),
-            t->hz / 1e6, t->hz_source,
-            t->kind == SB_TIMER_TSC ? ", invariant" : "",
-            t->reason[0] ? "; " : "", t->reason);
+    if (!external(run)) {
+        features(m->cpu_features, feat, sizeof feat);
+        fprintf(f, "machine:  %s; %s; %s\n", m->cpu_model, m->kernel_version,
+                m->hostname);
+        fprintf(f, "features: %s\n", feat);
+        if (m->cpu >= 0)
+            fprintf(f, "cpu:      pinned to CPU %d, %s\n", m->cpu,
+                    m->pin_note);
+        else
+            fprintf(f, "cpu:      %s\n", m->pin_note);
+        fprintf(f, "timer:    %s at %.6g MHz (%s)%s%s%s\n", timer_name(t),
+                t->hz / 1e6, t->hz_source,
+                t->kind == SB_TIMER_TSC ? ", invariant" : "",
+                t->reason[0] ? "; " : "", t->reason);
+        fprintf(f,
+                "overhead: %.0f %s per sample, subtracted (bare timer pair "
+                "%.0f %s, ratio %.2f)\n",
+                t->overhead, unit, t->bare_overhead, unit,
+                t->bare_overhead > 0 ? t->overhead / t->bare_overhead : NAN);
+        fprintf(f, "counters: %s\n", m->counters);
+        fprintf(f,
+                "plan:     %zu cells, %zu invocation%s, %g%% CI, precision "
+                "target +-%g%% of the median, seed %llu, %zu..%zu samples "
+                "per cell and invocation, max time %g s, sample ~%g us\n",
+                sb_run_count(run), o->invocations,
+                o->invocations == 1 ? "" : "s", 100 * o->ci_level,
+                100 * o->precision, (unsigned long long)o->seed,
+                o->min_samples, o->max_samples, o->max_time,
+                o->sample_seconds * 1e6);
+    } else {
+        fprintf(f, "data:     %zu sample set%s, %g%% CI, values in their own "
+                   "unit\n",
+                sb_run_count(run), sb_run_count(run) == 1 ? "" : "s",
+                100 * o->ci_level);
+    }
     fprintf(f,
-            "overhead: %.0f %s per sample, subtracted (bare timer pair %.0f "
-            "%s, ratio %.2f)\n",
-            t->overhead, unit, t->bare_overhead, unit,
-            t->bare_overhead > 0 ? t->overhead / t->bare_overhead : NAN);
-    fprintf(f, "counters: %s\n", m->counters);
-    fprintf(f,
-            "plan:     %zu cells, %g%% CI, precision target +-%g%% of the "
-            "median, seed %llu, %zu..%zu samples per cell, max time %g s, "
-            "sample ~%g us\n",
-            sb_run_count(run), 100 * o->ci_level, 100 * o->precision,
-            (unsigned long long)o->seed, o->min_samples, o->max_samples,
-            o->max_time, o->sample_seconds * 1e6);
-    fprintf(f,
-            "method:   median with a distribution-free CI (order "
-            "statistics); Tukey outliers counted, kept; samples with a "
-            "context switch rejected\n");
-    fprintf(f,
-            "units:    MB/s with 1 MB = 10^6 bytes; %s/B in %s\n",
-            t->kind == SB_TIMER_TSC ? "cyc" : "ns",
-            t->kind == SB_TIMER_TSC
-                ? "TSC reference cycles (constant rate, not core clocks)"
-                : "nanoseconds");
-    fprintf(f, "run:      %zu rounds in %.1f s%s\n", sb_run_rounds(run),
-            sb_run_elapsed(run),
-            sb_run_interrupted(run) ? ", INTERRUPTED: partial results" : "");
+            "method:   median, CI by %s; outliers (Tukey) counted, policy "
+            "%s%s\n",
+            c0 ? c0->method : "?", sb_outlier_policy_name(o->outliers),
+            external(run) ? ""
+                          : "; samples with a context switch rejected");
+    if (any_comparison(run))
+        fprintf(f,
+                "compare:  ratio = median time / baseline's (below 1: "
+                "faster); p Holm-adjusted over %s; verdict at alpha %g, "
+                "threshold +-%g%%\n",
+                "all rows", o->alpha, 100 * o->threshold);
+    if (!external(run)) {
+        fprintf(f, "units:    MB/s with 1 MB = 10^6 bytes; %s/B in %s\n",
+                t->kind == SB_TIMER_TSC ? "cyc" : "ns",
+                t->kind == SB_TIMER_TSC
+                    ? "TSC reference cycles (constant rate, not core clocks)"
+                    : "nanoseconds");
+        fprintf(f, "run:      %zu rounds in %.1f s%s\n", sb_run_rounds(run),
+                sb_run_elapsed(run),
+                sb_run_interrupted(run) ? ", INTERRUPTED: partial results"
+                                        : "");
+    }
+}
+
+static size_t outlier_count(const sb_cell_result *r)
+{
+    const sb_outliers *o = &r->ticks_summary.outliers;
+    return r->nsamples ? o->low_mild + o->high_mild + o->low_severe +
+                             o->high_severe
+                       : 0;
+}
+
+static void comparison_columns(const sb_run *run, size_t i, FILE *f)
+{
+    const sb_comparison *c = sb_run_comparison(run, i);
+    if (!c) {
+        fprintf(f, " %7s %7s %7s %8s %-12s", "-", "-", "-", "-", "baseline");
+        return;
+    }
+    fprintf(f, " %7.4f %7.4f %7.4f %8.2g %-12s", c->ratio.estimate,
+            c->ratio.lo, c->ratio.hi, c->p_adjusted,
+            sb_verdict_name(c->verdict));
 }
 
 static int table(const sb_run *run, FILE *f)
 {
-    size_t n = sb_run_count(run), short_cells = 0;
+    size_t n = sb_run_count(run), short_cells = 0, autocorr = 0;
     int cyc = sb_run_meta(run)->timer.kind == SB_TIMER_TSC;
+    int cmp = any_comparison(run), ext = external(run);
+    int inv = sb_run_options(run)->invocations > 1;
 
     header(run, f);
-    fprintf(f, "\n%-8s %9s %4s %4s %12s %12s %12s %7s %8s %6s %5s %5s\n",
-            "kernel", "size", "src", "dst", "MB/s", "CI low", "CI high",
-            "+-%", cyc ? "cyc/B" : "ns/B", "kept", "rej", "outl");
+    if (ext)
+        fprintf(f, "\n%-16s %12s %12s %12s %7s %12s %12s %6s %5s",
+                "data", "median", "CI low", "CI high", "+-%", "mean", "sd",
+                "n", "outl");
+    else
+        fprintf(f,
+                "\n%-8s %9s %4s %4s %12s %12s %12s %7s %8s %6s %5s %5s%s",
+                "kernel", "size", "src", "dst", "MB/s", "CI low", "CI high",
+                "+-%", cyc ? "cyc/B" : "ns/B", "kept", "rej", "outl",
+                inv ? " btw%" : "");
+    if (cmp)
+        fprintf(f, " %7s %7s %7s %8s %-12s", "ratio", "lo", "hi", "p(adj)",
+                "verdict");
+    fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
         const sb_cell_result *r = sb_run_cell(run, i);
-        const sb_outliers *o = &r->ticks_summary.outliers;
-        size_t outl = o->low_mild + o->high_mild + o->low_severe +
-                      o->high_severe;
         if (!r->reached_precision)
             short_cells++;
-        if (r->nsamples == 0) {
+        if (r->autocorrelated)
+            autocorr++;
+        if (ext) {
+            fprintf(f, "%-16s %12.6g %12.6g %12.6g %7.2f %12.6g %12.6g %6zu "
+                       "%5zu",
+                    r->cell.kernel->name, r->interval.estimate,
+                    r->interval.lo, r->interval.hi, 100 * r->rel_halfwidth,
+                    r->ticks_summary.mean, r->ticks_summary.sd, r->nsamples,
+                    outlier_count(r));
+        } else if (r->nsamples == 0) {
             fprintf(f, "%-8s %9zu %4zu %4zu %12s %12s %12s %7s %8s %6zu "
-                       "%5zu %5s *\n",
+                       "%5zu %5s%s",
                     r->cell.kernel->name, r->cell.size, r->cell.src_align,
                     r->cell.dst_align, "-", "-", "-", "-", "-", r->nsamples,
-                    r->rejected_total, "-");
-            continue;
+                    r->rejected_total, "-", inv ? "    -" : "");
+        } else {
+            fprintf(f,
+                    "%-8s %9zu %4zu %4zu %12.1f %12.1f %12.1f %7.2f %8.4f "
+                    "%6zu %5zu %5zu",
+                    r->cell.kernel->name, r->cell.size, r->cell.src_align,
+                    r->cell.dst_align, r->mbps.estimate, r->mbps.lo,
+                    r->mbps.hi, 100 * r->rel_halfwidth, r->cycles_per_byte,
+                    r->nsamples, r->rejected_total, outlier_count(r));
+            if (inv)
+                fprintf(f, " %4.0f", 100 * r->levels.between_fraction);
         }
-        fprintf(f,
-                "%-8s %9zu %4zu %4zu %12.1f %12.1f %12.1f %7.2f %8.4f %6zu "
-                "%5zu %5zu%s\n",
-                r->cell.kernel->name, r->cell.size, r->cell.src_align,
-                r->cell.dst_align, r->mbps.estimate, r->mbps.lo, r->mbps.hi,
-                100 * r->rel_halfwidth, r->cycles_per_byte, r->nsamples,
-                r->rejected_total, r->nsamples ? outl : 0,
-                r->reached_precision ? "" : " *");
+        if (cmp)
+            comparison_columns(run, i, f);
+        fprintf(f, "%s%s\n", r->reached_precision ? "" : " *",
+                r->autocorrelated ? " ~" : "");
     }
     if (short_cells)
         fprintf(f,
                 "\n* %zu cell%s stopped short of the precision target "
-                "(+-%g%%): more --max-time or a quieter machine.\n",
+                "(+-%g%%)%s.\n",
                 short_cells, short_cells == 1 ? "" : "s",
-                100 * sb_run_options(run)->precision);
+                100 * sb_run_options(run)->precision,
+                ext ? "" : ": more --max-time, more --invocations or a "
+                           "quieter machine");
+    if (autocorr)
+        fprintf(f,
+                "~ %zu cell%s with lag-1 autocorrelation above 0.2: "
+                "successive samples are not independent, so %s interval is "
+                "too narrow.\n",
+                autocorr, autocorr == 1 ? "" : "s",
+                inv ? "a sample-level" : "the");
+    if (inv && !ext)
+        fprintf(f,
+                "btw%%: share of the sample variance that lies between "
+                "invocations (processes).\n");
     return ferror(f) ? -1 : 0;
 }
 
-/* CSV: one header row, one row per cell; numbers in C locale. */
+/* CSV: one header row, one row per cell; numbers in C locale.  Columns
+ * are documented in README.md. */
 static int csv(const sb_run *run, FILE *f)
 {
     size_t n = sb_run_count(run);
 
     fputs("kernel,family,size,src_align,dst_align,mbps_median,mbps_ci_lo,"
           "mbps_ci_hi,halfwidth_pct,ticks_per_byte,ticks_median,"
-          "ticks_ci_lo,ticks_ci_hi,ci_level,ci_achieved,ticks_mean,"
-          "ticks_sd,ticks_min,ticks_max,samples,rejected,"
-          "rejected_context_switch,outliers_mild,outliers_severe,"
-          "iters_per_sample,reached_precision\n",
+          "ticks_ci_lo,ticks_ci_hi,ci_level,ci_achieved,ci_method,"
+          "ticks_mean,ticks_sd,ticks_min,ticks_max,samples,rejected,"
+          "rejected_context_switch,rejected_outlier,outliers_mild,"
+          "outliers_severe,outliers_mad,iters_per_sample,invocations,"
+          "between_fraction,lag1,mde,reached_precision,ratio,ratio_ci_lo,"
+          "ratio_ci_hi,p,p_adjusted,a12,verdict,test\n",
           f);
     for (size_t i = 0; i < n; i++) {
         const sb_cell_result *r = sb_run_cell(run, i);
         const sb_summary *s = &r->ticks_summary;
         const sb_outliers *o = &s->outliers;
+        const sb_comparison *c = sb_run_comparison(run, i);
         fprintf(f,
                 "%s,%s,%zu,%zu,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.9g,%.9g,%.9g,"
-                "%g,%.6g,%.9g,%.6g,%.9g,%.9g,%zu,%zu,%zu,%zu,%zu,%zu,%d\n",
+                "%g,%.6g,\"%s\",%.9g,%.6g,%.9g,%.9g,%zu,%zu,%zu,%zu,%zu,%zu,%zu,"
+                "%zu,%zu,%.4g,%.4g,%.4g,%d,",
                 r->cell.kernel->name, sb_family_name(r->cell.kernel->family),
                 r->cell.size, r->cell.src_align, r->cell.dst_align,
                 r->mbps.estimate, r->mbps.lo, r->mbps.hi,
                 100 * r->rel_halfwidth, r->cycles_per_byte,
-                s->median.estimate, s->median.lo, s->median.hi,
-                r->mbps.level, s->median.achieved, s->mean, s->sd, s->min,
-                s->max, r->nsamples, r->rejected_total,
-                r->rejected[SB_REJECT_CTXSW],
-                o->low_mild + o->high_mild, o->low_severe + o->high_severe,
-                r->iters, r->reached_precision);
+                r->interval.estimate, r->interval.lo, r->interval.hi,
+                r->interval.level, r->interval.achieved, r->method,
+                r->nsamples ? s->mean : NAN, r->nsamples ? s->sd : NAN,
+                r->nsamples ? s->min : NAN, r->nsamples ? s->max : NAN,
+                r->nsamples, r->rejected_total, r->rejected[SB_REJECT_CTXSW],
+                r->rejected[SB_REJECT_OUTLIER],
+                r->nsamples ? o->low_mild + o->high_mild : 0,
+                r->nsamples ? o->low_severe + o->high_severe : 0,
+                r->nsamples ? r->mad.low + r->mad.high : 0, r->iters,
+                r->invocations,
+                r->invocations > 1 ? r->levels.between_fraction : NAN,
+                r->lag1, r->mde, r->reached_precision);
+        if (c)
+            fprintf(f, "%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%s,\"%s\"\n",
+                    c->ratio.estimate, c->ratio.lo, c->ratio.hi, c->p,
+                    c->p_adjusted, c->a12, sb_verdict_name(c->verdict),
+                    c->test);
+        else
+            fputs(",,,,,,,\n", f);
     }
     return ferror(f) ? -1 : 0;
 }
@@ -184,6 +294,8 @@ const char *sb_reject_name(int reason)
     switch (reason) {
     case SB_REJECT_CTXSW:
         return "context-switch";
+    case SB_REJECT_OUTLIER:
+        return "outlier";
     }
     return "?";
 }

@@ -43,7 +43,7 @@ static json_t *meta(const sb_run *run)
     return json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:s, s:I, s:s,"
         " s:{s:s, s:f, s:s, s:b, s:f, s:f, s:s, s:s},"
-        " s:{s:f, s:f, s:f, s:I, s:I, s:f}}",
+        " s:{s:f, s:f, s:f, s:I, s:I, s:f, s:I, s:s, s:I, s:f, s:f}}",
         "statbench_version", m->statbench_version, "command",
         sb_run_command(run), "start_time", m->start_time, "hostname",
         m->hostname, "cpu_model", m->cpu_model, "kernel_version",
@@ -58,26 +58,54 @@ static json_t *meta(const sb_run *run)
         "reason", t->reason, "options", "ci_level", o->ci_level, "precision",
         o->precision, "max_time_s", o->max_time, "min_samples",
         (json_int_t)o->min_samples, "max_samples",
-        (json_int_t)o->max_samples, "sample_seconds", o->sample_seconds);
+        (json_int_t)o->max_samples, "sample_seconds", o->sample_seconds,
+        "invocations", (json_int_t)o->invocations, "outliers",
+        sb_outlier_policy_name(o->outliers), "bootstrap",
+        (json_int_t)o->bootstrap, "alpha", o->alpha, "threshold",
+        o->threshold);
 }
 
-static json_t *cell(const sb_cell_result *r)
+static json_t *comparison(const sb_comparison *c)
 {
+    if (!c)
+        return json_null();
+    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:s, s:s}", "base",
+                     (json_int_t)c->base, "ratio", interval(&c->ratio), "p",
+                     num(c->p), "p_adjusted", num(c->p_adjusted), "a12",
+                     num(c->a12), "mde", num(c->mde), "verdict",
+                     sb_verdict_name(c->verdict), "test", c->test);
+}
+
+static json_t *cell(const sb_run *run, size_t idx)
+{
+    const sb_cell_result *r = sb_run_cell(run, idx);
     const sb_summary *s = &r->ticks_summary;
     const sb_outliers *o = &s->outliers;
+    const sb_levels *l = &r->levels;
     json_t *samples = json_array(), *rej = json_object(), *c;
+    json_t *invn = json_array(), *invm = json_array();
+    int have = r->nsamples > 0;
 
     for (size_t i = 0; samples && i < r->nsamples; i++)
         json_array_append_new(samples, num(r->ticks[i]));
+    for (size_t i = 0; invn && invm && i < r->invocations; i++) {
+        json_array_append_new(invn,
+                              json_integer((json_int_t)r->inv_nsamples[i]));
+        json_array_append_new(invm,
+                              num(r->inv_median ? r->inv_median[i] : NAN));
+    }
     for (int k = 0; rej && k < SB_REJECT_NREASONS; k++)
         json_object_set_new(rej, sb_reject_name(k),
                             json_integer((json_int_t)r->rejected[k]));
     c = json_pack(
         "{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:b,"
-        " s:o, s:o, s:o,"
+        " s:o, s:s, s:o, s:o, s:o,"
         " s:{s:I, s:o, s:o, s:o, s:o, s:o, s:o,"
-        "    s:{s:o, s:o, s:I, s:I, s:I, s:I}},"
-        " s:o}",
+        "    s:{s:o, s:o, s:I, s:I, s:I, s:I},"
+        "    s:{s:o, s:o, s:I, s:I}},"
+        " s:I, s:o, s:o,"
+        " s:{s:o, s:o, s:o, s:o},"
+        " s:o, s:b, s:o, s:o, s:o}",
         "kernel", r->cell.kernel->name, "family",
         sb_family_name(r->cell.kernel->family), "size",
         (json_int_t)r->cell.size, "src_align", (json_int_t)r->cell.src_align,
@@ -85,17 +113,30 @@ static json_t *cell(const sb_cell_result *r)
         (json_int_t)r->iters, "samples", (json_int_t)r->nsamples,
         "rejected_total", (json_int_t)r->rejected_total, "rejected", rej,
         "warmup_samples", (json_int_t)r->warmup_samples, "reached_precision",
-        r->reached_precision, "mbps", interval(&r->mbps),
-        "ticks_per_byte", num(r->cycles_per_byte), "rel_halfwidth",
-        num(r->rel_halfwidth), "ticks", "n", (json_int_t)s->n, "min",
-        num(r->nsamples ? s->min : NAN), "max",
-        num(r->nsamples ? s->max : NAN), "mean",
-        num(r->nsamples ? s->mean : NAN), "sd",
-        num(r->nsamples ? s->sd : NAN), "median", interval(&s->median),
-        "mean_ci", interval(&s->mean_ci), "outliers", "q1", num(o->q1), "q3",
-        num(o->q3), "low_mild", (json_int_t)o->low_mild, "high_mild",
-        (json_int_t)o->high_mild, "low_severe", (json_int_t)o->low_severe,
-        "high_severe", (json_int_t)o->high_severe, "samples_ticks", samples);
+        r->reached_precision, "interval", interval(&r->interval), "method",
+        r->method, "mbps", interval(&r->mbps), "ticks_per_byte",
+        num(r->cycles_per_byte), "rel_halfwidth", num(r->rel_halfwidth),
+        "ticks", "n", (json_int_t)s->n, "min", num(have ? s->min : NAN),
+        "max", num(have ? s->max : NAN), "mean", num(have ? s->mean : NAN),
+        "sd", num(have ? s->sd : NAN), "median_pooled",
+        interval(&s->median), "mean_ci", interval(&s->mean_ci), "outliers",
+        "q1", num(have ? o->q1 : NAN), "q3", num(have ? o->q3 : NAN),
+        "low_mild", (json_int_t)(have ? o->low_mild : 0), "high_mild",
+        (json_int_t)(have ? o->high_mild : 0), "low_severe",
+        (json_int_t)(have ? o->low_severe : 0), "high_severe",
+        (json_int_t)(have ? o->high_severe : 0), "mad", "median",
+        num(have ? r->mad.median : NAN), "mad", num(have ? r->mad.mad : NAN),
+        "low", (json_int_t)(have ? r->mad.low : 0), "high",
+        (json_int_t)(have ? r->mad.high : 0), "invocations",
+        (json_int_t)r->invocations, "invocation_samples", invn,
+        "invocation_medians", invm, "levels", "sd_between_medians",
+        num(l->m >= 2 ? l->sd_between_est : NAN), "var_between",
+        num(l->m >= 2 ? l->var_between : NAN), "var_within",
+        num(l->m >= 2 ? l->var_within : NAN), "between_fraction",
+        num(l->m >= 2 ? l->between_fraction : NAN), "lag1", num(r->lag1),
+        "autocorrelated", r->autocorrelated, "mde", num(r->mde),
+        "comparison", comparison(sb_run_comparison(run, idx)),
+        "samples_ticks", samples);
     return c;
 }
 
@@ -105,7 +146,7 @@ int sb__report_json(const sb_run *run, FILE *f, sb_error *err)
     int rc;
 
     for (size_t i = 0; cells && i < sb_run_count(run); i++) {
-        json_t *c = cell(sb_run_cell(run, i));
+        json_t *c = cell(run, i);
         if (!c || json_array_append_new(cells, c) != 0) {
             json_decref(cells);
             return sb__error(err, SB_ENOMEM, "building the JSON failed");

@@ -1,274 +1,241 @@
 /*
- * runner.c: the measurement protocol of DESIGN.md, steps 2 to 7.
+ * runner.c: a run of several invocations (DESIGN.md, step 9).
  *
- *  1. Pin the thread to one CPU (the last allowed one unless told).
- *  2. Map one source and one destination buffer, page-aligned, big enough
- *     for the largest cell plus its offset, and pre-fault them; every cell
- *     uses them at its own offsets, so all cells see the same pages.
- *  3. Per cell: warm up until two successive batch medians agree within 2%,
- *     then calibrate k, the iterations per sample, so that a sample lasts
- *     opt->sample_seconds (50 us by default: over a thousand times the
- *     timer overhead, and short enough that a 250 Hz tick lands in about
- *     one sample in eighty).
- *  4. Rounds: each round visits every cell once, in a fresh random order
- *     from a seeded generator, so slow drift of the machine lands on all
- *     cells alike.  Every cell gets one sample per round, so all cells end
- *     with the same number of samples taken.
- *  5. Per sample: one untimed call brings the cell's buffers back into the
- *     cache after the other cells ran (the "hot" cache state), then k timed
- *     calls.  Context switches are read with getrusage(RUSAGE_THREAD) just
- *     outside the timed region; a sample with one is rejected.
- *  6. Stop when every cell's median CI half-width is within opt->precision
- *     of its median and every cell has opt->min_samples, or at
- *     opt->max_samples rounds, or after opt->max_time seconds.
+ * With one invocation the plan is measured in this process.  With N > 1
+ * each invocation is a fresh process (fork) that measures the whole plan
+ * with its own seed (seed + i) and a budget of max_time / N, and sends its
+ * samples back through a pipe; the variance that lives between processes
+ * (page placement, layout, the state of the machine) then shows in the
+ * statistics instead of hiding in one process's luck.  The parent measures
+ * nothing itself.
+ *
+ * SIGINT during a run: sb_run_request_stop() (from the caller's handler)
+ * stops the current invocation after its sample; a child's own copy of the
+ * handler does the same there, since the terminal signals the whole
+ * process group.  Every sample measured so far is kept.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
+#include "run_internal.h"
 
-#include "sb_internal.h"
+/* ---- The pipe protocol between an invocation and the parent ------------ */
 
-struct sb_run {
-    sb_options opt;
-    sb_meta meta;
-    sb_cell_result *cells;
-    size_t ncells;
-    int interrupted;
-    double elapsed;
-    size_t rounds;
-    char *command;
-};
+#define WIRE_MAGIC 0x5342494eu /* "SBIN" */
 
-/* Per-cell working state, private to one execution. */
-struct work {
-    void *state;      /* from the kernel's setup */
-    int has_state;
-    char *dst;
-    const char *src;
-    size_t cap;       /* capacity of the result's ticks array */
-};
-
-static volatile sig_atomic_t stop_requested;
-
-void sb_run_request_stop(void)
+static int write_all(int fd, const void *buf, size_t len)
 {
-    stop_requested = 1;
+    const char *p = buf;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
 }
 
-static long context_switches(void)
+static int read_all(int fd, void *buf, size_t len)
 {
-    struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+    char *p = buf;
+    while (len) {
+        ssize_t r = read(fd, p, len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        p += r;
+        len -= (size_t)r;
+    }
+    return 0;
+}
+
+/* The child's side: status, then its error or its data.  The meta struct
+ * travels as bytes: both processes run the same binary, so its static
+ * string pointers (timer.hz_source) stay valid. */
+static int send_invocation(int fd, int rc, const sb_error *err,
+                           const sb__invocation *inv)
+{
+    uint32_t magic = WIRE_MAGIC;
+    int32_t status = rc;
+    if (write_all(fd, &magic, sizeof magic) ||
+        write_all(fd, &status, sizeof status))
         return -1;
-    return ru.ru_nvcsw + ru.ru_nivcsw;
-}
-
-/* Choose and apply the CPU; fills meta->cpu and meta->pin_note. */
-static int pin(const sb_options *opt, sb_meta *meta, cpu_set_t *saved,
-               int *restore, sb_error *err)
-{
-    cpu_set_t one;
-    int cpu = opt->cpu;
-    char set[128];
-
-    *restore = 0;
-    meta->cpu = -1;
-    if (opt->no_pin) {
-        snprintf(meta->pin_note, sizeof meta->pin_note,
-                 "not pinned (--no-pin)");
-        return SB_OK;
-    }
-    if (sched_getaffinity(0, sizeof *saved, saved) != 0)
-        return sb__error(err, SB_ESYS, "sched_getaffinity failed");
-    sb__cpu_allowed(-1, set, sizeof set);
-    if (cpu < 0) {
-        for (int c = CPU_SETSIZE - 1; c >= 0; c--)
-            if (CPU_ISSET(c, saved)) {
-                cpu = c;
-                break;
-            }
-        snprintf(meta->pin_note, sizeof meta->pin_note,
-                 "the last of the allowed CPUs %s (CPU 0 takes most "
-                 "housekeeping interrupts)", set);
-    } else {
-        snprintf(meta->pin_note, sizeof meta->pin_note,
-                 "chosen with --cpu (allowed: %s)", set);
-    }
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    if (sched_setaffinity(0, sizeof one, &one) != 0)
-        return sb__error(err, SB_ESYS, "cpu %d: sched_setaffinity failed",
-                         cpu);
-    *restore = 1;
-    meta->cpu = cpu;
-    return SB_OK;
-}
-
-static void *map_buffer(size_t bytes)
-{
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
-
-static int push_sample(sb_cell_result *r, struct work *w, double v)
-{
-    if (r->nsamples == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 256;
-        double *t = realloc(r->ticks, cap * sizeof *t);
-        if (!t)
-            return SB_ENOMEM;
-        r->ticks = t;
-        w->cap = cap;
-    }
-    r->ticks[r->nsamples++] = v;
-    return SB_OK;
-}
-
-/* One timed sample of k iterations; returns ticks per iteration with the
- * harness overhead subtracted, or NAN when a context switch was seen. */
-static double take_sample(const sb_cell *c, struct work *w, size_t k,
-                          int tsc, double overhead, int *ctxsw)
-{
-    sb_kernel_fn fn = c->kernel->fn;
-    long before, after;
-    uint64_t t;
-
-    fn(w->dst, w->src, c->size, w->state); /* re-warm, untimed */
-    before = context_switches();
-    t = sb__timed_sample(tsc, fn, w->dst, w->src, c->size, w->state, k);
-    after = context_switches();
-    *ctxsw = before != after;
-    return ((double)t - overhead) / (double)k;
-}
-
-/* Warm a cell up and calibrate its iterations per sample. */
-static size_t warm_up(sb_cell_result *r, struct work *w, int tsc,
-                      double overhead, double target_ticks, double deadline)
-{
-    enum { BATCH = 8, MAX_BATCHES = 12 };
-    double b[BATCH], prev = NAN, per_iter = NAN;
-    size_t k;
-    int sw;
-
-    /* A first estimate from single iterations. */
-    for (int i = 0; i < BATCH; i++)
-        b[i] = take_sample(&r->cell, w, 1, tsc, overhead, &sw);
-    per_iter = sb__median_inplace(b, BATCH);
-    for (int batch = 0; batch < MAX_BATCHES; batch++) {
-        double m;
-        k = per_iter > 1 ? (size_t)ceil(target_ticks / per_iter) : 1;
-        if (per_iter <= 1)
-            k = (size_t)target_ticks;
-        if (k < 1)
-            k = 1;
-        if (k > (1u << 24))
-            k = 1u << 24;
-        for (int i = 0; i < BATCH; i++)
-            b[i] = take_sample(&r->cell, w, k, tsc, overhead, &sw);
-        r->warmup_samples += BATCH;
-        m = sb__median_inplace(b, BATCH);
-        if (m > 0)
-            per_iter = m;
-        if (isfinite(prev) && fabs(m - prev) <= 0.02 * fabs(prev))
-            break;
-        prev = m;
-        if (sb__now() > deadline || stop_requested)
-            break;
-    }
-    k = per_iter > 1 ? (size_t)ceil(target_ticks / per_iter)
-                     : (size_t)target_ticks;
-    if (k < 1)
-        k = 1;
-    if (k > (1u << 24))
-        k = 1u << 24;
-    return k;
-}
-
-/* Relative half-width of the median CI of a cell's samples so far. */
-static double rel_halfwidth(const sb_cell_result *r, double level,
-                            double *scratch)
-{
-    sb_interval ci;
-    if (r->nsamples < 2)
-        return INFINITY;
-    memcpy(scratch, r->ticks, r->nsamples * sizeof *scratch);
-    gsl_sort(scratch, 1, r->nsamples);
-    if (sb_stats_median_ci(scratch, r->nsamples, level, &ci) != SB_OK ||
-        !(ci.estimate > 0))
-        return INFINITY;
-    return (ci.hi - ci.lo) / 2 / ci.estimate;
-}
-
-static int finish_cell(sb_cell_result *r, const sb_run *run)
-{
-    double hz = run->meta.timer.hz;
-    double *work;
-    int rc;
-
-    r->mbps = (sb_interval){NAN, NAN, NAN, run->opt.ci_level, NAN};
-    r->cycles_per_byte = NAN;
-    r->rel_halfwidth = NAN;
-    r->reached_precision = 0;
-    if (r->nsamples == 0)
-        return SB_OK;
-    work = malloc(r->nsamples * sizeof *work);
-    if (!work)
-        return SB_ENOMEM;
-    rc = sb_stats_summarize(r->ticks, r->nsamples, run->opt.ci_level, work,
-                            &r->ticks_summary);
-    free(work);
     if (rc != SB_OK)
-        return rc;
-    {
-        const sb_interval *m = &r->ticks_summary.median;
-        double bytes = (double)r->cell.size;
-        /* Throughput falls as time rises: the CI's ends swap. */
-        r->mbps.estimate = bytes * hz / m->estimate / 1e6;
-        r->mbps.lo = bytes * hz / m->hi / 1e6;
-        r->mbps.hi = bytes * hz / m->lo / 1e6;
-        r->mbps.achieved = m->achieved;
-        if (r->cell.size > 0)
-            r->cycles_per_byte = m->estimate / bytes;
-        r->rel_halfwidth = (m->hi - m->lo) / 2 / m->estimate;
-        r->reached_precision = r->nsamples >= 2 &&
-                               r->rel_halfwidth <= run->opt.precision &&
-                               m->achieved >= m->level;
+        return write_all(fd, err, sizeof *err);
+    if (write_all(fd, &inv->meta, sizeof inv->meta) ||
+        write_all(fd, &inv->rounds, sizeof inv->rounds) ||
+        write_all(fd, &inv->elapsed, sizeof inv->elapsed) ||
+        write_all(fd, &inv->interrupted, sizeof inv->interrupted))
+        return -1;
+    for (size_t i = 0; i < inv->ncells; i++) {
+        const sb__raw_cell *c = &inv->cells[i];
+        if (write_all(fd, &c->iters, sizeof c->iters) ||
+            write_all(fd, &c->warmup_samples, sizeof c->warmup_samples) ||
+            write_all(fd, c->rejected, sizeof c->rejected) ||
+            write_all(fd, &c->nsamples, sizeof c->nsamples) ||
+            write_all(fd, c->ticks, c->nsamples * sizeof *c->ticks))
+            return -1;
+    }
+    return 0;
+}
+
+static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
+                              sb_error *err, int *child_rc)
+{
+    uint32_t magic;
+    int32_t status;
+
+    memset(inv, 0, sizeof *inv);
+    *child_rc = SB_OK;
+    if (read_all(fd, &magic, sizeof magic) || magic != WIRE_MAGIC ||
+        read_all(fd, &status, sizeof status))
+        return -1;
+    if (status != SB_OK) {
+        sb_error e;
+        if (read_all(fd, &e, sizeof e))
+            return -1;
+        e.text[sizeof e.text - 1] = '\0';
+        if (err)
+            *err = e;
+        *child_rc = status;
+        return 0;
+    }
+    inv->cells = calloc(ncells, sizeof *inv->cells);
+    if (!inv->cells)
+        return -1;
+    inv->ncells = ncells;
+    if (read_all(fd, &inv->meta, sizeof inv->meta) ||
+        read_all(fd, &inv->rounds, sizeof inv->rounds) ||
+        read_all(fd, &inv->elapsed, sizeof inv->elapsed) ||
+        read_all(fd, &inv->interrupted, sizeof inv->interrupted))
+        return -1;
+    for (size_t i = 0; i < ncells; i++) {
+        sb__raw_cell *c = &inv->cells[i];
+        if (read_all(fd, &c->iters, sizeof c->iters) ||
+            read_all(fd, &c->warmup_samples, sizeof c->warmup_samples) ||
+            read_all(fd, c->rejected, sizeof c->rejected) ||
+            read_all(fd, &c->nsamples, sizeof c->nsamples) ||
+            c->nsamples > ((size_t)1 << 34))
+            return -1;
+        c->ticks = malloc((c->nsamples + 1) * sizeof *c->ticks);
+        if (!c->ticks ||
+            read_all(fd, c->ticks, c->nsamples * sizeof *c->ticks))
+            return -1;
+        c->cap = c->nsamples;
+    }
+    return 0;
+}
+
+/* Run invocation i in a child process and collect its data. */
+static int forked_invocation(const sb_plan *plan, const sb_options *opt,
+                             size_t i, double budget, sb__invocation *inv,
+                             sb_error *err)
+{
+    int fd[2], status = 0, child_rc = SB_OK, got;
+    pid_t pid;
+
+    if (pipe(fd) != 0)
+        return sb__error(err, SB_ESYS, "pipe failed: %s", strerror(errno));
+    pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return sb__error(err, SB_ESYS, "fork failed: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        /* The child: measure, send, and leave without running the
+         * parent's exit handlers or flushing its stdio buffers. */
+        sb_error e = {0};
+        int rc;
+        close(fd[0]);
+        rc = sb__measure(plan, opt, opt->seed + i, budget, inv, &e);
+        rc = send_invocation(fd[1], rc, &e, inv) == 0 ? 0 : 1;
+        _exit(rc);
+    }
+    close(fd[1]);
+    got = receive_invocation(fd[0], sb_plan_count(plan), inv, err,
+                             &child_rc);
+    close(fd[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (got != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        sb__invocation_free(inv);
+        if (WIFSIGNALED(status))
+            return sb__error(err, SB_ESYS,
+                             "invocation %zu died with signal %d (%s)", i,
+                             WTERMSIG(status), strsignal(WTERMSIG(status)));
+        return sb__error(err, SB_ESYS,
+                         "invocation %zu sent incomplete data", i);
+    }
+    if (child_rc != SB_OK) {
+        sb__invocation_free(inv);
+        if (err)
+            err->code = child_rc;
+        return child_rc;
     }
     return SB_OK;
 }
 
-static void release(struct work *w, const sb_run *run)
+/* Whether every cell's t interval over its invocations' medians is
+ * within the precision target. */
+static int invocation_precision_met(const sb_run *run)
 {
-    for (size_t i = 0; w && i < run->ncells; i++)
-        if (w[i].has_state && run->cells[i].cell.kernel->teardown)
-            run->cells[i].cell.kernel->teardown(w[i].state);
-    free(w);
+    double *med = malloc(run->invocations * sizeof *med), *work = NULL;
+    size_t cap = 0;
+    int met = med != NULL;
+
+    for (size_t i = 0; met && i < run->ncells; i++) {
+        const sb_cell_result *r = &run->cells[i];
+        size_t at = 0, m = 0;
+        sb_interval ci;
+        const char *how;
+        for (size_t g = 0; met && g < r->invocations; g++) {
+            size_t ng = r->inv_nsamples[g];
+            if (ng > cap) {
+                double *w = realloc(work, ng * sizeof *w);
+                if (!w) {
+                    met = 0;
+                    break;
+                }
+                work = w;
+                cap = ng;
+            }
+            if (ng) {
+                memcpy(work, r->ticks + at, ng * sizeof *work);
+                med[m++] = sb__median_inplace(work, ng);
+            }
+            at += ng;
+        }
+        met = met && m >= 2 &&
+              sb__invocation_ci(med, m, run->opt.ci_level, &ci, &how) ==
+                  SB_OK &&
+              ci.estimate > 0 &&
+              (ci.hi - ci.lo) / 2 / ci.estimate <= run->opt.precision;
+    }
+    free(med);
+    free(work);
+    return met;
 }
 
 int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
                    sb_error *err)
 {
-    sb_run *run = NULL;
-    struct work *w = NULL;
-    size_t src_bytes = 0, dst_bytes = 0, *order = NULL;
-    char *src = NULL, *dst = NULL;
-    double *scratch = NULL;
-    gsl_rng *rng = NULL;
-    cpu_set_t saved;
-    int restore = 0, rc, tsc;
-    double t0, target, overhead;
-    size_t check_at = 0;
+    sb_run *run;
+    size_t n, ninv, max_inv;
+    double budget, wall0;
+    int rc = SB_OK;
 
     sb_init();
     if (!out)
@@ -276,226 +243,72 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     *out = NULL;
     if ((rc = sb_plan_check(plan, opt, err)) != SB_OK)
         return rc;
-    stop_requested = 0;
+    sb__stop_reset();
 
-    run = calloc(1, sizeof *run);
+    n = sb_plan_count(plan);
+    ninv = opt->invocations ? opt->invocations : 1;
+    max_inv = ninv == 1 ? 1 : opt->max_invocations;
+    if (max_inv < ninv)
+        max_inv = ninv;
+    budget = opt->max_time / (double)ninv;
+    run = sb__run_alloc(n, opt);
     if (!run)
         return sb__error(err, SB_ENOMEM, "out of memory");
-    run->opt = *opt;
-    run->ncells = sb_plan_count(plan);
-    run->cells = calloc(run->ncells, sizeof *run->cells);
-    w = calloc(run->ncells, sizeof *w);
-    order = malloc(run->ncells * sizeof *order);
-    rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!run->cells || !w || !order || !rng) {
-        rc = sb__error(err, SB_ENOMEM, "out of memory");
-        goto fail;
-    }
-    gsl_rng_set(rng, (unsigned long)opt->seed);
-    sb__meta_fill(&run->meta);
+    run->opt.invocations = ninv;
+    run->opt.max_invocations = max_inv;
+    for (size_t i = 0; i < n; i++)
+        run->cells[i].cell = *sb_plan_cell(plan, i);
 
-    rc = pin(opt, &run->meta, &saved, &restore, err);
-    if (rc != SB_OK)
-        goto fail;
-    /* Measure the timer on the CPU the samples will run on. */
-    rc = sb_timer_init(&run->meta.timer, opt->force_clock_timer, err);
-    if (rc != SB_OK)
-        goto fail;
-    tsc = run->meta.timer.kind == SB_TIMER_TSC;
-    overhead = run->meta.timer.overhead;
-    target = opt->sample_seconds * run->meta.timer.hz;
-
-    sb__buffer_bytes(plan, &src_bytes, &dst_bytes);
-    src = map_buffer(src_bytes);
-    dst = map_buffer(dst_bytes);
-    if (!src || !dst) {
-        rc = sb__error(err, SB_ENOMEM,
-                       "cannot map %zu + %zu bytes of buffers", src_bytes,
-                       dst_bytes);
-        goto fail;
-    }
-    /* Pre-fault both buffers; the source gets a non-repeating pattern. */
-    for (size_t i = 0; i < src_bytes; i++)
-        src[i] = (char)(i * 131u + (i >> 12) + 7u);
-    memset(dst, 0, dst_bytes);
-
-    for (size_t i = 0; i < run->ncells; i++) {
-        sb_cell_result *r = &run->cells[i];
-        r->cell = *sb_plan_cell(plan, i);
-        w[i].src = src + r->cell.src_align;
-        w[i].dst = dst + r->cell.dst_align;
-        if (r->cell.kernel->setup) {
-            rc = r->cell.kernel->setup(&w[i].state, r->cell.size, err);
-            if (rc != SB_OK)
-                goto fail;
-            w[i].has_state = 1;
+    wall0 = sb__now();
+    for (size_t i = 0; i < max_inv && !sb__stop_requested(); i++) {
+        sb__invocation inv;
+        double b = budget;
+        if (i >= ninv) {
+            /* Past the minimum: go on only while a cell still misses the
+             * target at the invocation level and time remains. */
+            double left = opt->max_time - (sb__now() - wall0);
+            if (left < 0.25 * budget || invocation_precision_met(run))
+                break;
+            if (b > left)
+                b = left;
         }
-        order[i] = i;
-    }
-
-    /* Warm-up and calibration take at most a tenth of the time budget. */
-    t0 = sb__now();
-    for (size_t i = 0; i < run->ncells && !stop_requested; i++) {
-        double deadline = t0 + 0.1 * opt->max_time * (double)(i + 1) /
-                                   (double)run->ncells;
-        run->cells[i].iters =
-            warm_up(&run->cells[i], &w[i], tsc, overhead, target, deadline);
-    }
-
-    while (!stop_requested) {
-        int done;
-        gsl_ran_shuffle(rng, order, run->ncells, sizeof *order);
-        for (size_t j = 0; j < run->ncells && !stop_requested; j++) {
-            sb_cell_result *r = &run->cells[order[j]];
-            int sw;
-            double v = take_sample(&r->cell, &w[order[j]], r->iters, tsc,
-                                   overhead, &sw);
-            if (sw) {
-                r->rejected[SB_REJECT_CTXSW]++;
-                r->rejected_total++;
-            } else if (push_sample(r, &w[order[j]], v) != SB_OK) {
-                rc = sb__error(err, SB_ENOMEM, "out of memory for samples");
-                goto fail;
-            }
-        }
-        if (stop_requested)
-            break; /* the partial round's samples are kept */
-        run->rounds++;
-        run->elapsed = sb__now() - t0;
-        if (opt->progress &&
-            opt->progress(opt->progress_arg, run->rounds, run->elapsed)) {
-            stop_requested = 1;
+        rc = ninv == 1 ? sb__measure(plan, opt, opt->seed, b, &inv, err)
+                       : forked_invocation(plan, opt, i, b, &inv, err);
+        if (rc != SB_OK)
             break;
+        if (run->invocations == 0) {
+            run->meta = inv.meta;
         }
-        if (run->rounds >= opt->max_samples || run->elapsed >= opt->max_time)
-            break;
-        if (run->rounds < opt->min_samples || run->rounds < check_at)
-            continue;
-        /* The stop rule sorts every cell: check it at rounds that grow by
-         * about 1/16 each time, so its cost stays a small part of the run. */
-        check_at = run->rounds + 1 + run->rounds / 16;
-        {
-            double *t = realloc(scratch, run->rounds * sizeof *t);
-            if (!t) {
+        run->invocations++;
+        run->rounds += inv.rounds;
+        run->elapsed += inv.elapsed;
+        if (inv.interrupted)
+            run->interrupted = 1;
+        for (size_t c = 0; c < n && rc == SB_OK; c++)
+            if (sb__run_add_invocation(run, c, &inv.cells[c]) != SB_OK)
                 rc = sb__error(err, SB_ENOMEM, "out of memory");
-                goto fail;
-            }
-            scratch = t;
-        }
-        done = 1;
-        for (size_t i = 0; i < run->ncells && done; i++)
-            done = run->cells[i].nsamples >= opt->min_samples &&
-                   rel_halfwidth(&run->cells[i], opt->ci_level, scratch) <=
-                       opt->precision;
-        if (done)
+        sb__invocation_free(&inv);
+        if (rc != SB_OK)
             break;
+        if (opt->progress &&
+            opt->progress(opt->progress_arg, run->rounds, run->elapsed))
+            sb_run_request_stop();
     }
-    run->interrupted = stop_requested != 0;
-    run->elapsed = sb__now() - t0;
-
-    for (size_t i = 0; i < run->ncells; i++) {
-        rc = finish_cell(&run->cells[i], run);
-        if (rc != SB_OK) {
-            sb__error(err, rc, "statistics failed for cell %zu: %s", i,
-                      sb_strerror(rc));
-            goto fail;
-        }
-    }
-    rc = SB_OK;
-    *out = run;
-    run = NULL;
-
-fail:
-    if (restore)
-        sched_setaffinity(0, sizeof saved, &saved);
-    if (run) {
-        release(w, run);
-        w = NULL;
+    if (sb__stop_requested())
+        run->interrupted = 1;
+    /* An invocation that failed after others delivered: keep what was
+     * measured only when the failure was an interruption. */
+    if (rc != SB_OK || run->invocations == 0) {
+        if (rc == SB_OK)
+            rc = sb__error(err, SB_EINTR, "interrupted before any sample");
         sb_run_free(run);
-    } else if (*out) {
-        release(w, *out);
+        return rc;
     }
-    if (src)
-        munmap(src, src_bytes);
-    if (dst)
-        munmap(dst, dst_bytes);
-    free(scratch);
-    free(order);
-    gsl_rng_free(rng);
-    return rc;
-}
-
-void sb_run_free(sb_run *run)
-{
-    if (!run)
-        return;
-    for (size_t i = 0; run->cells && i < run->ncells; i++)
-        free(run->cells[i].ticks);
-    free(run->cells);
-    free(run->command);
-    free(run);
-}
-
-size_t sb_run_count(const sb_run *run)
-{
-    return run ? run->ncells : 0;
-}
-
-const sb_cell_result *sb_run_cell(const sb_run *run, size_t i)
-{
-    return run && i < run->ncells ? &run->cells[i] : NULL;
-}
-
-const sb_meta *sb_run_meta(const sb_run *run)
-{
-    return run ? &run->meta : NULL;
-}
-
-const sb_options *sb_run_options(const sb_run *run)
-{
-    return run ? &run->opt : NULL;
-}
-
-int sb_run_interrupted(const sb_run *run)
-{
-    return run ? run->interrupted : 0;
-}
-
-double sb_run_elapsed(const sb_run *run)
-{
-    return run ? run->elapsed : 0;
-}
-
-size_t sb_run_rounds(const sb_run *run)
-{
-    return run ? run->rounds : 0;
-}
-
-const char *sb_run_command(const sb_run *run)
-{
-    return run && run->command ? run->command : "";
-}
-
-int sb_run_set_command(sb_run *run, int argc, char *const argv[],
-                       sb_error *err)
-{
-    size_t len = 1;
-    char *s;
-
-    if (!run || argc < 0 || (argc > 0 && !argv))
-        return sb__error(err, SB_EINVAL, "sb_run_set_command: bad argument");
-    for (int i = 0; i < argc; i++)
-        len += strlen(argv[i]) + 1;
-    s = malloc(len);
-    if (!s)
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    s[0] = '\0';
-    for (int i = 0; i < argc; i++) {
-        if (i)
-            strcat(s, " ");
-        strcat(s, argv[i]);
+    rc = sb__run_analyse(run, err);
+    if (rc != SB_OK) {
+        sb_run_free(run);
+        return rc;
     }
-    free(run->command);
-    run->command = s;
+    *out = run;
     return SB_OK;
 }

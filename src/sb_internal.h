@@ -11,25 +11,6 @@
 #define SB__PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define SB__PRINTF(a, b)
-/* timer.c: the timed region of one sample: k calls of fn between two
- * timer reads, returning the raw tick difference.  Not inlined, so that the
- * overhead measured with k == 0 is that of the code every sample runs. */
-uint64_t sb__timed_sample(int tsc, sb_kernel_fn fn, void *dst, const void *src,
-                          size_t n, void *state, size_t k);
-
-/* timer.c: seconds since an arbitrary start (CLOCK_MONOTONIC). */
-double sb__now(void);
-
-/* counters.c: describe the counter backend of this build and machine into
- * buf (one line).  Cheap after the first call. */
-void sb__counters_describe(char *buf, size_t len);
-
-/* meta.c: fill the machine part of a run's metadata. */
-void sb__meta_fill(sb_meta *meta);
-
-/* Median of a small array, which it sorts. */
-double sb__median_inplace(double *x, size_t n);
-
 #endif
 
 /* Buffers are page-aligned plus the cell's offset; offsets stay below a
@@ -46,6 +27,10 @@ int sb__buffer_bytes(const struct sb_plan *plan, size_t *src_bytes,
 /* plan.c: 1 when this process may run on cpu, 0 when not, -1 on error;
  * set (optional) receives the allowed CPUs as "0-3,6". */
 int sb__cpu_allowed(int cpu, char *set, size_t setlen);
+
+/* plan.c: the statistical options alone (level, precision, invocations,
+ * outliers, bootstrap, alpha, threshold); SB_OK or SB_EINVAL. */
+int sb__options_check(const sb_options *opt, sb_error *err);
 
 /* Fill err (when not NULL) with code and a printf-style message; returns
  * code so that callers can write "return sb__error(err, SB_EINVAL, ...)". */

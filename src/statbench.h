@@ -148,6 +148,165 @@ SB_API int sb_stats_tukey(const double *sorted, size_t n, sb_outliers *out);
 SB_API int sb_stats_summarize(const double *x, size_t n, double level,
                               double *work, sb_summary *out);
 
+/* ---- More intervals --------------------------------------------------- */
+
+/* The p-quantile of sorted[0..n-1] (ascending, finite) with a
+ * distribution-free interval [x(l), x(u)] (1-based order statistics):
+ * with B ~ Bin(n, p), the coverage P(l <= B < u) = F(u - 1) - F(l - 1) is
+ * at least level, l and u chosen so that the two tails' probabilities
+ * F(l - 1) and 1 - F(u - 1) are each at most (1 - level) / 2 whenever
+ * possible, and the interval is the narrowest such.  estimate is the type 7
+ * quantile.  When n is too small, min and max with achieved < level.
+ * p = 0.5 gives exactly sb_stats_median_ci's interval.  SB_EINVAL for
+ * n == 0, p or level outside (0, 1). */
+SB_API int sb_stats_quantile_ci(const double *sorted, size_t n, double p,
+                                double level, sb_interval *out);
+
+/* Bootstrap interval methods. */
+enum sb_boot_method {
+    SB_BOOT_PERCENTILE = 0, /* percentiles of the bootstrap distribution */
+    SB_BOOT_BCA             /* bias-corrected and accelerated (Efron 1987),
+                               acceleration from the jackknife */
+};
+
+/* Median of x[0..n-1] (any order, finite) with a bootstrap interval from
+ * B resamples drawn with gsl_rng_mt19937 seeded with seed: the same
+ * inputs give the same interval.  estimate is the sample median; achieved
+ * is the nominal level.  Allocates O(n + B) scratch memory.  SB_EINVAL for
+ * n < 2, B < 100, a bad level or method, non-finite data; SB_ENOMEM. */
+SB_API int sb_stats_median_boot_ci(const double *x, size_t n, double level,
+                                   size_t B, int method, uint64_t seed,
+                                   sb_interval *out);
+
+/* Ratio of medians median(y) / median(x) with a bootstrap interval (x and
+ * y resampled independently, B times, seeded as above; BCa acceleration
+ * from the jackknife over all nx + ny observations).  For times, y the
+ * candidate and x the baseline, a ratio below 1 means y is faster.  All
+ * values must be positive and finite.  Errors as above. */
+SB_API int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
+                                  size_t ny, double level, size_t B,
+                                  int method, uint64_t seed,
+                                  sb_interval *out);
+
+/* Carry an interval through a monotone function f (throughput from time,
+ * say): estimate, lo and hi are mapped, and the ends swap when f is
+ * decreasing (f(lo) > f(hi)).  level and achieved are kept. */
+SB_API sb_interval sb_interval_map(sb_interval in,
+                                   double (*f)(double v, void *arg),
+                                   void *arg);
+
+/* The MAD rule: a value is an outlier when |x - median| > k * 1.4826 *
+ * MAD, MAD the median absolute deviation (1.4826 makes it estimate the
+ * standard deviation of normal data).  k = 3 is the usual choice (Leys et
+ * al. 2013).  With MAD == 0 nothing is an outlier. */
+typedef struct sb_mad_outliers {
+    double median, mad, k;
+    double lo, hi;       /* the fences */
+    size_t low, high;    /* values below lo, above hi */
+} sb_mad_outliers;
+
+/* SB_EINVAL for n == 0 or k not positive.  sorted ascending, finite. */
+SB_API int sb_stats_mad_outliers(const double *sorted, size_t n, double k,
+                                 sb_mad_outliers *out);
+
+/* Lag-1 autocorrelation of x[0..n-1] in measured order:
+ * r1 = sum (x_t - m)(x_t+1 - m) / sum (x_t - m)^2 over the sample mean m
+ * (the usual estimator, as R's acf computes it).  0 when all values are
+ * equal.  SB_EINVAL for n < 3 or non-finite data. */
+SB_API int sb_stats_lag1(const double *x, size_t n, double *r1);
+
+/* Smallest relative effect a two-sided test at alpha detects with the
+ * given power, for two estimates each with relative standard error se:
+ * (q(1 - alpha / 2) + q(power)) * sqrt(2) * se, q the normal quantile, or
+ * Student t's with df degrees of freedom when df > 0.  NAN on bad input. */
+SB_API double sb_stats_mde(double se, double df, double alpha, double power);
+
+/* ---- Comparisons -------------------------------------------------------- */
+
+/* Mann-Whitney U test of x against y, two-sided.  u = number of pairs
+ * (x_i, y_j) with x_i > y_j plus half the ties.  p: the exact
+ * distribution when there are no ties and nx, ny <= 20; otherwise the
+ * normal approximation with the tie correction of the variance and a
+ * continuity correction of 0.5 (as scipy.stats.mannwhitneyu with
+ * method="asymptotic").  a12 (optional) = u / (nx ny), the probability that
+ * a value of x exceeds one of y (Vargha and Delaney's A), an effect size:
+ * 0.5 no effect, 0.56 / 0.64 / 0.71 small / medium / large.
+ * SB_EINVAL for an empty sample or non-finite data; SB_ENOMEM. */
+SB_API int sb_stats_mann_whitney(const double *x, size_t nx, const double *y,
+                                 size_t ny, double *u, double *p,
+                                 double *a12);
+
+/* Welch's t test on the logarithms of x and y (positive values), two-sided
+ * (SB_EINVAL also for a level outside (0, 1) or a NULL t, df or p):
+ * t = (mean log y - mean log x) / se, Welch-Satterthwaite df.  ratio
+ * (optional) receives exp(mean log y - mean log x) with its t interval at
+ * level (the ratio of geometric means).  SB_EINVAL for nx or ny < 2, a
+ * value <= 0 or non-finite, zero variance in both samples. */
+SB_API int sb_stats_welch_log(const double *x, size_t nx, const double *y,
+                              size_t ny, double level, double *t, double *df,
+                              double *p, sb_interval *ratio);
+
+/* Paired comparison of per-invocation estimates: a[i] and b[i] measured in
+ * the same invocation i.  The ratio of geometric means exp(mean log(b/a))
+ * with its t interval (m - 1 df) at level, and the paired t test's
+ * two-sided p.  SB_EINVAL for m < 2, values <= 0 or non-finite.  With all
+ * log ratios equal, the interval is that ratio and p is 0 (or 1 when the
+ * ratio is exactly 1). */
+SB_API int sb_stats_paired_log(const double *a, const double *b, size_t m,
+                               double level, sb_interval *ratio, double *p);
+
+/* Holm-Bonferroni adjusted p-values of a family of m tests: sort p
+ * ascending as p(1) <= ... <= p(m), adjusted(i) = max over j <= i of
+ * min(1, (m - j + 1) p(j)), returned in the input order.  adjusted may
+ * alias p.  SB_EINVAL for m == 0 or a p outside [0, 1]; SB_ENOMEM. */
+SB_API int sb_stats_holm(const double *p, size_t m, double *adjusted);
+
+enum sb_verdict {
+    SB_VERDICT_EQUIVALENT = 0, /* the ratio's CI lies within 1 +- threshold */
+    SB_VERDICT_FASTER,         /* significant, and the CI lies below 1 */
+    SB_VERDICT_SLOWER,         /* significant, and the CI lies above 1 */
+    SB_VERDICT_INCONCLUSIVE    /* none of these */
+};
+
+/* The verdict on a ratio of times (candidate / baseline) with its CI and
+ * adjusted p-value, at significance alpha and a practical threshold
+ * (0.01 for 1%): equivalent when 1 - threshold <= lo and hi <= 1 +
+ * threshold; else faster when p < alpha and hi < 1; else slower when
+ * p < alpha and lo > 1; else inconclusive.  Returns an enum sb_verdict, or
+ * SB_VERDICT_INCONCLUSIVE for NaN inputs. */
+SB_API int sb_stats_verdict(const sb_interval *ratio, double p_adjusted,
+                            double alpha, double threshold);
+
+/* "equivalent", "faster", "slower", "inconclusive"; "?" otherwise. */
+SB_API const char *sb_verdict_name(int verdict);
+
+/* ---- Invocation level --------------------------------------------------- */
+
+/* m groups of samples, one group per invocation (process).  Each group's
+ * estimate is its median; the interval is Student t over the m estimates
+ * (m - 1 df), so the variation between processes is in it.  The variance
+ * components come from the one-way random-effects ANOVA on the raw values
+ * (method of moments, unbalanced groups with the usual n0; a negative
+ * between component is set to 0). */
+typedef struct sb_levels {
+    size_t m;              /* groups */
+    size_t n;              /* values in all groups */
+    sb_interval ci;        /* mean of the group medians, t interval */
+    double sd_between_est; /* sd of the m group medians */
+    double var_between;    /* between-group variance component */
+    double var_within;     /* within-group variance component */
+    double between_fraction; /* var_between / (var_between + var_within) */
+} sb_levels;
+
+/* groups[i] points at n[i] values (any order, finite).  With one value
+ * per group the within component cannot be measured: the interval is
+ * still given and the variance components are NaN.  The mean of
+ * between_fraction over many small-m runs is biased low (m = 5: about 0.80
+ * for a true 0.86).  SB_EINVAL for m < 2, an empty group or non-finite
+ * data; SB_ENOMEM. */
+SB_API int sb_stats_levels(const double *const *groups, const size_t *n,
+                           size_t m, double level, sb_levels *out);
+
 /* ------------------------------------------------------------------------ */
 /* Kernels (kernels/)                                                        */
 /* ------------------------------------------------------------------------ */
@@ -156,7 +315,9 @@ enum sb_family {
     SB_FAMILY_COPY = 0,
     SB_FAMILY_CLEAR,
     SB_FAMILY_ALLOC,
-    SB_FAMILY_SYSCALL
+    SB_FAMILY_SYSCALL,
+    SB_FAMILY_EXTERNAL /* samples measured elsewhere (analyze, loaded runs
+                          of kernels this build lacks) */
 };
 
 /* CPU features a kernel may need.  A kernel whose features the running CPU
@@ -278,6 +439,25 @@ typedef struct sb_options {
     int no_pin;             /* 1: leave affinity alone; default 0 */
     double sample_seconds;  /* target length of one sample; default 50e-6 */
     int force_clock_timer;  /* 1: use clock_gettime instead of the TSC */
+    size_t invocations;     /* fresh processes (fork) measuring the whole
+                               plan, each with max_time / invocations;
+                               default 6, the fewest whose medians give a
+                               distribution-free 95% interval.  With more
+                               than one, intervals and tests use the
+                               invocation level. */
+    size_t max_invocations; /* with invocations > 1: more invocations are
+                               started, while time remains, until every
+                               cell's invocation-level interval meets the
+                               precision target or this many ran; default
+                               100 (values below invocations mean
+                               invocations) */
+    int outliers;           /* enum sb_outlier_policy; default keep */
+    size_t bootstrap;       /* 0: order-statistic median CI; N >= 100: BCa
+                               bootstrap with N resamples (seeded by seed);
+                               default 0 */
+    double alpha;           /* significance level of verdicts; default 0.05 */
+    double threshold;       /* practical threshold of verdicts, relative;
+                               default 0.01 */
     /* Called after every round with the samples so far; a non-zero return
      * stops the run early (it is then marked interrupted).  Optional. */
     int (*progress)(void *arg, size_t round, double elapsed);
@@ -286,9 +466,20 @@ typedef struct sb_options {
 
 SB_API void sb_options_init(sb_options *opt);
 
+/* What happens to Tukey outliers (counted in every case). */
+enum sb_outlier_policy {
+    SB_OUTLIERS_KEEP = 0,      /* keep all: the median is robust anyway */
+    SB_OUTLIERS_REJECT_SEVERE, /* reject beyond 3 IQR */
+    SB_OUTLIERS_REJECT_ALL     /* reject beyond 1.5 IQR */
+};
+
+/* "keep", "reject-severe", "reject-all"; "?" otherwise. */
+SB_API const char *sb_outlier_policy_name(int policy);
+
 /* Why a sample was rejected. */
 enum sb_reject_reason {
     SB_REJECT_CTXSW = 0,  /* a context switch happened during the sample */
+    SB_REJECT_OUTLIER,    /* removed by the outlier policy */
     SB_REJECT_NREASONS
 };
 
@@ -306,12 +497,47 @@ typedef struct sb_cell_result {
     size_t rejected_total;
     size_t warmup_samples; /* samples spent warming up (not kept) */
     int reached_precision; /* 1 when the CI reached the precision target */
-    sb_summary ticks_summary; /* statistics of ticks at the run's level */
+    sb_summary ticks_summary; /* descriptive statistics of all kept samples
+                                 pooled; its median interval treats them as
+                                 independent */
+    /* Invocations: ticks holds invocation 0's samples, then 1's, ... */
+    size_t invocations;    /* processes the samples come from */
+    size_t *inv_nsamples;  /* samples kept in each invocation */
+    double *inv_median;    /* each invocation's median ticks */
+    sb_levels levels;      /* variance components (invocations > 1) */
+    /* The interval reported for the median ticks.  With invocations > 1
+     * it is over the invocations' medians: their median with the
+     * order-statistic interval when there are enough for the level (6 at
+     * 95%; robust to one disturbed process), else Student t over them.
+     * With one invocation, the order-statistic or bootstrap interval of
+     * the samples. */
+    sb_interval interval;
+    const char *method;    /* how interval was made, static text */
+    sb_mad_outliers mad;   /* MAD rule counts (never removed) */
+    double lag1;           /* lag-1 autocorrelation (mean over invocations) */
+    int autocorrelated;    /* 1 when |lag1| > 0.2: intervals too narrow */
+    double mde;            /* smallest relative change detectable against
+                              a cell of equal noise, alpha 0.05, power 0.8 */
     /* Derived, in the units a reader wants: */
     sb_interval mbps;      /* median throughput, 1 MB = 10^6 bytes */
     double cycles_per_byte;   /* median ticks / size (TSC cycles) */
     double rel_halfwidth;  /* (hi - lo) / 2 / median of ticks */
 } sb_cell_result;
+
+/* A comparison of one cell against a baseline cell. */
+typedef struct sb_comparison {
+    int valid;             /* 0: this cell has no baseline */
+    size_t base;           /* index of the baseline cell (in its run) */
+    sb_interval ratio;     /* median time of the cell / of the baseline:
+                              below 1 the cell is faster */
+    double p;              /* two-sided p of the test named in test */
+    double p_adjusted;     /* Holm-adjusted over the run's comparisons */
+    double a12;            /* P(cell sample > baseline sample), ties half
+                              (sample level; NAN at the invocation level) */
+    double mde;            /* smallest relative effect detectable here */
+    int verdict;           /* enum sb_verdict */
+    const char *test;      /* static text naming the test */
+} sb_comparison;
 
 /* Metadata of a run: where and how it was measured. */
 typedef struct sb_meta {
@@ -357,6 +583,47 @@ SB_API const sb_options *sb_run_options(const sb_run *run);
 SB_API int sb_run_interrupted(const sb_run *run);
 SB_API double sb_run_elapsed(const sb_run *run);  /* seconds measuring */
 SB_API size_t sb_run_rounds(const sb_run *run);
+
+/* Compare each cell i with cell base[i] of the same run (SIZE_MAX: no
+ * baseline), then Holm-adjust the p-values over all comparisons and give
+ * verdicts at opt->alpha and opt->threshold of the run's options.  With
+ * several invocations the test is paired over invocations (both cells were
+ * measured in each); with one, the ratio's interval is a BCa bootstrap and
+ * the p-value Mann-Whitney's.  Replaces earlier comparisons.  SB_EINVAL,
+ * SB_ENOMEM. */
+SB_API int sb_run_set_baselines(sb_run *run, const size_t *base,
+                                sb_error *err);
+
+/* Compare every cell of run with the cell of before that has the same
+ * kernel name, size and offsets (unpaired: separate runs), then as above.
+ * Cells without a match get no comparison.  Returns SB_OK and the number
+ * of matched cells in *matched (optional). */
+SB_API int sb_run_compare_to(sb_run *run, const sb_run *before,
+                             size_t *matched, sb_error *err);
+
+/* The comparison of cell i, or NULL when it has none. */
+SB_API const sb_comparison *sb_run_comparison(const sb_run *run, size_t i);
+
+/* Read a run written with SB_FORMAT_JSON (schema statbench-run, version
+ * 1).  Kernels are known by name: cells of kernels this build lacks get a
+ * stand-in that cannot be measured.  Statistics are recomputed from the
+ * raw samples; opt (NULL: as saved) supplies the statistical options
+ * ci_level, precision, outliers, bootstrap, alpha and threshold, and the
+ * rest stay as saved.  The saved samples are those the saved outlier
+ * policy kept: with opt NULL the policy is not applied again.  SB_EIO for
+ * a file that is not JSON, not a statbench run, of a newer schema, or
+ * missing fields, with a message naming what is wrong. */
+SB_API int sb_run_load(FILE *f, const char *name, const sb_options *opt,
+                       sb_run **out, sb_error *err);
+
+/* A run made from samples measured elsewhere: m cells named names[i],
+ * each with n[i] values values[i] (ticks, or any unit: size 0 and hz 1),
+ * analysed with opt as one invocation.  SB_EINVAL for empty or
+ * non-finite data. */
+SB_API int sb_run_from_samples(const char *const *names,
+                               const double *const *values, const size_t *n,
+                               size_t m, const sb_options *opt, sb_run **out,
+                               sb_error *err);
 
 /* Record the command line in the run's metadata (argv is copied). */
 SB_API int sb_run_set_command(sb_run *run, int argc, char *const argv[],

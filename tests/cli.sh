@@ -57,8 +57,12 @@ assert len(cells) == 6, len(cells)
 assert [c["src_align"] for c in cells] == [0, 1, 2, 0, 1, 2]
 for c in cells:
     assert c["samples"] == len(c["samples_ticks"]) > 0
-    med = c["ticks"]["median"]
+    med = c["interval"]
     assert med["lo"] <= med["estimate"] <= med["hi"]
+    # Six invocations at least by default: the interval is over their medians.
+    assert c["invocations"] >= 6 and len(c["invocation_samples"]) == c["invocations"]
+    assert sum(c["invocation_samples"]) == c["samples"]
+    assert c["method"] == "order statistics over invocation medians", c["method"]
     mb = c["mbps"]
     assert mb["lo"] <= mb["estimate"] <= mb["hi"]
     # MB/s is the size over the median time, 1 MB = 10^6 bytes.

@@ -290,7 +290,9 @@ static void test_table(void)
     TAP_IS_STR(sb_family_name(SB_FAMILY_SYSCALL), "syscall",
                "family name syscall");
     TAP_IS_STR(sb_family_name(-1), "?", "family name of -1");
-    TAP_IS_STR(sb_family_name(SB_FAMILY_SYSCALL + 1), "?",
+    TAP_IS_STR(sb_family_name(SB_FAMILY_EXTERNAL), "external",
+               "family name external");
+    TAP_IS_STR(sb_family_name(SB_FAMILY_EXTERNAL + 1), "?",
                "family name past the last");
 }
 

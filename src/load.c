@@ -1,0 +1,444 @@
+/*
+ * load.c: runs that were not measured here: a saved JSON run read back
+ * (for compare and report), and samples from any tool (for analyze).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "run_internal.h"
+
+#define SCHEMA_VERSION 1
+
+/* A stand-in kernel owned by the run, for a name this build lacks or for
+ * imported samples.  It cannot be measured (fn is NULL). */
+static const sb_kernel *own_kernel(const sb_run *run, const char *name)
+{
+    for (size_t i = 0; i < run->nown; i++)
+        if (!strcmp(run->own_kernels[i].name, name))
+            return &run->own_kernels[i];
+    return NULL;
+}
+
+static int add_own_kernels(sb_run *run, const char *const *names,
+                           const int *family, size_t m)
+{
+    run->own_kernels = calloc(m ? m : 1, sizeof *run->own_kernels);
+    if (!run->own_kernels)
+        return SB_ENOMEM;
+    for (size_t i = 0; i < m; i++) {
+        char *n = strdup(names[i]);
+        if (!n)
+            return SB_ENOMEM;
+        run->own_kernels[run->nown++] = (sb_kernel){
+            .name = n,
+            .family = family ? family[i] : SB_FAMILY_EXTERNAL,
+            .description = "not measured by this build",
+        };
+    }
+    return SB_OK;
+}
+
+int sb_run_from_samples(const char *const *names,
+                        const double *const *values, const size_t *n,
+                        size_t m, const sb_options *opt, sb_run **out,
+                        sb_error *err)
+{
+    sb_options o;
+    sb_run *run;
+    int rc;
+
+    sb_init();
+    if (!out || !names || !values || !n || m == 0)
+        return sb__error(err, SB_EINVAL, "sb_run_from_samples: no data");
+    *out = NULL;
+    if (opt)
+        o = *opt;
+    else
+        sb_options_init(&o);
+    o.invocations = 1;
+    if (sb__options_check(&o, err) != SB_OK)
+        return SB_EINVAL;
+    for (size_t i = 0; i < m; i++) {
+        if (n[i] == 0)
+            return sb__error(err, SB_EINVAL, "%s: no values", names[i]);
+        for (size_t j = 0; j < n[i]; j++)
+            if (!isfinite(values[i][j]))
+                return sb__error(err, SB_EINVAL,
+                                 "%s: value %zu is not a finite number",
+                                 names[i], j + 1);
+    }
+    run = sb__run_alloc(m, &o);
+    if (!run)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    run->imported = 1;
+    if (add_own_kernels(run, names, NULL, m) != SB_OK) {
+        sb_run_free(run);
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    snprintf(run->meta.statbench_version, sizeof run->meta.statbench_version,
+             "%s", PACKAGE_VERSION);
+    run->meta.timer.kind = SB_TIMER_CLOCK;
+    run->meta.timer.hz = 1;
+    run->meta.timer.hz_source = "samples measured elsewhere";
+    run->meta.cpu = -1;
+    run->invocations = 1;
+    for (size_t i = 0; i < m; i++) {
+        sb__raw_cell raw = {.nsamples = n[i], .ticks = (double *)values[i]};
+        run->cells[i].cell = (sb_cell){.kernel = &run->own_kernels[i]};
+        if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
+            sb_run_free(run);
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        }
+    }
+    rc = sb__run_analyse(run, err);
+    if (rc != SB_OK) {
+        sb_run_free(run);
+        return rc;
+    }
+    *out = run;
+    return SB_OK;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static const char *get_str(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int get_num(json_t *o, const char *key, double *out)
+{
+    json_t *v = json_object_get(o, key);
+    if (json_is_number(v)) {
+        *out = json_number_value(v);
+        return 0;
+    }
+    if (json_is_null(v)) {
+        *out = NAN;
+        return 0;
+    }
+    return -1;
+}
+
+static int get_size(json_t *o, const char *key, size_t *out)
+{
+    json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return -1;
+    *out = (size_t)json_integer_value(v);
+    return 0;
+}
+
+static void copy_str(char *dst, size_t len, json_t *o, const char *key)
+{
+    const char *s = get_str(o, key);
+    snprintf(dst, len, "%s", s ? s : "");
+}
+
+static int load_meta(sb_run *run, json_t *root, const char *name,
+                     sb_error *err)
+{
+    json_t *m = json_object_get(root, "meta"), *t, *o;
+    sb_meta *meta = &run->meta;
+
+    if (!json_is_object(m))
+        return sb__error(err, SB_EIO, "%s: missing \"meta\"", name);
+    copy_str(meta->statbench_version, sizeof meta->statbench_version, m,
+             "statbench_version");
+    copy_str(meta->start_time, sizeof meta->start_time, m, "start_time");
+    copy_str(meta->hostname, sizeof meta->hostname, m, "hostname");
+    copy_str(meta->cpu_model, sizeof meta->cpu_model, m, "cpu_model");
+    copy_str(meta->kernel_version, sizeof meta->kernel_version, m,
+             "kernel_version");
+    copy_str(meta->pin_note, sizeof meta->pin_note, m, "pin_note");
+    copy_str(meta->counters, sizeof meta->counters, m, "counters");
+    {
+        json_t *cpu = json_object_get(m, "cpu");
+        meta->cpu = json_is_integer(cpu) ? (int)json_integer_value(cpu) : -1;
+    }
+    {
+        json_t *f = json_object_get(m, "cpu_features");
+        size_t i;
+        json_t *v;
+        json_array_foreach(f, i, v)
+        {
+            for (unsigned b = 0; b < 32; b++)
+                if (json_is_string(v) &&
+                    !strcmp(sb_feature_name(1u << b), json_string_value(v)))
+                    meta->cpu_features |= 1u << b;
+        }
+    }
+    if (get_str(m, "command")) {
+        run->command = strdup(get_str(m, "command"));
+        if (!run->command)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    t = json_object_get(m, "timer");
+    if (!json_is_object(t) || get_num(t, "hz", &meta->timer.hz) ||
+        !(meta->timer.hz > 0))
+        return sb__error(err, SB_EIO, "%s: missing or bad \"meta.timer.hz\"",
+                         name);
+    meta->timer.kind = get_str(t, "kind") && !strcmp(get_str(t, "kind"), "tsc")
+                           ? SB_TIMER_TSC
+                           : SB_TIMER_CLOCK;
+    get_num(t, "overhead_ticks", &meta->timer.overhead);
+    get_num(t, "bare_overhead_ticks", &meta->timer.bare_overhead);
+    meta->timer.invariant = json_is_true(json_object_get(t, "invariant"));
+    copy_str(run->hz_source, sizeof run->hz_source, t, "hz_source");
+    meta->timer.hz_source = run->hz_source;
+    copy_str(meta->timer.reason, sizeof meta->timer.reason, t, "reason");
+
+    o = json_object_get(m, "options");
+    if (json_is_object(o)) {
+        sb_options *op = &run->opt;
+        double v;
+        size_t z;
+        json_t *seed = json_object_get(m, "seed");
+        if (!get_num(o, "ci_level", &v) && v > 0 && v < 1)
+            op->ci_level = v;
+        if (!get_num(o, "precision", &v) && v > 0 && v < 1)
+            op->precision = v;
+        if (!get_num(o, "max_time_s", &v) && v > 0)
+            op->max_time = v;
+        if (!get_size(o, "min_samples", &z))
+            op->min_samples = z;
+        if (!get_size(o, "max_samples", &z))
+            op->max_samples = z;
+        if (!get_num(o, "sample_seconds", &v) && v > 0)
+            op->sample_seconds = v;
+        if (!get_size(o, "invocations", &z) && z >= 1)
+            op->invocations = z;
+        if (!get_size(o, "bootstrap", &z))
+            op->bootstrap = z;
+        if (!get_num(o, "alpha", &v) && v > 0 && v < 1)
+            op->alpha = v;
+        if (!get_num(o, "threshold", &v) && v >= 0 && v < 1)
+            op->threshold = v;
+        if (json_is_integer(seed))
+            op->seed = (uint64_t)json_integer_value(seed);
+    }
+    return SB_OK;
+}
+
+static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
+                     sb_error *err)
+{
+    sb_cell_result *r = &run->cells[i];
+    json_t *samples = json_object_get(c, "samples_ticks");
+    json_t *invs = json_object_get(c, "invocation_samples");
+    json_t *rej = json_object_get(c, "rejected");
+    const char *kname = get_str(c, "kernel");
+    const sb_kernel *k;
+    size_t ns, at = 0, ninv;
+    double *all;
+
+    if (!kname || get_size(c, "size", &r->cell.size) ||
+        get_size(c, "src_align", &r->cell.src_align) ||
+        get_size(c, "dst_align", &r->cell.dst_align) ||
+        !json_is_array(samples))
+        return sb__error(err, SB_EIO,
+                         "%s: cell %zu: missing \"kernel\", \"size\", "
+                         "\"src_align\", \"dst_align\" or \"samples_ticks\"",
+                         name, i);
+    k = sb_kernel_find(kname);
+    if (!k)
+        k = own_kernel(run, kname);
+    r->cell.kernel = k;
+    get_size(c, "iters_per_sample", &r->iters);
+    get_size(c, "warmup_samples", &r->warmup_samples);
+    for (int j = 0; j < SB_REJECT_NREASONS; j++) {
+        size_t v = 0;
+        if (json_is_object(rej) && !get_size(rej, sb_reject_name(j), &v)) {
+            r->rejected[j] = v;
+            r->rejected_total += v;
+        }
+    }
+
+    ns = json_array_size(samples);
+    all = malloc((ns + 1) * sizeof *all);
+    if (!all)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    for (size_t j = 0; j < ns; j++) {
+        json_t *v = json_array_get(samples, j);
+        if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+            free(all);
+            return sb__error(err, SB_EIO,
+                             "%s: cell %zu: sample %zu is not a finite "
+                             "number", name, i, j);
+        }
+        all[j] = json_number_value(v);
+    }
+    ninv = json_is_array(invs) ? json_array_size(invs) : 0;
+    if (ninv == 0) {
+        sb__raw_cell raw = {.nsamples = ns, .ticks = all};
+        int rc = sb__run_add_invocation(run, i, &raw);
+        free(all);
+        return rc == SB_OK ? SB_OK
+                           : sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    for (size_t g = 0; g < ninv; g++) {
+        json_t *v = json_array_get(invs, g);
+        sb__raw_cell raw = {0};
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            (size_t)json_integer_value(v) > ns - at) {
+            free(all);
+            return sb__error(err, SB_EIO,
+                             "%s: cell %zu: \"invocation_samples\" does not "
+                             "add up to the samples", name, i);
+        }
+        raw.nsamples = (size_t)json_integer_value(v);
+        raw.ticks = all + at;
+        at += raw.nsamples;
+        if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
+            free(all);
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        }
+    }
+    free(all);
+    if (at != ns)
+        return sb__error(err, SB_EIO,
+                         "%s: cell %zu: \"invocation_samples\" does not add "
+                         "up to the samples", name, i);
+    /* The totals came from the file; adding invocations counted none. */
+    return SB_OK;
+}
+
+int sb_run_load(FILE *f, const char *name, const sb_options *opt,
+                sb_run **out, sb_error *err)
+{
+    json_error_t je;
+    json_t *root, *cells, *c;
+    const char *schema;
+    sb_options o;
+    sb_run *run = NULL;
+    size_t i, nnames = 0;
+    const char **names = NULL;
+    int *families = NULL;
+    int rc = SB_OK;
+
+    sb_init();
+    if (!out || !f)
+        return sb__error(err, SB_EINVAL, "sb_run_load: no file");
+    *out = NULL;
+    if (!name)
+        name = "run";
+    root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return sb__error(err, SB_EIO, "%s: not JSON (line %d: %s)", name,
+                         je.line, je.text);
+    schema = get_str(root, "schema");
+    if (!schema || strcmp(schema, "statbench-run")) {
+        json_decref(root);
+        return sb__error(err, SB_EIO,
+                         "%s: not a statbench run (no \"schema\": "
+                         "\"statbench-run\")", name);
+    }
+    {
+        json_t *v = json_object_get(root, "schema_version");
+        if (!json_is_integer(v) || json_integer_value(v) < 1) {
+            json_decref(root);
+            return sb__error(err, SB_EIO, "%s: bad \"schema_version\"",
+                             name);
+        }
+        if (json_integer_value(v) > SCHEMA_VERSION) {
+            json_decref(root);
+            return sb__error(err, SB_EIO,
+                             "%s: schema version %lld is newer than this "
+                             "statbench reads (%d): upgrade statbench",
+                             name, (long long)json_integer_value(v),
+                             SCHEMA_VERSION);
+        }
+    }
+    cells = json_object_get(root, "cells");
+    if (!json_is_array(cells) || json_array_size(cells) == 0) {
+        json_decref(root);
+        return sb__error(err, SB_EIO, "%s: no \"cells\"", name);
+    }
+    sb_options_init(&o);
+    run = sb__run_alloc(json_array_size(cells), &o);
+    names = calloc(json_array_size(cells), sizeof *names);
+    families = calloc(json_array_size(cells), sizeof *families);
+    if (!run || !names || !families) {
+        rc = sb__error(err, SB_ENOMEM, "out of memory");
+        goto out;
+    }
+    rc = load_meta(run, root, name, err);
+    if (rc != SB_OK)
+        goto out;
+    /* Stand-ins for kernels this build does not have. */
+    json_array_foreach(cells, i, c)
+    {
+        const char *k = get_str(c, "kernel");
+        int seen = 0;
+        if (!k || sb_kernel_find(k))
+            continue;
+        for (size_t j = 0; j < nnames; j++)
+            seen |= !strcmp(names[j], k);
+        if (!seen) {
+            const char *fam = get_str(c, "family");
+            families[nnames] = SB_FAMILY_EXTERNAL;
+            for (int fi = SB_FAMILY_COPY; fam && fi < SB_FAMILY_EXTERNAL;
+                 fi++)
+                if (!strcmp(fam, sb_family_name(fi)))
+                    families[nnames] = fi;
+            names[nnames++] = k;
+        }
+    }
+    if (add_own_kernels(run, names, families, nnames) != SB_OK) {
+        rc = sb__error(err, SB_ENOMEM, "out of memory");
+        goto out;
+    }
+    json_array_foreach(cells, i, c)
+    {
+        if (!json_is_object(c)) {
+            rc = sb__error(err, SB_EIO, "%s: cell %zu is not an object",
+                           name, i);
+            goto out;
+        }
+        rc = load_cell(run, i, c, name, err);
+        if (rc != SB_OK)
+            goto out;
+    }
+    {
+        double v;
+        size_t z;
+        run->interrupted = json_is_true(json_object_get(root, "interrupted"));
+        if (!get_num(root, "elapsed_s", &v))
+            run->elapsed = v;
+        if (!get_size(root, "rounds", &z))
+            run->rounds = z;
+        run->invocations = run->cells[0].invocations;
+    }
+    if (opt) {
+        /* The statistical options are the caller's; the ones that
+         * describe the measurement stay as saved. */
+        run->opt.ci_level = opt->ci_level;
+        run->opt.precision = opt->precision;
+        run->opt.outliers = opt->outliers;
+        run->opt.bootstrap = opt->bootstrap;
+        run->opt.alpha = opt->alpha;
+        run->opt.threshold = opt->threshold;
+    } else {
+        /* The saved samples are what the saved policy kept. */
+        run->opt.outliers = SB_OUTLIERS_KEEP;
+    }
+    rc = sb__options_check(&run->opt, err);
+    if (rc == SB_OK)
+        rc = sb__run_analyse(run, err);
+out:
+    free(names);
+    free(families);
+    json_decref(root);
+    if (rc != SB_OK) {
+        sb_run_free(run);
+        return rc;
+    }
+    *out = run;
+    return SB_OK;
+}

@@ -1,0 +1,375 @@
+/*
+ * results.c: from samples to statistics, for measured, loaded and
+ * imported runs alike; the run's accessors.
+ *
+ * Per cell:
+ *  - the outlier policy removes Tukey outliers per invocation (fences from
+ *    that invocation's own quartiles), counted as rejected;
+ *  - descriptive statistics of all samples pooled (ticks_summary);
+ *  - the reported interval: with several invocations, Student t over the
+ *    invocations' medians (sb_stats_levels), so that variation between
+ *    processes is in it and samples are never pooled as if independent;
+ *    with one, the order-statistic interval of the median, or a BCa
+ *    bootstrap with opt.bootstrap resamples;
+ *  - throughput carried through the interval, diagnostics (lag-1
+ *    autocorrelation, MAD outliers, minimum detectable effect).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+
+#include "run_internal.h"
+
+#define AUTOCORR_WARN 0.2
+
+int sb__invocation_ci(const double *med, size_t m, double level,
+                      sb_interval *out, const char **method)
+{
+    double *sorted;
+    int rc;
+
+    if (m < 2)
+        return SB_EINVAL;
+    sorted = malloc(m * sizeof *sorted);
+    if (!sorted)
+        return SB_ENOMEM;
+    memcpy(sorted, med, m * sizeof *sorted);
+    gsl_sort(sorted, 1, m);
+    rc = sb_stats_median_ci(sorted, m, level, out);
+    if (rc == SB_OK && !(out->achieved < level)) {
+        *method = "order statistics over invocation medians";
+    } else {
+        rc = sb_stats_mean_ci(med, m, level, out);
+        *method = "t over invocation medians";
+    }
+    free(sorted);
+    return rc;
+}
+
+sb_run *sb__run_alloc(size_t ncells, const sb_options *opt)
+{
+    sb_run *run = calloc(1, sizeof *run);
+    if (!run)
+        return NULL;
+    run->opt = *opt;
+    run->opt.progress = NULL;
+    run->opt.progress_arg = NULL;
+    run->ncells = ncells;
+    run->cells = calloc(ncells ? ncells : 1, sizeof *run->cells);
+    if (!run->cells) {
+        free(run);
+        return NULL;
+    }
+    return run;
+}
+
+int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw)
+{
+    sb_cell_result *r = &run->cells[i];
+    size_t m = r->invocations + 1;
+    double *t = realloc(r->ticks, (r->nsamples + raw->nsamples + 1) *
+                                      sizeof *t);
+    size_t *in;
+
+    if (!t)
+        return SB_ENOMEM;
+    r->ticks = t;
+    in = realloc(r->inv_nsamples, m * sizeof *in);
+    if (!in)
+        return SB_ENOMEM;
+    r->inv_nsamples = in;
+    if (raw->nsamples)
+        memcpy(r->ticks + r->nsamples, raw->ticks,
+               raw->nsamples * sizeof *t);
+    r->nsamples += raw->nsamples;
+    r->inv_nsamples[r->invocations] = raw->nsamples;
+    r->invocations = m;
+    if (raw->iters > r->iters)
+        r->iters = raw->iters;
+    r->warmup_samples += raw->warmup_samples;
+    for (int k = 0; k < SB_REJECT_NREASONS; k++) {
+        r->rejected[k] += raw->rejected[k];
+        r->rejected_total += raw->rejected[k];
+    }
+    return SB_OK;
+}
+
+/* Remove the Tukey outliers the policy names from each invocation's
+ * samples; returns how many went. */
+static size_t apply_outliers(sb_cell_result *r, int policy, double *work)
+{
+    size_t removed = 0, in = 0, out = 0;
+
+    if (policy == SB_OUTLIERS_KEEP)
+        return 0;
+    for (size_t g = 0; g < r->invocations; g++) {
+        size_t ng = r->inv_nsamples[g], kept = 0;
+        sb_outliers o;
+        double lo, hi;
+        if (ng == 0)
+            continue;
+        memcpy(work, r->ticks + in, ng * sizeof *work);
+        gsl_sort(work, 1, ng);
+        if (sb_stats_tukey(work, ng, &o) != SB_OK) {
+            memmove(r->ticks + out, r->ticks + in, ng * sizeof *work);
+            in += ng;
+            out += ng;
+            continue;
+        }
+        lo = policy == SB_OUTLIERS_REJECT_ALL ? o.mild_lo : o.severe_lo;
+        hi = policy == SB_OUTLIERS_REJECT_ALL ? o.mild_hi : o.severe_hi;
+        for (size_t j = 0; j < ng; j++) {
+            double v = r->ticks[in + j];
+            if (v < lo || v > hi)
+                removed++;
+            else
+                r->ticks[out + kept++] = v;
+        }
+        in += ng;
+        out += kept;
+        r->inv_nsamples[g] = kept;
+    }
+    r->nsamples = out;
+    return removed;
+}
+
+static int analyse_cell(sb_run *run, sb_cell_result *r, double *work)
+{
+    const sb_options *o = &run->opt;
+    double hz = run->meta.timer.hz > 0 ? run->meta.timer.hz : 1;
+    size_t removed;
+    int rc;
+
+    removed = apply_outliers(r, o->outliers, work);
+    r->rejected[SB_REJECT_OUTLIER] += removed;
+    r->rejected_total += removed;
+
+    r->interval = (sb_interval){NAN, NAN, NAN, o->ci_level, NAN};
+    r->mbps = r->interval;
+    r->cycles_per_byte = r->rel_halfwidth = r->lag1 = r->mde = NAN;
+    r->reached_precision = r->autocorrelated = 0;
+    r->method = "none (no samples)";
+    memset(&r->levels, 0, sizeof r->levels);
+    free(r->inv_median);
+    r->inv_median = NULL;
+    if (r->nsamples == 0)
+        return SB_OK;
+
+    rc = sb_stats_summarize(r->ticks, r->nsamples, o->ci_level, work,
+                            &r->ticks_summary);
+    if (rc != SB_OK)
+        return rc;
+    /* work holds the sorted samples now. */
+    sb_stats_mad_outliers(work, r->nsamples, 3.0, &r->mad);
+
+    /* Per-invocation medians and lag-1 autocorrelations. */
+    r->inv_median = malloc(r->invocations * sizeof *r->inv_median);
+    if (!r->inv_median)
+        return SB_ENOMEM;
+    {
+        size_t at = 0, nl = 0, groups = 0;
+        double lag = 0;
+        const double **gp = malloc(r->invocations * sizeof *gp);
+        size_t *gn = malloc(r->invocations * sizeof *gn);
+        double *gm = malloc(r->invocations * sizeof *gm);
+        if (!gp || !gn || !gm) {
+            free(gp);
+            free(gn);
+            free(gm);
+            return SB_ENOMEM;
+        }
+        for (size_t g = 0; g < r->invocations; g++) {
+            size_t ng = r->inv_nsamples[g];
+            double r1;
+            r->inv_median[g] = NAN;
+            if (ng) {
+                memcpy(work, r->ticks + at, ng * sizeof *work);
+                r->inv_median[g] = sb__median_inplace(work, ng);
+                gm[groups] = r->inv_median[g];
+                gp[groups] = r->ticks + at;
+                gn[groups++] = ng;
+            }
+            if (ng >= 3 && sb_stats_lag1(r->ticks + at, ng, &r1) == SB_OK) {
+                lag += r1;
+                nl++;
+            }
+            at += ng;
+        }
+        r->lag1 = nl ? lag / (double)nl : NAN;
+        r->autocorrelated = nl && fabs(r->lag1) > AUTOCORR_WARN;
+
+        if (groups >= 2) {
+            rc = sb_stats_levels(gp, gn, groups, o->ci_level, &r->levels);
+            if (rc == SB_OK)
+                rc = sb__invocation_ci(gm, groups, o->ci_level,
+                                       &r->interval, &r->method);
+        } else {
+            rc = SB_OK;
+            memcpy(work, r->ticks, r->nsamples * sizeof *work);
+            gsl_sort(work, 1, r->nsamples);
+            if (o->bootstrap >= 100 && r->nsamples >= 2) {
+                rc = sb_stats_median_boot_ci(r->ticks, r->nsamples,
+                                             o->ci_level, o->bootstrap,
+                                             SB_BOOT_BCA, o->seed,
+                                             &r->interval);
+                r->method = "BCa bootstrap of the median";
+            } else {
+                rc = sb_stats_median_ci(work, r->nsamples, o->ci_level,
+                                        &r->interval);
+                r->method = "order statistics (exact binomial)";
+            }
+        }
+        free(gp);
+        free(gn);
+        free(gm);
+        if (rc != SB_OK)
+            return rc;
+    }
+
+    {
+        const sb_interval *m = &r->interval;
+        double bytes = (double)r->cell.size;
+        /* Throughput falls as time rises: the CI's ends swap. */
+        r->mbps.estimate = bytes * hz / m->estimate / 1e6;
+        r->mbps.lo = bytes * hz / m->hi / 1e6;
+        r->mbps.hi = bytes * hz / m->lo / 1e6;
+        r->mbps.level = m->level;
+        r->mbps.achieved = m->achieved;
+        if (r->cell.size > 0)
+            r->cycles_per_byte = m->estimate / bytes;
+        r->rel_halfwidth = (m->hi - m->lo) / 2 / m->estimate;
+        r->reached_precision =
+            r->rel_halfwidth <= o->precision &&
+            !(m->achieved < m->level - 1e-9) && isfinite(r->rel_halfwidth);
+        {
+            /* The interval's half-width over its quantile is the relative
+             * standard error of the estimate. */
+            double df = r->levels.m >= 2 &&
+                                !strcmp(r->method, "t over invocation medians")
+                            ? (double)r->levels.m - 1
+                            : 0;
+            double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + o->ci_level / 2, df)
+                              : gsl_cdf_ugaussian_Pinv(0.5 + o->ci_level / 2);
+            r->mde = sb_stats_mde(r->rel_halfwidth / q, df, 0.05, 0.8);
+        }
+    }
+    return SB_OK;
+}
+
+int sb__run_analyse(sb_run *run, sb_error *err)
+{
+    size_t most = 1;
+    double *work;
+
+    for (size_t i = 0; i < run->ncells; i++)
+        if (run->cells[i].nsamples > most)
+            most = run->cells[i].nsamples;
+    work = malloc(most * sizeof *work);
+    if (!work)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < run->ncells; i++) {
+        int rc = analyse_cell(run, &run->cells[i], work);
+        if (rc != SB_OK) {
+            free(work);
+            return sb__error(err, rc, "statistics of cell %zu (%s) failed: %s",
+                             i, run->cells[i].cell.kernel->name,
+                             sb_strerror(rc));
+        }
+    }
+    free(work);
+    return SB_OK;
+}
+
+void sb_run_free(sb_run *run)
+{
+    if (!run)
+        return;
+    for (size_t i = 0; run->cells && i < run->ncells; i++) {
+        free(run->cells[i].ticks);
+        free(run->cells[i].inv_nsamples);
+        free(run->cells[i].inv_median);
+    }
+    for (size_t i = 0; run->own_kernels && i < run->nown; i++)
+        free((char *)run->own_kernels[i].name);
+    free(run->own_kernels);
+    free(run->cells);
+    free(run->cmp);
+    free(run->command);
+    free(run);
+}
+
+size_t sb_run_count(const sb_run *run)
+{
+    return run ? run->ncells : 0;
+}
+
+const sb_cell_result *sb_run_cell(const sb_run *run, size_t i)
+{
+    return run && i < run->ncells ? &run->cells[i] : NULL;
+}
+
+const sb_meta *sb_run_meta(const sb_run *run)
+{
+    return run ? &run->meta : NULL;
+}
+
+const sb_options *sb_run_options(const sb_run *run)
+{
+    return run ? &run->opt : NULL;
+}
+
+int sb_run_interrupted(const sb_run *run)
+{
+    return run ? run->interrupted : 0;
+}
+
+double sb_run_elapsed(const sb_run *run)
+{
+    return run ? run->elapsed : 0;
+}
+
+size_t sb_run_rounds(const sb_run *run)
+{
+    return run ? run->rounds : 0;
+}
+
+const char *sb_run_command(const sb_run *run)
+{
+    return run && run->command ? run->command : "";
+}
+
+const sb_comparison *sb_run_comparison(const sb_run *run, size_t i)
+{
+    if (!run || !run->cmp || i >= run->ncells || !run->cmp[i].valid)
+        return NULL;
+    return &run->cmp[i];
+}
+
+int sb_run_set_command(sb_run *run, int argc, char *const argv[],
+                       sb_error *err)
+{
+    size_t len = 1;
+    char *s;
+
+    if (!run || argc < 0 || (argc > 0 && !argv))
+        return sb__error(err, SB_EINVAL, "sb_run_set_command: bad argument");
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    s = malloc(len);
+    if (!s)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    s[0] = '\0';
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    free(run->command);
+    run->command = s;
+    return SB_OK;
+}

@@ -1,0 +1,78 @@
+/*
+ * run_internal.h: the run object and the raw data of one invocation,
+ * shared by the runner, the analysis, the loader and the reporters.
+ */
+#ifndef SB_RUN_INTERNAL_H
+#define SB_RUN_INTERNAL_H
+
+#include <sched.h>
+
+#include "sb_internal.h"
+
+/* What one invocation measured for one cell. */
+typedef struct sb__raw_cell {
+    size_t iters;
+    size_t warmup_samples;
+    size_t rejected[SB_REJECT_NREASONS];
+    size_t nsamples, cap;
+    double *ticks;
+} sb__raw_cell;
+
+/* What one invocation (one process) measured. */
+typedef struct sb__invocation {
+    size_t ncells;
+    sb__raw_cell *cells;
+    size_t rounds;
+    double elapsed;
+    int interrupted;
+    sb_meta meta;
+} sb__invocation;
+
+struct sb_run {
+    sb_options opt;
+    sb_meta meta;
+    sb_cell_result *cells;
+    size_t ncells;
+    sb_comparison *cmp;     /* ncells entries, or NULL */
+    int interrupted;
+    double elapsed;
+    size_t rounds;
+    size_t invocations;     /* invocations that delivered data */
+    char *command;
+    sb_kernel *own_kernels; /* stand-ins of a loaded run, or NULL */
+    size_t nown;
+    char hz_source[64];     /* a loaded run's timer.hz_source points here */
+    int imported;           /* made by sb_run_from_samples: no machine */
+};
+
+/* measure.c: measure every cell of plan once, in this process, with
+ * seed and a time budget in seconds.  Fills inv (which the caller frees
+ * with sb__invocation_free).  Interruption is not an error. */
+int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
+                double budget, sb__invocation *inv, sb_error *err);
+void sb__invocation_free(sb__invocation *inv);
+int sb__stop_requested(void);
+void sb__stop_reset(void);
+
+/* measure.c: pin to the CPU of opt; fills meta->cpu and pin_note. */
+int sb__pin(const sb_options *opt, sb_meta *meta, cpu_set_t *saved,
+            int *restore, sb_error *err);
+
+/* results.c: the interval of a cell over its m invocations' medians:
+ * their median with the order-statistic interval when m is large enough
+ * for the level (6 at 95%), robust to one disturbed invocation; else
+ * Student t over them.  *method names which. */
+int sb__invocation_ci(const double *med, size_t m, double level,
+                      sb_interval *out, const char **method);
+
+/* results.c: a new run with ncells empty cells; NULL on ENOMEM. */
+sb_run *sb__run_alloc(size_t ncells, const sb_options *opt);
+
+/* results.c: append one invocation's samples of cell i to the run. */
+int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw);
+
+/* results.c: apply the outlier policy and compute every statistic of
+ * every cell from its samples. */
+int sb__run_analyse(sb_run *run, sb_error *err);
+
+#endif

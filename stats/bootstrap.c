@@ -1,0 +1,405 @@
+/*
+ * bootstrap.c: bootstrap confidence intervals for the median and for the
+ * ratio of two medians, percentile or BCa (Efron 1987).
+ *
+ * Resampling.  The data are sorted once.  A resample draws n indices into
+ * the sorted array with gsl_rng_uniform_int() and only counts them; since
+ * the array is ascending, the j-th smallest value of the resample is the
+ * value at the j-th smallest drawn index, so the resample's median is found
+ * by a cumulative scan of the counts: O(n) a resample with no sorting and
+ * no selection.  The median is formed as gsl_stats_median_from_sorted_data
+ * forms it ((a + b) / 2 for even n), so a replicate equal in value to the
+ * sample median compares equal to it, which the BCa bias correction counts
+ * (ties half).  B = 2000 resamples of n = 1000 values take about 15 ms.
+ *
+ * Random stream.  gsl_rng_mt19937 seeded with the caller's seed.  GSL's
+ * mt19937 keeps only 32 bits of a seed, so the upper half of the 64-bit
+ * seed is folded in by xor (seed ^ (seed >> 32)); seeds below 2^32 are
+ * passed unchanged.  The ratio draws, for each of the B resamples, first
+ * the nx indices of x, then the ny of y.
+ *
+ * Acceleration.  The BCa acceleration comes from the jackknife.  Leaving
+ * one value out of sorted data moves the median to one of two (n even) or
+ * three (n odd) values, so the whole jackknife of the median is O(n)
+ * (sb__median_jackknife).  For the ratio every one of the nx + ny
+ * observations is left out in turn, median(y) / median(x without x_i) and
+ * median(y without y_j) / median(x), and the two samples' values are
+ * combined as independent samples (sb__jackknife_accel2).
+ *
+ * The endpoints are type 7 quantiles of the sorted replicates, like the
+ * estimates elsewhere in stats/ and like scipy.stats.bootstrap.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "sb_internal.h"
+#include "stats_internal.h"
+
+/* ---- The deterministic part -------------------------------------------- */
+
+int sb__boot_interval(const double *rs, size_t B, double estimate,
+                      double accel, double level, int method,
+                      sb_interval *out)
+{
+    double alpha, q1, q2;
+
+    if (!rs || !out || B == 0 || !(level > 0.0 && level < 1.0) ||
+        (method != SB_BOOT_PERCENTILE && method != SB_BOOT_BCA))
+        return SB_EINVAL;
+    if (method == SB_BOOT_BCA && !(isfinite(estimate) && isfinite(accel)))
+        return SB_EINVAL;
+    sb_init();
+
+    alpha = (1.0 - level) / 2.0;
+    if (method == SB_BOOT_PERCENTILE) {
+        q1 = alpha;
+        q2 = 1.0 - alpha;
+    } else {
+        size_t below = 0, equal = 0, i;
+        double z0, za, n1, n2, d1, d2;
+
+        /* The replicates are sorted: count up to the first one above. */
+        for (i = 0; i < B && rs[i] <= estimate; ++i) {
+            if (rs[i] < estimate)
+                ++below;
+            else
+                ++equal;
+        }
+        /* (below + equal / 2) / B, written as scipy writes it. */
+        z0 = gsl_cdf_ugaussian_Pinv((double)(2 * below + equal) /
+                                    (2.0 * (double)B));
+        if (!isfinite(z0))
+            return SB_ENUMERIC; /* all replicates on one side */
+        za = gsl_cdf_ugaussian_Pinv(alpha);
+        n1 = z0 + za;
+        n2 = z0 - za;
+        d1 = 1.0 - accel * n1;
+        d2 = 1.0 - accel * n2;
+        if (!(d1 > 0.0 && d2 > 0.0))
+            return SB_ENUMERIC; /* the correction is no longer monotone */
+        q1 = gsl_cdf_ugaussian_P(z0 + n1 / d1);
+        q2 = gsl_cdf_ugaussian_P(z0 + n2 / d2);
+        if (!(q1 >= 0.0 && q1 <= 1.0 && q2 >= 0.0 && q2 <= 1.0))
+            return SB_ENUMERIC;
+    }
+
+    out->estimate = estimate;
+    out->lo = gsl_stats_quantile_from_sorted_data(rs, 1, B, q1);
+    out->hi = gsl_stats_quantile_from_sorted_data(rs, 1, B, q2);
+    out->level = level;
+    out->achieved = level;
+    return SB_OK;
+}
+
+/* Sums of d^2 and d^3, d_i = mean - jack_i, over one sample, times f^2
+ * and f^3 with f = (n - 1) / n when scale != 0 (U = (n - 1) d, so that
+ * U^2 / n^2 = f^2 d^2 and U^3 / n^3 = f^3 d^3).
+ *
+ * The acceleration is a ratio of sums of powers of d that nearly cancel
+ * (the jackknife of a median of even n is exactly symmetric, its a
+ * exactly 0), and jackknife values of timings are large numbers with
+ * small differences.  So the values are first shifted by the first one,
+ * which is exact for values within a factor 2 of each other (Sterbenz),
+ * and the mean of the shifted values is corrected by its mean residual:
+ * d then carries the rounding of the differences, not of the values. */
+static void influence_sums(const double *jack, size_t n, int scale,
+                           double *s2, double *s3)
+{
+    double pivot = jack[0], m = 0.0, r = 0.0, d, f;
+    size_t i;
+
+    *s2 = *s3 = 0.0;
+    for (i = 0; i < n; ++i) {
+        if (!isfinite(jack[i])) {
+            *s2 = *s3 = NAN;
+            return;
+        }
+        m += jack[i] - pivot;
+    }
+    m /= (double)n;
+    for (i = 0; i < n; ++i)
+        r += (jack[i] - pivot) - m;
+    m += r / (double)n;
+    for (i = 0; i < n; ++i) {
+        d = m - (jack[i] - pivot);
+        *s2 += d * d;
+        *s3 += d * d * d;
+    }
+    if (scale) {
+        f = (double)(n - 1) / (double)n;
+        *s2 *= f * f;
+        *s3 *= f * f * f;
+    }
+}
+
+double sb__jackknife_accel(const double *jack, size_t n)
+{
+    double s2, s3;
+
+    if (!jack || n < 2)
+        return 0.0;
+    influence_sums(jack, n, 0, &s2, &s3);
+    if (isnan(s2))
+        return NAN;
+    if (s2 == 0.0)
+        return 0.0; /* no spread: no skewness to correct for */
+    return s3 / (6.0 * s2 * sqrt(s2));
+}
+
+double sb__jackknife_accel2(const double *jx, size_t nx, const double *jy,
+                            size_t ny)
+{
+    double x2 = 0.0, x3 = 0.0, y2 = 0.0, y3 = 0.0, s2;
+
+    if (jx && nx >= 2)
+        influence_sums(jx, nx, 1, &x2, &x3);
+    if (jy && ny >= 2)
+        influence_sums(jy, ny, 1, &y2, &y3);
+    s2 = x2 + y2;
+    if (isnan(s2))
+        return NAN;
+    if (s2 == 0.0)
+        return 0.0;
+    return (x3 + y3) / (6.0 * s2 * sqrt(s2));
+}
+
+void sb__median_jackknife(const double *s, size_t n, double *jack)
+{
+    size_t m = n / 2, i;
+
+    if (n % 2 == 1) {
+        /* n = 2m + 1: n - 1 = 2m values remain, median the mean of the
+         * middle two: s[m], s[m+1] when i < m; s[m-1], s[m] when i > m;
+         * s[m-1], s[m+1] when i == m. */
+        double above = (s[m] + s[m + 1]) / 2.0;
+        double below = (s[m - 1] + s[m]) / 2.0;
+        for (i = 0; i < m; ++i)
+            jack[i] = above;
+        jack[m] = (s[m - 1] + s[m + 1]) / 2.0;
+        for (i = m + 1; i < n; ++i)
+            jack[i] = below;
+    } else {
+        /* n = 2m: 2m - 1 values remain, median the middle one: s[m] when
+         * i < m, s[m-1] when i >= m. */
+        for (i = 0; i < m; ++i)
+            jack[i] = s[m];
+        for (i = m; i < n; ++i)
+            jack[i] = s[m - 1];
+    }
+}
+
+/* ---- Resampling -------------------------------------------------------- */
+
+/* A uniform index in [0, n), 0 < n <= 2^32 - 1, from the 32-bit output of
+ * mt19937 by Lemire's multiply-and-shift with rejection (ACM TOMACS 2019):
+ * exactly uniform like gsl_rng_uniform_int(), without its division for
+ * every draw, which made it most of the bootstrap's time. */
+static uint32_t uniform_index(gsl_rng *r, uint32_t n)
+{
+    uint64_t m = (uint64_t)(uint32_t)gsl_rng_get(r) * n;
+    uint32_t low = (uint32_t)m;
+
+    if (low < n) {
+        uint32_t t = (uint32_t)(-n) % n; /* 2^32 mod n */
+        while (low < t) {
+            m = (uint64_t)(uint32_t)gsl_rng_get(r) * n;
+            low = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+/* The median of a resample of sorted[0..n-1] (see the top of the file);
+ * counts holds n scratch counters. */
+static double resample_median(const double *sorted, size_t n,
+                              uint32_t *counts, gsl_rng *r)
+{
+    size_t lo_rank = (n - 1) / 2, hi_rank = n / 2, cum = 0, i;
+    double a;
+
+    memset(counts, 0, n * sizeof *counts);
+    for (i = 0; i < n; ++i)
+        ++counts[uniform_index(r, (uint32_t)n)];
+    /* The smallest index whose cumulative count passes a rank holds the
+     * value of that rank. */
+    for (i = 0;; ++i) {
+        cum += counts[i];
+        if (cum > lo_rank)
+            break;
+    }
+    a = sorted[i];
+    if (hi_rank == lo_rank)
+        return a;
+    while (cum <= hi_rank)
+        cum += counts[++i];
+    return (a + sorted[i]) / 2.0;
+}
+
+/* Check the common arguments; positive != 0 also asks for x > 0. */
+static int check_sample(const double *x, size_t n, int positive)
+{
+    size_t i;
+
+    /* gsl_rng_uniform_int() draws below 2^32 - 1 from mt19937, and the
+     * counts are 32-bit. */
+    if (!x || n < 2 || n > UINT32_MAX)
+        return SB_EINVAL;
+    for (i = 0; i < n; ++i)
+        if (!isfinite(x[i]) || (positive && !(x[i] > 0.0)))
+            return SB_EINVAL;
+    return SB_OK;
+}
+
+static int check_common(double level, size_t B, int method, sb_interval *out)
+{
+    if (!out || B < 100 || B > SIZE_MAX / sizeof(double) ||
+        !(level > 0.0 && level < 1.0) ||
+        (method != SB_BOOT_PERCENTILE && method != SB_BOOT_BCA))
+        return SB_EINVAL;
+    return SB_OK;
+}
+
+/* A new mt19937 seeded from a 64-bit seed, or NULL. */
+static gsl_rng *new_rng(uint64_t seed)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+
+    if (r)
+        gsl_rng_set(r, (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu));
+    return r;
+}
+
+/* A sorted copy of x[0..n-1] in new memory, or NULL. */
+static double *sorted_copy(const double *x, size_t n)
+{
+    double *s = malloc(n * sizeof *s);
+
+    if (s) {
+        memcpy(s, x, n * sizeof *s);
+        gsl_sort(s, 1, n);
+    }
+    return s;
+}
+
+int sb_stats_median_boot_ci(const double *x, size_t n, double level,
+                            size_t B, int method, uint64_t seed,
+                            sb_interval *out)
+{
+    double *sorted = NULL, *reps = NULL, *jack = NULL, est, accel = 0.0;
+    uint32_t *counts = NULL;
+    gsl_rng *r = NULL;
+    size_t b;
+    int rc;
+
+    if ((rc = check_common(level, B, method, out)) != SB_OK ||
+        (rc = check_sample(x, n, 0)) != SB_OK)
+        return rc;
+    sb_init();
+
+    rc = SB_ENOMEM;
+    if (!(sorted = sorted_copy(x, n)) ||
+        !(counts = malloc(n * sizeof *counts)) ||
+        !(reps = malloc(B * sizeof *reps)) || !(r = new_rng(seed)))
+        goto done;
+    if (method == SB_BOOT_BCA && !(jack = malloc(n * sizeof *jack)))
+        goto done;
+
+    est = gsl_stats_median_from_sorted_data(sorted, 1, n);
+    for (b = 0; b < B; ++b)
+        reps[b] = resample_median(sorted, n, counts, r);
+    gsl_sort(reps, 1, B);
+
+    if (method == SB_BOOT_BCA) {
+        sb__median_jackknife(sorted, n, jack);
+        accel = sb__jackknife_accel(jack, n);
+        if (!isfinite(accel)) {
+            rc = SB_ENUMERIC;
+            goto done;
+        }
+    }
+    rc = sb__boot_interval(reps, B, est, accel, level, method, out);
+done:
+    if (r)
+        gsl_rng_free(r);
+    free(sorted);
+    free(counts);
+    free(reps);
+    free(jack);
+    return rc;
+}
+
+int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
+                           size_t ny, double level, size_t B, int method,
+                           uint64_t seed, sb_interval *out)
+{
+    double *sx = NULL, *sy = NULL, *reps = NULL, *jack = NULL;
+    double mx, my, est, accel = 0.0;
+    uint32_t *counts = NULL;
+    gsl_rng *r = NULL;
+    size_t b, i;
+    int rc;
+
+    if ((rc = check_common(level, B, method, out)) != SB_OK ||
+        (rc = check_sample(x, nx, 1)) != SB_OK ||
+        (rc = check_sample(y, ny, 1)) != SB_OK)
+        return rc;
+    if (nx > SIZE_MAX / sizeof(double) - ny)
+        return SB_EINVAL;
+    sb_init();
+
+    rc = SB_ENOMEM;
+    if (!(sx = sorted_copy(x, nx)) || !(sy = sorted_copy(y, ny)) ||
+        !(counts = malloc((nx > ny ? nx : ny) * sizeof *counts)) ||
+        !(reps = malloc(B * sizeof *reps)) || !(r = new_rng(seed)))
+        goto done;
+    if (method == SB_BOOT_BCA && !(jack = malloc((nx + ny) * sizeof *jack)))
+        goto done;
+
+    mx = gsl_stats_median_from_sorted_data(sx, 1, nx);
+    my = gsl_stats_median_from_sorted_data(sy, 1, ny);
+    est = my / mx;
+    /* Positive finite values can still overflow or underflow a ratio. */
+    rc = SB_ENUMERIC;
+    if (!isfinite(est) || !(est > 0.0))
+        goto done;
+    for (b = 0; b < B; ++b) {
+        double bx = resample_median(sx, nx, counts, r);
+        double by = resample_median(sy, ny, counts, r);
+        reps[b] = by / bx;
+        if (!isfinite(reps[b]))
+            goto done;
+    }
+    gsl_sort(reps, 1, B);
+
+    if (method == SB_BOOT_BCA) {
+        /* jack[0..nx-1]: one x left out; jack[nx..]: one y left out. */
+        sb__median_jackknife(sx, nx, jack);
+        for (i = 0; i < nx; ++i)
+            jack[i] = my / jack[i];
+        sb__median_jackknife(sy, ny, jack + nx);
+        for (i = 0; i < ny; ++i)
+            jack[nx + i] = jack[nx + i] / mx;
+        accel = sb__jackknife_accel2(jack, nx, jack + nx, ny);
+        if (!isfinite(accel))
+            goto done;
+    }
+    rc = sb__boot_interval(reps, B, est, accel, level, method, out);
+done:
+    if (r)
+        gsl_rng_free(r);
+    free(sx);
+    free(sy);
+    free(counts);
+    free(reps);
+    free(jack);
+    return rc;
+}

@@ -1,0 +1,95 @@
+/*
+ * diagnostics.c: small tools around the estimates: an interval carried
+ * through a monotone function, the lag-1 autocorrelation of samples in
+ * measured order (drift and periodic disturbance show up there before they
+ * spoil an interval), and the minimum detectable effect of a comparison.
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "sb_internal.h"
+
+sb_interval sb_interval_map(sb_interval in, double (*f)(double v, void *arg),
+                            void *arg)
+{
+    sb_interval out = in;
+    double a, b;
+
+    /* No function: nothing to map.  The signature leaves no way to report
+     * the mistake, so the interval comes back unchanged. */
+    if (!f)
+        return in;
+    out.estimate = f(in.estimate, arg);
+    a = f(in.lo, arg);
+    b = f(in.hi, arg);
+    /* A decreasing f (time -> throughput) swaps the ends. */
+    if (a > b) {
+        out.lo = b;
+        out.hi = a;
+    } else {
+        out.lo = a;
+        out.hi = b;
+    }
+    return out;
+}
+
+int sb_stats_lag1(const double *x, size_t n, double *r1)
+{
+    double s = 0.0, m, c = 0.0, num = 0.0, den = 0.0, d, prev;
+    size_t i;
+
+    if (!x || !r1 || n < 3)
+        return SB_EINVAL;
+    for (i = 0; i < n; ++i) {
+        if (!isfinite(x[i]))
+            return SB_EINVAL;
+        s += x[i];
+    }
+    /* The mean, corrected by the mean residual: timings are large numbers
+     * with small deviations, where a sloppy mean would bias r1. */
+    m = s / (double)n;
+    for (i = 0; i < n; ++i)
+        c += x[i] - m;
+    m += c / (double)n;
+
+    prev = x[0] - m;
+    den = prev * prev;
+    for (i = 1; i < n; ++i) {
+        d = x[i] - m;
+        num += prev * d;
+        den += d * d;
+        prev = d;
+    }
+    if (!isfinite(num) || !isfinite(den))
+        return SB_ENUMERIC; /* finite data near DBL_MAX can overflow */
+    *r1 = den > 0.0 ? num / den : 0.0;
+    return SB_OK;
+}
+
+double sb_stats_mde(double se, double df, double alpha, double power)
+{
+    double qa, qp;
+
+    /* df == 0 (or +inf) asks for the normal quantiles; a negative or NaN
+     * df is a mistake. */
+    if (!(se >= 0.0) || !isfinite(se) || !(alpha > 0.0 && alpha < 1.0) ||
+        !(power > 0.0 && power < 1.0) || !(df >= 0.0))
+        return NAN;
+    sb_init();
+
+    /* The upper alpha / 2 quantile from Qinv, so that a small alpha is not
+     * rounded away in 1 - alpha / 2. */
+    if (df > 0.0 && isfinite(df)) {
+        qa = gsl_cdf_tdist_Qinv(alpha / 2.0, df);
+        qp = gsl_cdf_tdist_Pinv(power, df);
+    } else {
+        qa = gsl_cdf_ugaussian_Qinv(alpha / 2.0);
+        qp = gsl_cdf_ugaussian_Pinv(power);
+    }
+    if (!isfinite(qa) || !isfinite(qp))
+        return NAN;
+    return (qa + qp) * sqrt(2.0) * se;
+}

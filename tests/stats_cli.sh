@@ -1,0 +1,185 @@
+#!/bin/sh
+# stats_cli.sh: the statistics on the command line: --baseline with ratio,
+# CI, adjusted p and verdict per row; compare of saved runs; analyze of
+# plain files made elsewhere; and their bad inputs.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbstat.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+PY=$(command -v python3 || true)
+
+# --- --baseline KERNEL ------------------------------------------------------
+"$STATBENCH" --kernel movsl,movsb --baseline movsl --align 0..8 \
+    --max-time 6 -q >"$tmp/base" 2>"$tmp/err"
+rc=$?
+check "--baseline movsl exits 0 (rc $rc)" test "$rc" -eq 0
+rows=$(awk '$1 == "movsb" && NF >= 18' "$tmp/base" | wc -l)
+check "every movsb row has ratio, CI, p(adj) and verdict (rows: $rows)" \
+    test "$rows" -eq 9
+bad=$(awk '$1 == "movsb" && !($15 <= $14 && $14 <= $16 && $17 >= 0 && $17 <= 1 &&
+    ($18 == "faster" || $18 == "slower" || $18 == "equivalent" ||
+     $18 == "inconclusive")) { print }' "$tmp/base" | wc -l)
+check "ratios lie in their CIs, p in [0,1], verdicts named (bad: $bad)" \
+    test "$bad" -eq 0
+[ "$bad" -eq 0 ] || sed 's/^/# /' "$tmp/base"
+base=$(awk '$1 == "movsl" && $NF != "" && /baseline/' "$tmp/base" | wc -l)
+check "the movsl rows are marked baseline ($base)" test "$base" -eq 9
+check "header explains the comparison" grep -q '^compare: .*Holm' "$tmp/base"
+
+# --- --baseline align=0 ------------------------------------------------------
+"$STATBENCH" -k duff -a 0..3 --baseline align=0 --max-time 2 --max-invocations 2 \
+    --invocations 2 -q -f csv >"$tmp/align.csv" 2>"$tmp/err"
+rc=$?
+check "--baseline align=0 exits 0 (rc $rc)" test "$rc" -eq 0
+if [ -n "$PY" ]; then
+    check "CSV: align 0 has no ratio, the others do, paired over invocations" \
+        "$PY" - "$tmp/align.csv" <<'PYEOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 4
+assert rows[0]["src_align"] == "0" and rows[0]["ratio"] == ""
+for r in rows[1:]:
+    assert float(r["ratio_ci_lo"]) <= float(r["ratio"]) <= float(r["ratio_ci_hi"])
+    assert r["test"] == "paired t on log invocation medians", r["test"]
+    assert r["verdict"] in ("faster", "slower", "equivalent", "inconclusive")
+    assert r["invocations"] == "2"
+PYEOF
+else
+    skip "CSV baseline" "no python3"
+fi
+
+# --- compare A.json B.json ---------------------------------------------------
+"$STATBENCH" -k libc,duff -s 4K --max-time 2 --invocations 3 -q -f json \
+    -o "$tmp/a.json" >/dev/null 2>"$tmp/err"
+check "a saved run to compare" test -s "$tmp/a.json"
+"$STATBENCH" compare "$tmp/a.json" "$tmp/a.json" >"$tmp/self" 2>"$tmp/err"
+rc=$?
+check "compare A A exits 0 (rc $rc)" test "$rc" -eq 0
+# Separate runs are compared unpaired (Welch over invocations): the same
+# data give ratio 1 and p 1, but an interval as wide as the noise, so the
+# verdict is never faster or slower.
+eq=$(awk '($1 == "libc" || $1 == "duff") && $14 == "1.0000" && $17 == "1" &&
+    $15 <= 1 && 1 <= $16 && ($18 == "equivalent" || $18 == "inconclusive")' \
+    "$tmp/self" | wc -l)
+check "a run compared with itself: ratio 1, p 1, no verdict of change ($eq of 2)" \
+    test "$eq" -eq 2
+[ "$eq" -eq 2 ] || sed 's/^/# /' "$tmp/self"
+
+if [ -n "$PY" ]; then
+    # Two runs "made elsewhere": written by Python to the documented
+    # schema, 5 invocations of 200 lognormal samples; in B the cell k1 is
+    # 10% slower and k2 unchanged.
+    "$PY" - "$tmp" <<'PYEOF'
+import json, random, sys, math
+def run(path, shift, seed):
+    rnd = random.Random(seed)
+    cells = []
+    for k, f in (("k1", shift), ("k2", 1.0)):
+        samples, invn = [], []
+        for inv in range(5):
+            loc = 1000.0 * f * math.exp(rnd.gauss(0, 0.01))
+            samples += [loc * math.exp(rnd.gauss(0, 0.02)) for _ in range(200)]
+            invn.append(200)
+        cells.append({"kernel": k, "size": 4096, "src_align": 0,
+                      "dst_align": 0, "samples_ticks": samples,
+                      "invocation_samples": invn})
+    json.dump({"schema": "statbench-run", "schema_version": 1,
+               "meta": {"timer": {"hz": 2.0e9, "kind": "tsc"},
+                        "command": "made elsewhere"},
+               "cells": cells}, open(path, "w"))
+run(sys.argv[1] + "/x.json", 1.0, 1)
+run(sys.argv[1] + "/y.json", 1.10, 2)
+PYEOF
+    "$STATBENCH" compare "$tmp/x.json" "$tmp/y.json" >"$tmp/xy" 2>"$tmp/err"
+    rc=$?
+    check "compare of files made elsewhere exits 0 (rc $rc)" test "$rc" -eq 0
+    check "the 10% slower cell is judged slower" \
+        sh -c "awk '\$1 == \"k1\" { print \$18 }' '$tmp/xy' | grep -qx slower"
+    check "its ratio interval holds 1.10" \
+        sh -c "awk '\$1 == \"k1\" && \$15 <= 1.10 && 1.10 <= \$16' '$tmp/xy' | grep -q k1"
+    check "the unchanged cell is not judged faster or slower" \
+        sh -c "awk '\$1 == \"k2\" { print \$18 }' '$tmp/xy' | grep -Eqx 'equivalent|inconclusive'"
+    [ $? -eq 0 ] || sed 's/^/# /' "$tmp/xy"
+else
+    skip "compare of files made elsewhere" "no python3"
+fi
+
+# --- analyze FILE [FILE2] ----------------------------------------------------
+if [ -n "$PY" ]; then
+    "$PY" - "$tmp" <<'PYEOF'
+import random, sys, statistics
+rnd = random.Random(7)
+a = [100 * rnd.lognormvariate(0, 0.05) for _ in range(400)]
+b = [x * 1.10 for x in (100 * rnd.lognormvariate(0, 0.05) for _ in range(400))]
+open(sys.argv[1] + "/a.txt", "w").write("# times in ns\n" + "\n".join("%.6f" % x for x in a) + "\n\n")
+open(sys.argv[1] + "/b.txt", "w").write("\n".join("%.6f" % x for x in b) + "\n")
+open(sys.argv[1] + "/a.median", "w").write("%.6g\n" % statistics.median(float("%.6f" % x) for x in a))
+PYEOF
+    "$STATBENCH" analyze "$tmp/a.txt" >"$tmp/an1" 2>"$tmp/err"
+    rc=$?
+    check "analyze FILE exits 0 (rc $rc)" test "$rc" -eq 0
+    want=$(cat "$tmp/a.median")
+    got=$(awk -v f="$tmp/a.txt" '$1 == f { print $2 }' "$tmp/an1")
+    check "analyze reports the file's median ($got, Python says $want)" \
+        test "$got" = "$want"
+    "$STATBENCH" analyze "$tmp/a.txt" "$tmp/b.txt" >"$tmp/an2" 2>"$tmp/err"
+    rc=$?
+    check "analyze FILE FILE2 exits 0 (rc $rc)" test "$rc" -eq 0
+    check "analyze judges the 10% slower file slower" \
+        sh -c "awk -v f='$tmp/b.txt' '\$1 == f { print \$14 }' '$tmp/an2' | grep -qx slower"
+    "$STATBENCH" analyze "$tmp/a.txt" "$tmp/b.txt" -f json >"$tmp/an.json" \
+        2>"$tmp/err"
+    check "analyze --format json parses, with a Mann-Whitney comparison" \
+        "$PY" -c "
+import json, sys
+d = json.load(open('$tmp/an.json'))
+c = d['cells'][1]['comparison']
+assert c['test'].startswith('Mann-Whitney'), c['test']
+assert c['ratio']['lo'] <= 1.10 <= c['ratio']['hi'], c['ratio']
+assert 0.5 < c['a12'] <= 1 and c['p'] < 1e-6
+assert d['cells'][0]['comparison'] is None
+"
+else
+    skip "analyze" "no python3"
+fi
+
+# --- bad input ----------------------------------------------------------------
+bad_input() { # bad_input NEEDLE ARGS...
+    needle=$1
+    shift
+    "$STATBENCH" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+        grep -qF -- "$needle" "$tmp/err"; then
+        return 0
+    fi
+    diag "rc $rc, $lines stderr lines: $(cat "$tmp/err")"
+    return 1
+}
+printf '1\n2\nabc\n' >"$tmp/words"
+printf '1\nnan\n' >"$tmp/nan"
+printf '1\ninf\n' >"$tmp/inf"
+printf '# nothing\n\n' >"$tmp/empty"
+printf '{"schema": "statbench-run", "schema_version": 1, "cells": [' >"$tmp/trunc.json"
+printf '{"foo": 1}\n' >"$tmp/foreign.json"
+printf '{"schema": "statbench-run", "schema_version": 99, "cells": []}\n' >"$tmp/newer.json"
+check "analyze: a word" bad_input "words:3: 'abc'" analyze "$tmp/words"
+check "analyze: NaN" bad_input "nan:2: 'nan'" analyze "$tmp/nan"
+check "analyze: infinity" bad_input "inf:2: 'inf'" analyze "$tmp/inf"
+check "analyze: no numbers" bad_input "no numbers" analyze "$tmp/empty"
+check "analyze: missing file" bad_input "nosuchfile" analyze "$tmp/nosuchfile"
+check "analyze: three files" bad_input "one or two files" analyze a b c
+check "analyze: a measuring option" bad_input "'--kernel'" analyze --kernel movsl "$tmp/words"
+check "compare: truncated JSON" bad_input "not JSON" compare "$tmp/trunc.json" "$tmp/trunc.json"
+check "compare: foreign JSON" bad_input "not a statbench run" compare "$tmp/foreign.json" "$tmp/foreign.json"
+check "compare: newer schema" bad_input "newer than this statbench" compare "$tmp/newer.json" "$tmp/newer.json"
+check "compare: one file" bad_input "two saved runs" compare "$tmp/a.json"
+check "--baseline that matches nothing" bad_input "'nosuch'" -k movsl --baseline nosuch
+check "--baseline align= not measured" bad_input "'align=7'" -k movsl -a 0..3 --baseline align=7
+check "--outliers unknown" bad_input "'drop'" --outliers drop
+check "--bootstrap too few" bad_input "'50'" --bootstrap 50
+check "--invocations 0" bad_input "'0'" --invocations 0
+check "--threshold negative" bad_input "'-1'" --threshold -1
+
+done_testing

@@ -1,0 +1,740 @@
+/*
+ * test_compare.c: stats/compare.c and stats/levels.c against reference
+ * values computed independently with numpy and scipy
+ * (tests/fixtures/make_compare_ref.py writes tests/fixtures/compare_ref.txt;
+ * its header describes the format), then the verdict's truth table, Holm's
+ * edge cases and every SB_EINVAL case.
+ *
+ * Tolerances, relative to the reference value (absolute when it is 0):
+ *  - REL_EXACT 1e-12 for U, A12, t, the Welch df, the ratio estimates, the
+ *    mean of the group medians, their sd and the Holm values: the same
+ *    arithmetic up to rounding (U is a sum of halves, exact in practice);
+ *  - REL_P 1e-9 for p-values.  The exact Mann-Whitney p is a ratio of
+ *    exact integer counts, and the asymptotic one the same normal tail
+ *    GSL and scipy both compute to ~1e-15; the t tails come from the
+ *    incomplete beta function (see compare.c), within ~1e-13 of mpmath.
+ *    The largest difference seen is 8e-12, on asym_far's Welch p of
+ *    5e-108: there t = 31 differs by 2.7e-14 between numpy's pairwise
+ *    sums and our running means (the mean logs cancel two digits), and
+ *    d ln p / d ln t = (df + 1) t^2 / (df + t^2) = 280 magnifies it; both
+ *    tail functions agree with mpmath to 6e-14 at their own t.  1e-9
+ *    leaves room for other libm and GSL builds;
+ *  - REL_T 1e-9 for interval ends, which use gsl_cdf_tdist_Pinv against
+ *    scipy's polished quantile (as in test_stats.c);
+ *  - REL_ANOVA 1e-10 for the variance components: var_between is the
+ *    difference MSB - MSW, and the script keeps MSB / (MSB - MSW) < 100,
+ *    so rounding of ~1e-14 in the sums stays below 1e-11 in the result.
+ * A NaN reference ("nan" in the fixture) must be matched by a NaN.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "statbench.h"
+#include "tap.h"
+
+#define REL_EXACT 1e-12
+#define REL_P 1e-9
+#define REL_T 1e-9
+#define REL_ANOVA 1e-10
+
+#define MAX_KEYS 16
+
+/* Worst relative errors seen, printed at the end as a diagnostic. */
+static double worst_p, worst_t;
+
+static double rel_err(double got, double want)
+{
+    double e = fabs(got - want);
+    return want != 0.0 ? e / fabs(want) : e;
+}
+
+/* TAP_IS_REL that also accepts NaN for a NaN reference. */
+#define IS_REL_NAN(got, want, rel, ...)                                   \
+    do {                                                                  \
+        double g_ = (got), w_ = (want);                                   \
+        if (isnan(w_)) {                                                  \
+            if (!tap_ok(isnan(g_), __VA_ARGS__))                          \
+                tap_diag("  got %.17g, want nan", g_);                    \
+        } else {                                                          \
+            TAP_IS_REL(g_, w_, rel, __VA_ARGS__);                         \
+        }                                                                 \
+    } while (0)
+
+/* One block of the fixture: its kind, name and keyed arrays. */
+struct block {
+    char kind[32];
+    char name[64];
+    size_t nkeys;
+    struct {
+        char key[16];
+        double *v;
+        size_t n, cap;
+    } k[MAX_KEYS];
+};
+
+static void block_free(struct block *b)
+{
+    size_t i;
+    for (i = 0; i < b->nkeys; ++i)
+        free(b->k[i].v);
+    memset(b, 0, sizeof *b);
+}
+
+/* The values of key (NULL when absent), their count in *n. */
+static const double *block_get(const struct block *b, const char *key,
+                               size_t *n)
+{
+    size_t i;
+    for (i = 0; i < b->nkeys; ++i) {
+        if (strcmp(b->k[i].key, key) == 0) {
+            *n = b->k[i].n;
+            return b->k[i].v;
+        }
+    }
+    *n = 0;
+    return NULL;
+}
+
+/* Append the numbers of one "KEY V V ..." line.  0 on success. */
+static int block_add(struct block *b, const char *key, const char *p)
+{
+    size_t i;
+    char *end;
+
+    for (i = 0; i < b->nkeys; ++i)
+        if (strcmp(b->k[i].key, key) == 0)
+            break;
+    if (i == b->nkeys) {
+        if (b->nkeys == MAX_KEYS || strlen(key) >= sizeof b->k[0].key)
+            return -1;
+        snprintf(b->k[i].key, sizeof b->k[i].key, "%s", key);
+        ++b->nkeys;
+    }
+    for (;;) {
+        double v = strtod(p, &end);
+        if (end == p)
+            break;
+        if (b->k[i].n == b->k[i].cap) {
+            size_t cap = b->k[i].cap ? 2 * b->k[i].cap : 16;
+            double *nv = realloc(b->k[i].v, cap * sizeof *nv);
+            if (!nv)
+                return -1;
+            b->k[i].v = nv;
+            b->k[i].cap = cap;
+        }
+        b->k[i].v[b->k[i].n++] = v;
+        p = end;
+    }
+    while (*p == ' ' || *p == '\n')
+        ++p;
+    return *p ? -1 : 0; /* trailing garbage */
+}
+
+/* ---- Checks of one block -------------------------------------------- */
+
+static int check_mw(const struct block *b)
+{
+    size_t nx, ny, ne, nw, j;
+    const double *x = block_get(b, "x", &nx), *y = block_get(b, "y", &ny);
+    const double *e = block_get(b, "mwu", &ne);
+    const double *w = block_get(b, "welch", &nw);
+    const char *nm = b->name;
+    double u, p, a12, u2, p2;
+    int rc;
+
+    if (!x || !y || !e || ne != 4 || nw % 7 != 0)
+        return -1;
+
+    rc = sb_stats_mann_whitney(x, nx, y, ny, &u, &p, &a12);
+    TAP_IS_INT(rc, SB_OK, "%s: mann_whitney returns SB_OK", nm);
+    TAP_IS_REL(u, e[1], REL_EXACT, "%s: U = %g", nm, e[1]);
+    TAP_IS_REL(p, e[2], REL_P, "%s: p (%s) = %.6g", nm,
+               e[0] == 0 ? "exact" : "asymptotic", e[2]);
+    TAP_IS_REL(a12, e[3], REL_EXACT, "%s: A12", nm);
+    if (rel_err(p, e[2]) > worst_p)
+        worst_p = rel_err(p, e[2]);
+
+    /* Swapping the samples: U' = nx ny - U, the same p; a12 optional. */
+    rc = sb_stats_mann_whitney(y, ny, x, nx, &u2, &p2, NULL);
+    TAP_IS_INT(rc, SB_OK, "%s: swapped, SB_OK", nm);
+    TAP_IS_REL(u2, (double)nx * (double)ny - e[1], REL_EXACT,
+               "%s: swapped U = nx ny - U", nm);
+    TAP_IS_REL(p2, p, 0.0, "%s: swapped, same p", nm);
+
+    for (j = 0; j < nw; j += 7) {
+        double lv = w[j], t, df, pw;
+        sb_interval r;
+
+        rc = sb_stats_welch_log(x, nx, y, ny, lv, &t, &df, &pw, &r);
+        TAP_IS_INT(rc, SB_OK, "%s@%g: welch_log returns SB_OK", nm, lv);
+        TAP_IS_REL(t, w[j + 1], REL_EXACT, "%s@%g: Welch t", nm, lv);
+        TAP_IS_REL(df, w[j + 2], REL_EXACT, "%s@%g: Welch df", nm, lv);
+        TAP_IS_REL(pw, w[j + 3], REL_P, "%s@%g: Welch p = %.6g", nm, lv,
+                   w[j + 3]);
+        TAP_IS_REL(r.estimate, w[j + 4], REL_EXACT, "%s@%g: ratio", nm, lv);
+        TAP_IS_REL(r.lo, w[j + 5], REL_T, "%s@%g: ratio lo", nm, lv);
+        TAP_IS_REL(r.hi, w[j + 6], REL_T, "%s@%g: ratio hi", nm, lv);
+        TAP_IS_REL(r.level, lv, 0.0, "%s@%g: level", nm, lv);
+        TAP_IS_REL(r.achieved, lv, 0.0, "%s@%g: achieved", nm, lv);
+        if (rel_err(pw, w[j + 3]) > worst_p)
+            worst_p = rel_err(pw, w[j + 3]);
+        if (rel_err(r.lo, w[j + 5]) > worst_t)
+            worst_t = rel_err(r.lo, w[j + 5]);
+        if (rel_err(r.hi, w[j + 6]) > worst_t)
+            worst_t = rel_err(r.hi, w[j + 6]);
+
+        /* The other way round: -t, the same p, the reciprocal ratio.  The
+         * interval is optional. */
+        if (j == 0) {
+            double t2, df2, pw2;
+            rc = sb_stats_welch_log(y, ny, x, nx, lv, &t2, &df2, &pw2, NULL);
+            TAP_IS_INT(rc, SB_OK, "%s: welch swapped, no ratio: SB_OK", nm);
+            TAP_IS_REL(t2, -t, REL_EXACT, "%s: welch swapped: -t", nm);
+            TAP_IS_REL(df2, df, REL_EXACT, "%s: welch swapped: same df", nm);
+            TAP_IS_REL(pw2, pw, REL_EXACT, "%s: welch swapped: same p", nm);
+        }
+    }
+    return 0;
+}
+
+static int check_paired(const struct block *b)
+{
+    size_t na, nb, ne, j;
+    const double *a = block_get(b, "a", &na), *bb = block_get(b, "b", &nb);
+    const double *e = block_get(b, "paired", &ne);
+    const char *nm = b->name;
+
+    if (!a || !bb || na != nb || !e || ne == 0 || ne % 5 != 0)
+        return -1;
+    for (j = 0; j < ne; j += 5) {
+        double lv = e[j], p;
+        sb_interval r;
+        int rc = sb_stats_paired_log(a, bb, na, lv, &r, &p);
+        TAP_IS_INT(rc, SB_OK, "%s@%g: paired_log returns SB_OK", nm, lv);
+        TAP_IS_REL(r.estimate, e[j + 1], REL_EXACT, "%s@%g: ratio", nm, lv);
+        TAP_IS_REL(r.lo, e[j + 2], REL_T, "%s@%g: ratio lo", nm, lv);
+        TAP_IS_REL(r.hi, e[j + 3], REL_T, "%s@%g: ratio hi", nm, lv);
+        TAP_IS_REL(p, e[j + 4], REL_P, "%s@%g: p = %.6g", nm, lv, e[j + 4]);
+        TAP_IS_REL(r.level, lv, 0.0, "%s@%g: level", nm, lv);
+        TAP_IS_REL(r.achieved, lv, 0.0, "%s@%g: achieved", nm, lv);
+        if (rel_err(p, e[j + 4]) > worst_p)
+            worst_p = rel_err(p, e[j + 4]);
+        if (rel_err(r.lo, e[j + 2]) > worst_t)
+            worst_t = rel_err(r.lo, e[j + 2]);
+        if (rel_err(r.hi, e[j + 3]) > worst_t)
+            worst_t = rel_err(r.hi, e[j + 3]);
+    }
+    return 0;
+}
+
+static int check_holm(const struct block *b)
+{
+    size_t np, na, i;
+    const double *p = block_get(b, "p", &np), *adj = block_get(b, "adj", &na);
+    const char *nm = b->name;
+    double *out, *inplace;
+    int rc;
+
+    if (!p || !adj || np != na || np == 0)
+        return -1;
+    out = malloc(np * sizeof *out);
+    inplace = malloc(np * sizeof *inplace);
+    if (!out || !inplace) {
+        free(out);
+        free(inplace);
+        return -1;
+    }
+    rc = sb_stats_holm(p, np, out);
+    TAP_IS_INT(rc, SB_OK, "holm %s: SB_OK", nm);
+    for (i = 0; i < np; ++i)
+        TAP_IS_REL(out[i], adj[i], REL_EXACT, "holm %s: adjusted[%zu]", nm,
+                   i);
+    /* adjusted may alias p. */
+    memcpy(inplace, p, np * sizeof *inplace);
+    rc = sb_stats_holm(inplace, np, inplace);
+    TAP_IS_INT(rc, SB_OK, "holm %s in place: SB_OK", nm);
+    for (i = 0; i < np && inplace[i] == out[i]; ++i)
+        ;
+    TAP_IS_INT(i, np, "holm %s in place: same values", nm);
+    free(out);
+    free(inplace);
+    return 0;
+}
+
+static int check_levels(const struct block *b)
+{
+    size_t ns, nx, nm_, nc, na, i, j, off = 0;
+    const double *sizes = block_get(b, "sizes", &ns);
+    const double *x = block_get(b, "x", &nx);
+    const double *meds = block_get(b, "medians", &nm_);
+    const double *ci = block_get(b, "ci", &nc);
+    const double *an = block_get(b, "anova", &na);
+    const char *nm = b->name;
+    const double **groups;
+    size_t *n;
+    int ret = 0;
+
+    if (!sizes || !x || !meds || nm_ != ns || !ci || nc % 4 || !an ||
+        na != 4)
+        return -1;
+    groups = malloc(ns * sizeof *groups);
+    n = malloc(ns * sizeof *n);
+    if (!groups || !n) {
+        ret = -1;
+        goto done;
+    }
+    for (i = 0; i < ns; ++i) {
+        n[i] = (size_t)sizes[i];
+        groups[i] = x + off;
+        off += n[i];
+    }
+    if (off != nx) {
+        ret = -1;
+        goto done;
+    }
+    for (j = 0; j < nc; j += 4) {
+        double lv = ci[j];
+        sb_levels L;
+        int rc = sb_stats_levels(groups, n, ns, lv, &L);
+        TAP_IS_INT(rc, SB_OK, "levels %s@%g: SB_OK", nm, lv);
+        TAP_IS_INT(L.m, ns, "levels %s@%g: m", nm, lv);
+        TAP_IS_INT(L.n, nx, "levels %s@%g: n", nm, lv);
+        TAP_IS_REL(L.ci.estimate, ci[j + 1], REL_EXACT,
+                   "levels %s@%g: mean of the medians", nm, lv);
+        TAP_IS_REL(L.ci.lo, ci[j + 2], REL_T, "levels %s@%g: lo", nm, lv);
+        TAP_IS_REL(L.ci.hi, ci[j + 3], REL_T, "levels %s@%g: hi", nm, lv);
+        TAP_IS_REL(L.ci.level, lv, 0.0, "levels %s@%g: level", nm, lv);
+        TAP_IS_REL(L.sd_between_est, an[0], REL_EXACT,
+                   "levels %s@%g: sd of the medians", nm, lv);
+        IS_REL_NAN(L.var_between, an[1], REL_ANOVA,
+                   "levels %s@%g: var_between = %g", nm, lv, an[1]);
+        IS_REL_NAN(L.var_within, an[2], REL_ANOVA,
+                   "levels %s@%g: var_within = %g", nm, lv, an[2]);
+        IS_REL_NAN(L.between_fraction, an[3], REL_ANOVA,
+                   "levels %s@%g: between_fraction = %g", nm, lv, an[3]);
+        if (rel_err(L.ci.lo, ci[j + 2]) > worst_t)
+            worst_t = rel_err(L.ci.lo, ci[j + 2]);
+        if (rel_err(L.ci.hi, ci[j + 3]) > worst_t)
+            worst_t = rel_err(L.ci.hi, ci[j + 3]);
+    }
+    /* The group medians, through groups of one value each: the estimate
+     * of each single-group level is its median, so check them through a
+     * two-group call pairing each group with itself. */
+    for (i = 0; i < ns; ++i) {
+        const double *g2[2];
+        size_t n2[2];
+        sb_levels L;
+        g2[0] = g2[1] = groups[i];
+        n2[0] = n2[1] = n[i];
+        TAP_IS_INT(sb_stats_levels(g2, n2, 2, 0.95, &L), SB_OK,
+                   "levels %s: group %zu doubled, SB_OK", nm, i);
+        TAP_IS_REL(L.ci.estimate, meds[i], REL_EXACT,
+                   "levels %s: median of group %zu", nm, i);
+    }
+done:
+    free(groups);
+    free(n);
+    return ret;
+}
+
+/* Read the fixture and check every block.  0 when read to the end. */
+static int run_fixture(const char *path, size_t counts[4])
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    struct block b;
+    int in = 0, lineno = 0, bad = 0;
+
+    memset(&b, 0, sizeof b);
+    if (!f) {
+        tap_ok(0, "open fixture %s", path);
+        return -1;
+    }
+    while (!bad && fgets(line, sizeof line, f)) {
+        char key[32];
+        int len;
+        ++lineno;
+        if (!strchr(line, '\n') && !feof(f)) {
+            bad = 1;
+            break;
+        }
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (sscanf(line, "%31s%n", key, &len) != 1) {
+            bad = 1;
+        } else if (!in) {
+            block_free(&b);
+            if (strlen(key) >= sizeof b.kind ||
+                sscanf(line + len, "%63s", b.name) != 1)
+                bad = 1;
+            snprintf(b.kind, sizeof b.kind, "%s", key);
+            in = 1;
+        } else if (strcmp(key, "end") == 0) {
+            int r = -1;
+            if (strcmp(b.kind, "mw") == 0 && (r = check_mw(&b)) == 0)
+                ++counts[0];
+            else if (strcmp(b.kind, "paired") == 0 &&
+                     (r = check_paired(&b)) == 0)
+                ++counts[1];
+            else if (strcmp(b.kind, "holm") == 0 && (r = check_holm(&b)) == 0)
+                ++counts[2];
+            else if (strcmp(b.kind, "levels") == 0 &&
+                     (r = check_levels(&b)) == 0)
+                ++counts[3];
+            bad = r != 0;
+            in = 0;
+        } else {
+            bad = block_add(&b, key, line + len) != 0;
+        }
+    }
+    block_free(&b);
+    fclose(f);
+    if (bad || in) {
+        tap_ok(0, "fixture %s: format error at line %d", path, lineno);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- Hand-checked cases ----------------------------------------------- */
+
+static void check_verdict(void)
+{
+    const double a = 0.05, th = 0.01;
+    sb_interval r = {1.0, 0.995, 1.005, 0.95, 0.95};
+    struct {
+        double est, lo, hi, p;
+        int want;
+        const char *why;
+    } c[] = {
+        {1.0, 0.995, 1.005, 0.5, SB_VERDICT_EQUIVALENT, "CI inside 1 +- 1%"},
+        {1.0, 0.99, 1.01, 0.5, SB_VERDICT_EQUIVALENT, "CI on the bounds"},
+        {0.995, 0.992, 0.998, 1e-6, SB_VERDICT_EQUIVALENT,
+         "significant but inside the threshold: equivalent first"},
+        {0.9, 0.85, 0.95, 0.001, SB_VERDICT_FASTER, "significant, below 1"},
+        {0.9, 0.85, 0.95, 0.049, SB_VERDICT_FASTER, "p just under alpha"},
+        {0.9, 0.85, 0.95, 0.05, SB_VERDICT_INCONCLUSIVE,
+         "p == alpha is not significant"},
+        {0.97, 0.94, 1.0, 0.01, SB_VERDICT_INCONCLUSIVE,
+         "hi == 1 is not below 1"},
+        {1.1, 1.05, 1.15, 0.001, SB_VERDICT_SLOWER, "significant, above 1"},
+        {1.03, 1.0, 1.06, 0.01, SB_VERDICT_INCONCLUSIVE,
+         "lo == 1 is not above 1"},
+        {1.1, 1.05, 1.15, 0.2, SB_VERDICT_INCONCLUSIVE,
+         "above 1 but not significant"},
+        {1.0, 0.9, 1.1, 0.9, SB_VERDICT_INCONCLUSIVE, "wide CI across 1"},
+        {0.9, 0.85, 0.95, NAN, SB_VERDICT_INCONCLUSIVE, "NaN p"},
+        {0.9, NAN, 0.95, 0.001, SB_VERDICT_INCONCLUSIVE, "NaN lo"},
+        {0.9, 0.85, NAN, 0.001, SB_VERDICT_INCONCLUSIVE, "NaN hi"},
+        {NAN, 0.85, 0.95, 0.001, SB_VERDICT_INCONCLUSIVE, "NaN estimate"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof c / sizeof c[0]; ++i) {
+        r.estimate = c[i].est;
+        r.lo = c[i].lo;
+        r.hi = c[i].hi;
+        TAP_IS_INT(sb_stats_verdict(&r, c[i].p, a, th), c[i].want,
+                   "verdict: %s -> %s", c[i].why, sb_verdict_name(c[i].want));
+    }
+    r.estimate = 0.9;
+    r.lo = 0.85;
+    r.hi = 0.95;
+    TAP_IS_INT(sb_stats_verdict(&r, 0.001, NAN, th), SB_VERDICT_INCONCLUSIVE,
+               "verdict: NaN alpha -> inconclusive");
+    TAP_IS_INT(sb_stats_verdict(&r, 0.001, a, NAN), SB_VERDICT_INCONCLUSIVE,
+               "verdict: NaN threshold -> inconclusive");
+    TAP_IS_INT(sb_stats_verdict(NULL, 0.001, a, th), SB_VERDICT_INCONCLUSIVE,
+               "verdict: NULL ratio -> inconclusive");
+    /* A threshold of 0 makes equivalence need a zero-width CI at 1. */
+    r.estimate = r.lo = r.hi = 1.0;
+    TAP_IS_INT(sb_stats_verdict(&r, 1.0, a, 0.0), SB_VERDICT_EQUIVALENT,
+               "verdict: threshold 0, CI exactly 1 -> equivalent");
+
+    TAP_IS_STR(sb_verdict_name(SB_VERDICT_EQUIVALENT), "equivalent",
+               "verdict name: equivalent");
+    TAP_IS_STR(sb_verdict_name(SB_VERDICT_FASTER), "faster",
+               "verdict name: faster");
+    TAP_IS_STR(sb_verdict_name(SB_VERDICT_SLOWER), "slower",
+               "verdict name: slower");
+    TAP_IS_STR(sb_verdict_name(SB_VERDICT_INCONCLUSIVE), "inconclusive",
+               "verdict name: inconclusive");
+    TAP_IS_STR(sb_verdict_name(4), "?", "verdict name: 4 -> ?");
+    TAP_IS_STR(sb_verdict_name(-1), "?", "verdict name: -1 -> ?");
+}
+
+static void check_holm_edges(void)
+{
+    double p[4], adj[4];
+
+    p[0] = 0.03;
+    TAP_IS_INT(sb_stats_holm(p, 1, adj), SB_OK, "holm m=1: SB_OK");
+    TAP_IS_REL(adj[0], 0.03, 0.0, "holm m=1: p unchanged");
+
+    /* Ties: both tied values get the larger multiplier's product. */
+    p[0] = 0.02; p[1] = 0.01; p[2] = 0.02; p[3] = 0.01;
+    TAP_IS_INT(sb_stats_holm(p, 4, adj), SB_OK, "holm ties: SB_OK");
+    TAP_IS_REL(adj[1], 0.04, REL_EXACT, "holm ties: 4 x 0.01");
+    TAP_IS_REL(adj[3], 0.04, REL_EXACT, "holm ties: tied 0.01 also 0.04");
+    TAP_IS_REL(adj[0], 0.04, REL_EXACT, "holm ties: 2 x 0.02 = 0.04");
+    TAP_IS_REL(adj[2], 0.04, REL_EXACT, "holm ties: tied 0.02 also 0.04");
+
+    /* In place with monotonicity: 0.01 x 3 = 0.03, then max(0.03, 2 x
+     * 0.012) = 0.03, then max(0.03, 0.5) = 0.5. */
+    p[0] = 0.5; p[1] = 0.012; p[2] = 0.01;
+    TAP_IS_INT(sb_stats_holm(p, 3, p), SB_OK, "holm aliased: SB_OK");
+    TAP_IS_REL(p[2], 0.03, REL_EXACT, "holm aliased: smallest x 3");
+    TAP_IS_REL(p[1], 0.03, REL_EXACT, "holm aliased: kept monotone");
+    TAP_IS_REL(p[0], 0.5, REL_EXACT, "holm aliased: largest x 1");
+
+    /* The bounds 0 and 1 are valid p-values. */
+    p[0] = 0.0; p[1] = 1.0;
+    TAP_IS_INT(sb_stats_holm(p, 2, adj), SB_OK, "holm 0 and 1: SB_OK");
+    TAP_IS_REL(adj[0], 0.0, 0.0, "holm: 0 stays 0");
+    TAP_IS_REL(adj[1], 1.0, 0.0, "holm: 1 stays 1");
+}
+
+static void check_hand(void)
+{
+    sb_interval r;
+    double p, u, a12, t, df;
+
+    /* All log ratios equal: the interval is the ratio, p is 0. */
+    {
+        const double a[3] = {2.0, 2.0, 2.0}, b[3] = {3.0, 3.0, 3.0};
+        TAP_IS_INT(sb_stats_paired_log(a, b, 3, 0.95, &r, &p), SB_OK,
+                   "paired, equal ratios: SB_OK");
+        TAP_IS_REL(r.estimate, 1.5, 1e-15, "paired, equal ratios: 1.5");
+        TAP_IS_REL(r.lo, r.estimate, 0.0, "paired, equal ratios: lo = est");
+        TAP_IS_REL(r.hi, r.estimate, 0.0, "paired, equal ratios: hi = est");
+        TAP_IS_REL(p, 0.0, 0.0, "paired, equal ratios: p = 0");
+    }
+    /* Ratio exactly 1 everywhere: p = 1. */
+    {
+        const double a[4] = {5.0, 6.0, 7.0, 8.0};
+        TAP_IS_INT(sb_stats_paired_log(a, a, 4, 0.95, &r, &p), SB_OK,
+                   "paired, a == b: SB_OK");
+        TAP_IS_REL(r.estimate, 1.0, 0.0, "paired, a == b: ratio 1");
+        TAP_IS_REL(r.lo, 1.0, 0.0, "paired, a == b: lo 1");
+        TAP_IS_REL(r.hi, 1.0, 0.0, "paired, a == b: hi 1");
+        TAP_IS_REL(p, 1.0, 0.0, "paired, a == b: p = 1");
+    }
+    /* Mann-Whitney: nx = ny = 20 apart, p = 2 / C(40, 20) exactly. */
+    {
+        double x[20], y[20];
+        size_t i;
+        for (i = 0; i < 20; ++i) {
+            x[i] = 100.0 + (double)i;
+            y[i] = (double)i;
+        }
+        TAP_IS_INT(sb_stats_mann_whitney(x, 20, y, 20, &u, &p, &a12), SB_OK,
+                   "MW 20/20 apart: SB_OK");
+        TAP_IS_REL(u, 400.0, 0.0, "MW 20/20 apart: U = 400");
+        TAP_IS_REL(a12, 1.0, 0.0, "MW 20/20 apart: A12 = 1");
+        TAP_IS_REL(p, 2.0 / 137846528820.0, 1e-15,
+                   "MW 20/20 apart: p = 2 / C(40, 20)");
+    }
+    /* Large samples run in n log n: 200000 per side, no ties. */
+    {
+        size_t n = 200000, i;
+        double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+        if (x && y) {
+            for (i = 0; i < n; ++i) {
+                x[i] = (double)(2 * i);     /* even */
+                y[i] = (double)(2 * i + 1); /* odd: y_i beats x_0..x_i */
+            }
+            /* U = pairs x_i > y_j = sum over i of i = n (n - 1) / 2. */
+            TAP_IS_INT(sb_stats_mann_whitney(x, n, y, n, &u, &p, NULL), SB_OK,
+                       "MW 200000/200000: SB_OK");
+            TAP_IS_REL(u, (double)n * (double)(n - 1) / 2.0, 0.0,
+                       "MW 200000/200000: U = n (n - 1) / 2");
+            tap_ok(p > 0.99, "MW 200000/200000: p = %.6f near 1", p);
+        } else {
+            tap_ok(0, "MW large: out of memory");
+        }
+        free(x);
+        free(y);
+    }
+    /* Welch with a zero-variance sample: df is the other's n - 1. */
+    {
+        const double x[3] = {4.0, 4.0, 4.0}, y[4] = {4.0, 5.0, 6.0, 4.5};
+        TAP_IS_INT(sb_stats_welch_log(x, 3, y, 4, 0.95, &t, &df, &p, &r),
+                   SB_OK, "welch, x constant: SB_OK");
+        TAP_IS_REL(df, 3.0, 1e-15, "welch, x constant: df = ny - 1");
+    }
+}
+
+static void check_bad_input(void)
+{
+    const double x[4] = {1.0, 2.0, 3.0, 4.0}, y[4] = {2.0, 3.0, 4.0, 5.0};
+    const double bad_levels[] = {0.0, 1.0, -0.1, 1.5, NAN};
+    double v[4], u, p, t, df, adj[4];
+    sb_interval r;
+    sb_levels L;
+    size_t i;
+
+    /* Mann-Whitney. */
+    TAP_IS_INT(sb_stats_mann_whitney(x, 0, y, 4, &u, &p, NULL), SB_EINVAL,
+               "MW: nx = 0 is SB_EINVAL");
+    TAP_IS_INT(sb_stats_mann_whitney(x, 4, y, 0, &u, &p, NULL), SB_EINVAL,
+               "MW: ny = 0 is SB_EINVAL");
+    TAP_IS_INT(sb_stats_mann_whitney(NULL, 4, y, 4, &u, &p, NULL), SB_EINVAL,
+               "MW: NULL x is SB_EINVAL");
+    TAP_IS_INT(sb_stats_mann_whitney(x, 4, y, 4, NULL, &p, NULL), SB_EINVAL,
+               "MW: NULL u is SB_EINVAL");
+    TAP_IS_INT(sb_stats_mann_whitney(x, 4, y, 4, &u, NULL, NULL), SB_EINVAL,
+               "MW: NULL p is SB_EINVAL");
+    memcpy(v, x, sizeof v);
+    v[1] = NAN;
+    TAP_IS_INT(sb_stats_mann_whitney(v, 4, y, 4, &u, &p, NULL), SB_EINVAL,
+               "MW: NaN in x is SB_EINVAL");
+    v[1] = INFINITY;
+    TAP_IS_INT(sb_stats_mann_whitney(x, 4, v, 4, &u, &p, NULL), SB_EINVAL,
+               "MW: infinity in y is SB_EINVAL");
+
+    /* Welch on logs. */
+    TAP_IS_INT(sb_stats_welch_log(x, 1, y, 4, 0.95, &t, &df, &p, &r),
+               SB_EINVAL, "welch: nx = 1 is SB_EINVAL");
+    TAP_IS_INT(sb_stats_welch_log(x, 4, y, 1, 0.95, &t, &df, &p, &r),
+               SB_EINVAL, "welch: ny = 1 is SB_EINVAL");
+    memcpy(v, y, sizeof v);
+    v[2] = 0.0;
+    TAP_IS_INT(sb_stats_welch_log(x, 4, v, 4, 0.95, &t, &df, &p, &r),
+               SB_EINVAL, "welch: a zero value is SB_EINVAL");
+    v[2] = -3.0;
+    TAP_IS_INT(sb_stats_welch_log(v, 4, y, 4, 0.95, &t, &df, &p, &r),
+               SB_EINVAL, "welch: a negative value is SB_EINVAL");
+    v[2] = NAN;
+    TAP_IS_INT(sb_stats_welch_log(x, 4, v, 4, 0.95, &t, &df, &p, &r),
+               SB_EINVAL, "welch: NaN is SB_EINVAL");
+    v[2] = INFINITY;
+    TAP_IS_INT(sb_stats_welch_log(x, 4, v, 4, 0.95, &t, &df, &p, &r),
+               SB_EINVAL, "welch: infinity is SB_EINVAL");
+    {
+        const double c1[3] = {7.0, 7.0, 7.0}, c2[2] = {9.0, 9.0};
+        TAP_IS_INT(sb_stats_welch_log(c1, 3, c2, 2, 0.95, &t, &df, &p, &r),
+                   SB_EINVAL, "welch: zero variance in both is SB_EINVAL");
+    }
+    for (i = 0; i < sizeof bad_levels / sizeof bad_levels[0]; ++i)
+        TAP_IS_INT(sb_stats_welch_log(x, 4, y, 4, bad_levels[i], &t, &df, &p,
+                                      &r),
+                   SB_EINVAL, "welch: level %g is SB_EINVAL", bad_levels[i]);
+    TAP_IS_INT(sb_stats_welch_log(x, 4, y, 4, 0.95, NULL, &df, &p, &r),
+               SB_EINVAL, "welch: NULL t is SB_EINVAL");
+
+    /* Paired on logs. */
+    TAP_IS_INT(sb_stats_paired_log(x, y, 1, 0.95, &r, &p), SB_EINVAL,
+               "paired: m = 1 is SB_EINVAL");
+    TAP_IS_INT(sb_stats_paired_log(x, y, 0, 0.95, &r, &p), SB_EINVAL,
+               "paired: m = 0 is SB_EINVAL");
+    memcpy(v, y, sizeof v);
+    v[0] = 0.0;
+    TAP_IS_INT(sb_stats_paired_log(x, v, 4, 0.95, &r, &p), SB_EINVAL,
+               "paired: a zero value is SB_EINVAL");
+    v[0] = -1.0;
+    TAP_IS_INT(sb_stats_paired_log(v, y, 4, 0.95, &r, &p), SB_EINVAL,
+               "paired: a negative value is SB_EINVAL");
+    v[0] = NAN;
+    TAP_IS_INT(sb_stats_paired_log(x, v, 4, 0.95, &r, &p), SB_EINVAL,
+               "paired: NaN is SB_EINVAL");
+    v[0] = INFINITY;
+    TAP_IS_INT(sb_stats_paired_log(x, v, 4, 0.95, &r, &p), SB_EINVAL,
+               "paired: infinity is SB_EINVAL");
+    for (i = 0; i < sizeof bad_levels / sizeof bad_levels[0]; ++i)
+        TAP_IS_INT(sb_stats_paired_log(x, y, 4, bad_levels[i], &r, &p),
+                   SB_EINVAL, "paired: level %g is SB_EINVAL", bad_levels[i]);
+    TAP_IS_INT(sb_stats_paired_log(x, y, 4, 0.95, NULL, &p), SB_EINVAL,
+               "paired: NULL ratio is SB_EINVAL");
+
+    /* Holm. */
+    TAP_IS_INT(sb_stats_holm(x, 0, adj), SB_EINVAL,
+               "holm: m = 0 is SB_EINVAL");
+    v[0] = 0.1; v[1] = 1.0000001; v[2] = 0.2; v[3] = 0.3;
+    adj[1] = -7.0;
+    TAP_IS_INT(sb_stats_holm(v, 4, adj), SB_EINVAL,
+               "holm: p > 1 is SB_EINVAL");
+    TAP_IS_REL(adj[1], -7.0, 0.0, "holm: nothing written on SB_EINVAL");
+    v[1] = -1e-300;
+    TAP_IS_INT(sb_stats_holm(v, 4, adj), SB_EINVAL,
+               "holm: p < 0 is SB_EINVAL");
+    v[1] = NAN;
+    TAP_IS_INT(sb_stats_holm(v, 4, adj), SB_EINVAL, "holm: NaN is SB_EINVAL");
+    v[1] = 0.5;
+    TAP_IS_INT(sb_stats_holm(NULL, 4, adj), SB_EINVAL,
+               "holm: NULL p is SB_EINVAL");
+    TAP_IS_INT(sb_stats_holm(v, 4, NULL), SB_EINVAL,
+               "holm: NULL adjusted is SB_EINVAL");
+
+    /* Levels. */
+    {
+        const double g0[3] = {1.0, 2.0, 3.0}, g1[2] = {2.0, 4.0};
+        const double *gs[2] = {g0, g1};
+        const double *gnull[2] = {g0, NULL};
+        size_t n[2] = {3, 2}, n0[2] = {3, 0};
+        double gbad[2] = {1.0, NAN};
+        const double *gb[2] = {g0, gbad};
+
+        TAP_IS_INT(sb_stats_levels(gs, n, 2, 0.95, &L), SB_OK,
+                   "levels: the good call is SB_OK");
+        TAP_IS_INT(sb_stats_levels(gs, n, 1, 0.95, &L), SB_EINVAL,
+                   "levels: m = 1 is SB_EINVAL");
+        TAP_IS_INT(sb_stats_levels(gs, n, 0, 0.95, &L), SB_EINVAL,
+                   "levels: m = 0 is SB_EINVAL");
+        TAP_IS_INT(sb_stats_levels(gs, n0, 2, 0.95, &L), SB_EINVAL,
+                   "levels: an empty group is SB_EINVAL");
+        TAP_IS_INT(sb_stats_levels(gb, n, 2, 0.95, &L), SB_EINVAL,
+                   "levels: NaN data is SB_EINVAL");
+        gbad[1] = -INFINITY;
+        TAP_IS_INT(sb_stats_levels(gb, n, 2, 0.95, &L), SB_EINVAL,
+                   "levels: infinite data is SB_EINVAL");
+        TAP_IS_INT(sb_stats_levels(gnull, n, 2, 0.95, &L), SB_EINVAL,
+                   "levels: a NULL group is SB_EINVAL");
+        TAP_IS_INT(sb_stats_levels(NULL, n, 2, 0.95, &L), SB_EINVAL,
+                   "levels: NULL groups is SB_EINVAL");
+        TAP_IS_INT(sb_stats_levels(gs, NULL, 2, 0.95, &L), SB_EINVAL,
+                   "levels: NULL n is SB_EINVAL");
+        TAP_IS_INT(sb_stats_levels(gs, n, 2, 0.95, NULL), SB_EINVAL,
+                   "levels: NULL out is SB_EINVAL");
+        for (i = 0; i < sizeof bad_levels / sizeof bad_levels[0]; ++i)
+            TAP_IS_INT(sb_stats_levels(gs, n, 2, bad_levels[i], &L),
+                       SB_EINVAL, "levels: level %g is SB_EINVAL",
+                       bad_levels[i]);
+    }
+}
+
+int main(void)
+{
+    const char *top = getenv("top_srcdir");
+    char path[4096];
+    size_t counts[4] = {0, 0, 0, 0};
+
+    sb_init();
+    if (top && *top)
+        snprintf(path, sizeof path, "%s/tests/fixtures/compare_ref.txt", top);
+    else
+        snprintf(path, sizeof path, "tests/fixtures/compare_ref.txt");
+
+    if (run_fixture(path, counts) == 0) {
+        /* Guards against a truncated or emptied fixture passing quietly. */
+        tap_ok(counts[0] >= 18, "fixture: %zu two-sample sets (want >= 18)",
+               counts[0]);
+        tap_ok(counts[1] >= 4, "fixture: %zu paired sets (want >= 4)",
+               counts[1]);
+        tap_ok(counts[2] >= 7, "fixture: %zu Holm families (want >= 7)",
+               counts[2]);
+        tap_ok(counts[3] >= 6, "fixture: %zu level sets (want >= 6)",
+               counts[3]);
+        tap_diag("worst relative error: p %.2g, t-based interval ends %.2g",
+                 worst_p, worst_t);
+    }
+    check_verdict();
+    check_holm_edges();
+    check_hand();
+    check_bad_input();
+    return tap_done();
+}
