@@ -17,7 +17,7 @@
     {                                                                     \
         .name = (kname), .family = SB_FAMILY_COPY,                        \
         .description = (kdesc), .features = (kfeatures), .fn = (kfn),     \
-        .setup = NULL, .teardown = NULL                                   \
+        .setup = NULL, .teardown = NULL, .available = NULL                \
     }
 
 static const sb_kernel sb__kernels[] = {
@@ -101,15 +101,28 @@ int sb_kernel_available(const sb_kernel *k, const char **why)
             *why = "no kernel";
         return 0;
     }
-    missing = k->features & ~sb_cpu_features();
-    if (!missing) {
+    if (!k->fn) {
         if (why)
-            *why = NULL;
-        return 1;
+            *why = "not measurable in this build (a stand-in)";
+        return 0;
+    }
+    missing = k->features & ~sb_cpu_features();
+    if (missing) {
+        if (why)
+            *why = sb__needs(missing & -missing); /* the lowest missing bit */
+        return 0;
+    }
+    if (k->available) {
+        const char *reason = "unavailable on this machine";
+        if (!k->available(&reason)) {
+            if (why)
+                *why = reason;
+            return 0;
+        }
     }
     if (why)
-        *why = sb__needs(missing & -missing); /* the lowest missing bit */
-    return 0;
+        *why = NULL;
+    return 1;
 }
 
 const char *sb_family_name(int family)

@@ -95,6 +95,39 @@ static void compare_cells(const sb_cell_result *b, const sb_cell_result *c,
     }
 }
 
+/* Compare with a baseline from another run whose ticks are worth
+ * 1 / scale of this run's (another timer, another TSC rate): its times are
+ * converted to this run's ticks first, so the ratio is one of seconds. */
+static int compare_scaled(const sb_cell_result *b, const sb_cell_result *c,
+                          double scale, const sb_options *o,
+                          sb_comparison *out)
+{
+    sb_cell_result s = *b;
+    double *t = NULL, *m = NULL;
+
+    if (scale == 1 || !isfinite(scale) || !(scale > 0)) {
+        compare_cells(b, c, 0, o, out);
+        return SB_OK;
+    }
+    t = malloc((b->nsamples + 1) * sizeof *t);
+    m = malloc((b->invocations + 1) * sizeof *m);
+    if (!t || !m) {
+        free(t);
+        free(m);
+        return SB_ENOMEM;
+    }
+    for (size_t i = 0; i < b->nsamples; i++)
+        t[i] = b->ticks[i] * scale;
+    for (size_t i = 0; b->inv_median && i < b->invocations; i++)
+        m[i] = b->inv_median[i] * scale;
+    s.ticks = t;
+    s.inv_median = b->inv_median ? m : NULL;
+    compare_cells(&s, c, 0, o, out);
+    free(t);
+    free(m);
+    return SB_OK;
+}
+
 /* Holm over the valid comparisons with a p-value, then verdicts. */
 static int finish_family(sb_run *run, sb_error *err)
 {
@@ -159,32 +192,59 @@ int sb_run_set_baselines(sb_run *run, const size_t *base, sb_error *err)
     return finish_family(run, err);
 }
 
-static int same_cell(const sb_cell *a, const sb_cell *b)
+static int cell_order(const sb_cell *a, const sb_cell *b)
 {
-    return !strcmp(a->kernel->name, b->kernel->name) && a->size == b->size &&
-           a->src_align == b->src_align && a->dst_align == b->dst_align;
+    int c = strcmp(a->kernel->name, b->kernel->name);
+    if (c)
+        return c;
+    if (a->size != b->size)
+        return a->size < b->size ? -1 : 1;
+    if (a->src_align != b->src_align)
+        return a->src_align < b->src_align ? -1 : 1;
+    if (a->dst_align != b->dst_align)
+        return a->dst_align < b->dst_align ? -1 : 1;
+    return 0;
+}
+
+/* qsort and bsearch over pointers to the cells of the earlier run, so
+ * that matching stays O(n log n) however many cells a file holds. */
+static int by_cell(const void *x, const void *y)
+{
+    const sb_cell_result *const *a = x, *const *b = y;
+    return cell_order(&(*a)->cell, &(*b)->cell);
 }
 
 int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
                       sb_error *err)
 {
     size_t found = 0;
+    const sb_cell_result **index;
 
     if (!run || !before)
         return sb__error(err, SB_EINVAL, "sb_run_compare_to: no run");
     if (ensure_cmp(run, err) != SB_OK)
         return SB_ENOMEM;
+    index = malloc((before->ncells + 1) * sizeof *index);
+    if (!index)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    for (size_t j = 0; j < before->ncells; j++)
+        index[j] = &before->cells[j];
+    qsort(index, before->ncells, sizeof *index, by_cell);
     for (size_t i = 0; i < run->ncells; i++) {
-        for (size_t j = 0; j < before->ncells; j++) {
-            if (!same_cell(&run->cells[i].cell, &before->cells[j].cell))
-                continue;
-            compare_cells(&before->cells[j], &run->cells[i], 0, &run->opt,
-                          &run->cmp[i]);
-            run->cmp[i].base = j;
-            found++;
-            break;
+        const sb_cell_result *key = &run->cells[i], *const *hit;
+        hit = bsearch(&key, index, before->ncells, sizeof *index, by_cell);
+        if (!hit)
+            continue;
+        if (compare_scaled(*hit, &run->cells[i],
+                           run->meta.timer.hz / before->meta.timer.hz,
+                           &run->opt, &run->cmp[i]) != SB_OK) {
+            free(index);
+            return sb__error(err, SB_ENOMEM, "out of memory");
         }
+        run->cmp[i].base = (size_t)(*hit - before->cells);
+        found++;
     }
+    free(index);
     if (matched)
         *matched = found;
     return finish_family(run, err);

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,13 +18,14 @@
 
 #include "sb_internal.h"
 
-void sb__counters_describe(char *buf, size_t len)
-{
 #ifdef SB_HAVE_PAPI
-    static char cached[256];
-    static int done;
+static char cached[256];
 
-    if (!done) {
+/* PAPI is initialised once per process (pthread_once), so concurrent
+ * runs do not race on PAPI_library_init. */
+static void probe(void)
+{
+    {
         int v = PAPI_library_init(PAPI_VER_CURRENT);
         if (v != PAPI_VER_CURRENT) {
             snprintf(cached, sizeof cached,
@@ -58,8 +60,15 @@ void sb__counters_describe(char *buf, size_t len)
                                       "(PAPI_TOT_CYC: event does not exist)",
                      perf);
         }
-        done = 1;
     }
+}
+#endif
+
+void sb__counters_describe(char *buf, size_t len)
+{
+#ifdef SB_HAVE_PAPI
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, probe);
     snprintf(buf, len, "%s", cached);
 #else
     snprintf(buf, len, "counters off (built --without-papi)");

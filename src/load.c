@@ -16,12 +16,28 @@
 
 /* A stand-in kernel owned by the run, for a name this build lacks or for
  * imported samples.  It cannot be measured (fn is NULL). */
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const sb_kernel *)a)->name, ((const sb_kernel *)b)->name);
+}
+
+/* The stand-in of a loaded run by name (its stand-ins are sorted). */
 static const sb_kernel *own_kernel(const sb_run *run, const char *name)
 {
-    for (size_t i = 0; i < run->nown; i++)
-        if (!strcmp(run->own_kernels[i].name, name))
-            return &run->own_kernels[i];
-    return NULL;
+    sb_kernel key = {.name = name};
+    return bsearch(&key, run->own_kernels, run->nown, sizeof key, by_name);
+}
+
+/* Names and families of stand-ins, sorted by name to drop repeats. */
+struct stand_in {
+    const char *name;
+    int family;
+};
+
+static int by_stand_in(const void *a, const void *b)
+{
+    return strcmp(((const struct stand_in *)a)->name,
+                  ((const struct stand_in *)b)->name);
 }
 
 static int add_own_kernels(sb_run *run, const char *const *names,
@@ -34,6 +50,10 @@ static int add_own_kernels(sb_run *run, const char *const *names,
         char *n = strdup(names[i]);
         if (!n)
             return SB_ENOMEM;
+        /* A name ends up in one-line tables: no control characters. */
+        for (char *p = n; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
         run->own_kernels[run->nown++] = (sb_kernel){
             .name = n,
             .family = family ? family[i] : SB_FAMILY_EXTERNAL,
@@ -160,7 +180,10 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
     copy_str(meta->counters, sizeof meta->counters, m, "counters");
     {
         json_t *cpu = json_object_get(m, "cpu");
-        meta->cpu = json_is_integer(cpu) ? (int)json_integer_value(cpu) : -1;
+        meta->cpu = json_is_integer(cpu) && json_integer_value(cpu) >= -1 &&
+                            json_integer_value(cpu) < (1 << 20)
+                        ? (int)json_integer_value(cpu)
+                        : -1;
     }
     {
         json_t *f = json_object_get(m, "cpu_features");
@@ -320,6 +343,7 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
     size_t i, nnames = 0;
     const char **names = NULL;
     int *families = NULL;
+    struct stand_in *si = NULL;
     int rc = SB_OK;
 
     sb_init();
@@ -341,18 +365,16 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
     }
     {
         json_t *v = json_object_get(root, "schema_version");
-        if (!json_is_integer(v) || json_integer_value(v) < 1) {
+        long long version = json_is_integer(v) ? json_integer_value(v) : 0;
+        if (version < 1 || version > SCHEMA_VERSION) {
             json_decref(root);
-            return sb__error(err, SB_EIO, "%s: bad \"schema_version\"",
-                             name);
-        }
-        if (json_integer_value(v) > SCHEMA_VERSION) {
-            json_decref(root);
+            if (version < 1)
+                return sb__error(err, SB_EIO,
+                                 "%s: bad \"schema_version\"", name);
             return sb__error(err, SB_EIO,
                              "%s: schema version %lld is newer than this "
                              "statbench reads (%d): upgrade statbench",
-                             name, (long long)json_integer_value(v),
-                             SCHEMA_VERSION);
+                             name, version, SCHEMA_VERSION);
         }
     }
     cells = json_object_get(root, "cells");
@@ -360,11 +382,17 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
         json_decref(root);
         return sb__error(err, SB_EIO, "%s: no \"cells\"", name);
     }
+    if (json_array_size(cells) > SB__MAX_CELLS) {
+        json_decref(root);
+        return sb__error(err, SB_EIO, "%s: %zu cells, more than %d", name,
+                         json_array_size(cells), SB__MAX_CELLS);
+    }
     sb_options_init(&o);
     run = sb__run_alloc(json_array_size(cells), &o);
     names = calloc(json_array_size(cells), sizeof *names);
     families = calloc(json_array_size(cells), sizeof *families);
-    if (!run || !names || !families) {
+    si = calloc(json_array_size(cells), sizeof *si);
+    if (!run || !names || !families || !si) {
         rc = sb__error(err, SB_ENOMEM, "out of memory");
         goto out;
     }
@@ -372,22 +400,27 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
     if (rc != SB_OK)
         goto out;
     /* Stand-ins for kernels this build does not have. */
-    json_array_foreach(cells, i, c)
     {
-        const char *k = get_str(c, "kernel");
-        int seen = 0;
-        if (!k || sb_kernel_find(k))
-            continue;
-        for (size_t j = 0; j < nnames; j++)
-            seen |= !strcmp(names[j], k);
-        if (!seen) {
-            const char *fam = get_str(c, "family");
-            families[nnames] = SB_FAMILY_EXTERNAL;
+        size_t nsi = 0;
+        json_array_foreach(cells, i, c)
+        {
+            const char *k = get_str(c, "kernel"), *fam = get_str(c, "family");
+            if (!k || sb_kernel_find(k))
+                continue;
+            si[nsi].name = k;
+            si[nsi].family = SB_FAMILY_EXTERNAL;
             for (int fi = SB_FAMILY_COPY; fam && fi < SB_FAMILY_EXTERNAL;
                  fi++)
                 if (!strcmp(fam, sb_family_name(fi)))
-                    families[nnames] = fi;
-            names[nnames++] = k;
+                    si[nsi].family = fi;
+            nsi++;
+        }
+        qsort(si, nsi, sizeof *si, by_stand_in);
+        for (size_t j = 0; j < nsi; j++) {
+            if (nnames && !strcmp(names[nnames - 1], si[j].name))
+                continue;
+            families[nnames] = si[j].family;
+            names[nnames++] = si[j].name;
         }
     }
     if (add_own_kernels(run, names, families, nnames) != SB_OK) {
@@ -434,6 +467,7 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
 out:
     free(names);
     free(families);
+    free(si);
     json_decref(root);
     if (rc != SB_OK) {
         sb_run_free(run);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_parse.h"
@@ -101,11 +102,16 @@ static void usage(FILE *f)
 }
 
 /* One line naming the bad value, then exit 2. */
+/* One line naming the bad value, then exit 2.  Control characters in the
+ * user's text are shown as '?', so the message stays one line. */
 static void die_usage(const char *fmt, const char *a, const char *b)
 {
-    fprintf(stderr, "%s: ", progname);
-    fprintf(stderr, fmt, a, b);
-    fputc('\n', stderr);
+    char line[1024];
+    snprintf(line, sizeof line, fmt, a, b);
+    for (char *p = line; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    fprintf(stderr, "%s: %s\n", progname, line);
     exit(EXIT_USAGE);
 }
 
@@ -149,20 +155,37 @@ static int progress(void *arg, size_t round, double elapsed)
 }
 
 /* Write the report to path atomically: a temporary file, then rename. */
+static mode_t current_umask(void)
+{
+    mode_t m = umask(022);
+    umask(m);
+    return m;
+}
+
 static int write_file(const sb_run *run, int format, const char *path)
 {
     size_t len = strlen(path) + 16;
     char *tmp = malloc(len);
-    FILE *f;
+    FILE *f = NULL;
     sb_error err = {0};
-    int rc;
+    int rc, fd;
 
     if (!tmp)
         return -1;
-    snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
-    f = fopen(tmp, "w");
+    /* A fresh temporary file beside the target (mkstemp: never an
+     * existing file or link), renamed over it once complete. */
+    snprintf(tmp, len, "%s.XXXXXX", path);
+    fd = mkstemp(tmp);
+    if (fd >= 0) {
+        fchmod(fd, 0644 & ~current_umask());
+        f = fdopen(fd, "w");
+        if (!f)
+            close(fd);
+    }
     if (!f) {
         fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        if (fd >= 0)
+            remove(tmp);
         free(tmp);
         return -1;
     }
@@ -208,9 +231,9 @@ static uint64_t int_option(const char *name, const char *arg, uint64_t max)
     if (cli_parse_value(arg, CLI_INT, &v, msg, sizeof msg) != 0)
         die_usage("%s %s", name, msg);
     if (v > max) {
-        char m[64];
-        snprintf(m, sizeof m, "%llu", (unsigned long long)max);
-        die_usage("%s: must be at most %s", arg, m);
+        snprintf(msg, sizeof msg, "'%s': must be at most %llu", arg,
+                 (unsigned long long)max);
+        die_usage("%s %s", name, msg);
     }
     return v;
 }
@@ -420,6 +443,11 @@ static void parse_options(int argc, char **argv, struct cli *cli)
             die_usage("%s: missing value%s", argv[optind - 1], "");
             break;
         default:
+            if (optopt) {
+                char o[3] = {'-', (char)optopt, '\0'};
+                die_usage("unknown option '%s' (see %s --help)", o,
+                          progname);
+            }
             die_usage("unknown option '%s' (see %s --help)",
                       argv[optind - 1], progname);
         }
@@ -492,6 +520,8 @@ static int cmd_compare(int argc, char **argv, struct cli *cli)
     b = load_or_die(argv[optind + 1], &cli->opt);
     if (sb_run_compare_to(b, a, &matched, &err) != SB_OK) {
         fprintf(stderr, "%s: %s\n", progname, err.text);
+        sb_run_free(a);
+        sb_run_free(b);
         return 1;
     }
     if (matched == 0) {
@@ -588,8 +618,10 @@ static int cmd_analyze(int argc, char **argv, struct cli *cli)
         v[i] = read_numbers(names[i], &n[i]);
         cv[i] = v[i];
     }
-    if (sb_run_from_samples(names, cv, n, m, &cli->opt, &run, &err) !=
-        SB_OK) {
+    status = sb_run_from_samples(names, cv, n, m, &cli->opt, &run, &err);
+    for (size_t i = 0; i < m; i++)
+        free(v[i]); /* the run holds its own copy */
+    if (status != SB_OK) {
         fprintf(stderr, "%s: %s\n", progname, err.text);
         return EXIT_USAGE;
     }
@@ -597,15 +629,13 @@ static int cmd_analyze(int argc, char **argv, struct cli *cli)
         size_t base[2] = {SIZE_MAX, 0};
         if (sb_run_set_baselines(run, base, &err) != SB_OK) {
             fprintf(stderr, "%s: %s\n", progname, err.text);
+            sb_run_free(run);
             return 1;
         }
     }
     record_command(run, cli);
     status = emit(run, cli);
     sb_run_free(run);
-    free(v[0]);
-    if (m == 2)
-        free(v[1]);
     return status;
 }
 

@@ -47,16 +47,33 @@ struct work {
     const char *src;
 };
 
-static volatile sig_atomic_t stop_requested;
+/* The stop flag.  Before invocations fork, it moves to a shared page so
+ * that a request in the parent (its SIGTERM handler, say) reaches the
+ * child that is measuring, and one in the child reaches the parent. */
+static volatile sig_atomic_t local_stop;
+static volatile sig_atomic_t *volatile stop_flag = &local_stop;
 
 void sb_run_request_stop(void)
 {
-    stop_requested = 1;
+    *stop_flag = 1;
 }
 
 int sb__stop_requested(void)
 {
-    return stop_requested != 0;
+    return *stop_flag != 0;
+}
+
+void sb__stop_share(void)
+{
+    void *p;
+    if (stop_flag != &local_stop)
+        return;
+    p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+             -1, 0);
+    if (p == MAP_FAILED)
+        return; /* the child then stops at the end of its budget */
+    *(volatile sig_atomic_t *)p = local_stop;
+    stop_flag = p; /* kept for the life of the process */
 }
 
 static long context_switches(void)
@@ -182,7 +199,7 @@ static size_t warm_up(const sb_cell *c, sb__raw_cell *r, struct work *w,
         if (isfinite(prev) && fabs(m - prev) <= 0.02 * fabs(prev))
             break;
         prev = m;
-        if (sb__now() > deadline || stop_requested)
+        if (sb__now() > deadline || *stop_flag)
             break;
     }
     return iters_for(per_iter, target_ticks);
@@ -267,7 +284,7 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
         w[i].src = src + c->src_align;
         w[i].dst = dst + c->dst_align;
         if (c->kernel->setup) {
-            rc = c->kernel->setup(&w[i].state, c->size, err);
+            rc = c->kernel->setup(&w[i].state, c, err);
             if (rc != SB_OK)
                 goto out;
             w[i].has_state = 1;
@@ -277,17 +294,17 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
 
     /* Warm-up and calibration take at most a tenth of the budget. */
     t0 = sb__now();
-    for (size_t i = 0; i < n && !stop_requested; i++) {
+    for (size_t i = 0; i < n && !*stop_flag; i++) {
         double deadline = t0 + 0.1 * budget * (double)(i + 1) / (double)n;
         inv->cells[i].iters =
             warm_up(sb_plan_cell(plan, i), &inv->cells[i], &w[i], tsc,
                     overhead, target, deadline);
     }
 
-    while (!stop_requested) {
+    while (!*stop_flag) {
         int done;
         gsl_ran_shuffle(rng, order, n, sizeof *order);
-        for (size_t j = 0; j < n && !stop_requested; j++) {
+        for (size_t j = 0; j < n && !*stop_flag; j++) {
             sb__raw_cell *r = &inv->cells[order[j]];
             int sw;
             double v = take_sample(sb_plan_cell(plan, order[j]), &w[order[j]],
@@ -299,13 +316,13 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
                 goto out;
             }
         }
-        if (stop_requested)
+        if (*stop_flag)
             break; /* the partial round's samples are kept */
         inv->rounds++;
         inv->elapsed = sb__now() - t0;
         if (opt->progress &&
             opt->progress(opt->progress_arg, inv->rounds, inv->elapsed)) {
-            stop_requested = 1;
+            *stop_flag = 1;
             break;
         }
         if (inv->rounds >= opt->max_samples || inv->elapsed >= budget)
@@ -331,7 +348,7 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
         if (done)
             break;
     }
-    inv->interrupted = stop_requested != 0;
+    inv->interrupted = *stop_flag != 0;
     inv->elapsed = sb__now() - t0;
     rc = SB_OK;
 
@@ -356,5 +373,5 @@ out:
 
 void sb__stop_reset(void)
 {
-    stop_requested = 0;
+    *stop_flag = 0;
 }

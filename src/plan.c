@@ -36,6 +36,10 @@ int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
                          "alignment %zu: must be below the page size %d",
                          src_align >= SB_PAGE_SIZE ? src_align : dst_align,
                          SB_PAGE_SIZE);
+    if (plan->n >= SB__MAX_CELLS)
+        return sb__error(err, SB_EINVAL,
+                         "the plan has more than %d cells: measure fewer "
+                         "kernels, sizes or offsets at once", SB__MAX_CELLS);
     if (plan->n == plan->cap) {
         size_t cap = plan->cap ? 2 * plan->cap : 16;
         sb_cell *c = realloc(plan->cells, cap * sizeof *c);

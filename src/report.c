@@ -1,6 +1,7 @@
 /* report.c: the human table and CSV; JSON lives in report_json.c. */
 #include "config.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 #include "run_internal.h"
 
 int sb__report_json(const sb_run *run, FILE *f, sb_error *err);
+
+static int report(const sb_run *run, int format, FILE *f, sb_error *err);
 
 static const char *timer_name(const sb_timer_info *t)
 {
@@ -78,11 +81,14 @@ static void header(const sb_run *run, FILE *f)
                 t->bare_overhead > 0 ? t->overhead / t->bare_overhead : NAN);
         fprintf(f, "counters: %s\n", m->counters);
         fprintf(f,
-                "plan:     %zu cells, %zu invocation%s, %g%% CI, precision "
-                "target +-%g%% of the median, seed %llu, %zu..%zu samples "
-                "per cell and invocation, max time %g s, sample ~%g us\n",
-                sb_run_count(run), o->invocations,
-                o->invocations == 1 ? "" : "s", 100 * o->ci_level,
+                "plan:     %zu cells, %zu invocation%s (at least %zu, at "
+                "most %zu), %g%% CI, precision target +-%g%% of the median, "
+                "seed %llu, %zu..%zu samples per cell and invocation, max "
+                "time %g s, sample ~%g us\n",
+                sb_run_count(run), run->invocations,
+                run->invocations == 1 ? "" : "s", o->invocations,
+                o->invocations > 1 ? o->max_invocations : 1,
+                100 * o->ci_level,
                 100 * o->precision, (unsigned long long)o->seed,
                 o->min_samples, o->max_samples, o->max_time,
                 o->sample_seconds * 1e6);
@@ -142,7 +148,7 @@ static int table(const sb_run *run, FILE *f)
     size_t n = sb_run_count(run), short_cells = 0, autocorr = 0;
     int cyc = sb_run_meta(run)->timer.kind == SB_TIMER_TSC;
     int cmp = any_comparison(run), ext = external(run);
-    int inv = sb_run_options(run)->invocations > 1;
+    int inv = run->invocations > 1;
 
     header(run, f);
     if (ext)
@@ -186,8 +192,11 @@ static int table(const sb_run *run, FILE *f)
                     r->cell.dst_align, r->mbps.estimate, r->mbps.lo,
                     r->mbps.hi, 100 * r->rel_halfwidth, r->cycles_per_byte,
                     r->nsamples, r->rejected_total, outlier_count(r));
-            if (inv)
+            if (inv && r->levels.m >= 2 &&
+                isfinite(r->levels.between_fraction))
                 fprintf(f, " %4.0f", 100 * r->levels.between_fraction);
+            else if (inv)
+                fprintf(f, " %4s", "-");
         }
         if (cmp)
             comparison_columns(run, i, f);
@@ -216,6 +225,18 @@ static int table(const sb_run *run, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
+/* A CSV text field: quoted, inner quotes doubled (RFC 4180). */
+static void csv_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 /* CSV: one header row, one row per cell; numbers in C locale.  Columns
  * are documented in README.md. */
 static int csv(const sb_run *run, FILE *f)
@@ -236,11 +257,12 @@ static int csv(const sb_run *run, FILE *f)
         const sb_summary *s = &r->ticks_summary;
         const sb_outliers *o = &s->outliers;
         const sb_comparison *c = sb_run_comparison(run, i);
+        csv_str(f, r->cell.kernel->name);
         fprintf(f,
-                "%s,%s,%zu,%zu,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.9g,%.9g,%.9g,"
+                ",%s,%zu,%zu,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.9g,%.9g,%.9g,"
                 "%g,%.6g,\"%s\",%.9g,%.6g,%.9g,%.9g,%zu,%zu,%zu,%zu,%zu,%zu,%zu,"
                 "%zu,%zu,%.4g,%.4g,%.4g,%d,",
-                r->cell.kernel->name, sb_family_name(r->cell.kernel->family),
+                sb_family_name(r->cell.kernel->family),
                 r->cell.size, r->cell.src_align, r->cell.dst_align,
                 r->mbps.estimate, r->mbps.lo, r->mbps.hi,
                 100 * r->rel_halfwidth, r->cycles_per_byte,
@@ -270,8 +292,26 @@ static int csv(const sb_run *run, FILE *f)
 int sb_report(const sb_run *run, int format, FILE *f, sb_error *err)
 {
     int rc;
+    locale_t c_locale, old = (locale_t)0;
+
     if (!run || !f)
         return sb__error(err, SB_EINVAL, "sb_report: no run or file");
+    /* Numbers in the C locale whatever the caller's LC_NUMERIC: a decimal
+     * comma would break CSV and JSON.  uselocale is per thread. */
+    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (c_locale)
+        old = uselocale(c_locale);
+    rc = report(run, format, f, err);
+    if (c_locale) {
+        uselocale(old);
+        freelocale(c_locale);
+    }
+    return rc;
+}
+
+static int report(const sb_run *run, int format, FILE *f, sb_error *err)
+{
+    int rc;
     switch (format) {
     case SB_FORMAT_TABLE:
         rc = table(run, f);

@@ -5,10 +5,12 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
-#include "sb_internal.h"
+#include "run_internal.h"
 
 int sb__report_json(const sb_run *run, FILE *f, sb_error *err);
 
@@ -16,6 +18,30 @@ int sb__report_json(const sb_run *run, FILE *f, sb_error *err);
 static json_t *num(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A string as JSON: text that is not valid UTF-8 (a file name, a host
+ * name cut short) has its bytes above 0x7f replaced by '?', so that the
+ * document can always be written. */
+static json_t *str(const char *s)
+{
+    json_t *j;
+    char *copy;
+
+    if (!s)
+        return json_null();
+    j = json_string(s);
+    if (j)
+        return j;
+    copy = strdup(s);
+    if (!copy)
+        return NULL;
+    for (char *p = copy; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    j = json_string(copy);
+    free(copy);
+    return j;
 }
 
 static json_t *interval(const sb_interval *i)
@@ -41,39 +67,41 @@ static json_t *meta(const sb_run *run)
     const sb_timer_info *t = &m->timer;
 
     return json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:s, s:I, s:s,"
-        " s:{s:s, s:f, s:s, s:b, s:f, s:f, s:s, s:s},"
-        " s:{s:f, s:f, s:f, s:I, s:I, s:f, s:I, s:s, s:I, s:f, s:f}}",
-        "statbench_version", m->statbench_version, "command",
-        sb_run_command(run), "start_time", m->start_time, "hostname",
-        m->hostname, "cpu_model", m->cpu_model, "kernel_version",
-        m->kernel_version, "cpu_features", features(m->cpu_features), "cpu",
-        m->cpu, "pin_note", m->pin_note, "seed", (json_int_t)o->seed,
-        "counters", m->counters, "timer", "kind",
-        t->kind == SB_TIMER_TSC ? "tsc" : "clock_monotonic_raw", "hz", t->hz,
-        "hz_source", t->hz_source, "invariant", t->invariant,
-        "overhead_ticks", t->overhead, "bare_overhead_ticks",
-        t->bare_overhead, "tick_unit",
+        "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:I, s:o,"
+        " s:{s:s, s:o, s:o, s:b, s:o, s:o, s:s, s:o},"
+        " s:{s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:I, s:s, s:I, s:o, s:o}}",
+        "statbench_version", str(m->statbench_version), "command",
+        str(sb_run_command(run)), "start_time", str(m->start_time),
+        "hostname", str(m->hostname), "cpu_model", str(m->cpu_model),
+        "kernel_version", str(m->kernel_version), "cpu_features",
+        features(m->cpu_features), "cpu", m->cpu, "pin_note",
+        str(m->pin_note), "seed", (json_int_t)o->seed, "counters",
+        str(m->counters), "timer", "kind",
+        t->kind == SB_TIMER_TSC ? "tsc" : "clock_monotonic_raw", "hz",
+        num(t->hz), "hz_source", str(t->hz_source), "invariant",
+        t->invariant, "overhead_ticks", num(t->overhead),
+        "bare_overhead_ticks", num(t->bare_overhead), "tick_unit",
         t->kind == SB_TIMER_TSC ? "TSC reference cycle" : "nanosecond",
-        "reason", t->reason, "options", "ci_level", o->ci_level, "precision",
-        o->precision, "max_time_s", o->max_time, "min_samples",
-        (json_int_t)o->min_samples, "max_samples",
-        (json_int_t)o->max_samples, "sample_seconds", o->sample_seconds,
-        "invocations", (json_int_t)o->invocations, "outliers",
+        "reason", str(t->reason), "options", "ci_level", num(o->ci_level),
+        "precision", num(o->precision), "max_time_s", num(o->max_time),
+        "min_samples", (json_int_t)o->min_samples, "max_samples",
+        (json_int_t)o->max_samples, "sample_seconds",
+        num(o->sample_seconds), "invocations", (json_int_t)o->invocations,
+        "max_invocations", (json_int_t)o->max_invocations, "outliers",
         sb_outlier_policy_name(o->outliers), "bootstrap",
-        (json_int_t)o->bootstrap, "alpha", o->alpha, "threshold",
-        o->threshold);
+        (json_int_t)o->bootstrap, "alpha", num(o->alpha), "threshold",
+        num(o->threshold));
 }
 
 static json_t *comparison(const sb_comparison *c)
 {
     if (!c)
         return json_null();
-    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:s, s:s}", "base",
+    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:s, s:o}", "base",
                      (json_int_t)c->base, "ratio", interval(&c->ratio), "p",
                      num(c->p), "p_adjusted", num(c->p_adjusted), "a12",
                      num(c->a12), "mde", num(c->mde), "verdict",
-                     sb_verdict_name(c->verdict), "test", c->test);
+                     sb_verdict_name(c->verdict), "test", str(c->test));
 }
 
 static json_t *cell(const sb_run *run, size_t idx)
@@ -85,6 +113,7 @@ static json_t *cell(const sb_run *run, size_t idx)
     json_t *samples = json_array(), *rej = json_object(), *c;
     json_t *invn = json_array(), *invm = json_array();
     int have = r->nsamples > 0;
+    const sb_interval none = {NAN, NAN, NAN, NAN, NAN};
 
     for (size_t i = 0; samples && i < r->nsamples; i++)
         json_array_append_new(samples, num(r->ticks[i]));
@@ -98,15 +127,15 @@ static json_t *cell(const sb_run *run, size_t idx)
         json_object_set_new(rej, sb_reject_name(k),
                             json_integer((json_int_t)r->rejected[k]));
     c = json_pack(
-        "{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:b,"
-        " s:o, s:s, s:o, s:o, s:o,"
+        "{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:b,"
+        " s:o, s:o, s:o, s:o, s:o,"
         " s:{s:I, s:o, s:o, s:o, s:o, s:o, s:o,"
         "    s:{s:o, s:o, s:I, s:I, s:I, s:I},"
         "    s:{s:o, s:o, s:I, s:I}},"
         " s:I, s:o, s:o,"
         " s:{s:o, s:o, s:o, s:o},"
         " s:o, s:b, s:o, s:o, s:o}",
-        "kernel", r->cell.kernel->name, "family",
+        "kernel", str(r->cell.kernel->name), "family",
         sb_family_name(r->cell.kernel->family), "size",
         (json_int_t)r->cell.size, "src_align", (json_int_t)r->cell.src_align,
         "dst_align", (json_int_t)r->cell.dst_align, "iters_per_sample",
@@ -114,12 +143,13 @@ static json_t *cell(const sb_run *run, size_t idx)
         "rejected_total", (json_int_t)r->rejected_total, "rejected", rej,
         "warmup_samples", (json_int_t)r->warmup_samples, "reached_precision",
         r->reached_precision, "interval", interval(&r->interval), "method",
-        r->method, "mbps", interval(&r->mbps), "ticks_per_byte",
+        str(r->method), "mbps", interval(&r->mbps), "ticks_per_byte",
         num(r->cycles_per_byte), "rel_halfwidth", num(r->rel_halfwidth),
         "ticks", "n", (json_int_t)s->n, "min", num(have ? s->min : NAN),
         "max", num(have ? s->max : NAN), "mean", num(have ? s->mean : NAN),
         "sd", num(have ? s->sd : NAN), "median_pooled",
-        interval(&s->median), "mean_ci", interval(&s->mean_ci), "outliers",
+        interval(have ? &s->median : &none), "mean_ci",
+        interval(have ? &s->mean_ci : &none), "outliers",
         "q1", num(have ? o->q1 : NAN), "q3", num(have ? o->q3 : NAN),
         "low_mild", (json_int_t)(have ? o->low_mild : 0), "high_mild",
         (json_int_t)(have ? o->high_mild : 0), "low_severe",
@@ -152,11 +182,12 @@ int sb__report_json(const sb_run *run, FILE *f, sb_error *err)
             return sb__error(err, SB_ENOMEM, "building the JSON failed");
         }
     }
-    root = json_pack("{s:s, s:i, s:o, s:b, s:f, s:I, s:o}", "schema",
+    root = json_pack("{s:s, s:i, s:o, s:b, s:o, s:I, s:I, s:o}", "schema",
                      "statbench-run", "schema_version", 1, "meta", meta(run),
                      "interrupted", sb_run_interrupted(run), "elapsed_s",
-                     sb_run_elapsed(run), "rounds",
-                     (json_int_t)sb_run_rounds(run), "cells", cells);
+                     num(sb_run_elapsed(run)), "rounds",
+                     (json_int_t)sb_run_rounds(run), "invocations_run",
+                     (json_int_t)run->invocations, "cells", cells);
     if (!root)
         return sb__error(err, SB_ENOMEM, "building the JSON failed");
     rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));

@@ -43,6 +43,16 @@ int sb__invocation_ci(const double *med, size_t m, double level,
     rc = sb_stats_median_ci(sorted, m, level, out);
     if (rc == SB_OK && !(out->achieved < level)) {
         *method = "order statistics over invocation medians";
+    } else if (sorted[0] > 0) {
+        /* Times are positive and their spread multiplicative: t on the
+         * logarithms keeps the interval positive (a geometric mean). */
+        for (size_t i = 0; i < m; i++)
+            sorted[i] = log(med[i]);
+        rc = sb_stats_mean_ci(sorted, m, level, out);
+        out->estimate = exp(out->estimate);
+        out->lo = exp(out->lo);
+        out->hi = exp(out->hi);
+        *method = "t over log invocation medians";
     } else {
         rc = sb_stats_mean_ci(med, m, level, out);
         *method = "t over invocation medians";
@@ -237,7 +247,9 @@ static int analyse_cell(sb_run *run, sb_cell_result *r, double *work)
         /* Throughput falls as time rises: the CI's ends swap. */
         r->mbps.estimate = bytes * hz / m->estimate / 1e6;
         r->mbps.lo = bytes * hz / m->hi / 1e6;
-        r->mbps.hi = bytes * hz / m->lo / 1e6;
+        /* A t interval on raw medians can reach 0 or below: then the
+         * throughput has no upper bound. */
+        r->mbps.hi = m->lo > 0 ? bytes * hz / m->lo / 1e6 : INFINITY;
         r->mbps.level = m->level;
         r->mbps.achieved = m->achieved;
         if (r->cell.size > 0)
@@ -249,8 +261,7 @@ static int analyse_cell(sb_run *run, sb_cell_result *r, double *work)
         {
             /* The interval's half-width over its quantile is the relative
              * standard error of the estimate. */
-            double df = r->levels.m >= 2 &&
-                                !strcmp(r->method, "t over invocation medians")
+            double df = r->levels.m >= 2 && !strncmp(r->method, "t over", 6)
                             ? (double)r->levels.m - 1
                             : 0;
             double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + o->ci_level / 2, df)

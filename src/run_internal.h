@@ -53,6 +53,7 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
 void sb__invocation_free(sb__invocation *inv);
 int sb__stop_requested(void);
 void sb__stop_reset(void);
+void sb__stop_share(void);
 
 /* measure.c: pin to the CPU of opt; fills meta->cpu and pin_note. */
 int sb__pin(const sb_options *opt, sb_meta *meta, cpu_set_t *saved,

@@ -172,6 +172,11 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
         ;
     if (got != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         sb__invocation_free(inv);
+        if (WIFSIGNALED(status) &&
+            (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM))
+            return sb__error(err, SB_EINTR,
+                             "invocation %zu ended by signal %d", i,
+                             WTERMSIG(status));
         if (WIFSIGNALED(status))
             return sb__error(err, SB_ESYS,
                              "invocation %zu died with signal %d (%s)", i,
@@ -259,6 +264,8 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     for (size_t i = 0; i < n; i++)
         run->cells[i].cell = *sb_plan_cell(plan, i);
 
+    if (ninv > 1)
+        sb__stop_share();
     wall0 = sb__now();
     for (size_t i = 0; i < max_inv && !sb__stop_requested(); i++) {
         sb__invocation inv;
@@ -274,6 +281,12 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         }
         rc = ninv == 1 ? sb__measure(plan, opt, opt->seed, b, &inv, err)
                        : forked_invocation(plan, opt, i, b, &inv, err);
+        if (rc == SB_EINTR && run->invocations > 0) {
+            /* A child ended by SIGINT or SIGTERM: an interruption. */
+            run->interrupted = 1;
+            rc = SB_OK;
+            break;
+        }
         if (rc != SB_OK)
             break;
         if (run->invocations == 0) {
@@ -282,8 +295,10 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         run->invocations++;
         run->rounds += inv.rounds;
         run->elapsed += inv.elapsed;
-        if (inv.interrupted)
+        if (inv.interrupted) {
             run->interrupted = 1;
+            sb_run_request_stop(); /* the child was asked to stop */
+        }
         for (size_t c = 0; c < n && rc == SB_OK; c++)
             if (sb__run_add_invocation(run, c, &inv.cells[c]) != SB_OK)
                 rc = sb__error(err, SB_ENOMEM, "out of memory");
@@ -296,8 +311,8 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     }
     if (sb__stop_requested())
         run->interrupted = 1;
-    /* An invocation that failed after others delivered: keep what was
-     * measured only when the failure was an interruption. */
+    /* A failure other than an interruption loses the run: its error
+     * says what went wrong. */
     if (rc != SB_OK || run->invocations == 0) {
         if (rc == SB_OK)
             rc = sb__error(err, SB_EINTR, "interrupted before any sample");

@@ -18,6 +18,10 @@
  * measured against it whatever the machine's page size. */
 #define SB_PAGE_SIZE 4096
 
+/* Most cells a plan or a loaded run may have: a guard against a typo such
+ * as --align 0..4095 --dst-align 0..4095 (16.7 million cells). */
+#define SB__MAX_CELLS 100000
+
 /* plan.c: bytes of source and destination buffer a plan needs (whole
  * pages); -1 when a size would overflow. */
 struct sb_plan;

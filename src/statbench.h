@@ -337,17 +337,24 @@ enum sb_family {
 typedef void (*sb_kernel_fn)(void *dst, const void *src, size_t n,
                              void *state);
 
+struct sb_cell;
+
 typedef struct sb_kernel {
     const char *name;        /* unique, lower case: "movsl" */
     int family;              /* enum sb_family */
     const char *description; /* one line */
     unsigned features;       /* SB_FEAT_* the kernel cannot run without */
     sb_kernel_fn fn;
-    /* Optional: make per-cell state (a file, a pool) for a size.  Returns
-     * SB_OK or a negative status and fills err. */
-    int (*setup)(void **state, size_t n, sb_error *err);
+    /* Optional: make per-cell state (a file, a pool) for a cell (its
+     * size and offsets).  Returns SB_OK or a negative status and fills
+     * err. */
+    int (*setup)(void **state, const struct sb_cell *cell, sb_error *err);
     /* Optional: free what setup made. */
     void (*teardown)(void *state);
+    /* Optional: whether this machine can run the kernel beyond its CPU
+     * features (transparent huge pages enabled, say): 1 yes, 0 no with
+     * *why set to a static reason. */
+    int (*available)(const char **why);
 } sb_kernel;
 
 /* The SB_FEAT_* bits this CPU has (read with CPUID once, then cached). */
@@ -368,9 +375,12 @@ SB_API const sb_kernel *sb_kernel_at(size_t i);
 /* The built-in kernel with this name, or NULL. */
 SB_API const sb_kernel *sb_kernel_find(const char *name);
 
-/* 1 when this CPU can run k, 0 when not.  When why is not NULL, *why is
- * set to a static string naming the first missing feature ("needs
- * avx512f"), or to NULL when k is available.  Never calls the kernel. */
+/* 1 when this machine can run k, 0 when not.  When why is not NULL, *why
+ * is set to a static string naming the first missing CPU feature ("needs
+ * avx512f") or the reason the kernel's own check gave ("transparent huge
+ * pages are off"), or to NULL when k is available.  Never calls the
+ * kernel's fn; a kernel without fn (a stand-in of a loaded run) is
+ * unavailable. */
 SB_API int sb_kernel_available(const sb_kernel *k, const char **why);
 
 /* ------------------------------------------------------------------------ */

@@ -60,4 +60,12 @@ double sb__jackknife_accel2(const double *jx, size_t nx, const double *jy,
  * median to one of two (n even) or three (n odd) values. */
 void sb__median_jackknife(const double *sorted, size_t n, double *jack);
 
+/* The jackknife of median(y) / median(x) over all nx + ny observations,
+ * from sorted x and y (ascending, positive, nx, ny >= 2): jack[i] for
+ * i < nx is the ratio with x's i-th smallest value left out, jack[nx + j]
+ * the ratio with y's j-th smallest left out.  Built on
+ * sb__median_jackknife(), so bit for bit a brute-force jackknife. */
+void sb__ratio_jackknife(const double *sx, size_t nx, const double *sy,
+                         size_t ny, double *jack);
+
 #endif

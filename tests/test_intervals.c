@@ -348,35 +348,36 @@ static void free_bootset(struct bootset *b)
 }
 
 /* The jackknife formed from the data with sb__median_jackknife, as the
- * library forms it, must be the fixture's (numpy's brute force) as a
- * multiset: the fixture lists it in data order, the library in sorted
- * order. */
+ * library forms it, must be the fixture's (numpy's brute force), sample by
+ * sample, as a multiset: the fixture lists it in data order, the library
+ * in sorted order. */
 static void check_boot_jackknife(const struct bootset *b)
 {
-    size_t n = b->nj, i;
-    double *mine = malloc(n * sizeof *mine), *ref = sorted_copy(b->j, n);
+    size_t n = b->nj, i, bad = 0;
+    double *mine = malloc(n * sizeof *mine), *ref = malloc(n * sizeof *ref);
     double *sx = sorted_copy(b->d, b->ndx);
     double *sy = b->ndy ? sorted_copy(b->d + b->ndx, b->ndy) : NULL;
 
+    if (b->ndx != b->nx || b->ndy != b->ny) {
+        tap_ok(0, "%s: bdata and jack sizes differ", b->name);
+        goto done;
+    }
     if (!mine || !ref || !sx || (b->ndy && !sy)) {
         tap_ok(0, "%s: out of memory", b->name);
         goto done;
     }
-    sb__median_jackknife(sx, b->ndx, mine);
-    if (b->ndy) {
-        double mx = gsl_stats_median_from_sorted_data(sx, 1, b->ndx);
-        double my = gsl_stats_median_from_sorted_data(sy, 1, b->ndy);
-        for (i = 0; i < b->ndx; ++i)
-            mine[i] = my / mine[i];
-        sb__median_jackknife(sy, b->ndy, mine + b->ndx);
-        for (i = 0; i < b->ndy; ++i)
-            mine[b->ndx + i] /= mx;
-        /* Each sample's part sorted on its own, as ref is not: sort all. */
-    }
-    qsort(mine, n, sizeof *mine, cmp_double);
-    for (i = 0; i < n && mine[i] == ref[i]; ++i)
-        ;
-    TAP_IS_INT(i, n, "%s: jackknife from the data equals numpy's exactly",
+    if (b->ndy)
+        sb__ratio_jackknife(sx, b->ndx, sy, b->ndy, mine);
+    else
+        sb__median_jackknife(sx, b->ndx, mine);
+    memcpy(ref, b->j, n * sizeof *ref);
+    qsort(mine, b->ndx, sizeof *mine, cmp_double);
+    qsort(ref, b->nx, sizeof *ref, cmp_double);
+    qsort(mine + b->ndx, b->ndy, sizeof *mine, cmp_double);
+    qsort(ref + b->nx, b->ny, sizeof *ref, cmp_double);
+    for (i = 0; i < n; ++i)
+        bad += mine[i] != ref[i];
+    TAP_IS_INT(bad, 0, "%s: jackknife from the data equals numpy's exactly",
                b->name);
 done:
     free(mine);
@@ -897,6 +898,31 @@ static void check_properties(void)
                "ratio_boot %s: constant equal samples give [1, 1]", m);
     }
 
+    /* The bootstrap distribution of tiny samples is known exactly.  For
+     * {1, 2} the resample median is 1, 1.5 or 2 with probabilities 1/4,
+     * 1/2, 1/4, so the 40% and 60% points of 2000 replicates lie on 1.5
+     * unless a count strays by 15 standard errors.  For {1, 2, 3} it is 2
+     * with probability 13/27 (from 7/27 to 20/27): 9 standard errors from
+     * the 35% and 65% points. */
+    {
+        const double two[2] = {2.0, 1.0}, three[3] = {3.0, 1.0, 2.0};
+        rc = sb_stats_median_boot_ci(two, 2, 0.2, 2000, SB_BOOT_PERCENTILE,
+                                     3, &a);
+        tap_ok(rc == SB_OK && a.lo == 1.5 && a.hi == 1.5 && a.estimate == 1.5,
+               "median_boot {1, 2}: the 40%% and 60%% points are 1.5 "
+               "([%g, %g])", a.lo, a.hi);
+        rc = sb_stats_median_boot_ci(three, 3, 0.3, 2000,
+                                     SB_BOOT_PERCENTILE, 3, &a);
+        tap_ok(rc == SB_OK && a.lo == 2.0 && a.hi == 2.0 && a.estimate == 2.0,
+               "median_boot {1, 2, 3}: the 35%% and 65%% points are 2 "
+               "([%g, %g])", a.lo, a.hi);
+        rc = sb_stats_ratio_boot_ci(three, 3, two, 2, 0.2, 2000,
+                                    SB_BOOT_PERCENTILE, 3, &a);
+        tap_ok(rc == SB_OK && a.estimate == 0.75,
+               "ratio_boot {1, 2} / {1, 2, 3}: estimate 0.75 (%g)",
+               a.estimate);
+    }
+
     /* The BCa and percentile intervals of the same resamples differ (the
      * median of lognormal data: z0 and a are not 0). */
     rc = sb_stats_median_boot_ci(x, 200, 0.95, 999, SB_BOOT_BCA, 42, &a);
@@ -949,6 +975,20 @@ static void check_properties(void)
         tap_ok(rc == SB_OK && mo.mad == 0.0 && mo.low == 0 && mo.high == 0 &&
                    mo.lo == 7.0 && mo.hi == 7.0,
                "MAD 0: no outliers, fences at the median");
+    }
+
+    /* Values exactly on a MAD fence are not outliers; the next double out
+     * is.  Median 0 and MAD 1 by construction, so the fences are
+     * -+ 3 * 1.4826 exactly as the library forms them. */
+    {
+        const double h = 3.0 * 1.4826 * 1.0;
+        const double d[11] = {-nextafter(h, INFINITY), -h, -1.0, -1.0, -1.0,
+                              0.0, 1.0, 1.0, 1.0, h, nextafter(h, INFINITY)};
+        rc = sb_stats_mad_outliers(d, 11, 3.0, &mo);
+        tap_ok(rc == SB_OK && mo.median == 0.0 && mo.mad == 1.0 &&
+                   mo.lo == -h && mo.hi == h && mo.low == 1 && mo.high == 1,
+               "MAD fences: a value on a fence is not an outlier, the next "
+               "double beyond is (low %zu, high %zu)", mo.low, mo.high);
     }
 
     /* Lag 1 of constant data is 0. */

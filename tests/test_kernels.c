@@ -187,7 +187,8 @@ static void check_size(const sb_kernel *k, size_t n)
         want = zeros;
         fill = ones;
     }
-    if (k->setup && k->setup(&state, n, &err) != SB_OK) {
+    sb_cell cell = {.kernel = k, .size = n};
+    if (k->setup && k->setup(&state, &cell, &err) != SB_OK) {
         tap_ok(0, "%s: %zu B: setup", k->name, n);
         tap_diag("  setup failed: %s", err.text);
         return;
@@ -407,7 +408,7 @@ static void test_features(void)
     /* sb_kernel_available: a made-up kernel per feature bit. */
     for (i = 0; i < NFEATURES; ++i) {
         sb_kernel fake = {"fake", SB_FAMILY_COPY, "fake", features[i].bit,
-                          sb__copy_duff, NULL, NULL};
+                          sb__copy_duff, NULL, NULL, NULL};
         const char *why = "unchanged";
         int avail = sb_kernel_available(&fake, &why);
         if (have & features[i].bit) {
@@ -426,7 +427,7 @@ static void test_features(void)
     }
     {
         sb_kernel fake = {"fake", SB_FAMILY_COPY, "fake", 1u << 20,
-                          sb__copy_duff, NULL, NULL};
+                          sb__copy_duff, NULL, NULL, NULL};
         const char *why = NULL;
         int avail = sb_kernel_available(&fake, &why);
         tap_ok(avail == 0 && why && why[0],
