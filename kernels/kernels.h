@@ -4,22 +4,179 @@
  * Each kernel file defines its sb_kernel_fn functions; registry.c lists
  * them.  Kernels know nothing of timing or statistics.  Every kernel must
  * produce exactly the bytes its family promises (memcpy's or memset's
- * result) for every size, including 0, and every alignment.
+ * result) for every size, including 0, and every alignment.  A clear
+ * kernel ignores src.
+ *
+ * The second half of this header holds the small building blocks the
+ * kernel files share: the compiler barrier that keeps the integer kernels
+ * scalar, and the scalar head and tail moves of the SIMD kernels.
  */
 #ifndef SB_KERNELS_H
 #define SB_KERNELS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "statbench.h"
 
-/* kernels/copy_portable.c: build everywhere. */
+/* kernels/copy_portable.c: copies in C, built everywhere. */
 void sb__copy_duff(void *dst, const void *src, size_t n, void *state);
 void sb__copy_libc(void *dst, const void *src, size_t n, void *state);
+void sb__copy_int64(void *dst, const void *src, size_t n, void *state);
+void sb__copy_memmove(void *dst, const void *src, size_t n, void *state);
+void sb__copy_csum(void *dst, const void *src, size_t n, void *state);
+
+/* Copy n bytes from src to dst (which do not overlap) and return the
+ * Internet checksum of them (RFC 1071): the one's complement of the
+ * 16-bit one's-complement sum of the bytes taken as big-endian 16-bit
+ * words, an odd last byte padded with a zero byte.  The value is the
+ * number a protocol header stores in network byte order: for the RFC's
+ * example bytes 00 01 f2 03 f4 f5 f6 f7 it is 0x220d (sum 0xddf2).  0 for
+ * n == 0 gives 0xffff. */
+uint16_t sb__csum_copy(void *dst, const void *src, size_t n);
+
+/* kernels/clear_portable.c: clears in C, built everywhere. */
+void sb__clear_movl(void *dst, const void *src, size_t n, void *state);
+void sb__clear_memset(void *dst, const void *src, size_t n, void *state);
 
 #ifdef SB_HAVE_X86_64
 /* kernels/copy_x86.c: rep string moves. */
 void sb__copy_movsb(void *dst, const void *src, size_t n, void *state);
 void sb__copy_movsl(void *dst, const void *src, size_t n, void *state);
 void sb__copy_movsq(void *dst, const void *src, size_t n, void *state);
+
+/* kernels/copy_simd.c: MMX, SSE2, AVX2 and AVX-512 copies, each compiled
+ * for its own instruction set (target attribute); call one only when
+ * sb_cpu_features() has the features its registry row names. */
+void sb__copy_mmx(void *dst, const void *src, size_t n, void *state);
+void sb__copy_mmx_nt(void *dst, const void *src, size_t n, void *state);
+void sb__copy_sse2(void *dst, const void *src, size_t n, void *state);
+void sb__copy_sse2_nt(void *dst, const void *src, size_t n, void *state);
+void sb__copy_avx2(void *dst, const void *src, size_t n, void *state);
+void sb__copy_avx2_nt(void *dst, const void *src, size_t n, void *state);
+void sb__copy_avx512(void *dst, const void *src, size_t n, void *state);
+void sb__copy_avx512_nt(void *dst, const void *src, size_t n, void *state);
+
+/* kernels/clear_x86.c: rep stos and SIMD clears. */
+void sb__clear_stosb(void *dst, const void *src, size_t n, void *state);
+void sb__clear_stosl(void *dst, const void *src, size_t n, void *state);
+void sb__clear_stosq(void *dst, const void *src, size_t n, void *state);
+void sb__clear_mmx(void *dst, const void *src, size_t n, void *state);
+void sb__clear_mmx_nt(void *dst, const void *src, size_t n, void *state);
+void sb__clear_sse2_nt(void *dst, const void *src, size_t n, void *state);
+void sb__clear_avx2(void *dst, const void *src, size_t n, void *state);
+void sb__clear_avx512(void *dst, const void *src, size_t n, void *state);
 #endif
+
+/* ------------------------------------------------------------------------ */
+/* Building blocks for the kernel files                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Make the compiler forget what it knows about v: v must be in a register
+ * at this point, and may have changed.  The asm emits no instruction, but
+ * the compiler can no longer see a copy or clear loop through it, so it
+ * can neither vectorise the loop nor replace it with a call to memcpy or
+ * memset (idiom recognition); nor can it merge two narrow moves into one
+ * wide move, since the values come out of the asm one at a time.
+ * "volatile" keeps each asm, and so each load and store, where it is
+ * written.  tests/codegen.sh checks the result in the built library. */
+#define SB__OPAQUE(v) __asm__ volatile("" : "+r"(v))
+
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define SB__FALLTHROUGH __attribute__((fallthrough))
+#endif
+#endif
+#ifndef SB__FALLTHROUGH
+#define SB__FALLTHROUGH ((void)0)
+#endif
+
+/* One scalar move of 8, 4, 2 or 1 bytes from s to d, neither aligned.
+ * memcpy of a fixed small size to and from an integer is how C spells an
+ * unaligned load or store without undefined behaviour; compilers emit a
+ * single mov for it.  The builtin is named outright so that a build with
+ * -fno-builtin or -ffreestanding (which make a plain memcpy a real call)
+ * still gets a single mov. */
+#define SB__MOVE_N(bits)                                                 \
+    static inline void sb__move##bits(unsigned char *d,                  \
+                                      const unsigned char *s)            \
+    {                                                                    \
+        uint##bits##_t v;                                                \
+        __builtin_memcpy(&v, s, sizeof v);                               \
+        SB__OPAQUE(v);                                                   \
+        __builtin_memcpy(d, &v, sizeof v);                               \
+    }
+SB__MOVE_N(64)
+SB__MOVE_N(32)
+SB__MOVE_N(16)
+SB__MOVE_N(8)
+#undef SB__MOVE_N
+
+/* One scalar store of 8, 4, 2 or 1 zero bytes at d, not aligned.  The
+ * zero comes out of a barrier, so neighbouring stores are not merged into
+ * a vector store or a call to memset. */
+#define SB__ZERO_N(bits)                                                 \
+    static inline void sb__zero##bits(unsigned char *d)                  \
+    {                                                                    \
+        uint##bits##_t v = 0;                                            \
+        SB__OPAQUE(v);                                                   \
+        __builtin_memcpy(d, &v, sizeof v);                               \
+    }
+SB__ZERO_N(64)
+SB__ZERO_N(32)
+SB__ZERO_N(16)
+SB__ZERO_N(8)
+#undef SB__ZERO_N
+
+/* Copy the n < 64 bytes of a SIMD kernel's head or tail with scalar moves,
+ * touching nothing outside [d, d + n): 8-byte moves and one last 8-byte
+ * move that may overlap the one before (src and dst never overlap each
+ * other, so moving a byte twice is harmless); below 8 bytes, two 4- or
+ * 2-byte moves in the same way, or one byte. */
+static inline void sb__copy_small(unsigned char *d, const unsigned char *s,
+                                  size_t n)
+{
+    if (n >= 8) {
+        size_t i;
+        for (i = 0; i + 8 < n; i += 8)
+            sb__move64(d + i, s + i);
+        sb__move64(d + n - 8, s + n - 8);
+    } else if (n >= 4) {
+        sb__move32(d, s);
+        sb__move32(d + n - 4, s + n - 4);
+    } else if (n >= 2) {
+        sb__move16(d, s);
+        sb__move16(d + n - 2, s + n - 2);
+    } else if (n == 1) {
+        sb__move8(d, s);
+    }
+}
+
+/* Clear the n < 64 bytes of a SIMD kernel's head or tail the same way. */
+static inline void sb__zero_small(unsigned char *d, size_t n)
+{
+    if (n >= 8) {
+        size_t i;
+        for (i = 0; i + 8 < n; i += 8)
+            sb__zero64(d + i);
+        sb__zero64(d + n - 8);
+    } else if (n >= 4) {
+        sb__zero32(d);
+        sb__zero32(d + n - 4);
+    } else if (n >= 2) {
+        sb__zero16(d);
+        sb__zero16(d + n - 2);
+    } else if (n == 1) {
+        sb__zero8(d);
+    }
+}
+
+/* The bytes from p up to the next multiple of align (a power of two), but
+ * at most n: the head a kernel moves before its aligned body. */
+static inline size_t sb__head(const void *p, size_t align, size_t n)
+{
+    size_t h = (size_t)(-(uintptr_t)p & (uintptr_t)(align - 1));
+    return h < n ? h : n;
+}
 
 #endif

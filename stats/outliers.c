@@ -5,8 +5,6 @@
  */
 #include "config.h"
 
-#include <math.h>
-
 #include <gsl/gsl_statistics_double.h>
 
 #include "sb_internal.h"

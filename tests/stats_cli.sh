@@ -104,6 +104,32 @@ else
     skip "compare of files made elsewhere" "no python3"
 fi
 
+if [ -n "$PY" ]; then
+    # The same times saved by two timers: TSC ticks at 2 GHz and
+    # nanoseconds.  compare works in seconds: ratio 1, no verdict of change.
+    "$PY" - "$tmp" <<'PYEOF'
+import json, random, sys
+def run(path, hz, kind, scale):
+    rnd = random.Random(3)
+    s = [scale * 1000 * rnd.lognormvariate(0, 0.01) for _ in range(600)]
+    json.dump({"schema": "statbench-run", "schema_version": 1,
+               "meta": {"timer": {"hz": hz, "kind": kind}},
+               "cells": [{"kernel": "libc", "size": 4096, "src_align": 0,
+                          "dst_align": 0, "samples_ticks": s,
+                          "invocation_samples": [100] * 6}]}, open(path, "w"))
+run(sys.argv[1] + "/tsc.json", 2.0e9, "tsc", 1.0)
+run(sys.argv[1] + "/clk.json", 1.0e9, "clock_monotonic_raw", 0.5)
+PYEOF
+    "$STATBENCH" compare "$tmp/tsc.json" "$tmp/clk.json" -f csv >"$tmp/units.csv" 2>"$tmp/err"
+    check "compare across timers works in seconds (ratio 1, not slower)" \
+        "$PY" -c "
+import csv
+r = list(csv.DictReader(open('$tmp/units.csv')))[0]
+assert abs(float(r['ratio']) - 1) < 1e-9, r['ratio']
+assert r['verdict'] in ('equivalent', 'inconclusive'), r['verdict']
+"
+fi
+
 # --- analyze FILE [FILE2] ----------------------------------------------------
 if [ -n "$PY" ]; then
     "$PY" - "$tmp" <<'PYEOF'
@@ -139,6 +165,15 @@ assert c['ratio']['lo'] <= 1.10 <= c['ratio']['hi'], c['ratio']
 assert 0.5 < c['a12'] <= 1 and c['p'] < 1e-6
 assert d['cells'][0]['comparison'] is None
 "
+    # A file name with a comma and a quote stays one CSV field.
+    cp "$tmp/a.txt" "$tmp/odd,na\"me.txt"
+    "$STATBENCH" analyze "$tmp/odd,na\"me.txt" -f csv >"$tmp/odd.csv" 2>"$tmp/err"
+    check "CSV quotes text fields" "$PY" -c "
+import csv
+rows = list(csv.reader(open('$tmp/odd.csv')))
+assert len(rows) == 2 and len(rows[1]) == len(rows[0]), rows
+assert rows[1][0].endswith('odd,na\"me.txt'), rows[1][0]
+"
 else
     skip "analyze" "no python3"
 fi
@@ -173,7 +208,7 @@ check "analyze: three files" bad_input "one or two files" analyze a b c
 check "analyze: a measuring option" bad_input "'--kernel'" analyze --kernel movsl "$tmp/words"
 check "compare: truncated JSON" bad_input "not JSON" compare "$tmp/trunc.json" "$tmp/trunc.json"
 check "compare: foreign JSON" bad_input "not a statbench run" compare "$tmp/foreign.json" "$tmp/foreign.json"
-check "compare: newer schema" bad_input "newer than this statbench" compare "$tmp/newer.json" "$tmp/newer.json"
+check "compare: newer schema" bad_input "schema version 99 is newer than this statbench" compare "$tmp/newer.json" "$tmp/newer.json"
 check "compare: one file" bad_input "two saved runs" compare "$tmp/a.json"
 check "--baseline that matches nothing" bad_input "'nosuch'" -k movsl --baseline nosuch
 check "--baseline align= not measured" bad_input "'align=7'" -k movsl -a 0..3 --baseline align=7
