@@ -8,15 +8,6 @@
 
 #include "kernels.h"
 
-/* Make the compiler forget what it knows about v: v must be in a register
- * at this point, and may have changed.  The asm emits no instruction, but
- * the compiler can no longer see a copy loop through it, so it can neither
- * vectorise the loop nor replace it with a call to memcpy (idiom
- * recognition); nor can it merge two 32-bit moves into one 64-bit move,
- * since the values come out of the asm one at a time.  "volatile" keeps
- * each asm, and so each load and store, where it is written. */
-#define SB__OPAQUE(v) __asm__ volatile("" : "+r"(v))
-
 /* One 32-bit move at byte offset off.  memcpy of 4 bytes to and from a
  * uint32_t is how C spells an unaligned 32-bit load or store without
  * undefined behaviour; compilers emit a single mov for it.  The builtin is
@@ -36,15 +27,6 @@
         SB__OPAQUE(sb__b);                  \
         (d)[off] = sb__b;                   \
     } while (0)
-
-#if defined(__has_attribute)
-#if __has_attribute(fallthrough)
-#define SB__FALLTHROUGH __attribute__((fallthrough))
-#endif
-#endif
-#ifndef SB__FALLTHROUGH
-#define SB__FALLTHROUGH ((void)0)
-#endif
 
 /* A stream of 32-bit loads and stores (copy_duff in the threads): 8 per
  * loop, then the 0-7 remaining dwords through a Duff's-device switch

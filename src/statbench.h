@@ -156,9 +156,11 @@ SB_API int sb_stats_summarize(const double *x, size_t n, double level,
  * at least level, l and u chosen so that the two tails' probabilities
  * F(l - 1) and 1 - F(u - 1) are each at most (1 - level) / 2 whenever
  * possible, and the interval is the narrowest such.  estimate is the type 7
- * quantile.  When n is too small, min and max with achieved < level.
- * p = 0.5 gives exactly sb_stats_median_ci's interval.  SB_EINVAL for
- * n == 0, p or level outside (0, 1). */
+ * quantile.  When only one tail can stay within (1 - level) / 2, that end
+ * is the sample's extreme and the other moves out just far enough to reach
+ * the level; when n is too small even so, min and max with achieved <
+ * level.  p = 0.5 gives exactly sb_stats_median_ci's interval.  SB_EINVAL
+ * for n == 0, p or level outside (0, 1). */
 SB_API int sb_stats_quantile_ci(const double *sorted, size_t n, double p,
                                 double level, sb_interval *out);
 
@@ -170,17 +172,23 @@ enum sb_boot_method {
 };
 
 /* Median of x[0..n-1] (any order, finite) with a bootstrap interval from
- * B resamples drawn with gsl_rng_mt19937 seeded with seed: the same
- * inputs give the same interval.  estimate is the sample median; achieved
- * is the nominal level.  Allocates O(n + B) scratch memory.  SB_EINVAL for
- * n < 2, B < 100, a bad level or method, non-finite data; SB_ENOMEM. */
+ * B resamples drawn with gsl_rng_mt19937 seeded with seed (both 32-bit
+ * halves folded in): the same inputs give the same interval.  estimate is
+ * the sample median; achieved is the nominal level.  For even n the
+ * median's jackknife is symmetric, so BCa's acceleration is 0 (it is then
+ * the bias-corrected percentile interval).  Allocates O(n + B) scratch
+ * memory.  SB_EINVAL for n < 2 or n >= 2^32, B < 100, a bad level or
+ * method, non-finite data; SB_ENUMERIC when BCa is undefined (every
+ * replicate on one side of the estimate); SB_ENOMEM. */
 SB_API int sb_stats_median_boot_ci(const double *x, size_t n, double level,
                                    size_t B, int method, uint64_t seed,
                                    sb_interval *out);
 
 /* Ratio of medians median(y) / median(x) with a bootstrap interval (x and
  * y resampled independently, B times, seeded as above; BCa acceleration
- * from the jackknife over all nx + ny observations).  For times, y the
+ * from the two-sample jackknife over all nx + ny observations, each
+ * sample centred on its own mean with weights (n_j - 1) / n_j, as in
+ * Davison and Hinkley 1997 and scipy).  For times, y the
  * candidate and x the baseline, a ratio below 1 means y is faster.  All
  * values must be positive and finite.  Errors as above. */
 SB_API int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
@@ -190,7 +198,8 @@ SB_API int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
 
 /* Carry an interval through a monotone function f (throughput from time,
  * say): estimate, lo and hi are mapped, and the ends swap when f is
- * decreasing (f(lo) > f(hi)).  level and achieved are kept. */
+ * decreasing (f(lo) > f(hi)).  level and achieved are kept.  A NULL f
+ * returns the interval unchanged. */
 SB_API sb_interval sb_interval_map(sb_interval in,
                                    double (*f)(double v, void *arg),
                                    void *arg);
@@ -200,7 +209,7 @@ SB_API sb_interval sb_interval_map(sb_interval in,
  * standard deviation of normal data).  k = 3 is the usual choice (Leys et
  * al. 2013).  With MAD == 0 nothing is an outlier. */
 typedef struct sb_mad_outliers {
-    double median, mad, k;
+    double median, mad, k;   /* mad: the raw median absolute deviation */
     double lo, hi;       /* the fences */
     size_t low, high;    /* values below lo, above hi */
 } sb_mad_outliers;
@@ -218,7 +227,9 @@ SB_API int sb_stats_lag1(const double *x, size_t n, double *r1);
 /* Smallest relative effect a two-sided test at alpha detects with the
  * given power, for two estimates each with relative standard error se:
  * (q(1 - alpha / 2) + q(power)) * sqrt(2) * se, q the normal quantile, or
- * Student t's with df degrees of freedom when df > 0.  NAN on bad input. */
+ * Student t's with df degrees of freedom when df > 0 (df 0 or infinite:
+ * normal).  0 for se == 0; NAN for se < 0 or not finite, negative or NaN
+ * df, alpha or power outside (0, 1). */
 SB_API double sb_stats_mde(double se, double df, double alpha, double power);
 
 /* ---- Comparisons -------------------------------------------------------- */
