@@ -133,15 +133,15 @@ void sb__alloc_mmap_populate(void *dst, const void *src, size_t n,
  *    with its own mmap, and free gives it back with munmap: the same
  *    faults as mmap_touch plus malloc's bookkeeping.
  *  - But the threshold is dynamic: when free unmaps such a block, glibc
- *    raises the threshold to that block's size (up to 32 MiB on 64-bit)
+ *    raises the threshold to that block's size (if below 32 MiB, on 64-bit)
  *    and the trim threshold to twice that.  The next malloc of the same
  *    size then comes from the heap (brk), and free keeps it there.  setup
- *    frees one block of n bytes, so for n up to 32 MiB the first timed call
+ *    frees one block of n bytes, so for n below 32 MiB the first timed call
  *    faults the heap in and every later call reuses it: the steady state
  *    is malloc/free bookkeeping plus a page-stride write loop over memory
  *    that is already mapped, with no page faults at all.  That is what a
  *    program that reuses its buffers pays, not thread 001's loop.
- *  - For n above 32 MiB, or with the threshold fixed (mallopt
+ *  - For n of 32 MiB or more, or with the threshold fixed (mallopt
  *    M_MMAP_THRESHOLD, or GLIBC_TUNABLES=glibc.malloc.mmap_threshold=
  *    131072 in the environment, which turns the dynamic rule off), every
  *    call maps and faults afresh, like mmap_touch.
@@ -161,12 +161,16 @@ void sb__alloc_malloc_touch(void *dst, const void *src, size_t n,
     free(p);
 }
 
-/* The huge-page-aligned part of a mapping of n + hpage bytes at base: the
- * head before the first boundary and the tail after n bytes are unmapped,
- * so the caller owns exactly [*aligned, *aligned + n). */
-static void *map_aligned(size_t n, size_t hpage)
+/* A mapping of n bytes (rounded up to whole pages) that starts on a
+ * boundary of hpage: map hpage more than needed, then unmap the head
+ * before the first boundary and the tail after the rounded n bytes, so
+ * that the caller owns exactly that range and munmap(p, n) frees it all.
+ * hpage and page are powers of two, hpage a multiple of page; the caller
+ * checked that n + hpage + page does not overflow. */
+static void *map_aligned(size_t n, size_t hpage, size_t page)
 {
-    size_t len = n + hpage, head, tail;
+    size_t body = (n + page - 1) & ~(page - 1);
+    size_t len = body + hpage, head, tail;
     unsigned char *base, *p;
     base = mmap(NULL, len, PROT_READ | PROT_WRITE,
                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -174,11 +178,11 @@ static void *map_aligned(size_t n, size_t hpage)
         return MAP_FAILED;
     head = (hpage - ((uintptr_t)base & (hpage - 1))) & (hpage - 1);
     p = base + head;
-    tail = len - head - n;
+    tail = len - head - body;
     if (head)
         munmap(base, head);
     if (tail)
-        munmap(p + n, tail);
+        munmap(p + body, tail);
     return p;
 }
 
@@ -186,19 +190,20 @@ void sb__alloc_thp(void *dst, const void *src, size_t n, void *state)
 {
     const sb__alloc_state *s = state;
     size_t hpage = s && s->hpage ? s->hpage : huge_page_size();
+    size_t page = state_page(state);
     unsigned char *p;
     (void)dst;
     (void)src;
-    if (n == 0 || n > SIZE_MAX - hpage)
+    if (n == 0 || n > SIZE_MAX - hpage - page)
         return;
-    p = map_aligned(n, hpage);
+    p = map_aligned(n, hpage, page);
     if (p == MAP_FAILED)
         return;
     /* Before the first touch, so that the first fault in each 2 MiB range
      * allocates a huge page (with THP at [madvise], only advised ranges
      * get them).  A failure leaves small pages: setup checked it works. */
     madvise(p, n, MADV_HUGEPAGE);
-    sb__alloc_touch(p, n, state_page(state));
+    sb__alloc_touch(p, n, page);
     munmap(p, n);
 }
 
@@ -267,6 +272,8 @@ static int alloc_setup(void **state, const struct sb_cell *cell,
         return sb__error(err, SB_ENOMEM, "%s: out of memory", name);
     s->page = page_size();
     s->hpage = kind == SB__THP ? huge_page_size() : 0;
+    if (kind == SB__THP && s->hpage < s->page)
+        s->hpage = s->page;
 
     switch (kind) {
     case SB__MMAP:
@@ -290,6 +297,11 @@ static int alloc_setup(void **state, const struct sb_cell *cell,
         void *p;
         errno = 0;
         p = malloc(n);
+        /* The pointer escapes into an empty asm: without it clang removes
+         * a malloc whose block is only freed, folds the NULL test to
+         * "succeeded", and this check (and the free that moves glibc's
+         * threshold, see above) silently disappears. */
+        __asm__ volatile("" : : "r"(p) : "memory");
         if (!p) {
             e = errno ? errno : ENOMEM;
             free(s);
@@ -301,21 +313,22 @@ static int alloc_setup(void **state, const struct sb_cell *cell,
     }
     case SB__THP: {
         void *p;
-        if (n > SIZE_MAX - s->hpage) {
+        if (n > SIZE_MAX - s->hpage - s->page) {
             free(s);
             return sb__error(err, SB_EINVAL,
                              "%s: size %zu plus a huge page of alignment "
                              "overflows",
                              name, n);
         }
-        p = map_aligned(n, s->hpage);
+        p = map_aligned(n, s->hpage, s->page);
         if (p == MAP_FAILED) {
+            size_t len = n + s->hpage;
             e = errno;
             free(s);
             return sb__error(err, SB_ENOMEM,
                              "%s: cannot mmap %zu bytes (%zu with the "
                              "alignment slack): %s",
-                             name, n, n + s->hpage, strerror(e));
+                             name, n, len, strerror(e));
         }
         if (madvise(p, n, MADV_HUGEPAGE) != 0) {
             e = errno;

@@ -31,8 +31,8 @@ void sb__copy_csum(void *dst, const void *src, size_t n, void *state);
  * 16-bit one's-complement sum of the bytes taken as big-endian 16-bit
  * words, an odd last byte padded with a zero byte.  The value is the
  * number a protocol header stores in network byte order: for the RFC's
- * example bytes 00 01 f2 03 f4 f5 f6 f7 it is 0x220d (sum 0xddf2).  0 for
- * n == 0 gives 0xffff. */
+ * example bytes 00 01 f2 03 f4 f5 f6 f7 it is 0x220d (sum 0xddf2); for
+ * n == 0 it is 0xffff. */
 uint16_t sb__csum_copy(void *dst, const void *src, size_t n);
 
 /* kernels/clear_portable.c: clears in C, built everywhere. */
@@ -91,6 +91,10 @@ void sb__clear_avx512(void *dst, const void *src, size_t n, void *state);
 #define SB__FALLTHROUGH ((void)0)
 #endif
 
+/* The helpers below are always inlined, even at -O0: a kernel is the code
+ * in its own function, without calls (tests/codegen.sh checks). */
+#define SB__INLINE __attribute__((always_inline))
+
 /* One scalar move of 8, 4, 2 or 1 bytes from s to d, neither aligned.
  * memcpy of a fixed small size to and from an integer is how C spells an
  * unaligned load or store without undefined behaviour; compilers emit a
@@ -98,8 +102,8 @@ void sb__clear_avx512(void *dst, const void *src, size_t n, void *state);
  * -fno-builtin or -ffreestanding (which make a plain memcpy a real call)
  * still gets a single mov. */
 #define SB__MOVE_N(bits)                                                 \
-    static inline void sb__move##bits(unsigned char *d,                  \
-                                      const unsigned char *s)            \
+    static inline SB__INLINE void sb__move##bits(unsigned char *d,       \
+                                                 const unsigned char *s) \
     {                                                                    \
         uint##bits##_t v;                                                \
         __builtin_memcpy(&v, s, sizeof v);                               \
@@ -116,7 +120,7 @@ SB__MOVE_N(8)
  * zero comes out of a barrier, so neighbouring stores are not merged into
  * a vector store or a call to memset. */
 #define SB__ZERO_N(bits)                                                 \
-    static inline void sb__zero##bits(unsigned char *d)                  \
+    static inline SB__INLINE void sb__zero##bits(unsigned char *d)       \
     {                                                                    \
         uint##bits##_t v = 0;                                            \
         SB__OPAQUE(v);                                                   \
@@ -128,13 +132,40 @@ SB__ZERO_N(16)
 SB__ZERO_N(8)
 #undef SB__ZERO_N
 
+#ifdef SB_HAVE_X86_64
+/* One vector load or store by the instruction named, for the SIMD kernels
+ * (copy_simd.c, clear_x86.c).  Intrinsics leave the choice of instruction
+ * to the compiler, and compilers differ: for _mm_stream_si128 GCC emits
+ * movntdq, clang movntps; for _mm256_store_si256 GCC vmovdqa, clang
+ * vmovaps.  The kernels are named after their instructions, so the
+ * instructions are spelled out.  The memory operand (an lvalue of exactly
+ * the vector's size) tells the compiler which bytes the asm reads or
+ * writes and lets it pick the addressing mode; a store is volatile so
+ * that it is never dropped.  A loaded value comes out of an asm, so the
+ * compiler cannot see a load-store loop as a memcpy (nor a loop storing a
+ * known zero as a memset) and replace it with a call.  "v" is any vector
+ * register the function's instruction set can name (xmm0-15 without
+ * AVX-512), and the operand's type (__m128i, __m256i, __m512i) selects the
+ * register width printed.  AT&T syntax, like all asm here. */
+typedef struct sb__bytes16 { unsigned char b[16]; } sb__bytes16;
+typedef struct sb__bytes32 { unsigned char b[32]; } sb__bytes32;
+typedef struct sb__bytes64 { unsigned char b[64]; } sb__bytes64;
+
+#define SB__VLOAD(insn, bytes, v, p)                                      \
+    __asm__(insn " %1, %0" : "=v"(v) : "m"(*(const sb__bytes##bytes *)(p)))
+#define SB__VSTORE(insn, bytes, p, v)                                     \
+    __asm__ volatile(insn " %1, %0"                                       \
+                     : "=m"(*(sb__bytes##bytes *)(p))                     \
+                     : "v"(v))
+#endif
+
 /* Copy the n < 64 bytes of a SIMD kernel's head or tail with scalar moves,
  * touching nothing outside [d, d + n): 8-byte moves and one last 8-byte
  * move that may overlap the one before (src and dst never overlap each
  * other, so moving a byte twice is harmless); below 8 bytes, two 4- or
  * 2-byte moves in the same way, or one byte. */
-static inline void sb__copy_small(unsigned char *d, const unsigned char *s,
-                                  size_t n)
+static inline SB__INLINE void sb__copy_small(unsigned char *d,
+                                             const unsigned char *s, size_t n)
 {
     if (n >= 8) {
         size_t i;
@@ -153,7 +184,7 @@ static inline void sb__copy_small(unsigned char *d, const unsigned char *s,
 }
 
 /* Clear the n < 64 bytes of a SIMD kernel's head or tail the same way. */
-static inline void sb__zero_small(unsigned char *d, size_t n)
+static inline SB__INLINE void sb__zero_small(unsigned char *d, size_t n)
 {
     if (n >= 8) {
         size_t i;
@@ -173,7 +204,8 @@ static inline void sb__zero_small(unsigned char *d, size_t n)
 
 /* The bytes from p up to the next multiple of align (a power of two), but
  * at most n: the head a kernel moves before its aligned body. */
-static inline size_t sb__head(const void *p, size_t align, size_t n)
+static inline SB__INLINE size_t sb__head(const void *p, size_t align,
+                                         size_t n)
 {
     size_t h = (size_t)(-(uintptr_t)p & (uintptr_t)(align - 1));
     return h < n ? h : n;

@@ -130,7 +130,7 @@ size_t sb__sys_failures(const void *state);
                 sb__alloc_teardown, NULL),                                 \
     SB__SYS_ROW("malloc_touch", SB_FAMILY_ALLOC,                           \
                 "malloc n, write a byte per page, free: thread 001 through " \
-                "libc (glibc keeps blocks up to 32 MiB after the first "   \
+                "libc (glibc keeps blocks below 32 MiB after the first "   \
                 "free: then no faults)",                                   \
                 sb__alloc_malloc_touch, sb__alloc_malloc_touch_setup,      \
                 sb__alloc_teardown, NULL),                                 \

@@ -4,24 +4,38 @@
  * To add a kernel: write its sb_kernel_fn in a kernels/ file, declare it in
  * kernels.h (inside #ifdef SB_HAVE_X86_64 when it uses x86 instructions),
  * and add one row below, in the place a reader of the kernel list expects
- * (families together, simplest variant first).  Nothing else changes: the
- * lookups and tests/test_kernels.c walk this table.
+ * (families together, simplest variant first).  The lookups and the byte
+ * checks of tests/test_kernels.c walk this table; that test also lists the
+ * copy and clear rows in order (with family and features), so a new row
+ * there is added to its list too.  Families other than copy and clear
+ * follow the clear family.
  */
 #include "config.h"
 
 #include <string.h>
 
 #include "kernels.h"
+#include "kernels_sys.h"
 
-#define SB__COPY(kname, kdesc, kfeatures, kfn)                           \
+#define SB__ROW(kname, kfamily, kdesc, kfeatures, kfn)                  \
     {                                                                     \
-        .name = (kname), .family = SB_FAMILY_COPY,                        \
+        .name = (kname), .family = (kfamily),                             \
         .description = (kdesc), .features = (kfeatures), .fn = (kfn),     \
         .setup = NULL, .teardown = NULL, .available = NULL                \
     }
+#define SB__COPY(kname, kdesc, kfeatures, kfn) \
+    SB__ROW(kname, SB_FAMILY_COPY, kdesc, kfeatures, kfn)
+#define SB__CLEAR(kname, kdesc, kfeatures, kfn) \
+    SB__ROW(kname, SB_FAMILY_CLEAR, kdesc, kfeatures, kfn)
 
+/* Names are unique across families: a clear kernel whose technique has a
+ * copy kernel of the same name takes a "clear_" prefix.  Descriptions are
+ * one line for --list: the technique, then where the threads used it. */
 static const sb_kernel sb__kernels[] = {
-    /* Copy: the string moves first, as the threads compared them. */
+    /* Copy: the string moves first, as the threads compared them; the
+     * movl stream and libc; the 64-bit integer copy; the SIMD register
+     * files from MMX up, each cached and then non-temporal; memmove; the
+     * fused checksum-and-copy. */
 #ifdef SB_HAVE_X86_64
     SB__COPY("movsb",
              "rep movsb: byte string move of all n bytes (fast with ERMS/FSRM)",
@@ -43,6 +57,100 @@ static const sb_kernel sb__kernels[] = {
              "libc memcpy through a function pointer (the C library's own "
              "choice of kernel)",
              0, sb__copy_libc),
+    SB__COPY("int64",
+             "64-bit integer moves, 8 a loop, after byte moves align the "
+             "destination to 8, byte tail (cf. the threads' copy_user_int)",
+             0, sb__copy_int64),
+#ifdef SB_HAVE_X86_64
+    SB__COPY("mmx",
+             "MMX movq through mm0-mm7, 64 bytes a loop, unaligned, emms (the "
+             "threads' Athlon fast_copy_page, minus its prefetch)",
+             SB_FEAT_MMX, sb__copy_mmx),
+    SB__COPY("mmx_nt",
+             "MMX movq loads, movntq stores of 64-aligned lines, prefetchnta "
+             "320 B ahead, sfence, emms (the threads' Athlon faster_copy)",
+             SB_FEAT_MMX | SB_FEAT_SSE2, sb__copy_mmx_nt),
+    SB__COPY("sse2",
+             "SSE2 movdqu loads, movdqa stores after aligning the destination "
+             "to 16, 64 bytes a loop",
+             SB_FEAT_SSE2, sb__copy_sse2),
+    SB__COPY("sse2_nt",
+             "SSE2 movdqu loads, movntdq stores of 64-aligned lines, 64 bytes "
+             "a loop, sfence (movntq's successor)",
+             SB_FEAT_SSE2, sb__copy_sse2_nt),
+    SB__COPY("avx2",
+             "AVX2 32-byte vmovdqu loads, vmovdqa stores after aligning the "
+             "destination to 32, 128 bytes a loop, vzeroupper",
+             SB_FEAT_AVX2, sb__copy_avx2),
+    SB__COPY("avx2_nt",
+             "AVX2 32-byte vmovdqu loads, vmovntdq stores of 64-aligned "
+             "lines, 128 bytes a loop, sfence, vzeroupper",
+             SB_FEAT_AVX2, sb__copy_avx2_nt),
+    SB__COPY("avx512",
+             "AVX-512 vmovdqu64 loads, vmovdqa64 stores after aligning the "
+             "destination to 64, 256 bytes a loop, vzeroupper",
+             SB_FEAT_AVX512F, sb__copy_avx512),
+    SB__COPY("avx512_nt",
+             "AVX-512 vmovdqu64 loads, vmovntdq zmm stores of 64-aligned "
+             "lines, 256 bytes a loop, sfence, vzeroupper",
+             SB_FEAT_AVX512F, sb__copy_avx512_nt),
+#endif
+    SB__COPY("memmove",
+             "libc memmove through a function pointer (the price of not "
+             "promising that the buffers do not overlap)",
+             0, sb__copy_memmove),
+    SB__COPY("csum_copy",
+             "RFC 1071 Internet checksum while copying, 64-bit words added "
+             "with end-around carry (the threads' csum_and_copy_from_user)",
+             0, sb__copy_csum),
+
+    /* Clear: the string stores, the movl stream, the SIMD register files,
+     * the C library. */
+#ifdef SB_HAVE_X86_64
+    SB__CLEAR("stosb",
+              "rep stosb: byte string store of all n bytes (fast with ERMS)",
+              SB_FEAT_X86_64, sb__clear_stosb),
+    SB__CLEAR("stosl",
+              "rep stosl: 32-bit string store, then rep stosb for the 0-3 "
+              "byte tail (the i386 memset and clear_page of 2001)",
+              SB_FEAT_X86_64, sb__clear_stosl),
+    SB__CLEAR("stosq",
+              "rep stosq: 64-bit string store, then rep stosb for the 0-7 "
+              "byte tail (x86-64 clear_page_rep)",
+              SB_FEAT_X86_64, sb__clear_stosq),
+#endif
+    SB__CLEAR("clear_movl",
+              "a stream of 32-bit movl stores of zero, unrolled 8x, byte tail "
+              "(duff's clear)",
+              0, sb__clear_movl),
+#ifdef SB_HAVE_X86_64
+    SB__CLEAR("clear_mmx",
+              "MMX movq of a zeroed register, 64 bytes a loop, no alignment, "
+              "emms (the threads' Athlon fast_clear_page)",
+              SB_FEAT_MMX, sb__clear_mmx),
+    SB__CLEAR("clear_mmx_nt",
+              "MMX movntq of a zeroed register to 64-aligned lines, 64 bytes "
+              "a loop, sfence, emms (the threads' Athlon faster_clear_page)",
+              SB_FEAT_MMX | SB_FEAT_SSE2, sb__clear_mmx_nt),
+    SB__CLEAR("clear_sse2_nt",
+              "SSE2 movntdq of a zeroed register to 64-aligned lines, 64 "
+              "bytes a loop, sfence",
+              SB_FEAT_SSE2, sb__clear_sse2_nt),
+    SB__CLEAR("clear_avx2",
+              "AVX vmovdqa of a zeroed ymm after aligning the destination to "
+              "32, 128 bytes a loop, vzeroupper",
+              SB_FEAT_AVX2, sb__clear_avx2),
+    SB__CLEAR("clear_avx512",
+              "AVX-512 vmovdqa64 of a zeroed zmm after aligning the "
+              "destination to 64, 256 bytes a loop, vzeroupper",
+              SB_FEAT_AVX512F, sb__clear_avx512),
+#endif
+    SB__CLEAR("memset",
+              "libc memset through a function pointer (the C library's own "
+              "choice of clear)",
+              0, sb__clear_memset),
+    /* Alloc and system-call paths (kernels/alloc.c, kernels/syscall.c). */
+    SB__SYS_KERNEL_ROWS,
 };
 
 #define SB__NKERNELS (sizeof sb__kernels / sizeof sb__kernels[0])

@@ -243,6 +243,8 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
             op->alpha = v;
         if (!get_num(o, "threshold", &v) && v >= 0 && v < 1)
             op->threshold = v;
+        if (get_str(o, "cache") && !strcmp(get_str(o, "cache"), "cold"))
+            op->cache = SB_CACHE_COLD;
         if (json_is_integer(seed))
             op->seed = (uint64_t)json_integer_value(seed);
     }
@@ -274,6 +276,18 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
         k = own_kernel(run, kname);
     r->cell.kernel = k;
     get_size(c, "iters_per_sample", &r->iters);
+    {
+        json_t *cpu = json_object_get(c, "cpu_time");
+        double v;
+        if (json_is_object(cpu)) {
+            if (!get_num(cpu, "calls", &v) && v >= 0)
+                r->calls = v;
+            if (!get_num(cpu, "user_seconds", &v) && v >= 0)
+                r->user_seconds = v;
+            if (!get_num(cpu, "sys_seconds", &v) && v >= 0)
+                r->sys_seconds = v;
+        }
+    }
     get_size(c, "warmup_samples", &r->warmup_samples);
     for (int j = 0; j < SB_REJECT_NREASONS; j++) {
         size_t v = 0;

@@ -25,6 +25,7 @@
 #include "statbench.h"
 
 #define DEFAULT_SIZE 10240
+#define DEFAULT_ALLOC_SIZE (16u << 20)
 #define EXIT_USAGE 2
 
 static const char *progname = "statbench";
@@ -41,13 +42,22 @@ static void usage(FILE *f)
 "What to measure:\n"
 "  -k, --kernel LIST      kernels, comma-separated, or 'all' (default movsl);\n"
 "                         see --list\n"
+"      --family LIST      every available kernel of these families: copy,\n"
+"                         clear, alloc, syscall\n"
 "  -s, --size LIST        bytes per call (default %d: the size of the\n"
 "                         threads' cptimer runs; source and destination\n"
 "                         together fit in the L1 data cache, so a hot-cache\n"
-"                         sweep measures the copy itself, not DRAM)\n"
+"                         sweep measures the copy itself, not DRAM; alloc\n"
+"                         kernels default to 16M, the threads' mmap size)\n"
 "  -a, --align LIST       source offset from a page boundary, 0..4095\n"
 "                         (default 0); the destination stays page-aligned\n"
-"      --dst-align LIST   destination offset from a page boundary (default 0)\n"
+"      --dst-align LIST   destination offset from a page boundary (default 0);\n"
+"                         with several source and destination offsets the\n"
+"                         table is a matrix per kernel and size\n"
+"      --cache hot|cold   hot: buffers in the cache (an untimed call before\n"
+"                         each sample); cold: every line of both buffers\n"
+"                         flushed (clflush) before each timed call\n"
+"                         (default hot)\n"
 "  LIST is comma-separated values and ranges: 0..32, 0..64:8, 512..16M:*2.\n"
 "  Sizes take K, M, G suffixes (K = 1024).\n"
 "\n"
@@ -117,7 +127,7 @@ static void die_usage(const char *fmt, const char *a, const char *b)
 
 static int list_kernels(void)
 {
-    printf("%-8s %-7s %-24s %s\n", "kernel", "family", "available",
+    printf("%-13s %-7s %-24s %s\n", "kernel", "family", "available",
            "description");
     for (size_t i = 0; i < sb_kernel_count(); i++) {
         const sb_kernel *k = sb_kernel_at(i);
@@ -127,7 +137,7 @@ static int list_kernels(void)
             snprintf(avail, sizeof avail, "yes");
         else
             snprintf(avail, sizeof avail, "no (%s)", why ? why : "?");
-        printf("%-8s %-7s %-24s %s\n", k->name, sb_family_name(k->family),
+        printf("%-13s %-7s %-24s %s\n", k->name, sb_family_name(k->family),
                avail, k->description);
     }
     return ferror(stdout) ? 1 : 0;
@@ -222,6 +232,8 @@ enum {
     OPT_BASELINE,
     OPT_THRESHOLD,
     OPT_ALPHA,
+    OPT_FAMILY,
+    OPT_CACHE,
 };
 
 static uint64_t int_option(const char *name, const char *arg, uint64_t max)
@@ -241,6 +253,8 @@ static uint64_t int_option(const char *name, const char *arg, uint64_t max)
 /* Everything the command line says. */
 struct cli {
     const char *kernels, *sizes, *aligns, *dst_aligns, *output, *baseline;
+    const char *families;
+    int kernel_given;
     int format, quiet;
     int measuring_option; /* an option that only a measurement takes */
     const char *measuring_name;
@@ -253,6 +267,8 @@ static void parse_options(int argc, char **argv, struct cli *cli)
 {
     static const struct option longopts[] = {
         {"kernel", required_argument, NULL, 'k'},
+        {"family", required_argument, NULL, OPT_FAMILY},
+        {"cache", required_argument, NULL, OPT_CACHE},
         {"size", required_argument, NULL, 's'},
         {"align", required_argument, NULL, 'a'},
         {"dst-align", required_argument, NULL, OPT_DST_ALIGN},
@@ -291,6 +307,8 @@ static void parse_options(int argc, char **argv, struct cli *cli)
         double d;
         switch (c) {
         case 'k':
+        case OPT_FAMILY:
+        case OPT_CACHE:
         case 's':
         case 'a':
         case OPT_DST_ALIGN:
@@ -314,6 +332,19 @@ static void parse_options(int argc, char **argv, struct cli *cli)
         switch (c) {
         case 'k':
             cli->kernels = optarg;
+            cli->kernel_given = 1;
+            break;
+        case OPT_FAMILY:
+            cli->families = optarg;
+            break;
+        case OPT_CACHE:
+            if (!strcmp(optarg, "hot"))
+                opt->cache = SB_CACHE_HOT;
+            else if (!strcmp(optarg, "cold"))
+                opt->cache = SB_CACHE_COLD;
+            else
+                die_usage("--cache '%s': unknown cache state (use hot or "
+                          "cold)%s", optarg, "");
             break;
         case 's':
             cli->sizes = optarg;
@@ -682,17 +713,40 @@ static size_t *baselines(const sb_run *run, const char *spec)
     return base;
 }
 
+/* The cells of one kernel: every size, destination and source offset,
+ * source offsets innermost (an alignment sweep reads down the table).
+ * asz, when not 0, replaces the default size for alloc kernels. */
+static void add_kernel_cells(sb_plan *plan, const sb_kernel *k,
+                             const uint64_t *sz, size_t nsz, uint64_t asz,
+                             const uint64_t *al, size_t nal,
+                             const uint64_t *dal, size_t ndal)
+{
+    sb_error err = {0};
+    int alloc = k->family == SB_FAMILY_ALLOC;
+
+    for (size_t i = 0; i < (alloc && asz ? 1 : nsz); i++)
+        for (size_t j = 0; j < (alloc ? 1 : ndal); j++)
+            for (size_t a = 0; a < (alloc ? 1 : nal); a++)
+                if (sb_plan_add(plan, k,
+                                (size_t)(alloc && asz ? asz : sz[i]),
+                                alloc ? 0 : (size_t)al[a],
+                                alloc ? 0 : (size_t)dal[j], &err) != SB_OK)
+                    die_usage("%s%s", err.text, "");
+}
+
 static void add_cells(sb_plan *plan, const struct cli *cli)
 {
-    uint64_t *sz = NULL, *al = NULL, *dal = NULL;
+    uint64_t *sz = NULL, *al = NULL, *dal = NULL, asz = 0;
     size_t nsz = 0, nal = 0, ndal = 0;
     char msg[256], defsize[32], *copy, *save = NULL, *name;
-    sb_error err = {0};
+    unsigned fams = 0;
 
     snprintf(defsize, sizeof defsize, "%d", DEFAULT_SIZE);
     if (cli_parse_list(cli->sizes ? cli->sizes : defsize, CLI_SIZE, &sz, &nsz,
                        msg, sizeof msg))
         die_usage("--size %s%s", msg, "");
+    if (!cli->sizes)
+        asz = DEFAULT_ALLOC_SIZE; /* alloc kernels: the threads' 16 MiB */
     if (cli_parse_list(cli->aligns, CLI_INT, &al, &nal, msg, sizeof msg))
         die_usage("--align %s%s", msg, "");
     if (cli_parse_list(cli->dst_aligns, CLI_INT, &dal, &ndal, msg,
@@ -716,10 +770,45 @@ static void add_cells(sb_plan *plan, const struct cli *cli)
                       (snprintf(msg, sizeof msg, "%llu",
                                 (unsigned long long)sz[i]), msg));
 
-    copy = strdup(cli->kernels);
+    if (cli->families) {
+        char *fc = strdup(cli->families), *fs = NULL, *fn;
+        if (!fc) {
+            fprintf(stderr, "%s: out of memory\n", progname);
+            exit(1);
+        }
+        for (fn = strtok_r(fc, ",", &fs); fn; fn = strtok_r(NULL, ",", &fs)) {
+            int f, found = 0;
+            for (f = SB_FAMILY_COPY; f < SB_FAMILY_EXTERNAL; f++)
+                if (!strcmp(fn, sb_family_name(f))) {
+                    fams |= 1u << f;
+                    found = 1;
+                }
+            if (!found)
+                die_usage("--family '%s': unknown family (use copy, clear, "
+                          "alloc or syscall)%s", fn, "");
+        }
+        free(fc);
+        if (!fams)
+            die_usage("--family '%s': no family named%s", cli->families, "");
+    }
+    /* --family alone measures its kernels; with --kernel, both. */
+    copy = strdup(cli->families && !cli->kernel_given ? "" : cli->kernels);
     if (!copy) {
         fprintf(stderr, "%s: out of memory\n", progname);
         exit(1);
+    }
+    for (size_t ki = 0; ki < sb_kernel_count(); ki++) {
+        const sb_kernel *k = sb_kernel_at(ki);
+        if (!(fams & (1u << k->family)) || !sb_kernel_available(k, NULL))
+            continue;
+        add_kernel_cells(plan, k, sz, nsz, asz, al, nal, dal, ndal);
+    }
+    if (cli->families && !cli->kernel_given) {
+        free(copy);
+        free(sz);
+        free(al);
+        free(dal);
+        return;
     }
     if (!*copy || copy[strlen(copy) - 1] == ',' || copy[0] == ',' ||
         strstr(copy, ",,"))
@@ -743,13 +832,9 @@ static void add_cells(sb_plan *plan, const struct cli *cli)
             const sb_kernel *k = sb_kernel_at(ki);
             if (all && !sb_kernel_available(k, NULL))
                 continue;
-            for (size_t i = 0; i < nsz; i++)
-                for (size_t j = 0; j < ndal; j++)
-                    for (size_t a = 0; a < nal; a++)
-                        if (sb_plan_add(plan, k, (size_t)sz[i],
-                                        (size_t)al[a], (size_t)dal[j],
-                                        &err) != SB_OK)
-                            die_usage("%s%s", err.text, "");
+            if (fams & (1u << k->family))
+                continue; /* already added by --family */
+            add_kernel_cells(plan, k, sz, nsz, asz, al, nal, dal, ndal);
         }
     }
     free(copy);

@@ -29,6 +29,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -43,8 +44,16 @@
 struct work {
     void *state; /* from the kernel's setup */
     int has_state;
+    int cold;    /* flush the buffers before each timed call */
     char *dst;
     const char *src;
+};
+
+/* What one sample saw. */
+struct sample {
+    double ticks; /* per iteration, timer overhead subtracted */
+    int ctxsw;    /* a context switch happened around it */
+    double user, sys; /* CPU seconds of the thread during it */
 };
 
 /* The stop flag.  Before invocations fork, it moves to a shared page so
@@ -76,13 +85,23 @@ void sb__stop_share(void)
     stop_flag = p; /* kept for the life of the process */
 }
 
-static long context_switches(void)
+static double seconds(struct timeval tv)
 {
-    struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) != 0)
-        return -1;
-    return ru.ru_nvcsw + ru.ru_nivcsw;
+    return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
 }
+
+#ifdef SB_HAVE_X86_64
+/* Evict [p, p + n) from every cache level: clflush each line, then mfence
+ * so that the flushes are done before the timed call starts. */
+static void flush_range(const void *p, size_t n)
+{
+    const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63);
+    const char *end = (const char *)p + n;
+    for (; c < end; c += 64)
+        __asm__ volatile("clflush %0" : : "m"(*(const volatile char *)c));
+    __asm__ volatile("mfence" ::: "memory");
+}
+#endif
 
 /* Choose and apply the CPU; fills meta->cpu and meta->pin_note. */
 int sb__pin(const sb_options *opt, sb_meta *meta, cpu_set_t *saved,
@@ -146,22 +165,34 @@ static int push_sample(sb__raw_cell *r, double v)
     return SB_OK;
 }
 
-/* One timed sample of k iterations; returns ticks per iteration with the
- * harness overhead subtracted; *ctxsw tells whether a context switch was
- * seen around it. */
-static double take_sample(const sb_cell *c, struct work *w, size_t k,
-                          int tsc, double overhead, int *ctxsw)
+/* One timed sample of k iterations.  Hot: one untimed call first brings
+ * the buffers back into the cache.  Cold: the buffers are flushed from
+ * every cache level instead (k is then 1).  getrusage(RUSAGE_THREAD) just
+ * outside the timed region tells context switches and CPU time. */
+static struct sample take_sample(const sb_cell *c, struct work *w, size_t k,
+                                 int tsc, double overhead)
 {
     sb_kernel_fn fn = c->kernel->fn;
-    long before, after;
+    struct rusage a, b;
+    struct sample s;
     uint64_t t;
+    int ok;
 
-    fn(w->dst, w->src, c->size, w->state); /* re-warm, untimed */
-    before = context_switches();
+#ifdef SB_HAVE_X86_64
+    if (w->cold) {
+        flush_range(w->src, c->size);
+        flush_range(w->dst, c->size);
+    } else
+#endif
+        fn(w->dst, w->src, c->size, w->state); /* re-warm, untimed */
+    ok = getrusage(RUSAGE_THREAD, &a) == 0;
     t = sb__timed_sample(tsc, fn, w->dst, w->src, c->size, w->state, k);
-    after = context_switches();
-    *ctxsw = before != after;
-    return ((double)t - overhead) / (double)k;
+    ok = getrusage(RUSAGE_THREAD, &b) == 0 && ok;
+    s.ticks = ((double)t - overhead) / (double)k;
+    s.ctxsw = ok && (a.ru_nvcsw + a.ru_nivcsw != b.ru_nvcsw + b.ru_nivcsw);
+    s.user = ok ? seconds(b.ru_utime) - seconds(a.ru_utime) : 0;
+    s.sys = ok ? seconds(b.ru_stime) - seconds(a.ru_stime) : 0;
+    return s;
 }
 
 static size_t iters_for(double per_iter, double target_ticks)
@@ -181,17 +212,16 @@ static size_t warm_up(const sb_cell *c, sb__raw_cell *r, struct work *w,
 {
     enum { BATCH = 8, MAX_BATCHES = 12 };
     double b[BATCH], prev = NAN, per_iter;
-    int sw;
 
     /* A first estimate from single iterations. */
     for (int i = 0; i < BATCH; i++)
-        b[i] = take_sample(c, w, 1, tsc, overhead, &sw);
+        b[i] = take_sample(c, w, 1, tsc, overhead).ticks;
     per_iter = sb__median_inplace(b, BATCH);
     for (int batch = 0; batch < MAX_BATCHES; batch++) {
-        size_t k = iters_for(per_iter, target_ticks);
+        size_t k = w->cold ? 1 : iters_for(per_iter, target_ticks);
         double m;
         for (int i = 0; i < BATCH; i++)
-            b[i] = take_sample(c, w, k, tsc, overhead, &sw);
+            b[i] = take_sample(c, w, k, tsc, overhead).ticks;
         r->warmup_samples += BATCH;
         m = sb__median_inplace(b, BATCH);
         if (m > 0)
@@ -202,7 +232,7 @@ static size_t warm_up(const sb_cell *c, sb__raw_cell *r, struct work *w,
         if (sb__now() > deadline || *stop_flag)
             break;
     }
-    return iters_for(per_iter, target_ticks);
+    return w->cold ? 1 : iters_for(per_iter, target_ticks);
 }
 
 /* Relative half-width of the median CI of a cell's samples so far. */
@@ -283,6 +313,8 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
         const sb_cell *c = sb_plan_cell(plan, i);
         w[i].src = src + c->src_align;
         w[i].dst = dst + c->dst_align;
+        w[i].cold = opt->cache == SB_CACHE_COLD &&
+                    c->kernel->family != SB_FAMILY_ALLOC;
         if (c->kernel->setup) {
             rc = c->kernel->setup(&w[i].state, c, err);
             if (rc != SB_OK)
@@ -306,12 +338,17 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
         gsl_ran_shuffle(rng, order, n, sizeof *order);
         for (size_t j = 0; j < n && !*stop_flag; j++) {
             sb__raw_cell *r = &inv->cells[order[j]];
-            int sw;
-            double v = take_sample(sb_plan_cell(plan, order[j]), &w[order[j]],
-                                   r->iters, tsc, overhead, &sw);
-            if (sw)
+            struct sample v = take_sample(sb_plan_cell(plan, order[j]),
+                                          &w[order[j]], r->iters, tsc,
+                                          overhead);
+            if (v.ctxsw) {
                 r->rejected[SB_REJECT_CTXSW]++;
-            else if (push_sample(r, v) != SB_OK) {
+                continue;
+            }
+            r->user += v.user;
+            r->sys += v.sys;
+            r->calls += r->iters;
+            if (push_sample(r, v.ticks) != SB_OK) {
                 rc = sb__error(err, SB_ENOMEM, "out of memory for samples");
                 goto out;
             }

@@ -88,6 +88,17 @@ void sb_options_init(sb_options *opt)
     };
 }
 
+const char *sb_cache_name(int cache)
+{
+    switch (cache) {
+    case SB_CACHE_HOT:
+        return "hot";
+    case SB_CACHE_COLD:
+        return "cold";
+    }
+    return "?";
+}
+
 const char *sb_outlier_policy_name(int policy)
 {
     switch (policy) {
@@ -229,6 +240,14 @@ int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
                              "cpu %d: no such CPU available to this process "
                              "(available: %s)", opt->cpu, set);
     }
+    if (opt->cache != SB_CACHE_HOT && opt->cache != SB_CACHE_COLD)
+        return sb__error(err, SB_EINVAL, "cache state %d: unknown",
+                         opt->cache);
+#ifndef SB_HAVE_X86_64
+    if (opt->cache == SB_CACHE_COLD)
+        return sb__error(err, SB_EINVAL,
+                         "cache cold: flushing needs clflush (x86-64 only)");
+#endif
     for (size_t i = 0; i < plan->n; i++) {
         const char *why = NULL;
         if (!sb_kernel_available(plan->cells[i].kernel, &why))

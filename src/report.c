@@ -4,6 +4,7 @@
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run_internal.h"
@@ -84,14 +85,14 @@ static void header(const sb_run *run, FILE *f)
                 "plan:     %zu cells, %zu invocation%s (at least %zu, at "
                 "most %zu), %g%% CI, precision target +-%g%% of the median, "
                 "seed %llu, %zu..%zu samples per cell and invocation, max "
-                "time %g s, sample ~%g us\n",
+                "time %g s, sample ~%g us, cache %s\n",
                 sb_run_count(run), run->invocations,
                 run->invocations == 1 ? "" : "s", o->invocations,
                 o->invocations > 1 ? o->max_invocations : 1,
                 100 * o->ci_level,
                 100 * o->precision, (unsigned long long)o->seed,
                 o->min_samples, o->max_samples, o->max_time,
-                o->sample_seconds * 1e6);
+                o->sample_seconds * 1e6, sb_cache_name(o->cache));
     } else {
         fprintf(f, "data:     %zu sample set%s, %g%% CI, values in their own "
                    "unit\n",
@@ -143,66 +144,225 @@ static void comparison_columns(const sb_run *run, size_t i, FILE *f)
             sb_verdict_name(c->verdict));
 }
 
-static int table(const sb_run *run, FILE *f)
-{
-    size_t n = sb_run_count(run), short_cells = 0, autocorr = 0;
-    int cyc = sb_run_meta(run)->timer.kind == SB_TIMER_TSC;
-    int cmp = any_comparison(run), ext = external(run);
-    int inv = run->invocations > 1;
+enum layout { LAYOUT_THROUGHPUT, LAYOUT_EXTERNAL, LAYOUT_ALLOC };
 
-    header(run, f);
-    if (ext)
-        fprintf(f, "\n%-16s %12s %12s %12s %7s %12s %12s %6s %5s",
-                "data", "median", "CI low", "CI high", "+-%", "mean", "sd",
-                "n", "outl");
+static void row_header(const sb_run *run, FILE *f, enum layout l, int inv,
+                       int cmp)
+{
+    int cyc = sb_run_meta(run)->timer.kind == SB_TIMER_TSC;
+    fputc('\n', f);
+    if (l == LAYOUT_EXTERNAL)
+        fprintf(f, "%-16s %12s %12s %12s %7s %12s %12s %6s %5s", "data",
+                "median", "CI low", "CI high", "+-%", "mean", "sd", "n",
+                "outl");
+    else if (l == LAYOUT_ALLOC)
+        fprintf(f,
+                "%-14s %9s %10s %10s %10s %7s %8s %9s %9s %6s %5s %5s%s",
+                "kernel", "size", "us/call", "CI low", "CI high", "+-%",
+                "ns/page", "user us", "sys us", "kept", "rej", "outl",
+                inv ? " btw%" : "");
     else
         fprintf(f,
-                "\n%-8s %9s %4s %4s %12s %12s %12s %7s %8s %6s %5s %5s%s",
+                "%-13s %9s %4s %4s %12s %12s %12s %7s %8s %10s %6s %5s %5s%s",
                 "kernel", "size", "src", "dst", "MB/s", "CI low", "CI high",
-                "+-%", cyc ? "cyc/B" : "ns/B", "kept", "rej", "outl",
-                inv ? " btw%" : "");
+                "+-%", cyc ? "cyc/B" : "ns/B", cyc ? "cyc/call" : "ns/call",
+                "kept", "rej", "outl", inv ? " btw%" : "");
     if (cmp)
         fprintf(f, " %7s %7s %7s %8s %-12s", "ratio", "lo", "hi", "p(adj)",
                 "verdict");
     fputc('\n', f);
+}
+
+static void btw_column(const sb_cell_result *r, FILE *f, int inv)
+{
+    if (inv && r->levels.m >= 2 && isfinite(r->levels.between_fraction))
+        fprintf(f, " %4.0f", 100 * r->levels.between_fraction);
+    else if (inv)
+        fprintf(f, " %4s", "-");
+}
+
+static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
+                int inv, int cmp)
+{
+    const sb_cell_result *r = sb_run_cell(run, i);
+    double hz = sb_run_meta(run)->timer.hz;
+
+    if (l == LAYOUT_EXTERNAL) {
+        fprintf(f, "%-16s %12.6g %12.6g %12.6g %7.2f %12.6g %12.6g %6zu %5zu",
+                r->cell.kernel->name, r->interval.estimate, r->interval.lo,
+                r->interval.hi, 100 * r->rel_halfwidth, r->ticks_summary.mean,
+                r->ticks_summary.sd, r->nsamples, outlier_count(r));
+    } else if (r->nsamples == 0) {
+        if (l == LAYOUT_ALLOC)
+            fprintf(f, "%-14s %9zu %10s %10s %10s %7s %8s %9s %9s %6zu %5zu "
+                       "%5s",
+                    r->cell.kernel->name, r->cell.size, "-", "-", "-", "-",
+                    "-", "-", "-", r->nsamples, r->rejected_total, "-");
+        else
+            fprintf(f, "%-13s %9zu %4zu %4zu %12s %12s %12s %7s %8s %10s "
+                       "%6zu %5zu %5s",
+                    r->cell.kernel->name, r->cell.size, r->cell.src_align,
+                    r->cell.dst_align, "-", "-", "-", "-", "-", "-",
+                    r->nsamples, r->rejected_total, "-");
+        if (inv)
+            fprintf(f, " %4s", "-");
+    } else if (l == LAYOUT_ALLOC) {
+        /* The threads' figures: time per round, per page, user and
+         * system time (getrusage of the measuring thread). */
+        double pages = (double)r->cell.size / SB_PAGE_SIZE;
+        double us = 1e6 / hz;
+        fprintf(f,
+                "%-14s %9zu %10.2f %10.2f %10.2f %7.2f %8.1f %9.2f %9.2f "
+                "%6zu %5zu %5zu",
+                r->cell.kernel->name, r->cell.size, r->interval.estimate * us,
+                r->interval.lo * us, r->interval.hi * us,
+                100 * r->rel_halfwidth,
+                pages > 0 ? r->interval.estimate * us * 1e3 / pages : NAN,
+                r->calls > 0 ? 1e6 * r->user_seconds / r->calls : NAN,
+                r->calls > 0 ? 1e6 * r->sys_seconds / r->calls : NAN,
+                r->nsamples, r->rejected_total, outlier_count(r));
+        btw_column(r, f, inv);
+    } else {
+        fprintf(f,
+                "%-13s %9zu %4zu %4zu %12.1f %12.1f %12.1f %7.2f %8.4f "
+                "%10.1f %6zu %5zu %5zu",
+                r->cell.kernel->name, r->cell.size, r->cell.src_align,
+                r->cell.dst_align, r->mbps.estimate, r->mbps.lo, r->mbps.hi,
+                100 * r->rel_halfwidth, r->cycles_per_byte,
+                r->interval.estimate, r->nsamples, r->rejected_total,
+                outlier_count(r));
+        btw_column(r, f, inv);
+    }
+    if (cmp)
+        comparison_columns(run, i, f);
+    /* '~' warns when the reported interval is built from one process's
+     * samples; the invocation-level interval uses one median per process
+     * and is not narrowed by correlated samples. */
+    fprintf(f, "%s%s\n", r->reached_precision ? "" : " *",
+            r->autocorrelated && !inv ? " ~" : "");
+}
+
+/* Cells [first, end) of one kernel and size form a matrix when they hold
+ * every pair of at least two source and two destination offsets, in the
+ * plan's order (destination outer, source inner). */
+static size_t group_end(const sb_run *run, size_t first)
+{
+    const sb_cell *a = &sb_run_cell(run, first)->cell;
+    size_t e = first + 1;
+    while (e < sb_run_count(run)) {
+        const sb_cell *b = &sb_run_cell(run, e)->cell;
+        if (b->kernel != a->kernel || b->size != a->size)
+            break;
+        e++;
+    }
+    return e;
+}
+
+static size_t matrix_width(const sb_run *run, size_t first, size_t end)
+{
+    size_t w = 1, n = end - first;
+    const sb_cell *a = &sb_run_cell(run, first)->cell;
+    while (first + w < end &&
+           sb_run_cell(run, first + w)->cell.dst_align == a->dst_align)
+        w++;
+    if (w < 2 || n % w || n / w < 2)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const sb_cell *c = &sb_run_cell(run, first + i)->cell;
+        if (c->src_align != sb_run_cell(run, first + i % w)->cell.src_align ||
+            c->dst_align != sb_run_cell(run, first + i / w * w)->cell.dst_align)
+            return 0;
+    }
+    return w;
+}
+
+/* The 2D alignment matrix of one kernel and size: median MB/s with rows
+ * for destination offsets and columns for source offsets, then the
+ * interval's half-width in percent; '*' marks a cell short of the
+ * precision target. */
+static void matrix(const sb_run *run, size_t first, size_t end, size_t w,
+                   FILE *f)
+{
+    const sb_cell_result *r0 = sb_run_cell(run, first);
+    for (int part = 0; part < 2; part++) {
+        fprintf(f, "\n%s %zu B: %s (rows: dst offset, columns: src offset)\n",
+                r0->cell.kernel->name, r0->cell.size,
+                part == 0 ? "median MB/s" : "CI half-width, +-% of median");
+        fprintf(f, "%8s", "dst\\src");
+        for (size_t j = 0; j < w; j++)
+            fprintf(f, " %9zu", sb_run_cell(run, first + j)->cell.src_align);
+        fputc('\n', f);
+        for (size_t i = first; i < end; i += w) {
+            fprintf(f, "%8zu", sb_run_cell(run, i)->cell.dst_align);
+            for (size_t j = 0; j < w; j++) {
+                const sb_cell_result *r = sb_run_cell(run, i + j);
+                double v = part == 0 ? r->mbps.estimate
+                                     : 100 * r->rel_halfwidth;
+                if (r->nsamples == 0)
+                    fprintf(f, " %9s", "-");
+                else
+                    fprintf(f, part == 0 ? " %8.0f%c" : " %8.2f%c", v,
+                            r->reached_precision ? ' ' : '*');
+            }
+            fputc('\n', f);
+        }
+    }
+}
+
+static int table(const sb_run *run, FILE *f)
+{
+    size_t n = sb_run_count(run), short_cells = 0, autocorr = 0;
+    int cmp = any_comparison(run), ext = external(run);
+    int inv = run->invocations > 1, headed = 0;
+    size_t *matrix_w = calloc(n ? n : 1, sizeof *matrix_w);
+
+    if (!matrix_w)
+        return -1;
+    header(run, f);
     for (size_t i = 0; i < n; i++) {
         const sb_cell_result *r = sb_run_cell(run, i);
         if (!r->reached_precision)
             short_cells++;
-        if (r->autocorrelated)
+        if (r->autocorrelated && !inv)
             autocorr++;
-        if (ext) {
-            fprintf(f, "%-16s %12.6g %12.6g %12.6g %7.2f %12.6g %12.6g %6zu "
-                       "%5zu",
-                    r->cell.kernel->name, r->interval.estimate,
-                    r->interval.lo, r->interval.hi, 100 * r->rel_halfwidth,
-                    r->ticks_summary.mean, r->ticks_summary.sd, r->nsamples,
-                    outlier_count(r));
-        } else if (r->nsamples == 0) {
-            fprintf(f, "%-8s %9zu %4zu %4zu %12s %12s %12s %7s %8s %6zu "
-                       "%5zu %5s%s",
-                    r->cell.kernel->name, r->cell.size, r->cell.src_align,
-                    r->cell.dst_align, "-", "-", "-", "-", "-", r->nsamples,
-                    r->rejected_total, "-", inv ? "    -" : "");
-        } else {
-            fprintf(f,
-                    "%-8s %9zu %4zu %4zu %12.1f %12.1f %12.1f %7.2f %8.4f "
-                    "%6zu %5zu %5zu",
-                    r->cell.kernel->name, r->cell.size, r->cell.src_align,
-                    r->cell.dst_align, r->mbps.estimate, r->mbps.lo,
-                    r->mbps.hi, 100 * r->rel_halfwidth, r->cycles_per_byte,
-                    r->nsamples, r->rejected_total, outlier_count(r));
-            if (inv && r->levels.m >= 2 &&
-                isfinite(r->levels.between_fraction))
-                fprintf(f, " %4.0f", 100 * r->levels.between_fraction);
-            else if (inv)
-                fprintf(f, " %4s", "-");
-        }
-        if (cmp)
-            comparison_columns(run, i, f);
-        fprintf(f, "%s%s\n", r->reached_precision ? "" : " *",
-                r->autocorrelated ? " ~" : "");
     }
+    /* Rows: external data, or every copy, clear and system-call cell not
+     * shown in a matrix.  Matrices are only for the plain table. */
+    for (size_t i = 0; i < n;) {
+        size_t e = group_end(run, i);
+        if (!ext && !cmp)
+            matrix_w[i] = matrix_width(run, i, e);
+        i = e;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t e = group_end(run, i);
+        const sb_cell_result *r = sb_run_cell(run, i);
+        if (!matrix_w[i] &&
+            (ext || r->cell.kernel->family != SB_FAMILY_ALLOC)) {
+            if (!headed++)
+                row_header(run, f, ext ? LAYOUT_EXTERNAL : LAYOUT_THROUGHPUT,
+                           inv, cmp);
+            for (size_t j = i; j < e; j++)
+                row(run, j, f, ext ? LAYOUT_EXTERNAL : LAYOUT_THROUGHPUT, inv,
+                    cmp);
+        }
+        i = e;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t e = group_end(run, i);
+        if (matrix_w[i])
+            matrix(run, i, e, matrix_w[i], f);
+        i = e;
+    }
+    headed = 0;
+    for (size_t i = 0; !ext && i < n; i++) {
+        if (sb_run_cell(run, i)->cell.kernel->family != SB_FAMILY_ALLOC)
+            continue;
+        if (!headed++)
+            row_header(run, f, LAYOUT_ALLOC, inv, cmp);
+        row(run, i, f, LAYOUT_ALLOC, inv, cmp);
+    }
+    free(matrix_w);
     if (short_cells)
         fprintf(f,
                 "\n* %zu cell%s stopped short of the precision target "
@@ -214,10 +374,10 @@ static int table(const sb_run *run, FILE *f)
     if (autocorr)
         fprintf(f,
                 "~ %zu cell%s with lag-1 autocorrelation above 0.2: "
-                "successive samples are not independent, so %s interval is "
-                "too narrow.\n",
-                autocorr, autocorr == 1 ? "" : "s",
-                inv ? "a sample-level" : "the");
+                "successive samples are not independent (the machine "
+                "drifted), so the interval is too narrow: use several "
+                "--invocations.\n",
+                autocorr, autocorr == 1 ? "" : "s");
     if (inv && !ext)
         fprintf(f,
                 "btw%%: share of the sample variance that lies between "
@@ -250,7 +410,8 @@ static int csv(const sb_run *run, FILE *f)
           "rejected_context_switch,rejected_outlier,outliers_mild,"
           "outliers_severe,outliers_mad,iters_per_sample,invocations,"
           "between_fraction,lag1,mde,reached_precision,ratio,ratio_ci_lo,"
-          "ratio_ci_hi,p,p_adjusted,a12,verdict,test\n",
+          "ratio_ci_hi,p,p_adjusted,a12,verdict,test,user_us_per_call,"
+          "sys_us_per_call\n",
           f);
     for (size_t i = 0; i < n; i++) {
         const sb_cell_result *r = sb_run_cell(run, i);
@@ -279,12 +440,15 @@ static int csv(const sb_run *run, FILE *f)
                 r->invocations > 1 ? r->levels.between_fraction : NAN,
                 r->lag1, r->mde, r->reached_precision);
         if (c)
-            fprintf(f, "%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%s,\"%s\"\n",
+            fprintf(f, "%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%s,\"%s\",",
                     c->ratio.estimate, c->ratio.lo, c->ratio.hi, c->p,
                     c->p_adjusted, c->a12, sb_verdict_name(c->verdict),
                     c->test);
         else
-            fputs(",,,,,,,\n", f);
+            fputs(",,,,,,,,", f);
+        fprintf(f, "%.6g,%.6g\n",
+                r->calls > 0 ? 1e6 * r->user_seconds / r->calls : NAN,
+                r->calls > 0 ? 1e6 * r->sys_seconds / r->calls : NAN);
     }
     return ferror(f) ? -1 : 0;
 }

@@ -69,7 +69,8 @@ static json_t *meta(const sb_run *run)
     return json_pack(
         "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:I, s:o,"
         " s:{s:s, s:o, s:o, s:b, s:o, s:o, s:s, s:o},"
-        " s:{s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:I, s:s, s:I, s:o, s:o}}",
+        " s:{s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:I, s:s, s:I, s:o, s:o,"
+        "    s:s}}",
         "statbench_version", str(m->statbench_version), "command",
         str(sb_run_command(run)), "start_time", str(m->start_time),
         "hostname", str(m->hostname), "cpu_model", str(m->cpu_model),
@@ -90,7 +91,7 @@ static json_t *meta(const sb_run *run)
         "max_invocations", (json_int_t)o->max_invocations, "outliers",
         sb_outlier_policy_name(o->outliers), "bootstrap",
         (json_int_t)o->bootstrap, "alpha", num(o->alpha), "threshold",
-        num(o->threshold));
+        num(o->threshold), "cache", sb_cache_name(o->cache));
 }
 
 static json_t *comparison(const sb_comparison *c)
@@ -134,7 +135,8 @@ static json_t *cell(const sb_run *run, size_t idx)
         "    s:{s:o, s:o, s:I, s:I}},"
         " s:I, s:o, s:o,"
         " s:{s:o, s:o, s:o, s:o},"
-        " s:o, s:b, s:o, s:o, s:o}",
+        " s:o, s:b, s:o, s:o, s:o,"
+        " s:{s:o, s:o, s:o}}",
         "kernel", str(r->cell.kernel->name), "family",
         sb_family_name(r->cell.kernel->family), "size",
         (json_int_t)r->cell.size, "src_align", (json_int_t)r->cell.src_align,
@@ -166,7 +168,9 @@ static json_t *cell(const sb_run *run, size_t idx)
         num(l->m >= 2 ? l->between_fraction : NAN), "lag1", num(r->lag1),
         "autocorrelated", r->autocorrelated, "mde", num(r->mde),
         "comparison", comparison(sb_run_comparison(run, idx)),
-        "samples_ticks", samples);
+        "samples_ticks", samples, "cpu_time", "calls", num(r->calls),
+        "user_seconds", num(r->user_seconds), "sys_seconds",
+        num(r->sys_seconds));
     return c;
 }
 

@@ -102,6 +102,9 @@ int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw)
     if (raw->iters > r->iters)
         r->iters = raw->iters;
     r->warmup_samples += raw->warmup_samples;
+    r->calls += raw->calls;
+    r->user_seconds += raw->user;
+    r->sys_seconds += raw->sys;
     for (int k = 0; k < SB_REJECT_NREASONS; k++) {
         r->rejected[k] += raw->rejected[k];
         r->rejected_total += raw->rejected[k];

@@ -16,6 +16,8 @@ typedef struct sb__raw_cell {
     size_t rejected[SB_REJECT_NREASONS];
     size_t nsamples, cap;
     double *ticks;
+    double user, sys;  /* thread CPU seconds over the kept samples */
+    double calls;      /* kernel calls in the kept samples */
 } sb__raw_cell;
 
 /* What one invocation (one process) measured. */

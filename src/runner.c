@@ -84,6 +84,9 @@ static int send_invocation(int fd, int rc, const sb_error *err,
         if (write_all(fd, &c->iters, sizeof c->iters) ||
             write_all(fd, &c->warmup_samples, sizeof c->warmup_samples) ||
             write_all(fd, c->rejected, sizeof c->rejected) ||
+            write_all(fd, &c->user, sizeof c->user) ||
+            write_all(fd, &c->sys, sizeof c->sys) ||
+            write_all(fd, &c->calls, sizeof c->calls) ||
             write_all(fd, &c->nsamples, sizeof c->nsamples) ||
             write_all(fd, c->ticks, c->nsamples * sizeof *c->ticks))
             return -1;
@@ -126,6 +129,9 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
         if (read_all(fd, &c->iters, sizeof c->iters) ||
             read_all(fd, &c->warmup_samples, sizeof c->warmup_samples) ||
             read_all(fd, c->rejected, sizeof c->rejected) ||
+            read_all(fd, &c->user, sizeof c->user) ||
+            read_all(fd, &c->sys, sizeof c->sys) ||
+            read_all(fd, &c->calls, sizeof c->calls) ||
             read_all(fd, &c->nsamples, sizeof c->nsamples) ||
             c->nsamples > ((size_t)1 << 34))
             return -1;

@@ -476,6 +476,7 @@ typedef struct sb_options {
     size_t bootstrap;       /* 0: order-statistic median CI; N >= 100: BCa
                                bootstrap with N resamples (seeded by seed);
                                default 0 */
+    int cache;              /* enum sb_cache; default SB_CACHE_HOT */
     double alpha;           /* significance level of verdicts; default 0.05 */
     double threshold;       /* practical threshold of verdicts, relative;
                                default 0.01 */
@@ -486,6 +487,22 @@ typedef struct sb_options {
 } sb_options;
 
 SB_API void sb_options_init(sb_options *opt);
+
+/* The cache state each timed call starts from. */
+enum sb_cache {
+    SB_CACHE_HOT = 0, /* one untimed call before each sample brings the
+                         buffers into the cache; k calls per sample */
+    SB_CACHE_COLD     /* before each timed call every cache line of the
+                         source and destination buffers is flushed
+                         (clflush, then mfence): the call starts with both
+                         in memory only; one call per sample.  x86-64
+                         only.  Alloc kernels are not affected; for the
+                         system-call kernels only the user buffer is
+                         flushed, not the page cache. */
+};
+
+/* "hot", "cold"; "?" otherwise. */
+SB_API const char *sb_cache_name(int cache);
 
 /* What happens to Tukey outliers (counted in every case). */
 enum sb_outlier_policy {
@@ -517,6 +534,10 @@ typedef struct sb_cell_result {
     size_t rejected[SB_REJECT_NREASONS];
     size_t rejected_total;
     size_t warmup_samples; /* samples spent warming up (not kept) */
+    double calls;          /* kernel calls in the kept samples */
+    double user_seconds;   /* the thread's user CPU time over them */
+    double sys_seconds;    /* the thread's system CPU time over them
+                              (getrusage; per call: divide by calls) */
     int reached_precision; /* 1 when the CI reached the precision target */
     sb_summary ticks_summary; /* descriptive statistics of all kept samples
                                  pooled; its median interval treats them as

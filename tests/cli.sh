@@ -12,7 +12,7 @@ PY=$(command -v python3 || true)
     >"$tmp/table" 2>"$tmp/err"
 rc=$?
 check "headline sweep exits 0 (rc $rc)" test "$rc" -eq 0
-rows=$(awk '$1 == "movsl" && NF >= 12' "$tmp/table" | wc -l)
+rows=$(awk '$1 == "movsl" && NF >= 13' "$tmp/table" | wc -l)
 check "headline sweep prints 33 rows (got $rows)" test "$rows" -eq 33
 check "header names the timer and its overhead" \
     grep -q '^timer: .*MHz' "$tmp/table"
@@ -26,7 +26,7 @@ check "alignments 0..32 in order" sh -c "
     awk '\$1 == \"movsl\" { printf \"%s \", \$3 }' '$tmp/table' |
     grep -qx '0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 '"
 # Every row: CI low <= median <= CI high, positive, samples kept > 0.
-bad=$(awk '$1 == "movsl" && !($6 <= $5 && $5 <= $7 && $6 > 0 && $10 > 0) \
+bad=$(awk '$1 == "movsl" && !($6 <= $5 && $5 <= $7 && $6 > 0 && $11 > 0) \
     { print }' "$tmp/table" | wc -l)
 check "every row has median inside its CI (bad rows: $bad)" test "$bad" -eq 0
 [ "$bad" -eq 0 ] || cat "$tmp/table" | sed 's/^/# /'

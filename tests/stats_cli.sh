@@ -13,12 +13,12 @@ PY=$(command -v python3 || true)
     --max-time 6 -q >"$tmp/base" 2>"$tmp/err"
 rc=$?
 check "--baseline movsl exits 0 (rc $rc)" test "$rc" -eq 0
-rows=$(awk '$1 == "movsb" && NF >= 18' "$tmp/base" | wc -l)
+rows=$(awk '$1 == "movsb" && NF >= 19' "$tmp/base" | wc -l)
 check "every movsb row has ratio, CI, p(adj) and verdict (rows: $rows)" \
     test "$rows" -eq 9
-bad=$(awk '$1 == "movsb" && !($15 <= $14 && $14 <= $16 && $17 >= 0 && $17 <= 1 &&
-    ($18 == "faster" || $18 == "slower" || $18 == "equivalent" ||
-     $18 == "inconclusive")) { print }' "$tmp/base" | wc -l)
+bad=$(awk '$1 == "movsb" && !($16 <= $15 && $15 <= $17 && $18 >= 0 && $18 <= 1 &&
+    ($19 == "faster" || $19 == "slower" || $19 == "equivalent" ||
+     $19 == "inconclusive")) { print }' "$tmp/base" | wc -l)
 check "ratios lie in their CIs, p in [0,1], verdicts named (bad: $bad)" \
     test "$bad" -eq 0
 [ "$bad" -eq 0 ] || sed 's/^/# /' "$tmp/base"
@@ -58,8 +58,8 @@ check "compare A A exits 0 (rc $rc)" test "$rc" -eq 0
 # Separate runs are compared unpaired (Welch over invocations): the same
 # data give ratio 1 and p 1, but an interval as wide as the noise, so the
 # verdict is never faster or slower.
-eq=$(awk '($1 == "libc" || $1 == "duff") && $14 == "1.0000" && $17 == "1" &&
-    $15 <= 1 && 1 <= $16 && ($18 == "equivalent" || $18 == "inconclusive")' \
+eq=$(awk '($1 == "libc" || $1 == "duff") && $15 == "1.0000" && $18 == "1" &&
+    $16 <= 1 && 1 <= $17 && ($19 == "equivalent" || $19 == "inconclusive")' \
     "$tmp/self" | wc -l)
 check "a run compared with itself: ratio 1, p 1, no verdict of change ($eq of 2)" \
     test "$eq" -eq 2
@@ -94,11 +94,11 @@ PYEOF
     rc=$?
     check "compare of files made elsewhere exits 0 (rc $rc)" test "$rc" -eq 0
     check "the 10% slower cell is judged slower" \
-        sh -c "awk '\$1 == \"k1\" { print \$18 }' '$tmp/xy' | grep -qx slower"
+        sh -c "awk '\$1 == \"k1\" { print \$19 }' '$tmp/xy' | grep -qx slower"
     check "its ratio interval holds 1.10" \
-        sh -c "awk '\$1 == \"k1\" && \$15 <= 1.10 && 1.10 <= \$16' '$tmp/xy' | grep -q k1"
+        sh -c "awk '\$1 == \"k1\" && \$16 <= 1.10 && 1.10 <= \$17' '$tmp/xy' | grep -q k1"
     check "the unchanged cell is not judged faster or slower" \
-        sh -c "awk '\$1 == \"k2\" { print \$18 }' '$tmp/xy' | grep -Eqx 'equivalent|inconclusive'"
+        sh -c "awk '\$1 == \"k2\" { print \$19 }' '$tmp/xy' | grep -Eqx 'equivalent|inconclusive'"
     [ $? -eq 0 ] || sed 's/^/# /' "$tmp/xy"
 else
     skip "compare of files made elsewhere" "no python3"
