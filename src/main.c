@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,19 @@ static void usage(FILE *f)
 "      --cpu N            CPU to pin to (default: the last allowed CPU)\n"
 "      --no-pin           do not pin\n"
 "      --timer tsc|clock  timer (default tsc where invariant, else clock)\n"
+"      --counters LIST    counters read around every sample: PAPI preset or\n"
+"                         native names and perf::CONTEXT-SWITCHES,\n"
+"                         perf::CPU-MIGRATIONS, perf::PAGE-FAULTS; 'list'\n"
+"                         shows what this machine offers (default: cycles,\n"
+"                         instructions, L1/L2 data-cache and data-TLB misses\n"
+"                         where the hardware has them, and the three\n"
+"                         software events)\n"
+"      --reject POLICY    disturbed (default: reject samples with a context\n"
+"                         switch, CPU migration or interrupt on the pinned\n"
+"                         CPU) or none (keep them; still counted)\n"
+"      --rt               SCHED_FIFO while measuring (needs the privilege;\n"
+"                         without it a note, and the run goes on)\n"
+"      --no-mlock         do not lock the buffers in memory (mlockall)\n"
 "      --invocations N    fresh processes measuring the whole plan, each\n"
 "                         with MAX-TIME / N (default 6: the interval then\n"
 "                         holds the variation between processes)\n"
@@ -92,6 +106,12 @@ static void usage(FILE *f)
 "      --alpha A          significance level of verdicts (default 0.05)\n"
 "\n"
 "Subcommands:\n"
+"  statbench check-env [--cpu N]     audit this machine for noise sources,\n"
+"                                    with advice for each finding\n"
+"  statbench noise [--max-time SEC]  measure this machine's timing jitter,\n"
+"                                    interrupt rate and between-process\n"
+"                                    variation (default 10 s), and the\n"
+"                                    smallest change a time budget detects\n"
 "  statbench compare A.json B.json   compare two saved runs cell by cell\n"
 "                                    (B against A)\n"
 "  statbench analyze FILE [FILE2]    statistics of plain files of numbers,\n"
@@ -140,6 +160,22 @@ static int list_kernels(void)
         printf("%-13s %-7s %-24s %s\n", k->name, sb_family_name(k->family),
                avail, k->description);
     }
+    return ferror(stdout) ? 1 : 0;
+}
+
+static int list_counters(void)
+{
+    char names[SB_MAX_COUNTERS * 2][64], why[SB_MAX_COUNTERS * 2][96];
+    size_t n = sb_counters_available(names, why, SB_MAX_COUNTERS * 2);
+
+    if (n > SB_MAX_COUNTERS * 2)
+        n = SB_MAX_COUNTERS * 2;
+    printf("%-24s %s\n", "counter", "on this machine");
+    for (size_t i = 0; i < n; i++)
+        printf("%-24s %s\n", names[i], why[i][0] ? why[i] : "available");
+    printf("\nAny other PAPI preset or native event name may be given to "
+           "--counters;\none this machine lacks is reported missing in the "
+           "run's header.\n");
     return ferror(stdout) ? 1 : 0;
 }
 
@@ -234,6 +270,10 @@ enum {
     OPT_ALPHA,
     OPT_FAMILY,
     OPT_CACHE,
+    OPT_COUNTERS,
+    OPT_REJECT,
+    OPT_RT,
+    OPT_NO_MLOCK,
 };
 
 static uint64_t int_option(const char *name, const char *arg, uint64_t max)
@@ -254,7 +294,7 @@ static uint64_t int_option(const char *name, const char *arg, uint64_t max)
 struct cli {
     const char *kernels, *sizes, *aligns, *dst_aligns, *output, *baseline;
     const char *families;
-    int kernel_given;
+    int kernel_given, max_time_given;
     int format, quiet;
     int measuring_option; /* an option that only a measurement takes */
     const char *measuring_name;
@@ -268,6 +308,10 @@ static void parse_options(int argc, char **argv, struct cli *cli)
     static const struct option longopts[] = {
         {"kernel", required_argument, NULL, 'k'},
         {"family", required_argument, NULL, OPT_FAMILY},
+        {"counters", required_argument, NULL, OPT_COUNTERS},
+        {"reject", required_argument, NULL, OPT_REJECT},
+        {"rt", no_argument, NULL, OPT_RT},
+        {"no-mlock", no_argument, NULL, OPT_NO_MLOCK},
         {"cache", required_argument, NULL, OPT_CACHE},
         {"size", required_argument, NULL, 's'},
         {"align", required_argument, NULL, 'a'},
@@ -307,6 +351,10 @@ static void parse_options(int argc, char **argv, struct cli *cli)
         double d;
         switch (c) {
         case 'k':
+        case OPT_COUNTERS:
+        case OPT_REJECT:
+        case OPT_RT:
+        case OPT_NO_MLOCK:
         case OPT_FAMILY:
         case OPT_CACHE:
         case 's':
@@ -336,6 +384,26 @@ static void parse_options(int argc, char **argv, struct cli *cli)
             break;
         case OPT_FAMILY:
             cli->families = optarg;
+            break;
+        case OPT_COUNTERS:
+            if (!strcmp(optarg, "list"))
+                exit(list_counters());
+            opt->counters = optarg;
+            break;
+        case OPT_REJECT:
+            if (!strcmp(optarg, "disturbed"))
+                opt->reject = SB_REJECT_DISTURBED;
+            else if (!strcmp(optarg, "none"))
+                opt->reject = SB_REJECT_NONE;
+            else
+                die_usage("--reject '%s': unknown policy (use disturbed or "
+                          "none)%s", optarg, "");
+            break;
+        case OPT_RT:
+            opt->rt = 1;
+            break;
+        case OPT_NO_MLOCK:
+            opt->mlock = 0;
             break;
         case OPT_CACHE:
             if (!strcmp(optarg, "hot"))
@@ -381,6 +449,7 @@ static void parse_options(int argc, char **argv, struct cli *cli)
             if (cli_parse_double(optarg, 0, 1e7, &d, msg, sizeof msg))
                 die_usage("--max-time %s%s", msg, " (seconds)");
             opt->max_time = d;
+            cli->max_time_given = 1;
             break;
         case OPT_SAMPLE_US:
             if (cli_parse_double(optarg, 0, 1e6, &d, msg, sizeof msg))
@@ -670,6 +739,184 @@ static int cmd_analyze(int argc, char **argv, struct cli *cli)
     return status;
 }
 
+/* ---- statbench check-env ------------------------------------------------- */
+
+/* The CPU a run would pin to by default: the last one allowed. */
+static int default_cpu(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return -1;
+    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+        if (CPU_ISSET(c, &set))
+            return c;
+    return -1;
+}
+
+static int cmd_check_env(int argc, char **argv, struct cli *cli)
+{
+    sb_env env;
+    int cpu = cli->opt.cpu >= 0 ? cli->opt.cpu : default_cpu(), warns = 0;
+
+    if (optind < argc)
+        die_usage("check-env takes no file: unexpected '%s'%s", argv[optind],
+                  "");
+    sb_env_audit(cpu, &env);
+    printf("statbench %s check-env: the environment of CPU %d\n\n",
+           sb_version(), cpu);
+    for (size_t i = 0; i < env.n; i++) {
+        const sb_env_item *e = &env.items[i];
+        printf("%-7s %-16s %s\n", e->warn ? "WARN" : "ok", e->key, e->value);
+        if (e->advice[0])
+            printf("%-7s %-16s -> %s\n", "", "", e->advice);
+        warns += e->warn;
+    }
+    printf("\n%d finding%s to look at.  Every run records this audit in its "
+           "metadata\nand prints the warnings in its header.\n",
+           warns, warns == 1 ? "" : "s");
+    return ferror(stdout) ? 1 : 0;
+}
+
+/* ---- statbench noise ------------------------------------------------------ */
+
+/* An empty timed region: what the timer itself adds, sample to sample. */
+static void noise_empty(void *dst, const void *src, size_t n, void *state)
+{
+    (void)dst, (void)src, (void)n, (void)state;
+}
+
+/* Fixed work: a chain of dependent integer operations the compiler cannot
+ * shorten, about 4000 cycles whatever the memory system does. */
+static void noise_work(void *dst, const void *src, size_t n, void *state)
+{
+    unsigned x = 1;
+    (void)dst, (void)src, (void)n, (void)state;
+    for (int i = 0; i < 2000; i++) {
+        x = x * 2654435761u + 1;
+        __asm__ volatile("" : "+r"(x));
+    }
+}
+
+static const sb_kernel noise_kernels[] = {
+    {.name = "empty", .family = SB_FAMILY_EXTERNAL,
+     .description = "an empty timed region", .fn = noise_empty},
+    {.name = "work", .family = SB_FAMILY_EXTERNAL,
+     .description = "2000 dependent multiply-adds", .fn = noise_work},
+};
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double quantile(double *sorted, size_t n, double p)
+{
+    double h = p * (double)(n - 1);
+    size_t i = (size_t)h;
+    if (n == 0)
+        return NAN;
+    if (i + 1 >= n)
+        return sorted[n - 1];
+    return sorted[i] + (h - (double)i) * (sorted[i + 1] - sorted[i]);
+}
+
+static int cmd_noise(int argc, char **argv, struct cli *cli)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_options opt = cli->opt;
+    sb_run *run = NULL;
+    sb_error err = {0};
+    const sb_kernel *memcpy_k = sb_kernel_find("libc");
+    double budgets[] = {10, 60, 300}, per_inv;
+    const sb_meta *m;
+
+    if (optind < argc)
+        die_usage("noise takes no file: unexpected '%s'%s", argv[optind], "");
+    if (!plan || sb_plan_add(plan, &noise_kernels[0], 0, 0, 0, &err) ||
+        sb_plan_add(plan, &noise_kernels[1], 0, 0, 0, &err) ||
+        (memcpy_k && sb_plan_add(plan, memcpy_k, 4096, 0, 0, &err))) {
+        fprintf(stderr, "%s: %s\n", progname, err.text);
+        return 1;
+    }
+    if (!cli->max_time_given)
+        opt.max_time = 10;
+    opt.sample_seconds = 1e-9; /* one call per sample: raw jitter */
+    opt.max_samples = 200000;  /* the budget, not a count, ends it */
+    opt.precision = 1e-6;      /* measure for the whole budget */
+    opt.max_invocations = opt.invocations;
+    if (sb_plan_check(plan, &opt, &err) != SB_OK)
+        die_usage("%s%s", err.text, "");
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    if (sb_run_execute(plan, &opt, &run, &err) != SB_OK) {
+        fprintf(stderr, "%s: %s\n", progname, err.text);
+        sb_plan_free(plan);
+        return 1;
+    }
+    m = sb_run_meta(run);
+    per_inv = sb_run_elapsed(run) / (double)sb_run_cell(run, 0)->invocations;
+    printf("statbench %s noise: this machine's timing noise on CPU %d\n",
+           sb_version(), m->cpu);
+    printf("machine:  %s; %s\n", m->cpu_model, m->kernel_version);
+    printf("timer:    %s at %.6g MHz; overhead %.0f ticks (bare pair %.0f)\n",
+           m->timer.kind == SB_TIMER_TSC ? "TSC" : "clock", m->timer.hz / 1e6,
+           m->timer.overhead, m->timer.bare_overhead);
+    printf("run:      %zu invocations in %.1f s of measuring, one call per "
+           "sample\n",
+           sb_run_cell(run, 0)->invocations, sb_run_elapsed(run));
+    printf("checks:   %.1f interrupts/s on CPU %d; %.1f us of checks per "
+           "sample\n\n",
+           m->interrupts_per_second, m->cpu, m->check_cost_seconds * 1e6);
+    for (size_t i = 0; i < sb_run_count(run); i++) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        double *x = malloc((r->nsamples + 1) * sizeof *x), med, rel_b;
+        size_t rej = r->rejected_total, tot = r->nsamples + rej;
+        if (!x || !r->nsamples) {
+            free(x);
+            continue;
+        }
+        memcpy(x, r->ticks, r->nsamples * sizeof *x);
+        qsort(x, r->nsamples, sizeof *x, by_double);
+        med = quantile(x, r->nsamples, 0.5);
+        printf("%s (%s):\n", r->cell.kernel->name,
+               r->cell.kernel == memcpy_k ? "memcpy of 4 KiB"
+                                          : r->cell.kernel->description);
+        printf("  per sample: median %.1f ticks, IQR %.1f, p99 - median "
+               "%.1f, max %.0f; %.2f%% of samples rejected as disturbed\n",
+               med, quantile(x, r->nsamples, 0.75) -
+                        quantile(x, r->nsamples, 0.25),
+               quantile(x, r->nsamples, 0.99) - med, x[r->nsamples - 1],
+               tot ? 100.0 * (double)rej / (double)tot : 0.0);
+        free(x);
+        if (i == 0 || r->invocations < 2)
+            continue;
+        rel_b = r->levels.sd_between_est / r->interval.estimate;
+        printf("  between invocations: the medians vary by %.2f%% (sd); "
+               "%.0f%% of the variance lies between processes\n",
+               100 * rel_b, 100 * r->levels.between_fraction);
+        printf("  smallest change two runs can tell apart (alpha 0.05, "
+               "power 80%%):");
+        for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++) {
+            double mi = budgets[b] / per_inv;
+            if (mi < 2)
+                mi = 2;
+            printf("%s%.2f%% in %g s", b ? ", " : " ",
+                   100 * sb_stats_mde(rel_b / sqrt(mi), 2 * mi - 2, 0.05,
+                                      0.8),
+                   budgets[b]);
+        }
+        printf("\n");
+    }
+    printf("\n(one invocation takes %.2f s here; a budget buys that many "
+           "fresh processes, and the\nbetween-process variation is what "
+           "limits the comparison of two runs)\n",
+           per_inv);
+    sb_run_free(run);
+    sb_plan_free(plan);
+    return 0;
+}
+
 /* ---- statbench [measure] -------------------------------------------------- */
 
 /* The baseline cell of each cell, from --baseline KERNEL or align=N. */
@@ -926,14 +1173,19 @@ int main(int argc, char **argv)
     int (*cmd)(int, char **, struct cli *) = cmd_measure;
 
     sb_options_init(&cli.opt);
-    if (!strcmp(sub, "compare") || !strcmp(sub, "analyze")) {
-        cmd = !strcmp(sub, "compare") ? cmd_compare : cmd_analyze;
+    if (!strcmp(sub, "compare") || !strcmp(sub, "analyze") ||
+        !strcmp(sub, "check-env") || !strcmp(sub, "noise")) {
+        cmd = !strcmp(sub, "compare")   ? cmd_compare
+              : !strcmp(sub, "analyze") ? cmd_analyze
+              : !strcmp(sub, "noise")   ? cmd_noise
+                                        : cmd_check_env;
         /* getopt_long permutes: the files may come anywhere. */
         argv++;
         argc--;
     }
     parse_options(argc, argv, &cli);
-    if (cmd != cmd_measure && cli.measuring_option)
+    if (cmd != cmd_measure && cmd != cmd_noise && cmd != cmd_check_env &&
+        cli.measuring_option)
         die_usage("%s: '--%s' is an option of a measurement, not of this "
                   "subcommand", sub, cli.measuring_name);
     return cmd(argc, argv, &cli);

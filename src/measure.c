@@ -2,32 +2,96 @@
  * measure.c: one invocation of the measurement protocol (DESIGN.md,
  * steps 2 to 6), in the calling process.
  *
- *  1. Pin the thread to one CPU (the last allowed one unless told).
+ *  1. Pin the thread to one CPU: the last of the isolated CPUs
+ *     (/sys/devices/system/cpu/isolated) this process may run on, else the
+ *     last allowed one, unless told.
  *  2. Map one source and one destination buffer, page-aligned, big enough
  *     for the largest cell plus its offset, and pre-fault them; every cell
  *     uses them at its own offsets, so all cells see the same pages.
- *  3. Per cell: warm up until two successive batch medians agree within 2%,
+ *  3. Open the counters (counters.c) and /proc/interrupts (interrupts.c).
+ *     Then (sb_options.mlock) mlockall(MCL_CURRENT): the buffers, the
+ *     kernels' state and the code stay in memory; munlockall at the end,
+ *     unless the process had memory locked before (a caller's own locks
+ *     stay).  Not MCL_FUTURE, which would pre-fault every mapping the
+ *     alloc kernels make and turn mmap_touch into mmap_populate.  With
+ *     sb_options.rt, SCHED_FIFO at the lowest priority but one for this
+ *     thread, its old policy restored at the end (mind that a FIFO thread
+ *     that never sleeps keeps the CPU's kernel threads waiting, up to the
+ *     kernel's RT throttling, 0.95 s in every second by default).  Either
+ *     one refused adds a line to sb_meta.notes; the run goes on.
+ *  4. Per cell: warm up until two successive batch medians agree within 2%,
  *     then calibrate k, the iterations per sample, so that a sample lasts
  *     opt->sample_seconds (50 us by default: over a thousand times the
  *     timer overhead, and short enough that a 250 Hz tick lands in about
  *     one sample in eighty).
- *  4. Rounds: each round visits every cell once, in a fresh random order
+ *  5. Rounds: each round visits every cell once, in a fresh random order
  *     from a seeded generator, so slow drift of the machine lands on all
  *     cells alike.  Every cell gets one sample per round, so all cells end
  *     with the same number of samples taken.
- *  5. Per sample: one untimed call brings the cell's buffers back into the
- *     cache after the other cells ran (the "hot" cache state), then k timed
- *     calls.  Context switches are read with getrusage(RUSAGE_THREAD) just
- *     outside the timed region; a sample with one is rejected.
- *  6. Stop when every cell's median CI half-width is within opt->precision
+ *  6. Per sample: one untimed call brings the cell's buffers back into the
+ *     cache after the other cells ran (the "hot" state), then the checks
+ *     and counters are read, then k timed calls, then the checks again:
+ *
+ *         re-warm call
+ *         getrusage, sched_getcpu, counter read          (checks, before)
+ *         timer start; k calls; timer stop               (timed)
+ *         counter read, sched_getcpu, getrusage,
+ *         /proc/interrupts                               (checks, after)
+ *
+ *     A sample is disturbed by a context switch (the perf software event,
+ *     else getrusage's voluntary plus involuntary switches), a CPU
+ *     migration (the perf software event, or sched_getcpu differing before
+ *     and after) or an interrupt on the pinned CPU.  Under
+ *     SB_REJECT_DISTURBED it is rejected and counted under the first of
+ *     these it showed; every disturbance it showed is counted in
+ *     disturbed[] whatever the policy.  Page faults are counted, never a
+ *     reason to reject: the alloc kernels take them by design.
+ *  7. Stop when every cell's median CI half-width is within opt->precision
  *     of its median and every cell has opt->min_samples, or at
  *     opt->max_samples rounds, or when the budget is spent.
+ *
+ * Interrupts.  /proc/interrupts is read once per sample, after the timed
+ * region, and the increase since the previous read is blamed on this
+ * sample.  That window also holds the previous sample's last checks and
+ * this sample's re-warm call and first checks: an interrupt there rejects
+ * a sample it did not touch (a false positive, never a miss).  When more
+ * than 1 ms passed since the previous read (a long re-warm call, the stop
+ * rule's sorting, another cell's long sample), the file is read again just
+ * before the sample, so the window stays short.  A cell whose samples
+ * cannot dodge interrupts (more than half would see one: a 16 MiB
+ * mmap_touch call outlasts a 250 Hz tick) does not reject for them; see
+ * choose_irq_exemptions().
+ *
+ * Counters.  A sample's count is (after - before - e) / k, e the median
+ * count of an empty sample (the two reads with nothing between, measured
+ * once when the counters open), subtracted like the timer's overhead: the
+ * hardware counters see the reads' own cycles and instructions; for the
+ * software events e is 0.
+ *
+ * What the checks cost per sample, measured in place (medians of 20001
+ * calls, pinned, on the 2-vCPU KVM guest this was written on, Linux 6.18,
+ * 2.1 GHz Xeon; timer reads excluded):
+ *     getrusage(RUSAGE_THREAD)              0.29-0.37 us, twice
+ *     sched_getcpu() (vDSO)                 0.005-0.01 us, twice
+ *     read(2) of the perf group of 3        0.54-0.65 us, twice
+ *     PAPI_read                             not measured here (no PMU)
+ *     /proc/interrupts pread and parse      36 us (2.2 KB), once
+ *     timer reads around the checks         0.04 us per pair, twice
+ * about 38 us in all, of which /proc/interrupts is 95%: that is why it is
+ * read once per sample rather than on both sides of the timed region.  A
+ * run measures its own (ticks from before the first check to after the
+ * last, per sample, outside the timed region) and reports the median of
+ * the last 8191 samples as sb_meta.check_cost_seconds: 24-54 us here,
+ * depending on what else runs.  With the default 50 us samples the checks
+ * add roughly 70% to the wall time of a run.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -39,6 +103,7 @@
 #include <gsl/gsl_sort.h>
 
 #include "run_internal.h"
+#include "timer_asm.h"
 
 /* Per-cell working state of one invocation. */
 struct work {
@@ -47,13 +112,39 @@ struct work {
     int cold;    /* flush the buffers before each timed call */
     char *dst;
     const char *src;
+    double per_iter;   /* ticks per call, from the warm-up */
+    int keep_irq;      /* samples too long to dodge interrupts: an
+                          interrupt is no reason to reject them */
+};
+
+/* Check costs kept for their median: the last this many samples'. */
+#define COST_RING 8191
+
+/* The disturbance checks and counters of one invocation. */
+struct probe {
+    int tsc;
+    double hz;
+    sb__counters *ctr;
+    size_t nctr;
+    int i_ctxsw, i_migr;   /* read index of those counters, or -1 */
+    int ctxsw_rusage;      /* context switches come from getrusage */
+    double ctr_overhead[SB_MAX_COUNTERS]; /* median count of an empty
+                                             sample, subtracted */
+    sb__irq irq;
+    int irq_ok;
+    uint64_t irq_last, irq_first;  /* counts at the last and first read */
+    uint64_t irq_tick, irq_tick0;  /* timer ticks of those reads */
+    uint64_t rebase_ticks;         /* re-read before a sample after this */
+    double *cost;                  /* ring of check costs, in ticks */
+    size_t ncost;
 };
 
 /* What one sample saw. */
 struct sample {
-    double ticks; /* per iteration, timer overhead subtracted */
-    int ctxsw;    /* a context switch happened around it */
+    double ticks;  /* per iteration, timer overhead subtracted */
+    unsigned flags; /* 1u << SB_REJECT_CTXSW, _MIGRATION, _INTERRUPT */
     double user, sys; /* CPU seconds of the thread during it */
+    double ctr[SB_MAX_COUNTERS]; /* per iteration; NAN when unread */
 };
 
 /* The stop flag.  Before invocations fork, it moves to a shared page so
@@ -90,6 +181,22 @@ static double seconds(struct timeval tv)
     return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
 }
 
+/* Append one line to the run's notes. */
+static void note(sb_meta *meta, const char *fmt, ...)
+    SB__PRINTF(2, 3);
+static void note(sb_meta *meta, const char *fmt, ...)
+{
+    size_t used = strlen(meta->notes);
+    va_list ap;
+    if (used && used + 1 < sizeof meta->notes)
+        meta->notes[used++] = '\n';
+    if (used + 1 >= sizeof meta->notes)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(meta->notes + used, sizeof meta->notes - used, fmt, ap);
+    va_end(ap);
+}
+
 #ifdef SB_HAVE_X86_64
 /* Evict [p, p + n) from every cache level: clflush each line, then mfence
  * so that the flushes are done before the timed call starts. */
@@ -103,13 +210,93 @@ static void flush_range(const void *p, size_t n)
 }
 #endif
 
+/* The CPUs of a sysfs cpulist ("2-3,6") into set; 0, or -1 when there is
+ * no such file or it does not parse. */
+static int read_cpulist(const char *path, cpu_set_t *set)
+{
+    FILE *f = fopen(path, "r");
+    char buf[512], *p;
+    int any = 0;
+
+    CPU_ZERO(set);
+    if (!f)
+        return -1;
+    p = fgets(buf, sizeof buf, f);
+    fclose(f);
+    if (!p)
+        return -1;
+    while (*p && *p != '\n') {
+        char *end;
+        long a = strtol(p, &end, 10), b;
+        if (end == p || a < 0)
+            return -1;
+        b = a;
+        p = end;
+        if (*p == '-') {
+            b = strtol(p + 1, &end, 10);
+            if (end == p + 1 || b < a)
+                return -1;
+            p = end;
+        }
+        for (long c = a; c <= b && c < CPU_SETSIZE; c++) {
+            CPU_SET((int)c, set);
+            any = 1;
+        }
+        if (*p == ',')
+            p++;
+        else if (*p && *p != '\n')
+            return -1;
+    }
+    return any ? 0 : -1;
+}
+
+/* The CPU a run pins to, from the allowed set: --cpu, else the last
+ * isolated CPU this process may run on, else the last allowed one; note
+ * (optional) says why.  -1 when nothing is allowed. */
+int sb__choose_cpu(const sb_options *opt, const cpu_set_t *allowed,
+                   char *note, size_t len)
+{
+    cpu_set_t iso;
+    int cpu = opt->cpu;
+    char set[128];
+    char dummy[8];
+
+    if (!note) {
+        note = dummy;
+        len = sizeof dummy;
+    }
+    sb__cpu_allowed(-1, set, sizeof set);
+    if (cpu >= 0) {
+        snprintf(note, len, "chosen with --cpu (allowed: %s)", set);
+        return cpu;
+    }
+    if (read_cpulist("/sys/devices/system/cpu/isolated", &iso) == 0) {
+        /* Isolated CPUs (isolcpus=) run no other tasks and take fewer
+         * interrupts: the best place to measure, when allowed. */
+        for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+            if (CPU_ISSET(c, &iso) && CPU_ISSET(c, allowed)) {
+                snprintf(note, len,
+                         "the last of the isolated CPUs this process may run "
+                         "on (allowed: %s)", set);
+                return c;
+            }
+    }
+    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+        if (CPU_ISSET(c, allowed)) {
+            snprintf(note, len,
+                     "the last of the allowed CPUs %s (CPU 0 takes most "
+                     "housekeeping interrupts)", set);
+            return c;
+        }
+    return -1;
+}
+
 /* Choose and apply the CPU; fills meta->cpu and meta->pin_note. */
 int sb__pin(const sb_options *opt, sb_meta *meta, cpu_set_t *saved,
             int *restore, sb_error *err)
 {
     cpu_set_t one;
-    int cpu = opt->cpu;
-    char set[128];
+    int cpu;
 
     *restore = 0;
     meta->cpu = -1;
@@ -120,20 +307,9 @@ int sb__pin(const sb_options *opt, sb_meta *meta, cpu_set_t *saved,
     }
     if (sched_getaffinity(0, sizeof *saved, saved) != 0)
         return sb__error(err, SB_ESYS, "sched_getaffinity failed");
-    sb__cpu_allowed(-1, set, sizeof set);
-    if (cpu < 0) {
-        for (int c = CPU_SETSIZE - 1; c >= 0; c--)
-            if (CPU_ISSET(c, saved)) {
-                cpu = c;
-                break;
-            }
-        snprintf(meta->pin_note, sizeof meta->pin_note,
-                 "the last of the allowed CPUs %s (CPU 0 takes most "
-                 "housekeeping interrupts)", set);
-    } else {
-        snprintf(meta->pin_note, sizeof meta->pin_note,
-                 "chosen with --cpu (allowed: %s)", set);
-    }
+    cpu = sb__choose_cpu(opt, saved, meta->pin_note, sizeof meta->pin_note);
+    if (cpu < 0)
+        return sb__error(err, SB_ESYS, "no CPU allowed to pin to");
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
     if (sched_setaffinity(0, sizeof one, &one) != 0)
@@ -151,32 +327,63 @@ static void *map_buffer(size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
-static int push_sample(sb__raw_cell *r, double v)
+/* Keep one sample: its ticks, flags and counters. */
+static int push_sample(sb__raw_cell *r, const struct sample *s)
 {
     if (r->nsamples == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 256;
         double *t = realloc(r->ticks, cap * sizeof *t);
+        unsigned char *f;
         if (!t)
             return SB_ENOMEM;
         r->ticks = t;
+        f = realloc(r->flags, cap);
+        if (!f)
+            return SB_ENOMEM;
+        r->flags = f;
+        if (r->ncounters) {
+            double *c = realloc(r->counters,
+                                cap * r->ncounters * sizeof *c);
+            if (!c)
+                return SB_ENOMEM;
+            r->counters = c;
+        }
         r->cap = cap;
     }
-    r->ticks[r->nsamples++] = v;
+    r->ticks[r->nsamples] = s->ticks;
+    r->flags[r->nsamples] = (unsigned char)s->flags;
+    if (r->ncounters)
+        memcpy(r->counters + r->nsamples * r->ncounters, s->ctr,
+               r->ncounters * sizeof *s->ctr);
+    r->nsamples++;
     return SB_OK;
 }
 
-/* One timed sample of k iterations.  Hot: one untimed call first brings
- * the buffers back into the cache.  Cold: the buffers are flushed from
- * every cache level instead (k is then 1).  getrusage(RUSAGE_THREAD) just
- * outside the timed region tells context switches and CPU time. */
-static struct sample take_sample(const sb_cell *c, struct work *w, size_t k,
-                                 int tsc, double overhead)
+/* Read /proc/interrupts: 0 and the increase since the last read in *d, or
+ * -1.  tick: the timer now. */
+static int irq_update(struct probe *pr, uint64_t tick, uint64_t *d)
+{
+    uint64_t now;
+    if (sb__irq_read(&pr->irq, &now) != 0)
+        return -1;
+    *d = now >= pr->irq_last ? now - pr->irq_last : 0;
+    pr->irq_last = now;
+    pr->irq_tick = tick;
+    return 0;
+}
+
+/* One sample of k iterations with its checks (see the top of the file).
+ * Hot: one untimed call first brings the buffers back into the cache.
+ * Cold: the buffers are flushed from every cache level instead (k is then
+ * 1). */
+static void take_sample(const sb_cell *c, struct work *w, size_t k,
+                        struct probe *pr, double overhead, struct sample *s)
 {
     sb_kernel_fn fn = c->kernel->fn;
     struct rusage a, b;
-    struct sample s;
-    uint64_t t;
-    int ok;
+    uint64_t va[SB_MAX_COUNTERS], vb[SB_MAX_COUNTERS];
+    uint64_t c0, c1, c2, c3, t, dirq = 0;
+    int ok_ru, ok_ctr, cpu0, cpu1, tsc = pr->tsc;
 
 #ifdef SB_HAVE_X86_64
     if (w->cold) {
@@ -185,14 +392,89 @@ static struct sample take_sample(const sb_cell *c, struct work *w, size_t k,
     } else
 #endif
         fn(w->dst, w->src, c->size, w->state); /* re-warm, untimed */
-    ok = getrusage(RUSAGE_THREAD, &a) == 0;
+
+    /* Checks before: the counters last, next to the timer. */
+    c0 = sb__timer_start(tsc);
+    if (pr->irq_ok && c0 - pr->irq_tick > pr->rebase_ticks)
+        irq_update(pr, c0, &dirq);
+    ok_ru = getrusage(RUSAGE_THREAD, &a) == 0;
+    cpu0 = sched_getcpu();
+    ok_ctr = !pr->nctr || sb__counters_read(pr->ctr, va) == 0;
+    c1 = sb__timer_stop(tsc);
+
     t = sb__timed_sample(tsc, fn, w->dst, w->src, c->size, w->state, k);
-    ok = getrusage(RUSAGE_THREAD, &b) == 0 && ok;
-    s.ticks = ((double)t - overhead) / (double)k;
-    s.ctxsw = ok && (a.ru_nvcsw + a.ru_nivcsw != b.ru_nvcsw + b.ru_nivcsw);
-    s.user = ok ? seconds(b.ru_utime) - seconds(a.ru_utime) : 0;
-    s.sys = ok ? seconds(b.ru_stime) - seconds(a.ru_stime) : 0;
-    return s;
+
+    /* Checks after: the counters first. */
+    c2 = sb__timer_start(tsc);
+    ok_ctr = (!pr->nctr || sb__counters_read(pr->ctr, vb) == 0) && ok_ctr;
+    cpu1 = sched_getcpu();
+    ok_ru = getrusage(RUSAGE_THREAD, &b) == 0 && ok_ru;
+    dirq = 0;
+    if (pr->irq_ok && irq_update(pr, c2, &dirq) != 0)
+        dirq = 0;
+    c3 = sb__timer_stop(tsc);
+
+    pr->cost[pr->ncost++ % COST_RING] = (double)((c1 - c0) + (c3 - c2));
+
+    s->ticks = ((double)t - overhead) / (double)k;
+    s->user = ok_ru ? seconds(b.ru_utime) - seconds(a.ru_utime) : 0;
+    s->sys = ok_ru ? seconds(b.ru_stime) - seconds(a.ru_stime) : 0;
+    if (ok_ru) {
+        sb__counters_rusage(pr->ctr, &a, va);
+        sb__counters_rusage(pr->ctr, &b, vb);
+    }
+    for (size_t j = 0; j < pr->nctr; j++)
+        s->ctr[j] = ok_ctr && ok_ru
+                        ? ((double)(vb[j] - va[j]) - pr->ctr_overhead[j]) /
+                              (double)k
+                        : NAN;
+
+    s->flags = 0;
+    if (pr->i_ctxsw >= 0 && ok_ctr && (ok_ru || !pr->ctxsw_rusage)) {
+        if (vb[pr->i_ctxsw] != va[pr->i_ctxsw])
+            s->flags |= 1u << SB_REJECT_CTXSW;
+    } else if (ok_ru && a.ru_nvcsw + a.ru_nivcsw != b.ru_nvcsw + b.ru_nivcsw) {
+        s->flags |= 1u << SB_REJECT_CTXSW;
+    }
+    if ((pr->i_migr >= 0 && ok_ctr && vb[pr->i_migr] != va[pr->i_migr]) ||
+        (cpu0 >= 0 && cpu1 >= 0 && cpu0 != cpu1))
+        s->flags |= 1u << SB_REJECT_MIGRATION;
+    if (dirq)
+        s->flags |= 1u << SB_REJECT_INTERRUPT;
+}
+
+static void empty_call(void *dst, const void *src, size_t n, void *state)
+{
+    (void)dst, (void)src, (void)n, (void)state;
+}
+
+/* The counts an empty sample (no kernel call) shows: the counters' own
+ * reads and the timer's, subtracted from every sample like the timer
+ * overhead.  0 for the software events, which count events, not work. */
+static void counter_overhead(struct probe *pr)
+{
+    enum { REPS = 101 };
+    double d[SB_MAX_COUNTERS][REPS];
+    volatile size_t k = 0; /* the compiler must not know it is 0 */
+    uint64_t va[SB_MAX_COUNTERS] = {0}, vb[SB_MAX_COUNTERS] = {0};
+    size_t got = 0;
+
+    memset(pr->ctr_overhead, 0, sizeof pr->ctr_overhead);
+    if (!pr->nctr)
+        return;
+    for (int i = 0; i < REPS; i++) {
+        if (sb__counters_read(pr->ctr, va) != 0)
+            continue;
+        (void)sb__timed_sample(pr->tsc, empty_call, NULL, NULL, 0, NULL, k);
+        if (sb__counters_read(pr->ctr, vb) != 0)
+            continue;
+        for (size_t j = 0; j < pr->nctr; j++)
+            d[j][got] = (double)(vb[j] - va[j]);
+        got++;
+    }
+    /* Counters from getrusage are not read here: their places stay 0. */
+    for (size_t j = 0; j < pr->nctr && got; j++)
+        pr->ctr_overhead[j] = sb__median_inplace(d[j], got);
 }
 
 static size_t iters_for(double per_iter, double target_ticks)
@@ -207,21 +489,26 @@ static size_t iters_for(double per_iter, double target_ticks)
 
 /* Warm a cell up and calibrate its iterations per sample. */
 static size_t warm_up(const sb_cell *c, sb__raw_cell *r, struct work *w,
-                      int tsc, double overhead, double target_ticks,
+                      struct probe *pr, double overhead, double target_ticks,
                       double deadline)
 {
     enum { BATCH = 8, MAX_BATCHES = 12 };
     double b[BATCH], prev = NAN, per_iter;
+    struct sample s;
 
     /* A first estimate from single iterations. */
-    for (int i = 0; i < BATCH; i++)
-        b[i] = take_sample(c, w, 1, tsc, overhead).ticks;
+    for (int i = 0; i < BATCH; i++) {
+        take_sample(c, w, 1, pr, overhead, &s);
+        b[i] = s.ticks;
+    }
     per_iter = sb__median_inplace(b, BATCH);
     for (int batch = 0; batch < MAX_BATCHES; batch++) {
         size_t k = w->cold ? 1 : iters_for(per_iter, target_ticks);
         double m;
-        for (int i = 0; i < BATCH; i++)
-            b[i] = take_sample(c, w, k, tsc, overhead).ticks;
+        for (int i = 0; i < BATCH; i++) {
+            take_sample(c, w, k, pr, overhead, &s);
+            b[i] = s.ticks;
+        }
         r->warmup_samples += BATCH;
         m = sb__median_inplace(b, BATCH);
         if (m > 0)
@@ -232,7 +519,56 @@ static size_t warm_up(const sb_cell *c, sb__raw_cell *r, struct work *w,
         if (sb__now() > deadline || *stop_flag)
             break;
     }
+    w->per_iter = per_iter;
     return w->cold ? 1 : iters_for(per_iter, target_ticks);
+}
+
+/* After the warm-up: which cells' samples are too long to dodge the
+ * interrupts.  A sample is blamed for the interrupts between two reads of
+ * /proc/interrupts, a window of about k + 1 calls and the checks (one call
+ * fewer when the file is read again before the sample); at the rate seen
+ * so far, the interrupts in it are about Poisson with mean lambda.  Where
+ * lambda > ln 2, fewer than half the samples would survive rejection, and
+ * they would be a biased few (the luckiest): such a cell (one call of a
+ * 16 MiB mmap_touch lasts longer than a 250 Hz tick) keeps its samples
+ * with interrupts, which then weigh on all of them alike, and still counts
+ * them in disturbed[].  A note in the run's metadata names how many. */
+static void choose_irq_exemptions(const sb_plan *plan, sb__invocation *inv,
+                                  struct work *w, const struct probe *pr)
+{
+    double rate, cost = 0, longest = 0;
+    size_t kept = 0, n = sb_plan_count(plan);
+
+    if (!pr->irq_ok || pr->irq_tick <= pr->irq_tick0)
+        return;
+    rate = (double)(pr->irq_last - pr->irq_first) /
+           ((double)(pr->irq_tick - pr->irq_tick0) / pr->hz);
+    if (pr->ncost) {
+        double c[64];
+        size_t m = pr->ncost < 64 ? pr->ncost : 64;
+        memcpy(c, pr->cost, m * sizeof *c);
+        cost = sb__median_inplace(c, m) / pr->hz;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double call = w[i].per_iter > 0 ? w[i].per_iter : 0;
+        double sample = (double)inv->cells[i].iters * call;
+        /* A re-warm call longer than the re-read threshold is left out. */
+        double rewarm = call > (double)pr->rebase_ticks ? 0 : call;
+        double window = (sample + rewarm) / pr->hz + cost;
+        if (rate * window > M_LN2) {
+            w[i].keep_irq = 1;
+            kept++;
+            if (sample / pr->hz > longest)
+                longest = sample / pr->hz;
+        }
+    }
+    (void)plan;
+    if (kept)
+        note(&inv->meta,
+             "interrupts: no reason to reject in %zu cell%s whose samples "
+             "(up to %.3g ms) cannot dodge the %.0f interrupts/s of CPU %d; "
+             "still counted", kept, kept == 1 ? "" : "s", 1e3 * longest,
+             rate, inv->meta.cpu);
 }
 
 /* Relative half-width of the median CI of a cell's samples so far. */
@@ -252,11 +588,85 @@ static double rel_halfwidth(const sb__raw_cell *r, double level,
 
 void sb__invocation_free(sb__invocation *inv)
 {
-    for (size_t i = 0; inv->cells && i < inv->ncells; i++)
+    for (size_t i = 0; inv->cells && i < inv->ncells; i++) {
         free(inv->cells[i].ticks);
+        free(inv->cells[i].flags);
+        free(inv->cells[i].counters);
+    }
     free(inv->cells);
     inv->cells = NULL;
     inv->ncells = 0;
+}
+
+/* KiB of memory the process has locked (VmLck), or -1. */
+static long locked_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmLck: %ld", &kib) == 1)
+            break;
+    fclose(f);
+    return kib;
+}
+
+/* Open the checks: counters, the pinned CPU's interrupts. */
+static int probe_open(struct probe *pr, const sb_options *opt,
+                      sb__invocation *inv, sb_error *err)
+{
+    char why[160];
+    int rc;
+
+    pr->cost = malloc(COST_RING * sizeof *pr->cost);
+    if (!pr->cost)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    rc = sb__counters_open(opt->counters, &pr->ctr, &inv->meta, err);
+    if (rc != SB_OK)
+        return rc;
+    pr->nctr = sb__counters_count(pr->ctr);
+    pr->i_ctxsw = sb__counters_special(pr->ctr, 0);
+    pr->i_migr = sb__counters_special(pr->ctr, 1);
+    pr->ctxsw_rusage = sb__counters_from_rusage(pr->ctr, 0);
+    counter_overhead(pr);
+
+    pr->rebase_ticks = (uint64_t)(1e-3 * pr->hz);
+    if (sb__irq_open(&pr->irq, inv->meta.cpu, why, sizeof why) == 0 &&
+        sb__irq_read(&pr->irq, &pr->irq_first) == 0) {
+        pr->irq_ok = 1;
+        pr->irq_last = pr->irq_first;
+        pr->irq_tick = pr->irq_tick0 = sb__timer_start(pr->tsc);
+    } else {
+        sb__irq_close(&pr->irq);
+        note(&inv->meta, "interrupts: not checked (%s)", why);
+    }
+    inv->meta.interrupts_per_second = NAN;
+    inv->meta.check_cost_seconds = NAN;
+    return SB_OK;
+}
+
+/* Close the checks and fill the invocation's figures. */
+static void probe_close(struct probe *pr, sb__invocation *inv)
+{
+    if (pr->irq_ok && pr->irq_tick > pr->irq_tick0) {
+        inv->irq_count = (double)(pr->irq_last - pr->irq_first);
+        inv->irq_seconds = (double)(pr->irq_tick - pr->irq_tick0) / pr->hz;
+        inv->meta.interrupts_per_second = inv->irq_count / inv->irq_seconds;
+    }
+    if (pr->ncost && pr->cost)
+        inv->meta.check_cost_seconds =
+            sb__median_inplace(pr->cost, pr->ncost < COST_RING ? pr->ncost
+                                                               : COST_RING) /
+            pr->hz;
+    if (pr->irq_ok)
+        sb__irq_close(&pr->irq);
+    pr->irq_ok = 0;
+    sb__counters_close(pr->ctr);
+    pr->ctr = NULL;
+    free(pr->cost);
+    pr->cost = NULL;
 }
 
 int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
@@ -265,13 +675,17 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
     size_t n = sb_plan_count(plan), src_bytes = 0, dst_bytes = 0;
     size_t *order = NULL, check_at = 0;
     struct work *w = NULL;
+    struct probe pr;
     char *src = NULL, *dst = NULL;
     double *scratch = NULL, t0, target, overhead;
     gsl_rng *rng = NULL;
     cpu_set_t saved;
-    int restore = 0, rc, tsc;
+    struct sched_param saved_param;
+    int saved_policy = -1, fifo = 0, locked = 0, unlock = 0;
+    int restore = 0, rc, probing = 0;
 
     memset(inv, 0, sizeof *inv);
+    memset(&pr, 0, sizeof pr);
     inv->cells = calloc(n, sizeof *inv->cells);
     inv->ncells = n;
     w = calloc(n, sizeof *w);
@@ -291,7 +705,8 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
     rc = sb_timer_init(&inv->meta.timer, opt->force_clock_timer, err);
     if (rc != SB_OK)
         goto out;
-    tsc = inv->meta.timer.kind == SB_TIMER_TSC;
+    pr.tsc = inv->meta.timer.kind == SB_TIMER_TSC;
+    pr.hz = inv->meta.timer.hz;
     overhead = inv->meta.timer.overhead;
     target = opt->sample_seconds * inv->meta.timer.hz;
 
@@ -324,31 +739,82 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
         order[i] = i;
     }
 
+    rc = probe_open(&pr, opt, inv, err);
+    if (rc != SB_OK)
+        goto out;
+    probing = 1;
+    for (size_t i = 0; i < n; i++) {
+        inv->cells[i].ncounters = pr.nctr;
+        inv->cells[i].counter_names =
+            (const char (*)[64])inv->meta.counter_names;
+    }
+
+    if (opt->mlock) {
+        /* Memory the caller had locked stays locked after the run. */
+        long before = locked_kib();
+        if (mlockall(MCL_CURRENT) == 0) {
+            locked = 1;
+            unlock = before == 0;
+        } else {
+            note(&inv->meta, "mlock: mlockall(MCL_CURRENT) failed (%s); "
+                             "buffers may be paged out", strerror(errno));
+        }
+    }
+
+    if (opt->rt) {
+        struct sched_param p;
+        saved_policy = sched_getscheduler(0);
+        if (saved_policy >= 0 && sched_getparam(0, &saved_param) == 0) {
+            p.sched_priority = sched_get_priority_min(SCHED_FIFO) + 1;
+            if (sched_setscheduler(0, SCHED_FIFO, &p) == 0)
+                fifo = 1;
+            else
+                note(&inv->meta, "--rt: no privilege for SCHED_FIFO (%s); "
+                                 "measured at normal priority",
+                     strerror(errno));
+        } else {
+            note(&inv->meta, "--rt: cannot read the scheduling policy (%s)",
+                 strerror(errno));
+        }
+    }
+
     /* Warm-up and calibration take at most a tenth of the budget. */
     t0 = sb__now();
     for (size_t i = 0; i < n && !*stop_flag; i++) {
         double deadline = t0 + 0.1 * budget * (double)(i + 1) / (double)n;
         inv->cells[i].iters =
-            warm_up(sb_plan_cell(plan, i), &inv->cells[i], &w[i], tsc,
+            warm_up(sb_plan_cell(plan, i), &inv->cells[i], &w[i], &pr,
                     overhead, target, deadline);
     }
+    choose_irq_exemptions(plan, inv, w, &pr);
 
     while (!*stop_flag) {
         int done;
         gsl_ran_shuffle(rng, order, n, sizeof *order);
         for (size_t j = 0; j < n && !*stop_flag; j++) {
             sb__raw_cell *r = &inv->cells[order[j]];
-            struct sample v = take_sample(sb_plan_cell(plan, order[j]),
-                                          &w[order[j]], r->iters, tsc,
-                                          overhead);
-            if (v.ctxsw) {
-                r->rejected[SB_REJECT_CTXSW]++;
+            struct sample v;
+            take_sample(sb_plan_cell(plan, order[j]), &w[order[j]],
+                        r->iters, &pr, overhead, &v);
+            for (int q = 0; q < SB_REJECT_NREASONS; q++)
+                if (v.flags & (1u << q))
+                    r->disturbed[q]++;
+            if (opt->reject == SB_REJECT_DISTURBED &&
+                (v.flags & ~(w[order[j]].keep_irq
+                                 ? 1u << SB_REJECT_INTERRUPT
+                                 : 0u))) {
+                /* Counted under the strongest evidence it showed. */
+                int why = v.flags & (1u << SB_REJECT_CTXSW) ? SB_REJECT_CTXSW
+                          : v.flags & (1u << SB_REJECT_MIGRATION)
+                              ? SB_REJECT_MIGRATION
+                              : SB_REJECT_INTERRUPT;
+                r->rejected[why]++;
                 continue;
             }
             r->user += v.user;
             r->sys += v.sys;
-            r->calls += r->iters;
-            if (push_sample(r, v.ticks) != SB_OK) {
+            r->calls += (double)r->iters;
+            if (push_sample(r, &v) != SB_OK) {
                 rc = sb__error(err, SB_ENOMEM, "out of memory for samples");
                 goto out;
             }
@@ -390,11 +856,19 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
     rc = SB_OK;
 
 out:
+    if (fifo)
+        sched_setscheduler(0, saved_policy, &saved_param);
+    if (probing)
+        probe_close(&pr, inv);
+    else
+        free(pr.cost);
     if (restore)
         sched_setaffinity(0, sizeof saved, &saved);
     for (size_t i = 0; w && i < n; i++)
         if (w[i].has_state && sb_plan_cell(plan, i)->kernel->teardown)
             sb_plan_cell(plan, i)->kernel->teardown(w[i].state);
+    if (locked && unlock)
+        munlockall();
     if (src)
         munmap(src, src_bytes);
     if (dst)

@@ -83,6 +83,11 @@ void sb_options_init(sb_options *opt)
         .max_invocations = 100,
         .outliers = SB_OUTLIERS_KEEP,
         .bootstrap = 0,
+        .cache = SB_CACHE_HOT,
+        .counters = NULL,
+        .reject = SB_REJECT_DISTURBED,
+        .rt = 0,
+        .mlock = 1,
         .alpha = 0.05,
         .threshold = 0.01,
     };
@@ -139,6 +144,17 @@ int sb__options_check(const sb_options *opt, sb_error *err)
         return sb__error(err, SB_EINVAL,
                          "bootstrap %zu: use 0 (off) or 100 to 1000000 "
                          "resamples", opt->bootstrap);
+    if (opt->reject != SB_REJECT_DISTURBED && opt->reject != SB_REJECT_NONE)
+        return sb__error(err, SB_EINVAL, "reject policy %d: unknown",
+                         opt->reject);
+    if (opt->counters) {
+        char names[SB_MAX_COUNTERS][64];
+        size_t n;
+        int rc = sb__counters_parse(opt->counters, names, SB_MAX_COUNTERS,
+                                    &n, err);
+        if (rc != SB_OK)
+            return rc;
+    }
     if (!(opt->alpha > 0 && opt->alpha < 1))
         return sb__error(err, SB_EINVAL,
                          "alpha %g: must lie strictly between 0 and 1",

@@ -81,6 +81,34 @@ static void header(const sb_run *run, FILE *f)
                 t->overhead, unit, t->bare_overhead, unit,
                 t->bare_overhead > 0 ? t->overhead / t->bare_overhead : NAN);
         fprintf(f, "counters: %s\n", m->counters);
+        if (isfinite(m->interrupts_per_second) ||
+            isfinite(m->check_cost_seconds)) {
+            fprintf(f, "checks:   ");
+            if (isfinite(m->interrupts_per_second))
+                fprintf(f, "%.1f interrupts/s on the pinned CPU; ",
+                        m->interrupts_per_second);
+            fprintf(f,
+                    "counter reads and disturbance checks cost %.1f us per "
+                    "sample, outside the timed region\n",
+                    m->check_cost_seconds * 1e6);
+        }
+        for (size_t i = 0; i < m->env.n; i++)
+            if (m->env.items[i].warn)
+                fprintf(f, "warning:  %s: %s%s%s\n", m->env.items[i].key,
+                        m->env.items[i].value,
+                        m->env.items[i].advice[0] ? "; " : "",
+                        m->env.items[i].advice);
+        {
+            /* notes: one warning per line */
+            const char *p = m->notes;
+            while (*p) {
+                size_t len = strcspn(p, "\n");
+                fprintf(f, "note:     %.*s\n", (int)len, p);
+                p += len;
+                if (*p)
+                    p++;
+            }
+        }
         fprintf(f,
                 "plan:     %zu cells, %zu invocation%s (at least %zu, at "
                 "most %zu), %g%% CI, precision target +-%g%% of the median, "
@@ -104,7 +132,10 @@ static void header(const sb_run *run, FILE *f)
             "%s%s\n",
             c0 ? c0->method : "?", sb_outlier_policy_name(o->outliers),
             external(run) ? ""
-                          : "; samples with a context switch rejected");
+            : o->reject == SB_REJECT_NONE
+                ? "; disturbed samples counted, kept (--reject none)"
+                : "; samples with a context switch, a CPU migration or an "
+                  "interrupt on the pinned CPU rejected");
     if (any_comparison(run))
         fprintf(f,
                 "compare:  ratio = median time / baseline's (below 1: "
@@ -309,6 +340,56 @@ static void matrix(const sb_run *run, size_t first, size_t end, size_t w,
     }
 }
 
+/* Rejects and disturbances by reason, and the counters per call, one row
+ * per cell: what every sample saw besides its time. */
+static void disturbance_table(const sb_run *run, FILE *f)
+{
+    const sb_meta *m = sb_run_meta(run);
+    size_t n = sb_run_count(run), nc = m->ncounters;
+    int any = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        if (r->rejected_total || r->ncounters)
+            any = 1;
+        for (int k = 0; k < SB_REJECT_NREASONS; k++)
+            if (r->disturbed[k])
+                any = 1;
+    }
+    if (!any)
+        return;
+    fprintf(f, "\nrejected (disturbed) by reason%s\n",
+            nc ? "; counters per call (median)" : "");
+    fprintf(f, "%-13s %9s %4s %4s", "kernel", "size", "src", "dst");
+    for (int k = 0; k < SB_REJECT_NREASONS; k++)
+        fprintf(f, " %15s", sb_reject_name(k));
+    for (size_t c = 0; c < nc; c++) {
+        const char *name = m->counter_names[c];
+        const char *colon = strstr(name, "::");
+        fprintf(f, " %16.16s", colon ? colon + 2 : name);
+    }
+    fputc('\n', f);
+    for (size_t i = 0; i < n; i++) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        fprintf(f, "%-13s %9zu %4zu %4zu", r->cell.kernel->name,
+                r->cell.size, r->cell.src_align, r->cell.dst_align);
+        for (int k = 0; k < SB_REJECT_NREASONS; k++) {
+            char cellbuf[32];
+            snprintf(cellbuf, sizeof cellbuf, "%zu (%zu)", r->rejected[k],
+                     k == SB_REJECT_OUTLIER ? r->rejected[k]
+                                            : r->disturbed[k]);
+            fprintf(f, " %15s", cellbuf);
+        }
+        for (size_t c = 0; c < nc; c++) {
+            if (c < r->ncounters && isfinite(r->counters[c].per_call.estimate))
+                fprintf(f, " %16.4g", r->counters[c].per_call.estimate);
+            else
+                fprintf(f, " %16s", "-");
+        }
+        fputc('\n', f);
+    }
+}
+
 static int table(const sb_run *run, FILE *f)
 {
     size_t n = sb_run_count(run), short_cells = 0, autocorr = 0;
@@ -363,6 +444,8 @@ static int table(const sb_run *run, FILE *f)
         row(run, i, f, LAYOUT_ALLOC, inv, cmp);
     }
     free(matrix_w);
+    if (!ext)
+        disturbance_table(run, f);
     if (short_cells)
         fprintf(f,
                 "\n* %zu cell%s stopped short of the precision target "
@@ -402,6 +485,7 @@ static void csv_str(FILE *f, const char *s)
 static int csv(const sb_run *run, FILE *f)
 {
     size_t n = sb_run_count(run);
+    const sb_meta *m = sb_run_meta(run);
 
     fputs("kernel,family,size,src_align,dst_align,mbps_median,mbps_ci_lo,"
           "mbps_ci_hi,halfwidth_pct,ticks_per_byte,ticks_median,"
@@ -411,8 +495,21 @@ static int csv(const sb_run *run, FILE *f)
           "outliers_severe,outliers_mad,iters_per_sample,invocations,"
           "between_fraction,lag1,mde,reached_precision,ratio,ratio_ci_lo,"
           "ratio_ci_hi,p,p_adjusted,a12,verdict,test,user_us_per_call,"
-          "sys_us_per_call\n",
+          "sys_us_per_call,rejected_migration,rejected_interrupt,"
+          "disturbed_context_switch,disturbed_migration,"
+          "disturbed_interrupt",
           f);
+    for (size_t k = 0; k < m->ncounters; k++) {
+        static const char *const part[] = {"per_call", "per_call_lo",
+                                           "per_call_hi", "per_byte"};
+        for (int j = 0; j < 4; j++) {
+            char col[96];
+            snprintf(col, sizeof col, "%s_%s", m->counter_names[k], part[j]);
+            fputc(',', f);
+            csv_str(f, col);
+        }
+    }
+    fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
         const sb_cell_result *r = sb_run_cell(run, i);
         const sb_summary *s = &r->ticks_summary;
@@ -446,9 +543,24 @@ static int csv(const sb_run *run, FILE *f)
                     c->test);
         else
             fputs(",,,,,,,,", f);
-        fprintf(f, "%.6g,%.6g\n",
+        fprintf(f, "%.6g,%.6g,%zu,%zu,%zu,%zu,%zu",
                 r->calls > 0 ? 1e6 * r->user_seconds / r->calls : NAN,
-                r->calls > 0 ? 1e6 * r->sys_seconds / r->calls : NAN);
+                r->calls > 0 ? 1e6 * r->sys_seconds / r->calls : NAN,
+                r->rejected[SB_REJECT_MIGRATION],
+                r->rejected[SB_REJECT_INTERRUPT],
+                r->disturbed[SB_REJECT_CTXSW],
+                r->disturbed[SB_REJECT_MIGRATION],
+                r->disturbed[SB_REJECT_INTERRUPT]);
+        for (size_t k = 0; k < m->ncounters; k++) {
+            if (k < r->ncounters)
+                fprintf(f, ",%.6g,%.6g,%.6g,%.6g",
+                        r->counters[k].per_call.estimate,
+                        r->counters[k].per_call.lo,
+                        r->counters[k].per_call.hi, r->counters[k].per_byte);
+            else
+                fputs(",,,,", f);
+        }
+        fputc('\n', f);
     }
     return ferror(f) ? -1 : 0;
 }
@@ -500,6 +612,10 @@ const char *sb_reject_name(int reason)
         return "context-switch";
     case SB_REJECT_OUTLIER:
         return "outlier";
+    case SB_REJECT_MIGRATION:
+        return "migration";
+    case SB_REJECT_INTERRUPT:
+        return "interrupt";
     }
     return "?";
 }

@@ -60,13 +60,43 @@ static json_t *features(unsigned bits)
     return a;
 }
 
+static json_t *env(const sb_env *e)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < e->n && i < SB_ENV_MAX; i++)
+        json_array_append_new(
+            a, json_pack("{s:o, s:o, s:b, s:o}", "key", str(e->items[i].key),
+                         "value", str(e->items[i].value), "warn",
+                         e->items[i].warn, "advice",
+                         str(e->items[i].advice)));
+    return a;
+}
+
+static json_t *lines(const char *text)
+{
+    json_t *a = json_array();
+    while (a && *text) {
+        size_t len = strcspn(text, "\n");
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)len, text);
+        json_array_append_new(a, str(buf));
+        text += len;
+        if (*text)
+            text++;
+    }
+    return a;
+}
+
 static json_t *meta(const sb_run *run)
 {
     const sb_meta *m = sb_run_meta(run);
     const sb_options *o = sb_run_options(run);
     const sb_timer_info *t = &m->timer;
+    json_t *j, *names = json_array();
 
-    return json_pack(
+    for (size_t i = 0; names && i < m->ncounters && i < SB_MAX_COUNTERS; i++)
+        json_array_append_new(names, str(m->counter_names[i]));
+    j = json_pack(
         "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:I, s:o,"
         " s:{s:s, s:o, s:o, s:b, s:o, s:o, s:s, s:o},"
         " s:{s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:I, s:s, s:I, s:o, s:o,"
@@ -92,6 +122,21 @@ static json_t *meta(const sb_run *run)
         sb_outlier_policy_name(o->outliers), "bootstrap",
         (json_int_t)o->bootstrap, "alpha", num(o->alpha), "threshold",
         num(o->threshold), "cache", sb_cache_name(o->cache));
+    if (j) {
+        json_object_set_new(j, "counter_names", names ? names : json_null());
+        json_object_set_new(j, "interrupts_per_second",
+                            num(m->interrupts_per_second));
+        json_object_set_new(j, "check_cost_seconds",
+                            num(m->check_cost_seconds));
+        json_object_set_new(j, "notes", lines(m->notes));
+        json_object_set_new(j, "env", env(&m->env));
+        json_object_set_new(
+            json_object_get(j, "options"), "reject",
+            json_string(o->reject == SB_REJECT_NONE ? "none" : "disturbed"));
+    } else {
+        json_decref(names);
+    }
+    return j;
 }
 
 static json_t *comparison(const sb_comparison *c)
@@ -103,6 +148,18 @@ static json_t *comparison(const sb_comparison *c)
                      num(c->p), "p_adjusted", num(c->p_adjusted), "a12",
                      num(c->a12), "mde", num(c->mde), "verdict",
                      sb_verdict_name(c->verdict), "test", str(c->test));
+}
+
+static json_t *counters(const sb_cell_result *r)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < r->ncounters && i < SB_MAX_COUNTERS; i++)
+        json_object_set_new(
+            o, r->counters[i].name,
+            json_pack("{s:o, s:o}", "per_call",
+                      interval(&r->counters[i].per_call), "per_byte",
+                      num(r->counters[i].per_byte)));
+    return o;
 }
 
 static json_t *cell(const sb_run *run, size_t idx)
@@ -171,6 +228,32 @@ static json_t *cell(const sb_run *run, size_t idx)
         "samples_ticks", samples, "cpu_time", "calls", num(r->calls),
         "user_seconds", num(r->user_seconds), "sys_seconds",
         num(r->sys_seconds));
+    if (c) {
+        json_t *d = json_object();
+        for (int k = 0; d && k < SB_REJECT_NREASONS; k++)
+            json_object_set_new(d, sb_reject_name(k),
+                                json_integer((json_int_t)r->disturbed[k]));
+        json_object_set_new(c, "disturbed", d ? d : json_null());
+        json_object_set_new(c, "counters", counters(r));
+        {
+            /* Per-sample counter values and disturbance bits, in the
+             * order of samples_ticks. */
+            json_t *sc = json_object(), *fl = json_array();
+            const unsigned char *flags = sb_run_sample_flags(run, idx);
+            for (size_t k = 0; sc && k < r->ncounters; k++) {
+                const double *v = sb_run_counter_samples(run, idx, k);
+                json_t *a = json_array();
+                for (size_t i = 0; a && v && i < r->nsamples; i++)
+                    json_array_append_new(a, num(v[i]));
+                json_object_set_new(sc, r->counters[k].name,
+                                    a ? a : json_null());
+            }
+            for (size_t i = 0; fl && flags && i < r->nsamples; i++)
+                json_array_append_new(fl, json_integer(flags[i]));
+            json_object_set_new(c, "samples_counters", sc ? sc : json_null());
+            json_object_set_new(c, "samples_flags", fl ? fl : json_null());
+        }
+    }
     return c;
 }
 

@@ -12,7 +12,12 @@
  *    with one, the order-statistic interval of the median, or a BCa
  *    bootstrap with opt.bootstrap resamples;
  *  - throughput carried through the interval, diagnostics (lag-1
- *    autocorrelation, MAD outliers, minimum detectable effect).
+ *    autocorrelation, MAD outliers, minimum detectable effect);
+ *  - each counter's count per call: the median of its per-sample values
+ *    with an interval of the same kind as the time's (over invocation
+ *    medians with several invocations, order statistics with one), and
+ *    per byte.  Samples the outlier policy removes take their counter
+ *    values and disturbance flags with them.
  */
 #include "config.h"
 
@@ -45,13 +50,18 @@ int sb__invocation_ci(const double *med, size_t m, double level,
         *method = "order statistics over invocation medians";
     } else if (sorted[0] > 0) {
         /* Times are positive and their spread multiplicative: t on the
-         * logarithms keeps the interval positive (a geometric mean). */
+         * logarithms keeps the interval positive (a geometric mean).
+         * Equal medians (counts: 64 page faults a call in every process)
+         * give that value exactly, not its exp(log()) round trip. */
+        double v0 = sorted[0], v1 = sorted[m - 1];
         for (size_t i = 0; i < m; i++)
             sorted[i] = log(med[i]);
         rc = sb_stats_mean_ci(sorted, m, level, out);
         out->estimate = exp(out->estimate);
         out->lo = exp(out->lo);
         out->hi = exp(out->hi);
+        if (rc == SB_OK && v0 == v1)
+            out->estimate = out->lo = out->hi = v0;
         *method = "t over log invocation medians";
     } else {
         rc = sb_stats_mean_ci(med, m, level, out);
@@ -71,11 +81,21 @@ sb_run *sb__run_alloc(size_t ncells, const sb_options *opt)
     run->opt.progress_arg = NULL;
     run->ncells = ncells;
     run->cells = calloc(ncells ? ncells : 1, sizeof *run->cells);
-    if (!run->cells) {
+    run->samples = calloc(ncells ? ncells : 1, sizeof *run->samples);
+    if (!run->cells || !run->samples) {
+        free(run->cells);
+        free(run->samples);
         free(run);
         return NULL;
     }
     return run;
+}
+
+/* Counters of the run: meta.ncounters, within bounds. */
+static size_t run_ncounters(const sb_run *run)
+{
+    return run->meta.ncounters < SB_MAX_COUNTERS ? run->meta.ncounters
+                                                 : SB_MAX_COUNTERS;
 }
 
 int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw)
@@ -93,6 +113,37 @@ int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw)
     if (!in)
         return SB_ENOMEM;
     r->inv_nsamples = in;
+    {
+        /* The per-sample columns: flags, then each counter of the run,
+         * matched by name to the invocation's. */
+        sb__cell_samples *cs = &run->samples[i];
+        size_t total = r->nsamples + raw->nsamples + 1;
+        unsigned char *f = realloc(cs->flags, total);
+        if (!f)
+            return SB_ENOMEM;
+        cs->flags = f;
+        if (raw->nsamples && raw->flags)
+            memcpy(f + r->nsamples, raw->flags, raw->nsamples);
+        else if (raw->nsamples)
+            memset(f + r->nsamples, 0, raw->nsamples);
+        for (size_t j = 0; j < run_ncounters(run); j++) {
+            double *v = realloc(cs->counters[j], total * sizeof *v);
+            size_t k = raw->ncounters;
+            if (!v)
+                return SB_ENOMEM;
+            cs->counters[j] = v;
+            if (raw->counters && raw->counter_names)
+                for (k = 0; k < raw->ncounters; k++)
+                    if (!strcmp(raw->counter_names[k],
+                                run->meta.counter_names[j]))
+                        break;
+            for (size_t q = 0; q < raw->nsamples; q++)
+                v[r->nsamples + q] =
+                    k < raw->ncounters && raw->counters
+                        ? raw->counters[q * raw->ncounters + k]
+                        : NAN;
+        }
+    }
     if (raw->nsamples)
         memcpy(r->ticks + r->nsamples, raw->ticks,
                raw->nsamples * sizeof *t);
@@ -108,13 +159,29 @@ int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw)
     for (int k = 0; k < SB_REJECT_NREASONS; k++) {
         r->rejected[k] += raw->rejected[k];
         r->rejected_total += raw->rejected[k];
+        r->disturbed[k] += raw->disturbed[k];
     }
     return SB_OK;
 }
 
+/* Move the per-sample columns of samples [from, from + n) to to. */
+static void move_columns(sb__cell_samples *cs, size_t nc, size_t to,
+                         size_t from, size_t n)
+{
+    if (to == from || n == 0)
+        return;
+    if (cs->flags)
+        memmove(cs->flags + to, cs->flags + from, n);
+    for (size_t j = 0; j < nc; j++)
+        if (cs->counters[j])
+            memmove(cs->counters[j] + to, cs->counters[j] + from,
+                    n * sizeof *cs->counters[j]);
+}
+
 /* Remove the Tukey outliers the policy names from each invocation's
- * samples; returns how many went. */
-static size_t apply_outliers(sb_cell_result *r, int policy, double *work)
+ * samples, and their counters and flags; returns how many went. */
+static size_t apply_outliers(sb_cell_result *r, sb__cell_samples *cs,
+                             size_t nc, int policy, double *work)
 {
     size_t removed = 0, in = 0, out = 0;
 
@@ -130,6 +197,7 @@ static size_t apply_outliers(sb_cell_result *r, int policy, double *work)
         gsl_sort(work, 1, ng);
         if (sb_stats_tukey(work, ng, &o) != SB_OK) {
             memmove(r->ticks + out, r->ticks + in, ng * sizeof *work);
+            move_columns(cs, nc, out, in, ng);
             in += ng;
             out += ng;
             continue;
@@ -138,10 +206,12 @@ static size_t apply_outliers(sb_cell_result *r, int policy, double *work)
         hi = policy == SB_OUTLIERS_REJECT_ALL ? o.mild_hi : o.severe_hi;
         for (size_t j = 0; j < ng; j++) {
             double v = r->ticks[in + j];
-            if (v < lo || v > hi)
+            if (v < lo || v > hi) {
                 removed++;
-            else
+            } else {
+                move_columns(cs, nc, out + kept, in + j, 1);
                 r->ticks[out + kept++] = v;
+            }
         }
         in += ng;
         out += kept;
@@ -151,14 +221,88 @@ static size_t apply_outliers(sb_cell_result *r, int policy, double *work)
     return removed;
 }
 
-static int analyse_cell(sb_run *run, sb_cell_result *r, double *work)
+/* The per-call interval of one counter of a cell, over its kept samples'
+ * values v (NAN: not read): with values from two or more invocations,
+ * over the invocations' medians (sb__invocation_ci), else the
+ * order-statistic interval of the samples' median.  Counts have many ties
+ * (every call of an alloc kernel takes the same page faults), where a
+ * bootstrap degenerates, so the order statistics serve even when the
+ * time's interval is a bootstrap. */
+static int counter_interval(const sb_run *run, const sb_cell_result *r,
+                            const double *v, double *work, sb_interval *out)
 {
+    double level = run->opt.ci_level;
+    double *med = malloc((r->invocations ? r->invocations : 1) *
+                         sizeof *med);
+    size_t at = 0, groups = 0, all = 0;
+    const char *how;
+    int rc;
+
+    *out = (sb_interval){NAN, NAN, NAN, level, NAN};
+    if (!med)
+        return SB_ENOMEM;
+    for (size_t g = 0; g < r->invocations; g++) {
+        size_t ng = r->inv_nsamples[g], m = 0;
+        for (size_t q = 0; q < ng; q++)
+            if (isfinite(v[at + q]))
+                work[m++] = v[at + q];
+        if (m)
+            med[groups++] = sb__median_inplace(work, m);
+        at += ng;
+    }
+    if (groups >= 2) {
+        rc = sb__invocation_ci(med, groups, level, out, &how);
+    } else {
+        for (size_t q = 0; q < r->nsamples; q++)
+            if (isfinite(v[q]))
+                work[all++] = v[q];
+        rc = SB_OK;
+        if (all) {
+            gsl_sort(work, 1, all);
+            rc = sb_stats_median_ci(work, all, level, out);
+        }
+    }
+    free(med);
+    return rc;
+}
+
+/* Every counter of a cell: names, per-call intervals, per byte. */
+static int analyse_counters(const sb_run *run, sb_cell_result *r,
+                            const sb__cell_samples *cs, double *work)
+{
+    size_t nc = run_ncounters(run);
+
+    r->ncounters = nc;
+    for (size_t j = 0; j < nc; j++) {
+        sb_counter_result *c = &r->counters[j];
+        int rc;
+        snprintf(c->name, sizeof c->name, "%s", run->meta.counter_names[j]);
+        c->per_call = (sb_interval){NAN, NAN, NAN, run->opt.ci_level, NAN};
+        c->per_byte = NAN;
+        if (r->nsamples == 0 || !cs->counters[j])
+            continue;
+        rc = counter_interval(run, r, cs->counters[j], work, &c->per_call);
+        if (rc == SB_ENOMEM)
+            return rc;
+        if (rc != SB_OK)
+            c->per_call = (sb_interval){NAN, NAN, NAN, run->opt.ci_level,
+                                        NAN};
+        if (r->cell.size > 0)
+            c->per_byte = c->per_call.estimate / (double)r->cell.size;
+    }
+    return SB_OK;
+}
+
+static int analyse_cell(sb_run *run, size_t i, double *work)
+{
+    sb_cell_result *r = &run->cells[i];
     const sb_options *o = &run->opt;
     double hz = run->meta.timer.hz > 0 ? run->meta.timer.hz : 1;
     size_t removed;
     int rc;
 
-    removed = apply_outliers(r, o->outliers, work);
+    removed = apply_outliers(r, &run->samples[i], run_ncounters(run),
+                             o->outliers, work);
     r->rejected[SB_REJECT_OUTLIER] += removed;
     r->rejected_total += removed;
 
@@ -287,7 +431,10 @@ int sb__run_analyse(sb_run *run, sb_error *err)
     if (!work)
         return sb__error(err, SB_ENOMEM, "out of memory");
     for (size_t i = 0; i < run->ncells; i++) {
-        int rc = analyse_cell(run, &run->cells[i], work);
+        int rc = analyse_cell(run, i, work);
+        if (rc == SB_OK)
+            rc = analyse_counters(run, &run->cells[i], &run->samples[i],
+                                  work);
         if (rc != SB_OK) {
             free(work);
             return sb__error(err, rc, "statistics of cell %zu (%s) failed: %s",
@@ -307,7 +454,13 @@ void sb_run_free(sb_run *run)
         free(run->cells[i].ticks);
         free(run->cells[i].inv_nsamples);
         free(run->cells[i].inv_median);
+        if (run->samples) {
+            free(run->samples[i].flags);
+            for (size_t j = 0; j < SB_MAX_COUNTERS; j++)
+                free(run->samples[i].counters[j]);
+        }
     }
+    free(run->samples);
     for (size_t i = 0; run->own_kernels && i < run->nown; i++)
         free((char *)run->own_kernels[i].name);
     free(run->own_kernels);
@@ -350,6 +503,21 @@ double sb_run_elapsed(const sb_run *run)
 size_t sb_run_rounds(const sb_run *run)
 {
     return run ? run->rounds : 0;
+}
+
+const double *sb_run_counter_samples(const sb_run *run, size_t i,
+                                     size_t j)
+{
+    if (!run || !run->samples || i >= run->ncells || j >= run_ncounters(run))
+        return NULL;
+    return run->samples[i].counters[j];
+}
+
+const unsigned char *sb_run_sample_flags(const sb_run *run, size_t i)
+{
+    if (!run || !run->samples || i >= run->ncells)
+        return NULL;
+    return run->samples[i].flags;
 }
 
 const char *sb_run_command(const sb_run *run)

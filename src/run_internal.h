@@ -9,15 +9,24 @@
 
 #include "sb_internal.h"
 
-/* What one invocation measured for one cell. */
+/* What one invocation measured for one cell.  A zeroed struct with
+ * nsamples and ticks set is valid (no counters, no disturbance flags). */
 typedef struct sb__raw_cell {
     size_t iters;
     size_t warmup_samples;
     size_t rejected[SB_REJECT_NREASONS];
+    size_t disturbed[SB_REJECT_NREASONS]; /* samples showing each reason */
     size_t nsamples, cap;
     double *ticks;
     double user, sys;  /* thread CPU seconds over the kept samples */
     double calls;      /* kernel calls in the kept samples */
+    /* Counters: ncounters values per kept sample, sample-major
+     * (counters[s * ncounters + j] is counter j of sample s), per call;
+     * counter_names[j] names them (the invocation's meta.counter_names). */
+    size_t ncounters;
+    const char (*counter_names)[64];
+    double *counters;
+    unsigned char *flags; /* per kept sample: 1u << reason; or NULL */
 } sb__raw_cell;
 
 /* What one invocation (one process) measured. */
@@ -27,13 +36,22 @@ typedef struct sb__invocation {
     size_t rounds;
     double elapsed;
     int interrupted;
+    double irq_count;   /* interrupts on the pinned CPU while measuring */
+    double irq_seconds; /* over this long (0: not checked) */
     sb_meta meta;
 } sb__invocation;
+
+/* The per-sample columns of a cell beside its ticks, in the same order. */
+typedef struct sb__cell_samples {
+    double *counters[SB_MAX_COUNTERS]; /* run meta.ncounters arrays */
+    unsigned char *flags;
+} sb__cell_samples;
 
 struct sb_run {
     sb_options opt;
     sb_meta meta;
     sb_cell_result *cells;
+    sb__cell_samples *samples; /* ncells entries */
     size_t ncells;
     sb_comparison *cmp;     /* ncells entries, or NULL */
     int interrupted;
@@ -57,6 +75,11 @@ int sb__stop_requested(void);
 void sb__stop_reset(void);
 void sb__stop_share(void);
 
+/* measure.c: the CPU a run pins to (see the file's comment), -1 when
+ * none is allowed; note (optional) says why. */
+int sb__choose_cpu(const sb_options *opt, const cpu_set_t *allowed,
+                   char *note, size_t len);
+
 /* measure.c: pin to the CPU of opt; fills meta->cpu and pin_note. */
 int sb__pin(const sb_options *opt, sb_meta *meta, cpu_set_t *saved,
             int *restore, sb_error *err);
@@ -71,7 +94,9 @@ int sb__invocation_ci(const double *med, size_t m, double level,
 /* results.c: a new run with ncells empty cells; NULL on ENOMEM. */
 sb_run *sb__run_alloc(size_t ncells, const sb_options *opt);
 
-/* results.c: append one invocation's samples of cell i to the run. */
+/* results.c: append one invocation's samples of cell i to the run.  Its
+ * counters are matched to the run's meta.counter_names by name; a counter
+ * the invocation lacks gets NAN. */
 int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw);
 
 /* results.c: apply the outlier policy and compute every statistic of

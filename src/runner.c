@@ -61,9 +61,11 @@ static int read_all(int fd, void *buf, size_t len)
     return 0;
 }
 
-/* The child's side: status, then its error or its data.  The meta struct
- * travels as bytes: both processes run the same binary, so its static
- * string pointers (timer.hz_source) stay valid. */
+/* The child's side: status, then its error or its data: the meta struct,
+ * the invocation's figures, then per cell its counts, its kept samples'
+ * ticks, their disturbance flags and their counter values (ncounters per
+ * sample).  The meta struct travels as bytes: both processes run the same
+ * binary, so its static string pointers (timer.hz_source) stay valid. */
 static int send_invocation(int fd, int rc, const sb_error *err,
                            const sb__invocation *inv)
 {
@@ -77,18 +79,28 @@ static int send_invocation(int fd, int rc, const sb_error *err,
     if (write_all(fd, &inv->meta, sizeof inv->meta) ||
         write_all(fd, &inv->rounds, sizeof inv->rounds) ||
         write_all(fd, &inv->elapsed, sizeof inv->elapsed) ||
-        write_all(fd, &inv->interrupted, sizeof inv->interrupted))
+        write_all(fd, &inv->interrupted, sizeof inv->interrupted) ||
+        write_all(fd, &inv->irq_count, sizeof inv->irq_count) ||
+        write_all(fd, &inv->irq_seconds, sizeof inv->irq_seconds))
         return -1;
     for (size_t i = 0; i < inv->ncells; i++) {
         const sb__raw_cell *c = &inv->cells[i];
+        size_t nc = c->counters ? c->ncounters : 0;
+        unsigned char has_flags = c->flags != NULL;
         if (write_all(fd, &c->iters, sizeof c->iters) ||
             write_all(fd, &c->warmup_samples, sizeof c->warmup_samples) ||
             write_all(fd, c->rejected, sizeof c->rejected) ||
+            write_all(fd, c->disturbed, sizeof c->disturbed) ||
             write_all(fd, &c->user, sizeof c->user) ||
             write_all(fd, &c->sys, sizeof c->sys) ||
             write_all(fd, &c->calls, sizeof c->calls) ||
             write_all(fd, &c->nsamples, sizeof c->nsamples) ||
-            write_all(fd, c->ticks, c->nsamples * sizeof *c->ticks))
+            write_all(fd, &nc, sizeof nc) ||
+            write_all(fd, &has_flags, sizeof has_flags) ||
+            write_all(fd, c->ticks, c->nsamples * sizeof *c->ticks) ||
+            (has_flags && write_all(fd, c->flags, c->nsamples)) ||
+            write_all(fd, c->counters,
+                      c->nsamples * nc * sizeof *c->counters))
             return -1;
     }
     return 0;
@@ -122,24 +134,47 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
     if (read_all(fd, &inv->meta, sizeof inv->meta) ||
         read_all(fd, &inv->rounds, sizeof inv->rounds) ||
         read_all(fd, &inv->elapsed, sizeof inv->elapsed) ||
-        read_all(fd, &inv->interrupted, sizeof inv->interrupted))
+        read_all(fd, &inv->interrupted, sizeof inv->interrupted) ||
+        read_all(fd, &inv->irq_count, sizeof inv->irq_count) ||
+        read_all(fd, &inv->irq_seconds, sizeof inv->irq_seconds))
+        return -1;
+    if (inv->meta.ncounters > SB_MAX_COUNTERS)
         return -1;
     for (size_t i = 0; i < ncells; i++) {
         sb__raw_cell *c = &inv->cells[i];
+        unsigned char has_flags;
+        size_t nc;
         if (read_all(fd, &c->iters, sizeof c->iters) ||
             read_all(fd, &c->warmup_samples, sizeof c->warmup_samples) ||
             read_all(fd, c->rejected, sizeof c->rejected) ||
+            read_all(fd, c->disturbed, sizeof c->disturbed) ||
             read_all(fd, &c->user, sizeof c->user) ||
             read_all(fd, &c->sys, sizeof c->sys) ||
             read_all(fd, &c->calls, sizeof c->calls) ||
             read_all(fd, &c->nsamples, sizeof c->nsamples) ||
-            c->nsamples > ((size_t)1 << 34))
+            read_all(fd, &nc, sizeof nc) ||
+            read_all(fd, &has_flags, sizeof has_flags) ||
+            c->nsamples > ((size_t)1 << 34) || nc > inv->meta.ncounters)
             return -1;
         c->ticks = malloc((c->nsamples + 1) * sizeof *c->ticks);
         if (!c->ticks ||
             read_all(fd, c->ticks, c->nsamples * sizeof *c->ticks))
             return -1;
         c->cap = c->nsamples;
+        if (has_flags) {
+            c->flags = malloc(c->nsamples + 1);
+            if (!c->flags || read_all(fd, c->flags, c->nsamples))
+                return -1;
+        }
+        c->ncounters = nc;
+        c->counter_names = (const char (*)[64])inv->meta.counter_names;
+        if (nc) {
+            c->counters = malloc((c->nsamples * nc + 1) * sizeof *c->counters);
+            if (!c->counters ||
+                read_all(fd, c->counters,
+                         c->nsamples * nc * sizeof *c->counters))
+                return -1;
+        }
     }
     return 0;
 }
@@ -245,7 +280,10 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
 {
     sb_run *run;
     size_t n, ninv, max_inv;
-    double budget, wall0;
+    sb_env env;
+    double budget, wall0, irq_count = 0, irq_seconds = 0;
+    double *check_cost = NULL;
+    size_t ncost = 0;
     int rc = SB_OK;
 
     sb_init();
@@ -272,6 +310,15 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
 
     if (ninv > 1)
         sb__stop_share();
+    {
+        /* The environment audit, for the CPU the invocations will pin to,
+         * taken before measuring (it samples the SMT sibling's load). */
+        cpu_set_t allowed;
+        int cpu = -1;
+        if (!opt->no_pin && sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+            cpu = sb__choose_cpu(opt, &allowed, NULL, 0);
+        sb_env_audit(cpu, &env);
+    }
     wall0 = sb__now();
     for (size_t i = 0; i < max_inv && !sb__stop_requested(); i++) {
         sb__invocation inv;
@@ -297,6 +344,20 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
             break;
         if (run->invocations == 0) {
             run->meta = inv.meta;
+            run->meta.env = env;
+        }
+        {
+            /* The machine's figures over every invocation: interrupts
+             * per second over all the time checked, the checks' cost as
+             * the median of the invocations' medians. */
+            double *t = realloc(check_cost, (ncost + 1) * sizeof *t);
+            if (t) {
+                check_cost = t;
+                if (isfinite(inv.meta.check_cost_seconds))
+                    check_cost[ncost++] = inv.meta.check_cost_seconds;
+            }
+            irq_count += inv.irq_count;
+            irq_seconds += inv.irq_seconds;
         }
         run->invocations++;
         run->rounds += inv.rounds;
@@ -317,6 +378,13 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     }
     if (sb__stop_requested())
         run->interrupted = 1;
+    if (rc == SB_OK && run->invocations > 0) {
+        run->meta.interrupts_per_second =
+            irq_seconds > 0 ? irq_count / irq_seconds : NAN;
+        run->meta.check_cost_seconds =
+            ncost ? sb__median_inplace(check_cost, ncost) : NAN;
+    }
+    free(check_cost);
     /* A failure other than an interruption loses the run: its error
      * says what went wrong. */
     if (rc != SB_OK || run->invocations == 0) {

@@ -477,6 +477,19 @@ typedef struct sb_options {
                                bootstrap with N resamples (seeded by seed);
                                default 0 */
     int cache;              /* enum sb_cache; default SB_CACHE_HOT */
+    const char *counters;   /* comma-separated PAPI preset or native names
+                               and perf software events to read around
+                               every sample; NULL: the defaults (cycles,
+                               instructions, L1 and L2 data-cache misses,
+                               data-TLB misses where the hardware has them;
+                               context switches, CPU migrations and page
+                               faults always).  The string must outlive the
+                               run. */
+    int reject;             /* enum sb_reject_policy; default disturbed */
+    int rt;                 /* 1: SCHED_FIFO while measuring (without the
+                               privilege: a warning in the run's notes) */
+    int mlock;              /* 1: mlockall(MCL_CURRENT) while measuring;
+                               default 1 */
     double alpha;           /* significance level of verdicts; default 0.05 */
     double threshold;       /* practical threshold of verdicts, relative;
                                default 0.01 */
@@ -501,6 +514,13 @@ enum sb_cache {
                          flushed, not the page cache. */
 };
 
+/* Which disturbed samples are rejected. */
+enum sb_reject_policy {
+    SB_REJECT_DISTURBED = 0, /* context switch, CPU migration, interrupt on
+                                the pinned CPU */
+    SB_REJECT_NONE           /* keep every sample; still counted */
+};
+
 /* "hot", "cold"; "?" otherwise. */
 SB_API const char *sb_cache_name(int cache);
 
@@ -518,11 +538,25 @@ SB_API const char *sb_outlier_policy_name(int policy);
 enum sb_reject_reason {
     SB_REJECT_CTXSW = 0,  /* a context switch happened during the sample */
     SB_REJECT_OUTLIER,    /* removed by the outlier policy */
+    SB_REJECT_MIGRATION,  /* the thread moved to another CPU */
+    SB_REJECT_INTERRUPT,  /* an interrupt arrived on the pinned CPU */
     SB_REJECT_NREASONS
 };
 
 /* Name of a reject reason ("context-switch"). */
 SB_API const char *sb_reject_name(int reason);
+
+/* Most counters read around a sample. */
+#define SB_MAX_COUNTERS 12
+
+/* One counter of one cell: its count per call, the median over samples of
+ * (delta / k) with the same kind of interval as the time (invocation level
+ * when there are several invocations), and per byte. */
+typedef struct sb_counter_result {
+    char name[64];          /* as given: "PAPI_TOT_CYC", "perf::PAGE-FAULTS" */
+    sb_interval per_call;
+    double per_byte;        /* per_call.estimate / size; NAN for size 0 */
+} sb_counter_result;
 
 /* What a run measured for one cell.  Owned by the run. */
 typedef struct sb_cell_result {
@@ -538,6 +572,10 @@ typedef struct sb_cell_result {
     double user_seconds;   /* the thread's user CPU time over them */
     double sys_seconds;    /* the thread's system CPU time over them
                               (getrusage; per call: divide by calls) */
+    size_t ncounters;
+    sb_counter_result counters[SB_MAX_COUNTERS];
+    size_t disturbed[SB_REJECT_NREASONS]; /* samples that showed each
+                              disturbance, rejected or not (--reject none) */
     int reached_precision; /* 1 when the CI reached the precision target */
     sb_summary ticks_summary; /* descriptive statistics of all kept samples
                                  pooled; its median interval treats them as
@@ -581,6 +619,29 @@ typedef struct sb_comparison {
     const char *test;      /* static text naming the test */
 } sb_comparison;
 
+/* One finding of the environment audit. */
+typedef struct sb_env_item {
+    char key[32];          /* "governor", "turbo", "smt-sibling", ... */
+    char value[128];       /* what was found */
+    int warn;              /* 1: it can disturb or bias measurements */
+    char advice[192];      /* what to do about it (empty when fine) */
+} sb_env_item;
+
+#define SB_ENV_MAX 24
+
+/* The environment audit of a run: CPU frequency governor and scaling
+ * driver, turbo/boost, a busy SMT sibling, a virtual machine,
+ * nohz_full/isolcpus, load average, transparent huge pages, ASLR. */
+typedef struct sb_env {
+    size_t n;
+    sb_env_item items[SB_ENV_MAX];
+} sb_env;
+
+/* Audit the machine for the CPU the run will pin to (-1: none).  Takes
+ * about 100 ms (it samples the SMT sibling's load).  Never fails: what
+ * cannot be read is reported as unknown. */
+SB_API void sb_env_audit(int cpu, sb_env *out);
+
 /* Metadata of a run: where and how it was measured. */
 typedef struct sb_meta {
     char cpu_model[128];
@@ -592,7 +653,17 @@ typedef struct sb_meta {
     int cpu;               /* CPU pinned to, or -1 */
     char pin_note[256];    /* why that CPU / why not pinned */
     sb_timer_info timer;
-    char counters[256];    /* the counter backend and what it offers */
+    char counters[512];    /* the counter backend, the counters in use
+                              and why any asked for are missing */
+    size_t ncounters;      /* counters read around every sample */
+    char counter_names[SB_MAX_COUNTERS][64];
+    double interrupts_per_second; /* on the pinned CPU while measuring */
+    double check_cost_seconds;    /* per sample: the disturbance checks and
+                                     counter reads, outside the timed
+                                     region */
+    char notes[512];       /* warnings of the run: "--rt: no privilege for
+                              SCHED_FIFO", ... one per line */
+    sb_env env;            /* the environment audit */
 } sb_meta;
 
 /* Check a plan and options before measuring: options in range, every
@@ -625,6 +696,42 @@ SB_API const sb_options *sb_run_options(const sb_run *run);
 SB_API int sb_run_interrupted(const sb_run *run);
 SB_API double sb_run_elapsed(const sb_run *run);  /* seconds measuring */
 SB_API size_t sb_run_rounds(const sb_run *run);
+
+/* The per-sample values of counter j (0 .. sb_meta.ncounters - 1, named in
+ * sb_meta.counter_names) of cell i: nsamples values, each the sample's
+ * count divided by its calls (delta / k; delta less the count of an empty
+ * sample, as for the timer: the reads' own cycles and instructions for
+ * hardware counters, 0 for software events), in the order of
+ * sb_cell_result.ticks and with the same outliers removed; NAN where an
+ * invocation could not read the counter.  Owned by the run.  NULL for a
+ * bad i or j. */
+SB_API const double *sb_run_counter_samples(const sb_run *run, size_t i,
+                                            size_t j);
+
+/* The disturbances each kept sample of cell i showed: nsamples bytes, bit
+ * (1u << r) set for reject reason r (SB_REJECT_CTXSW, SB_REJECT_MIGRATION,
+ * SB_REJECT_INTERRUPT).  Under SB_REJECT_DISTURBED disturbed samples are
+ * rejected, so the bytes are 0, but for the interrupt bit in cells whose
+ * samples are too long to dodge interrupts (more than half of them would
+ * see one; sb_meta.notes says how many cells): those keep such samples.
+ * Under SB_REJECT_NONE they tell which kept samples were disturbed.  Owned
+ * by the run.  NULL for a bad i. */
+SB_API const unsigned char *sb_run_sample_flags(const sb_run *run,
+                                                size_t i);
+
+/* The counters a run would read by default on this machine, for a
+ * listing: the hardware presets (PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM,
+ * PAPI_L2_DCM, PAPI_TLB_DM), then the software events read always
+ * (perf::CONTEXT-SWITCHES, perf::CPU-MIGRATIONS, perf::PAGE-FAULTS).
+ * Fills names[i] and why[i] for the first max of them (either array may
+ * be NULL): why[i] is "" when the counter can be read in this thread, else
+ * the reason it cannot ("PAPI: Component containing event is disabled
+ * (...)", "perf_event_open: Permission denied (...)").  Returns how many
+ * counters there are (8), which may exceed max.  Opens and closes the
+ * counters once (about a millisecond); never prints, cannot fail (0 only
+ * when out of memory). */
+SB_API size_t sb_counters_available(char names[][64], char why[][96],
+                                    size_t max);
 
 /* Compare each cell i with cell base[i] of the same run (SIZE_MAX: no
  * baseline), then Holm-adjust the p-values over all comparisons and give

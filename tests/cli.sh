@@ -12,7 +12,8 @@ PY=$(command -v python3 || true)
     >"$tmp/table" 2>"$tmp/err"
 rc=$?
 check "headline sweep exits 0 (rc $rc)" test "$rc" -eq 0
-rows=$(awk '$1 == "movsl" && NF >= 13' "$tmp/table" | wc -l)
+main_rows "$tmp/table" >"$tmp/rows"
+rows=$(awk '$1 == "movsl"' "$tmp/rows" | wc -l)
 check "headline sweep prints 33 rows (got $rows)" test "$rows" -eq 33
 check "header names the timer and its overhead" \
     grep -q '^timer: .*MHz' "$tmp/table"
@@ -23,11 +24,11 @@ check "header states the precision target" \
 check "header states 1 MB = 10^6 bytes" grep -q '1 MB = 10^6 bytes' "$tmp/table"
 check "header states the counters" grep -q '^counters: ' "$tmp/table"
 check "alignments 0..32 in order" sh -c "
-    awk '\$1 == \"movsl\" { printf \"%s \", \$3 }' '$tmp/table' |
+    awk '\$1 == \"movsl\" { printf \"%s \", \$3 }' '$tmp/rows' |
     grep -qx '0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 '"
 # Every row: CI low <= median <= CI high, positive, samples kept > 0.
 bad=$(awk '$1 == "movsl" && !($6 <= $5 && $5 <= $7 && $6 > 0 && $11 > 0) \
-    { print }' "$tmp/table" | wc -l)
+    { print }' "$tmp/rows" | wc -l)
 check "every row has median inside its CI (bad rows: $bad)" test "$bad" -eq 0
 [ "$bad" -eq 0 ] || cat "$tmp/table" | sed 's/^/# /'
 
@@ -119,6 +120,35 @@ assert d['interrupted'] is True
 assert all(c['samples'] > 0 for c in d['cells'])
 "
 fi
+
+# --- check-env and noise ----------------------------------------------------
+"$STATBENCH" check-env >"$tmp/env" 2>"$tmp/err"
+rc=$?
+check "check-env exits 0 (rc $rc)" test "$rc" -eq 0
+for key in governor scaling-driver turbo smt-sibling virtual-machine \
+    isolation load thp aslr clocksource; do
+    check "check-env reports $key" grep -Eq "^(ok|WARN) +$key " "$tmp/env"
+done
+check "check-env gives advice for each warning" sh -c "
+    w=\$(grep -c '^WARN' '$tmp/env'); a=\$(grep -c '^ *-> ' '$tmp/env');
+    [ \$a -ge \$w ]"
+"$STATBENCH" noise --max-time 3 --invocations 3 >"$tmp/noise" 2>"$tmp/err"
+rc=$?
+check "noise exits 0 (rc $rc)" test "$rc" -eq 0
+check "noise reports the empty region's jitter" \
+    grep -q '^empty .*' "$tmp/noise"
+check "noise reports the between-invocation variation" \
+    grep -q 'between invocations: the medians vary by' "$tmp/noise"
+check "noise reports the smallest detectable change for a budget" \
+    grep -q 'smallest change two runs can tell apart.*in 60 s' "$tmp/noise"
+check "noise reports the interrupt rate" grep -q 'interrupts/s on CPU' "$tmp/noise"
+"$STATBENCH" -k libc -s 4K --max-time 1 -q >"$tmp/hdr" 2>"$tmp/err"
+# Load and the SMT sibling's business change from moment to moment; the
+# other findings must be the same in check-env and in a run's header.
+check "a run's header carries the environment warnings" sh -c "
+    for k in \$(awk '\$1 == \"WARN\" && \$2 != \"load\" && \$2 != \"smt-sibling\" { print \$2 }' '$tmp/env'); do
+        grep -q \"^warning:  \$k: \" '$tmp/hdr' || exit 1
+    done"
 
 # --- help, version, list ---------------------------------------------------
 check "--help exits 0 and shows the headline" \

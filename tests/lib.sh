@@ -29,3 +29,10 @@ done_testing() {
     echo "1..$n"
     [ "$failed" -eq 0 ]
 }
+
+# The rows of a run's main table (the lines after the "kernel ... MB/s"
+# header up to the next blank line), so that later sections with the same
+# first column (rejects and counters) are not taken for cells.
+main_rows() {
+    awk '/^kernel .*MB\/s/ { on = 1; next } on && /^$/ { on = 0 } on' "$1"
+}

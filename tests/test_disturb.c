@@ -1,0 +1,740 @@
+/*
+ * test_disturb.c: disturbances and counters are measured per sample.
+ *
+ * The proofs use injected events whose place in the call sequence the test
+ * knows:
+ *
+ *  - A copy kernel sleeps (usleep(200): a guaranteed voluntary context
+ *    switch) on every call whose index is 1 modulo 10.  With k = 1 (a tiny
+ *    sample_seconds) every sample is one untimed re-warm call (even index)
+ *    and one timed call (odd index), so exactly the timed calls 1, 11, 21,
+ *    ... sleep, one sample in five.  The rounds are the last 2 x ROUNDS
+ *    calls, so the test knows which samples of the rounds slept.  Rejected
+ *    context switches must be at least the sleeps, and beyond them only as
+ *    many as a control cell (the same kernel without sleeps, in the same
+ *    run) shows; under SB_REJECT_NONE every sleeping sample is kept and
+ *    flagged, sample by sample.
+ *  - A kernel maps 64 fresh pages (no huge pages), touches them and unmaps
+ *    them: perf::PAGE-FAULTS per call is at least 64, also when the data
+ *    comes from forked invocations through the runner's pipe.
+ *  - Counters this machine lacks (PAPI_TOT_CYC on a VM without PMU, an
+ *    unknown name) are reported missing with a reason and the run goes on.
+ *  - A kernel that spins for three intervals between interrupts (measured
+ *    first) keeps its samples with interrupts, and says so in the notes;
+ *    a short cell of the same run still rejects them.
+ *  - Without perf_event_open (a test hook; an unprivileged child when run
+ *    as root) context switches come from getrusage and are still caught.
+ *  - /proc/interrupts parsing on a fixture with machine-wide lines.
+ *
+ * No absolute times: the only time threshold is the sleep's own 200 us
+ * lower bound.  Runs in a few seconds.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run_internal.h"
+#include "tap.h"
+
+#define ROUNDS 200
+#define SLEEP_US 200
+#define MAX_CALLS 100000
+#define FAULT_PAGES 64
+
+/* ---- The sleepy kernel and its control ------------------------------ */
+
+struct calls {
+    size_t n;                 /* calls so far */
+    int sleepy;               /* sleep on calls = 1 mod 10 */
+    unsigned char slept[MAX_CALLS];
+};
+
+static struct calls sleepy_calls, control_calls;
+
+static void counted_copy(void *dst, const void *src, size_t n, void *state)
+{
+    struct calls *c = state;
+    memcpy(dst, src, n);
+    if (c->sleepy && c->n % 10 == 1) {
+        usleep(SLEEP_US);
+        if (c->n < MAX_CALLS)
+            c->slept[c->n] = 1;
+    }
+    c->n++;
+}
+
+static int setup_sleepy(void **state, const sb_cell *cell, sb_error *err)
+{
+    (void)cell, (void)err;
+    memset(&sleepy_calls, 0, sizeof sleepy_calls);
+    sleepy_calls.sleepy = 1;
+    *state = &sleepy_calls;
+    return SB_OK;
+}
+
+static int setup_control(void **state, const sb_cell *cell, sb_error *err)
+{
+    (void)cell, (void)err;
+    memset(&control_calls, 0, sizeof control_calls);
+    *state = &control_calls;
+    return SB_OK;
+}
+
+static const sb_kernel sleepy_kernel = {
+    "test_sleepy", SB_FAMILY_COPY, "memcpy; usleep(200) on calls 1 mod 10",
+    0, counted_copy, setup_sleepy, NULL, NULL};
+static const sb_kernel control_kernel = {
+    "test_control", SB_FAMILY_COPY, "memcpy, counted", 0, counted_copy,
+    setup_control, NULL, NULL};
+
+/* ---- The page-faulting kernel --------------------------------------- */
+
+static void fresh_pages(void *dst, const void *src, size_t n, void *state)
+{
+    volatile char *p;
+    (void)dst, (void)src, (void)state;
+    p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+             -1, 0);
+    if (p == MAP_FAILED)
+        return;
+#ifdef MADV_NOHUGEPAGE
+    madvise((void *)p, n, MADV_NOHUGEPAGE); /* one fault per 4 KiB page */
+#endif
+    for (size_t i = 0; i < n; i += 4096)
+        p[i] = 1;
+    munmap((void *)p, n);
+}
+
+/* ---- A kernel longer than the interval between interrupts ----------- */
+
+static double spin_seconds;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void spin(void *dst, const void *src, size_t n, void *state)
+{
+    double end = now_s() + spin_seconds;
+    (void)dst, (void)src, (void)n, (void)state;
+    while (now_s() < end)
+        ;
+}
+
+static const sb_kernel spin_kernel = {
+    "test_spin", SB_FAMILY_COPY, "spin for 3 intervals between interrupts",
+    0, spin, NULL, NULL, NULL};
+
+static const sb_kernel fault_kernel = {
+    "test_faults", SB_FAMILY_ALLOC, "mmap, touch, munmap 64 pages", 0,
+    fresh_pages, NULL, NULL, NULL};
+
+/* ---- Helpers -------------------------------------------------------- */
+
+static void options(sb_options *o, int reject)
+{
+    sb_options_init(o);
+    o->invocations = 1;
+    o->min_samples = o->max_samples = ROUNDS;
+    o->sample_seconds = 1e-9; /* k = 1 */
+    o->max_time = 20;
+    o->reject = reject;
+}
+
+static int counter_index(const sb_meta *m, const char *name)
+{
+    for (size_t j = 0; j < m->ncounters; j++)
+        if (!strcmp(m->counter_names[j], name))
+            return (int)j;
+    return -1;
+}
+
+/* Sleeps among the timed calls of the rounds: the last 2 x ROUNDS calls. */
+static size_t sleeps_in_rounds(const struct calls *c, int *odd_only)
+{
+    size_t n = 0;
+    *odd_only = 1;
+    for (size_t i = 0; i < c->n && i < MAX_CALLS; i++)
+        if (c->slept[i]) {
+            if (i % 2 != 1)
+                *odd_only = 0;
+            if (i + 2 * ROUNDS >= c->n)
+                n++;
+        }
+    return n;
+}
+
+/* Measure the sleepy and the control cell; SB_OK or the error. */
+static int run_pair(int reject, sb_run **run, sb_error *err)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_options o;
+    int rc;
+
+    options(&o, reject);
+    if (!plan)
+        return SB_ENOMEM;
+    rc = sb_plan_add(plan, &sleepy_kernel, 4096, 0, 0, err);
+    if (rc == SB_OK)
+        rc = sb_plan_add(plan, &control_kernel, 4096, 0, 0, err);
+    if (rc == SB_OK)
+        rc = sb_run_execute(plan, &o, run, err);
+    sb_plan_free(plan);
+    return rc;
+}
+
+/* ---- The tests ------------------------------------------------------ */
+
+static void test_options(void)
+{
+    sb_options o;
+    sb_error e = {0};
+    sb_plan *plan = sb_plan_new();
+
+    sb_options_init(&o);
+    tap_ok(o.counters == NULL && o.reject == SB_REJECT_DISTURBED &&
+               o.rt == 0 && o.mlock == 1,
+           "defaults: counters NULL, reject disturbed, rt off, mlock on");
+    sb_plan_add(plan, &control_kernel, 64, 0, 0, NULL);
+
+    o.counters = "a,,b";
+    TAP_IS_INT(sb_plan_check(plan, &o, &e), SB_EINVAL,
+               "counters \"a,,b\" is SB_EINVAL");
+    tap_ok(strstr(e.text, "a,,b") != NULL, "the message names the list: %s",
+           e.text);
+    o.counters = "PAPI_TOT_CYC,";
+    TAP_IS_INT(sb_plan_check(plan, &o, NULL), SB_EINVAL,
+               "a trailing comma is SB_EINVAL");
+    o.counters = "";
+    TAP_IS_INT(sb_plan_check(plan, &o, NULL), SB_EINVAL,
+               "an empty list is SB_EINVAL");
+    o.counters = "PAPI_TOT_CYC,PAPI_TOT_CYC";
+    TAP_IS_INT(sb_plan_check(plan, &o, NULL), SB_EINVAL,
+               "a name listed twice is SB_EINVAL");
+    o.counters = "A1,A2,A3,A4,A5,A6,A7,A8,A9,A10";
+    TAP_IS_INT(sb_plan_check(plan, &o, &e), SB_EINVAL,
+               "10 names and the 3 software events exceed %d",
+               SB_MAX_COUNTERS);
+    o.counters = "A1,A2,A3,A4,A5,A6,A7,A8,perf::CONTEXT-SWITCHES,"
+                 "perf::CPU-MIGRATIONS,perf::PAGE-FAULTS,A9";
+    TAP_IS_INT(sb_plan_check(plan, &o, &e), SB_OK,
+               "12 names including the software events fit (%s)",
+               e.text);
+    o.counters = " PAPI_TOT_CYC , perf::PAGE-FAULTS,NO_SUCH_COUNTER";
+    TAP_IS_INT(sb_plan_check(plan, &o, &e), SB_OK,
+               "unknown names pass the check (reported at run time)");
+    o.counters = NULL;
+    o.reject = 7;
+    TAP_IS_INT(sb_plan_check(plan, &o, &e), SB_EINVAL,
+               "reject policy 7 is SB_EINVAL");
+    sb_plan_free(plan);
+}
+
+static void test_irq_parse(void)
+{
+    char path[] = "/tmp/sb_irq_XXXXXX", why[160];
+    const char *text =
+        "           CPU0       CPU1       CPU3\n"
+        "  0:         10          1          7   IO-APIC   2-edge  timer\n"
+        " 24:          0         16        100   PCI-MSI 0-edge  virtio\n"
+        "LOC:     457147     451777       1000   Local timer interrupts\n"
+        "ERR:          5\n"
+        "MIS:          9\n"
+        "PIN:          0          2          0   Posted-interrupt\n";
+    int fd = mkstemp(path);
+    sb__irq q;
+    uint64_t v = 0;
+
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+        tap_skip("cannot write a fixture in /tmp");
+        return;
+    }
+    close(fd);
+    tap_ok(sb__irq_open_file(&q, path, 0, why, sizeof why) == 0 &&
+               sb__irq_read(&q, &v) == 0,
+           "fixture opened for CPU0");
+    TAP_IS_INT(v, 10 + 0 + 457147 + 0, "CPU0: its column, ERR/MIS skipped");
+    sb__irq_close(&q);
+    tap_ok(sb__irq_open_file(&q, path, 3, why, sizeof why) == 0 &&
+               sb__irq_read(&q, &v) == 0,
+           "CPU3 is the third column");
+    TAP_IS_INT(v, 7 + 100 + 1000 + 0, "CPU3: the last column");
+    sb__irq_close(&q);
+    tap_ok(sb__irq_open_file(&q, path, 2, why, sizeof why) != 0 &&
+               strstr(why, "CPU 2") != NULL,
+           "an offline CPU has no column: %s", why);
+    unlink(path);
+
+    if (sb__irq_open(&q, 0, why, sizeof why) == 0) {
+        uint64_t a = 0, b = 0;
+        int ok = sb__irq_read(&q, &a) == 0;
+        usleep(20000);
+        ok = ok && sb__irq_read(&q, &b) == 0;
+        tap_ok(ok && b >= a, "/proc/interrupts read twice: %llu then %llu",
+               (unsigned long long)a, (unsigned long long)b);
+        sb__irq_close(&q);
+    } else {
+        tap_skip("/proc/interrupts: %s", why);
+    }
+}
+
+static void test_sleeps_rejected(void)
+{
+    sb_run *run = NULL;
+    sb_error e = {0};
+    const sb_cell_result *s, *c;
+    const sb_meta *m;
+    size_t sleeps, extra, ctrl;
+    int odd, rc = run_pair(SB_REJECT_DISTURBED, &run, &e);
+
+    if (!tap_ok(rc == SB_OK, "sleepy and control cells measured (%s)",
+                e.text))
+        return;
+    s = sb_run_cell(run, 0);
+    c = sb_run_cell(run, 1);
+    m = sb_run_meta(run);
+    sleeps = sleeps_in_rounds(&sleepy_calls, &odd);
+    tap_ok(odd && sleepy_calls.n % 2 == 0 && s->iters == 1,
+           "k = 1 and only timed calls slept (%zu calls)", sleepy_calls.n);
+    TAP_IS_INT(s->nsamples + s->rejected_total, ROUNDS,
+               "every round took one sample of the sleepy cell");
+    tap_ok(sleeps >= ROUNDS / 5 - 1 && sleeps <= ROUNDS / 5 + 1,
+           "%zu sleeps in the rounds, one sample in five", sleeps);
+    ctrl = c->disturbed[SB_REJECT_CTXSW];
+    tap_ok(ctrl <= ROUNDS / 10, "control cell: few context switches (%zu)",
+           ctrl);
+    tap_ok(s->rejected[SB_REJECT_CTXSW] >= sleeps,
+           "every sleep rejected as a context switch (%zu >= %zu)",
+           s->rejected[SB_REJECT_CTXSW], sleeps);
+    extra = s->rejected[SB_REJECT_CTXSW] - sleeps;
+    tap_ok(extra <= 2 * ctrl + 5,
+           "beyond the sleeps only the background's switches: %zu extra, "
+           "control %zu", extra, ctrl);
+    TAP_IS_INT(s->disturbed[SB_REJECT_CTXSW], s->rejected[SB_REJECT_CTXSW],
+               "context switches count first among the reasons");
+    tap_ok(s->rejected[SB_REJECT_OUTLIER] == 0,
+           "no outlier rejections under the keep policy");
+    {
+        size_t sum = 0;
+        for (int r = 0; r < SB_REJECT_NREASONS; r++)
+            sum += s->rejected[r];
+        TAP_IS_INT(sum, s->rejected_total, "rejected[] adds up");
+    }
+    tap_ok(counter_index(m, "perf::CONTEXT-SWITCHES") >= 0 &&
+               counter_index(m, "perf::PAGE-FAULTS") >= 0,
+           "context switches and page faults always among the counters");
+    tap_ok(strstr(m->counters, "in use:") != NULL,
+           "sb_meta.counters: %s", m->counters);
+    tap_ok(isfinite(m->check_cost_seconds) && m->check_cost_seconds > 0,
+           "check cost measured: %.2f us per sample",
+           1e6 * m->check_cost_seconds);
+    if (m->cpu >= 0 && !strstr(m->notes, "interrupts"))
+        tap_ok(isfinite(m->interrupts_per_second) &&
+                   m->interrupts_per_second >= 0,
+               "interrupts per second on CPU %d: %.1f", m->cpu,
+               m->interrupts_per_second);
+    else
+        tap_skip("interrupts not checked: %s", m->notes);
+    {
+        /* Kept samples never slept. */
+        double floor = SLEEP_US * 1e-6 * m->timer.hz, worst = 0;
+        for (size_t i = 0; i < s->nsamples; i++)
+            if (s->ticks[i] > worst)
+                worst = s->ticks[i];
+        tap_ok(worst < floor, "no kept sample lasts a sleep (%.0f < %.0f)",
+               worst, floor);
+    }
+    sb_run_free(run);
+}
+
+static void test_sleeps_kept(void)
+{
+    sb_run *run = NULL;
+    sb_error e = {0};
+    const sb_cell_result *s;
+    const unsigned char *flags;
+    const double *cs;
+    size_t sleeps, base, flagged = 0, missed = 0, extra = 0, ctx_low = 0;
+    int odd, ic, rc = run_pair(SB_REJECT_NONE, &run, &e);
+
+    if (!tap_ok(rc == SB_OK, "reject none: measured (%s)", e.text))
+        return;
+    s = sb_run_cell(run, 0);
+    sleeps = sleeps_in_rounds(&sleepy_calls, &odd);
+    TAP_IS_INT(s->nsamples, ROUNDS, "reject none keeps every sample");
+    TAP_IS_INT(s->rejected_total, 0, "and rejects none");
+    tap_ok(s->disturbed[SB_REJECT_CTXSW] >= sleeps,
+           "the sleeps still counted in disturbed[] (%zu >= %zu)",
+           s->disturbed[SB_REJECT_CTXSW], sleeps);
+    flags = sb_run_sample_flags(run, 0);
+    ic = counter_index(sb_run_meta(run), "perf::CONTEXT-SWITCHES");
+    cs = ic >= 0 ? sb_run_counter_samples(run, 0, (size_t)ic) : NULL;
+    tap_ok(flags && cs, "per-sample flags and context-switch counts");
+    if (!flags || !cs || !odd) {
+        sb_run_free(run);
+        return;
+    }
+    /* Sample i of the rounds is timed call base + 2 i + 1. */
+    base = sleepy_calls.n - 2 * ROUNDS;
+    for (size_t i = 0; i < ROUNDS; i++) {
+        int slept = sleepy_calls.slept[base + 2 * i + 1];
+        int f = (flags[i] >> SB_REJECT_CTXSW) & 1;
+        flagged += slept && f;
+        missed += slept && !f;
+        extra += !slept && f;
+        ctx_low += slept && !(cs[i] >= 1);
+    }
+    TAP_IS_INT(flagged, sleeps, "each sleeping sample flagged, one by one");
+    TAP_IS_INT(missed, 0, "no sleeping sample unflagged");
+    TAP_IS_INT(ctx_low, 0, "each sleeping sample counts a context switch");
+    tap_ok(extra <= 2 * sb_run_cell(run, 1)->disturbed[SB_REJECT_CTXSW] + 5,
+           "few flags on samples that did not sleep (%zu)", extra);
+    sb_run_free(run);
+}
+
+static void test_faults(size_t invocations)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_options o;
+    sb_run *run = NULL;
+    sb_error e = {0};
+    int rc, j;
+
+    options(&o, SB_REJECT_DISTURBED);
+    o.invocations = o.max_invocations = invocations;
+    o.min_samples = o.max_samples = 50;
+    sb_plan_add(plan, &fault_kernel, FAULT_PAGES * 4096, 0, 0, NULL);
+    rc = sb_run_execute(plan, &o, &run, &e);
+    sb_plan_free(plan);
+    if (!tap_ok(rc == SB_OK, "%zu invocation(s) of fresh pages (%s)",
+                invocations, e.text))
+        return;
+    j = counter_index(sb_run_meta(run), "perf::PAGE-FAULTS");
+    if (tap_ok(j >= 0, "perf::PAGE-FAULTS read")) {
+        const sb_cell_result *r = sb_run_cell(run, 0);
+        const sb_counter_result *c = &r->counters[j];
+        const double *v = sb_run_counter_samples(run, 0, (size_t)j);
+        size_t low = 0;
+        TAP_IS_INT(r->ncounters, sb_run_meta(run)->ncounters,
+                   "every counter has a result");
+        TAP_IS_STR(c->name, "perf::PAGE-FAULTS", "named as read");
+        tap_ok(c->per_call.estimate >= FAULT_PAGES,
+               "page faults per call %.1f >= %d pages [%.1f, %.1f]",
+               c->per_call.estimate, FAULT_PAGES, c->per_call.lo,
+               c->per_call.hi);
+        TAP_IS_REL(c->per_byte, c->per_call.estimate / (FAULT_PAGES * 4096.0),
+                   1e-12, "per byte is per call / size");
+        for (size_t i = 0; v && i < r->nsamples; i++)
+            low += !(v[i] >= FAULT_PAGES);
+        tap_ok(v && low == 0, "every sample: >= %d faults per call (%zu "
+               "below)", FAULT_PAGES, low);
+        tap_ok(r->nsamples >= 25 && r->rejected_total <= 25 * invocations,
+               "page faults are never a reason to reject (%zu kept, %zu "
+               "rejected)", r->nsamples, r->rejected_total);
+        if (invocations > 1)
+            tap_ok(r->invocations == invocations &&
+                       strstr(r->method, "invocation") != NULL,
+                   "through the pipe, from %zu invocations", r->invocations);
+    }
+    sb_run_free(run);
+}
+
+static void test_missing_counters(void)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_options o;
+    sb_run *run = NULL;
+    sb_error e = {0};
+    const sb_meta *m;
+    int rc;
+
+    options(&o, SB_REJECT_DISTURBED);
+    o.min_samples = o.max_samples = 20;
+    o.counters = "PAPI_TOT_CYC,perf::PAGE-FAULTS,NO_SUCH_COUNTER";
+    sb_plan_add(plan, &control_kernel, 256, 0, 0, NULL);
+    rc = sb_run_execute(plan, &o, &run, &e);
+    sb_plan_free(plan);
+    if (!tap_ok(rc == SB_OK, "a run asking for absent counters succeeds "
+                "(%s)", e.text))
+        return;
+    m = sb_run_meta(run);
+    tap_diag("counters: %s", m->counters);
+    tap_ok(counter_index(m, "perf::PAGE-FAULTS") >= 0 &&
+               counter_index(m, "perf::CONTEXT-SWITCHES") >= 0 &&
+               counter_index(m, "NO_SUCH_COUNTER") < 0,
+           "the software events are read, the unknown name is not");
+    if (counter_index(m, "PAPI_TOT_CYC") < 0) {
+        const char *miss = strstr(m->counters, "missing: ");
+        const char *at = miss ? strstr(miss, "PAPI_TOT_CYC") : NULL;
+        tap_ok(at != NULL, "PAPI_TOT_CYC is listed missing");
+        tap_ok(at && strchr(at, '(') != NULL,
+               "with the reason it is missing");
+    } else {
+        tap_ok(1, "PAPI_TOT_CYC is available here");
+        tap_ok(strstr(m->counters, "PAPI_TOT_CYC") != NULL,
+               "and listed in use");
+    }
+    tap_ok(strstr(strstr(m->counters, "missing: ") ? strstr(m->counters,
+                                                            "missing: ")
+                                                   : "",
+                  "NO_SUCH_COUNTER") != NULL,
+           "an unknown name is listed missing");
+    TAP_IS_INT(sb_run_cell(run, 0)->ncounters, m->ncounters,
+               "cells carry every counter read");
+    sb_run_free(run);
+}
+
+static void test_available(void)
+{
+    char names[16][64], why[16][96];
+    size_t n = sb_counters_available(names, why, 16);
+    int pf = -1;
+
+    TAP_IS_INT(n, 8, "sb_counters_available lists 5 presets and 3 events");
+    if (n != 8)
+        return;
+    TAP_IS_STR(names[0], "PAPI_TOT_CYC", "the presets first");
+    TAP_IS_STR(names[7], "perf::PAGE-FAULTS", "the software events last");
+    for (size_t i = 0; i < n; i++) {
+        tap_diag("%-24s %s", names[i], why[i][0] ? why[i] : "available");
+        if (!strcmp(names[i], "perf::PAGE-FAULTS"))
+            pf = (int)i;
+    }
+    tap_ok(pf >= 0 && why[pf][0] == '\0',
+           "page faults are always available (getrusage at worst)");
+    TAP_IS_INT(sb_counters_available(NULL, NULL, 0), 8,
+               "NULL arrays just count");
+}
+
+/* Without perf_event_open: context switches from getrusage. */
+static void test_no_perf(void)
+{
+    sb_run *run = NULL;
+    sb_error e = {0};
+    const sb_cell_result *s;
+    size_t sleeps;
+    int odd, rc;
+
+    sb__counters_no_perf = 1;
+    rc = run_pair(SB_REJECT_DISTURBED, &run, &e);
+    sb__counters_no_perf = 0;
+    if (!tap_ok(rc == SB_OK, "without perf_event_open: measured (%s)",
+                e.text))
+        return;
+    s = sb_run_cell(run, 0);
+    sleeps = sleeps_in_rounds(&sleepy_calls, &odd);
+    tap_diag("counters: %s", sb_run_meta(run)->counters);
+    tap_ok(strstr(sb_run_meta(run)->counters, "getrusage") != NULL,
+           "sb_meta.counters says getrusage stands in");
+    tap_ok(s->rejected[SB_REJECT_CTXSW] >= sleeps &&
+               s->rejected[SB_REJECT_CTXSW] - sleeps <=
+                   2 * sb_run_cell(run, 1)->disturbed[SB_REJECT_CTXSW] + 5,
+           "getrusage catches every sleep (%zu rejected, %zu sleeps)",
+           s->rejected[SB_REJECT_CTXSW], sleeps);
+    sb_run_free(run);
+}
+
+/* As an unprivileged user (when run as root): no SCHED_FIFO, a note. */
+struct child_report {
+    int rc;
+    int rt_note;
+    int getrusage;
+    size_t rejected, sleeps;
+    char notes[512];
+};
+
+static void test_unprivileged(void)
+{
+    struct passwd *pw = getpwnam("nobody");
+    struct child_report rep;
+    int fd[2], status = 0;
+    pid_t pid;
+
+    if (geteuid() != 0 || !pw) {
+        tap_skip("not root, or no user nobody: cannot drop privileges");
+        tap_skip("(as above)");
+        return;
+    }
+    if (pipe(fd) != 0) {
+        tap_skip("pipe failed");
+        tap_skip("(as above)");
+        return;
+    }
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        sb_run *run = NULL;
+        sb_plan *plan;
+        sb_options o;
+        int odd;
+        memset(&rep, 0, sizeof rep);
+        close(fd[0]);
+        if (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+            _exit(3);
+        plan = sb_plan_new();
+        options(&o, SB_REJECT_DISTURBED);
+        o.rt = 1;
+        sb_plan_add(plan, &sleepy_kernel, 4096, 0, 0, NULL);
+        rep.rc = sb_run_execute(plan, &o, &run, NULL);
+        if (rep.rc == SB_OK) {
+            const sb_meta *m = sb_run_meta(run);
+            snprintf(rep.notes, sizeof rep.notes, "%s", m->notes);
+            rep.rt_note = strstr(m->notes, "--rt") != NULL;
+            rep.getrusage = strstr(m->counters, "getrusage") != NULL;
+            rep.rejected = sb_run_cell(run, 0)->rejected[SB_REJECT_CTXSW];
+            rep.sleeps = sleeps_in_rounds(&sleepy_calls, &odd);
+        }
+        if (write(fd[1], &rep, sizeof rep) != (ssize_t)sizeof rep)
+            _exit(4);
+        _exit(0);
+    }
+    close(fd[1]);
+    memset(&rep, 0, sizeof rep);
+    rep.rc = -100;
+    if (read(fd[0], &rep, sizeof rep) != (ssize_t)sizeof rep)
+        rep.rc = -100;
+    close(fd[0]);
+    waitpid(pid, &status, 0);
+    tap_ok(rep.rc == SB_OK && rep.rt_note,
+           "unprivileged: the run goes on and notes the refused --rt (%s)",
+           rep.notes);
+    tap_ok(rep.rc == SB_OK && rep.rejected >= rep.sleeps,
+           "unprivileged: every sleep rejected (%zu >= %zu%s)", rep.rejected,
+           rep.sleeps, rep.getrusage ? ", through getrusage" : "");
+}
+
+static void test_rt_privileged(void)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_options o;
+    sb_run *run = NULL;
+    sb_error e = {0};
+    int rc;
+
+    options(&o, SB_REJECT_DISTURBED);
+    o.min_samples = o.max_samples = 20;
+    o.rt = 1;
+    sb_plan_add(plan, &control_kernel, 256, 0, 0, NULL);
+    rc = sb_run_execute(plan, &o, &run, &e);
+    sb_plan_free(plan);
+    if (!tap_ok(rc == SB_OK, "--rt run (%s)", e.text))
+        return;
+    if (geteuid() == 0)
+        tap_ok(strstr(sb_run_meta(run)->notes, "--rt") == NULL,
+               "as root SCHED_FIFO is granted (notes: \"%s\")",
+               sb_run_meta(run)->notes);
+    else
+        tap_ok(1, "not root: %s", sb_run_meta(run)->notes);
+    {
+        int policy = sched_getscheduler(0);
+        tap_ok(policy == SCHED_OTHER, "the policy is restored afterwards");
+    }
+    sb_run_free(run);
+}
+
+/* Interrupts per second on the last allowed CPU while this thread spins
+ * there for 0.2 s; NAN when they cannot be read. */
+static double irq_rate(int *cpu)
+{
+    cpu_set_t saved, one;
+    sb__irq q;
+    char why[160];
+    uint64_t a, b;
+    double t0, t1;
+
+    *cpu = -1;
+    if (sched_getaffinity(0, sizeof saved, &saved) != 0)
+        return NAN;
+    for (int c = CPU_SETSIZE - 1; c >= 0 && *cpu < 0; c--)
+        if (CPU_ISSET(c, &saved))
+            *cpu = c;
+    CPU_ZERO(&one);
+    CPU_SET(*cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0 ||
+        sb__irq_open(&q, *cpu, why, sizeof why) != 0)
+        return NAN;
+    t0 = now_s();
+    sb__irq_read(&q, &a);
+    while ((t1 = now_s()) < t0 + 0.2)
+        ;
+    sb__irq_read(&q, &b);
+    sb__irq_close(&q);
+    sched_setaffinity(0, sizeof saved, &saved);
+    return (double)(b - a) / (t1 - t0);
+}
+
+/* Samples longer than the interval between interrupts keep them. */
+static void test_long_samples(void)
+{
+    sb_plan *plan;
+    sb_options o;
+    sb_run *run = NULL;
+    sb_error e = {0};
+    const sb_cell_result *l, *c;
+    int cpu, rc;
+    double rate = irq_rate(&cpu);
+
+    if (!(rate >= 20)) {
+        tap_skip("%.1f interrupts/s on CPU %d: too few to test long "
+                 "samples", rate, cpu);
+        return;
+    }
+    spin_seconds = 3 / rate; /* about 3 interrupts a call */
+    if (spin_seconds > 0.05)
+        spin_seconds = 0.05;
+    plan = sb_plan_new();
+    options(&o, SB_REJECT_DISTURBED);
+    o.min_samples = o.max_samples = 20;
+    sb_plan_add(plan, &spin_kernel, 64, 0, 0, NULL);
+    sb_plan_add(plan, &control_kernel, 4096, 0, 0, NULL);
+    rc = sb_run_execute(plan, &o, &run, &e);
+    sb_plan_free(plan);
+    if (!tap_ok(rc == SB_OK, "a %.1f ms kernel at %.0f interrupts/s "
+                "measured (%s)", 1e3 * spin_seconds, rate, e.text))
+        return;
+    l = sb_run_cell(run, 0);
+    c = sb_run_cell(run, 1);
+    tap_ok(l->rejected[SB_REJECT_INTERRUPT] == 0 && l->nsamples >= 15,
+           "its samples with interrupts are kept (%zu kept, %zu rejected "
+           "for interrupts)", l->nsamples, l->rejected[SB_REJECT_INTERRUPT]);
+    tap_ok(l->disturbed[SB_REJECT_INTERRUPT] >= l->nsamples / 2,
+           "and still counted (%zu)", l->disturbed[SB_REJECT_INTERRUPT]);
+    tap_ok(strstr(sb_run_meta(run)->notes, "interrupts: no reason to "
+                                           "reject in 1 cell") != NULL,
+           "the notes say so: %s", sb_run_meta(run)->notes);
+    TAP_IS_INT(c->rejected[SB_REJECT_INTERRUPT],
+               c->disturbed[SB_REJECT_INTERRUPT],
+               "a short cell of the same run still rejects them");
+    sb_run_free(run);
+}
+
+int main(void)
+{
+    test_options();
+    test_irq_parse();
+    test_available();
+    test_sleeps_rejected();
+    test_sleeps_kept();
+    test_faults(1);
+    test_faults(2);
+    test_missing_counters();
+    test_long_samples();
+    test_no_perf();
+    test_rt_privileged();
+    test_unprivileged();
+    return tap_done();
+}
