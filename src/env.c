@@ -897,12 +897,12 @@ static void check_aslr(const struct ctx *c, sb_env_item *it)
                    "/proc/sys/kernel/randomize_va_space");
         break;
     case 1:
-        VALUE(it, "partial (1): layout varies between runs (not the heap), "
-                  "not between forked invocations");
+        VALUE(it, "partial (1): layout varies between runs (not the heap); "
+                  "forked invocations shift their buffers by a seeded shim");
         break;
     case 2:
-        VALUE(it, "on (2): layout varies between runs, not between forked "
-                  "invocations");
+        VALUE(it, "on (2): layout varies between runs; forked invocations "
+                  "shift their buffers by a seeded shim");
         break;
     default:
         VALUE(it, "%ld", x);

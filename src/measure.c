@@ -677,6 +677,8 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
     struct work *w = NULL;
     struct probe pr;
     char *src = NULL, *dst = NULL;
+    void *shim = NULL;
+    size_t shim_bytes = 0;
     double *scratch = NULL, t0, target, overhead;
     gsl_rng *rng = NULL;
     cpu_set_t saved;
@@ -711,6 +713,17 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
     target = opt->sample_seconds * inv->meta.timer.hz;
 
     sb__buffer_bytes(plan, &src_bytes, &dst_bytes);
+    /* Forked invocations inherit the parent's address layout (ASLR acts
+     * at exec, not at fork), so each invocation first maps a shim of 0 to
+     * 255 pages, drawn from its seed: the buffers then start at a
+     * different virtual address in each, as the layout would differ
+     * between separate runs (Mytkowicz et al. 2009).  The page offsets of
+     * the cells do not change. */
+    shim_bytes = (size_t)(gsl_rng_uniform_int(rng, 256) + 1) * SB_PAGE_SIZE;
+    shim = mmap(NULL, shim_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                0);
+    if (shim == MAP_FAILED)
+        shim = NULL;
     src = map_buffer(src_bytes);
     dst = map_buffer(dst_bytes);
     if (!src || !dst) {
@@ -871,6 +884,8 @@ out:
         munlockall();
     if (src)
         munmap(src, src_bytes);
+    if (shim)
+        munmap(shim, shim_bytes);
     if (dst)
         munmap(dst, dst_bytes);
     free(w);
