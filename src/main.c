@@ -114,20 +114,27 @@ static void usage(FILE *f)
 "                                    smallest change a time budget detects\n"
 "  statbench compare A.json B.json   compare two saved runs cell by cell\n"
 "                                    (B against A)\n"
+"  statbench report RUN.json         re-render a saved run (--format, -o)\n"
 "  statbench analyze FILE [FILE2]    statistics of plain files of numbers,\n"
 "                                    one per line; FILE2 is compared with\n"
 "                                    FILE\n"
 "\n"
 "Output:\n"
-"  -f, --format FMT       table, csv or json (default table)\n"
+"  -f, --format FMT       table, csv, json, markdown or latex (default table)\n"
 "  -o, --output FILE      write FMT to FILE (the table still goes to stdout)\n"
 "  -q, --quiet            no progress line on stderr\n"
+"      --save NAME        keep the run as baseline NAME (JSON under\n"
+"                         $STATBENCH_BASELINES or ~/.local/share/statbench)\n"
+"      --against NAME     compare every cell with baseline NAME; exit status\n"
+"                         1 when a cell is slower beyond --threshold with\n"
+"                         significance (a CI gate)\n"
 "  -l, --list             list the kernels and whether this CPU runs them\n"
 "  -h, --help             this help\n"
 "  -V, --version          version\n"
 "\n"
 "Throughput is in MB/s with 1 MB = 10^6 bytes.  Exit status: 0 success,\n"
-"1 failure, 2 bad input, 130/143 interrupted (partial results written).\n",
+"1 failure (or, with --against, a cell slower than its baseline), 2 bad\n"
+"input, 130/143 interrupted (partial results written).\n",
             DEFAULT_SIZE);
 }
 
@@ -274,6 +281,8 @@ enum {
     OPT_REJECT,
     OPT_RT,
     OPT_NO_MLOCK,
+    OPT_SAVE,
+    OPT_AGAINST,
 };
 
 static uint64_t int_option(const char *name, const char *arg, uint64_t max)
@@ -293,8 +302,9 @@ static uint64_t int_option(const char *name, const char *arg, uint64_t max)
 /* Everything the command line says. */
 struct cli {
     const char *kernels, *sizes, *aligns, *dst_aligns, *output, *baseline;
-    const char *families;
+    const char *families, *save, *against;
     int kernel_given, max_time_given;
+    int stats_option; /* --ci, --outliers, ... given */
     int format, quiet;
     int measuring_option; /* an option that only a measurement takes */
     const char *measuring_name;
@@ -308,6 +318,8 @@ static void parse_options(int argc, char **argv, struct cli *cli)
     static const struct option longopts[] = {
         {"kernel", required_argument, NULL, 'k'},
         {"family", required_argument, NULL, OPT_FAMILY},
+        {"save", required_argument, NULL, OPT_SAVE},
+        {"against", required_argument, NULL, OPT_AGAINST},
         {"counters", required_argument, NULL, OPT_COUNTERS},
         {"reject", required_argument, NULL, OPT_REJECT},
         {"rt", no_argument, NULL, OPT_RT},
@@ -351,6 +363,8 @@ static void parse_options(int argc, char **argv, struct cli *cli)
         double d;
         switch (c) {
         case 'k':
+        case OPT_SAVE:
+        case OPT_AGAINST:
         case OPT_COUNTERS:
         case OPT_REJECT:
         case OPT_RT:
@@ -378,12 +392,27 @@ static void parse_options(int argc, char **argv, struct cli *cli)
             break;
         }
         switch (c) {
+        case OPT_CI:
+        case OPT_OUTLIERS:
+        case OPT_BOOTSTRAP:
+        case OPT_THRESHOLD:
+        case OPT_ALPHA:
+            cli->stats_option = 1;
+            break;
+        }
+        switch (c) {
         case 'k':
             cli->kernels = optarg;
             cli->kernel_given = 1;
             break;
         case OPT_FAMILY:
             cli->families = optarg;
+            break;
+        case OPT_SAVE:
+            cli->save = optarg;
+            break;
+        case OPT_AGAINST:
+            cli->against = optarg;
             break;
         case OPT_COUNTERS:
             if (!strcmp(optarg, "list"))
@@ -521,9 +550,13 @@ static void parse_options(int argc, char **argv, struct cli *cli)
                 cli->format = SB_FORMAT_CSV;
             else if (!strcmp(optarg, "json"))
                 cli->format = SB_FORMAT_JSON;
+            else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md"))
+                cli->format = SB_FORMAT_MARKDOWN;
+            else if (!strcmp(optarg, "latex") || !strcmp(optarg, "tex"))
+                cli->format = SB_FORMAT_LATEX;
             else
-                die_usage("--format '%s': unknown format (use table, csv or "
-                          "json)%s", optarg, "");
+                die_usage("--format '%s': unknown format (use table, csv, "
+                          "json, markdown or latex)%s", optarg, "");
             break;
         case 'o':
             cli->output = optarg;
@@ -604,6 +637,67 @@ static sb_run *load_or_die(const char *path, const sb_options *opt)
     }
     fclose(f);
     return run;
+}
+
+/* Where saved baselines live: $STATBENCH_BASELINES, else
+ * $XDG_DATA_HOME/statbench/baselines, else
+ * ~/.local/share/statbench/baselines.  A name is letters, digits, '.',
+ * '_' and '-' (no path).  With create, the directory is made.  Returns a
+ * new path NAME.json or exits with status 2 on a bad name. */
+static char *baseline_path(const char *name, int create)
+{
+    const char *dir = getenv("STATBENCH_BASELINES"), *xdg, *home;
+    char base[4096], *path;
+    size_t len;
+
+    if (!*name || strlen(name) > 128 || name[0] == '.' ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789._-") != strlen(name))
+        die_usage("baseline name '%s': use letters, digits, '.', '_' and "
+                  "'-'%s", name, "");
+    if (dir && *dir) {
+        snprintf(base, sizeof base, "%s", dir);
+    } else if ((xdg = getenv("XDG_DATA_HOME")) && *xdg) {
+        snprintf(base, sizeof base, "%s/statbench/baselines", xdg);
+    } else {
+        home = getenv("HOME");
+        snprintf(base, sizeof base, "%s/.local/share/statbench/baselines",
+                 home && *home ? home : ".");
+    }
+    if (create) {
+        /* mkdir -p */
+        for (char *p = base + 1; *p; p++)
+            if (*p == '/') {
+                *p = '\0';
+                mkdir(base, 0755);
+                *p = '/';
+            }
+        if (mkdir(base, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "%s: %s: %s\n", progname, base, strerror(errno));
+            return NULL;
+        }
+    }
+    len = strlen(base) + strlen(name) + 8;
+    path = malloc(len);
+    if (path)
+        snprintf(path, len, "%s/%s.json", base, name);
+    return path;
+}
+
+/* ---- statbench report RUN.json ---------------------------------------------- */
+
+static int cmd_report(int argc, char **argv, struct cli *cli)
+{
+    sb_run *run;
+    int status;
+
+    if (argc - optind != 1)
+        die_usage("report takes one saved run: %s report RUN.json%s",
+                  progname, "");
+    run = load_or_die(argv[optind], cli->stats_option ? &cli->opt : NULL);
+    status = emit(run, cli);
+    sb_run_free(run);
+    return status;
 }
 
 static int cmd_compare(int argc, char **argv, struct cli *cli)
@@ -1114,9 +1208,25 @@ static void check_baseline(const sb_plan *plan, const char *spec)
 static int cmd_measure(int argc, char **argv, struct cli *cli)
 {
     sb_plan *plan = sb_plan_new();
-    sb_run *run = NULL;
+    sb_run *run = NULL, *against = NULL;
     sb_error err = {0};
     int status;
+
+    if (cli->save)
+        free(baseline_path(cli->save, 0)); /* checks the name, early */
+    if (cli->against) {
+        char *path = baseline_path(cli->against, 0);
+        FILE *f = path ? fopen(path, "r") : NULL;
+        if (!f)
+            die_usage("--against '%s': no such saved baseline (save one "
+                      "with --save NAME)%s", cli->against, "");
+        fclose(f);
+        against = load_or_die(path, NULL);
+        free(path);
+        if (cli->baseline)
+            die_usage("--against and --baseline '%s' cannot be combined%s",
+                      cli->baseline, "");
+    }
 
     if (optind < argc)
         die_usage("unexpected argument '%s' (see %s --help)", argv[optind],
@@ -1148,13 +1258,46 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
     if (cli->opt.progress)
         fputs("\r\033[K", stderr);
     record_command(run, cli);
-    if (cli->baseline) {
+    if (against) {
+        size_t matched = 0;
+        if (sb_run_compare_to(run, against, &matched, &err) != SB_OK)
+            fprintf(stderr, "%s: %s\n", progname, err.text);
+        else if (matched == 0)
+            fprintf(stderr, "%s: --against %s: no cell in common (same "
+                            "kernel, size and offsets)\n",
+                    progname, cli->against);
+    } else if (cli->baseline) {
         size_t *base = baselines(run, cli->baseline);
         if (sb_run_set_baselines(run, base, &err) != SB_OK)
             fprintf(stderr, "%s: %s\n", progname, err.text);
         free(base);
     }
     status = emit(run, cli);
+    if (cli->save && status == 0) {
+        char *path = baseline_path(cli->save, 1);
+        if (!path || write_file(run, SB_FORMAT_JSON, path) != 0)
+            status = 1;
+        else if (!cli->quiet)
+            fprintf(stderr, "%s: saved as baseline '%s' (%s)\n", progname,
+                    cli->save, path);
+        free(path);
+    }
+    if (against) {
+        size_t slower = 0;
+        for (size_t i = 0; i < sb_run_count(run); i++) {
+            const sb_comparison *c = sb_run_comparison(run, i);
+            if (c && c->verdict == SB_VERDICT_SLOWER)
+                slower++;
+        }
+        if (slower && status == 0) {
+            fprintf(stderr,
+                    "%s: %zu cell%s slower than baseline '%s' beyond the "
+                    "threshold, with significance\n",
+                    progname, slower, slower == 1 ? "" : "s", cli->against);
+            status = 1;
+        }
+        sb_run_free(against);
+    }
     if (sb_run_interrupted(run)) {
         fprintf(stderr, "%s: interrupted: partial results above\n",
                 progname);
@@ -1174,10 +1317,12 @@ int main(int argc, char **argv)
 
     sb_options_init(&cli.opt);
     if (!strcmp(sub, "compare") || !strcmp(sub, "analyze") ||
-        !strcmp(sub, "check-env") || !strcmp(sub, "noise")) {
+        !strcmp(sub, "check-env") || !strcmp(sub, "noise") ||
+        !strcmp(sub, "report")) {
         cmd = !strcmp(sub, "compare")   ? cmd_compare
               : !strcmp(sub, "analyze") ? cmd_analyze
               : !strcmp(sub, "noise")   ? cmd_noise
+              : !strcmp(sub, "report")  ? cmd_report
                                         : cmd_check_env;
         /* getopt_long permutes: the files may come anywhere. */
         argv++;

@@ -783,13 +783,56 @@ SB_API const char *sb_run_command(const sb_run *run);
 /* Reporters                                                                 */
 /* ------------------------------------------------------------------------ */
 
-enum sb_format { SB_FORMAT_TABLE = 0, SB_FORMAT_CSV, SB_FORMAT_JSON };
+enum sb_format {
+    SB_FORMAT_TABLE = 0,
+    SB_FORMAT_CSV,
+    SB_FORMAT_JSON,
+    SB_FORMAT_MARKDOWN, /* a GitHub-flavoured table for mails and trackers */
+    SB_FORMAT_LATEX     /* a booktabs table, values rounded to the digits
+                           their interval supports */
+};
 
 /* Write the run to f in a format.  The table has a header describing the
  * run; CSV has one header row and a row per cell; JSON holds the metadata,
- * every cell's statistics and its raw per-sample ticks.  Returns SB_OK or
- * SB_EIO when writing fails. */
+ * every cell's statistics and its raw per-sample ticks; Markdown and LaTeX
+ * hold one row per cell with the median, its interval and, when the run
+ * has them, the comparison columns.  Returns SB_OK or SB_EIO when writing
+ * fails. */
 SB_API int sb_report(const sb_run *run, int format, FILE *f, sb_error *err);
+
+/* Round a value for print so that it shows no more digits than its
+ * interval supports: the last digit kept is the one at the position of the
+ * first significant digit of the interval's half-width (hi - lo) / 2, plus
+ * one more when that leading digit is 1 or 2 (so 0.0123 keeps 3 decimals:
+ * 2 significant digits of the half-width).  Writes the value with that many
+ * decimals (or rounded to tens, hundreds, ... when the half-width is 10 or
+ * more) into buf; "--" for a NaN value.  Returns the number of decimals
+ * used (negative: digits rounded away left of the point). */
+SB_API int sb_format_rounded(double value, double halfwidth, char *buf,
+                             size_t len);
+
+/* Figures (gnuplot, found at run time). */
+enum sb_plot_kind {
+    SB_PLOT_AUTO = 0,    /* chosen from the run's shape */
+    SB_PLOT_SWEEP,       /* throughput with CI bars against the source
+                            offset, one line per kernel */
+    SB_PLOT_MATRIX,      /* heat map of MB/s over source x destination
+                            offset; cells that differ significantly from
+                            the aligned cell (0, 0) marked */
+    SB_PLOT_SIZES,       /* throughput against size on a log axis, with
+                            this CPU's cache sizes drawn in */
+    SB_PLOT_DISTRIBUTION /* the sample distribution of each cell */
+};
+
+/* Draw the run into path, whose ending says the terminal: .svg, .pdf or
+ * .png.  Always writes path's stem + ".gp" (the gnuplot script) and
+ * ".dat" (its data) beside it; runs gnuplot (the program named by
+ * gnuplot, or "gnuplot" from PATH when NULL) to render path.  When no
+ * gnuplot can be run, returns SB_EUNAVAIL with a message saying how to
+ * render the script by hand; the .gp and .dat are still there.  Other
+ * errors: SB_EINVAL (unknown ending or kind, nothing to plot), SB_EIO. */
+SB_API int sb_plot(const sb_run *run, const char *path, int kind,
+                   const char *gnuplot, sb_error *err);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,20 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbstat.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 PY=$(command -v python3 || true)
 
+bad_input() { # bad_input NEEDLE ARGS...
+    needle=$1
+    shift
+    "$STATBENCH" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+        grep -qF -- "$needle" "$tmp/err"; then
+        return 0
+    fi
+    diag "rc $rc, $lines stderr lines: $(cat "$tmp/err")"
+    return 1
+}
+
 # --- --baseline KERNEL ------------------------------------------------------
 "$STATBENCH" --kernel movsl,movsb --baseline movsl --align 0..8 \
     --max-time 6 -q >"$tmp/base" 2>"$tmp/err"
@@ -131,6 +145,47 @@ assert r['verdict'] in ('equivalent', 'inconclusive'), r['verdict']
 "
 fi
 
+# --- --save, --against (the CI gate) and report -----------------------------
+STATBENCH_BASELINES="$tmp/baselines"
+export STATBENCH_BASELINES
+"$STATBENCH" -k libc -s 4K --max-time 1 --invocations 2 -q --save mine \
+    >/dev/null 2>"$tmp/err"
+check "--save NAME keeps the run as JSON" test -s "$tmp/baselines/mine.json"
+"$STATBENCH" report "$tmp/baselines/mine.json" -f csv >"$tmp/rep.csv" 2>"$tmp/err"
+rc=$?
+check "report re-renders a saved run (rc $rc)" \
+    sh -c "[ $rc -eq 0 ] && head -n 1 '$tmp/rep.csv' | grep -q '^kernel,' && [ \$(wc -l <'$tmp/rep.csv') -eq 2 ]"
+if [ -n "$PY" ]; then
+    # Baselines made to order: libc at 4 KiB taking 1 tick a call (every
+    # real run is slower: the gate must fail) and 10^7 ticks (every real
+    # run is faster: the gate must pass).
+    "$PY" - "$tmp/baselines" <<'PYEOF'
+import json, sys
+for name, t in (("tiny", 1.0), ("huge", 1.0e7)):
+    s = [t * (1 + 0.001 * (i % 7)) for i in range(600)]
+    json.dump({"schema": "statbench-run", "schema_version": 1,
+               "meta": {"timer": {"hz": 2.1e9, "kind": "tsc"}},
+               "cells": [{"kernel": "libc", "size": 4096, "src_align": 0,
+                          "dst_align": 0, "samples_ticks": s,
+                          "invocation_samples": [100] * 6}]},
+              open(sys.argv[1] + "/" + name + ".json", "w"))
+PYEOF
+    "$STATBENCH" -k libc -s 4K --max-time 2 -q --against tiny >"$tmp/gate1" 2>"$tmp/err"
+    rc=$?
+    check "--against: a slower cell fails the gate with status 1 (rc $rc)" \
+        test "$rc" -eq 1
+    check "--against: the failure is explained in one line" \
+        grep -q "slower than baseline 'tiny'" "$tmp/err"
+    "$STATBENCH" -k libc -s 4K --max-time 2 -q --against huge >"$tmp/gate0" 2>"$tmp/err"
+    rc=$?
+    check "--against: a faster cell passes the gate (rc $rc)" test "$rc" -eq 0
+    check "--against: the verdict is in the table" \
+        sh -c "main_rows() { awk '/^kernel .*MB\\/s/ { on = 1; next } on && /^\$/ { on = 0 } on' \"\$1\"; };
+               main_rows '$tmp/gate0' | grep -q ' faster '"
+fi
+check "--against an unknown baseline" bad_input "'nosuch'" -k libc --against nosuch
+check "--save with a path in the name" bad_input "'../x'" -k libc --save ../x
+
 # --- analyze FILE [FILE2] ----------------------------------------------------
 if [ -n "$PY" ]; then
     "$PY" - "$tmp" <<'PYEOF'
@@ -180,19 +235,6 @@ else
 fi
 
 # --- bad input ----------------------------------------------------------------
-bad_input() { # bad_input NEEDLE ARGS...
-    needle=$1
-    shift
-    "$STATBENCH" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    lines=$(wc -l <"$tmp/err")
-    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] &&
-        grep -qF -- "$needle" "$tmp/err"; then
-        return 0
-    fi
-    diag "rc $rc, $lines stderr lines: $(cat "$tmp/err")"
-    return 1
-}
 printf '1\n2\nabc\n' >"$tmp/words"
 printf '1\nnan\n' >"$tmp/nan"
 printf '1\ninf\n' >"$tmp/inf"
