@@ -126,8 +126,8 @@ static void usage(FILE *f)
 "      --save NAME        keep the run as baseline NAME (JSON under\n"
 "                         $STATBENCH_BASELINES or ~/.local/share/statbench)\n"
 "      --against NAME     compare every cell with baseline NAME; exit status\n"
-"                         1 when a cell is slower beyond --threshold with\n"
-"                         significance (a CI gate)\n"
+"                         1 when a cell is slower with significance and by\n"
+"                         more than --threshold (a CI gate)\n"
 "  -l, --list             list the kernels and whether this CPU runs them\n"
 "  -h, --help             this help\n"
 "  -V, --version          version\n"
@@ -1286,7 +1286,7 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         size_t slower = 0;
         for (size_t i = 0; i < sb_run_count(run); i++) {
             const sb_comparison *c = sb_run_comparison(run, i);
-            if (c && c->verdict == SB_VERDICT_SLOWER)
+            if (sb_comparison_regressed(c, sb_run_options(run)->threshold))
                 slower++;
         }
         if (slower && status == 0) {

@@ -440,8 +440,12 @@ typedef struct sb_plan sb_plan;
 SB_API sb_plan *sb_plan_new(void);
 SB_API void sb_plan_free(sb_plan *plan);
 
-/* Append a cell.  The kernel pointer must outlive the plan.  SB_EINVAL for
- * a NULL kernel or an alignment of 4096 or more, SB_ENOMEM. */
+/* Append a cell.  The kernel pointer must outlive the plan and the run.
+ * It may be a built-in kernel (sb_kernel_find) or one of the caller's own:
+ * fill an sb_kernel with a unique name, a family, a description, the
+ * features it needs (0 for plain C) and fn, and pass it here; that is how
+ * a user registers a kernel.  SB_EINVAL for a NULL kernel or fn or an
+ * alignment of 4096 or more, SB_ENOMEM. */
 SB_API int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
                        size_t src_align, size_t dst_align, sb_error *err);
 SB_API size_t sb_plan_count(const sb_plan *plan);
@@ -778,6 +782,35 @@ SB_API int sb_run_from_samples(const char *const *names,
 SB_API int sb_run_set_command(sb_run *run, int argc, char *const argv[],
                               sb_error *err);
 SB_API const char *sb_run_command(const sb_run *run);
+
+/* ------------------------------------------------------------------------ */
+/* Test-suite helpers                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Measure two functions of the sb_kernel_fn shape on n bytes (page-aligned
+ * buffers) under opt (NULL: defaults) and compare candidate with baseline:
+ * out receives the ratio of times (candidate / baseline) with its interval,
+ * the p-values and the verdict, as sb_run_set_baselines computes them.
+ * run_out (optional) receives the run for reporting; free it with
+ * sb_run_free.  With opt->invocations > 1 (the default) this forks.
+ * Returns SB_OK or an error from sb_run_execute. */
+SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
+                                size_t n, const sb_options *opt,
+                                sb_comparison *out, sb_run **run_out,
+                                sb_error *err);
+
+/* Whether a comparison is a regression: its verdict is slower (the
+ * adjusted p below alpha and the whole interval above 1) and the ratio
+ * exceeds 1 + threshold.  1 or 0. */
+SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
+
+/* A one-call regression gate for a test program: as
+ * sb_compare_functions, then 1 when the candidate regressed
+ * (sb_comparison_regressed at opt->threshold), 0 when not (faster,
+ * equivalent, inconclusive, or slower by less than the threshold), or a
+ * negative status on error.  out (optional) receives the comparison. */
+SB_API int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
+                   const sb_options *opt, sb_comparison *out, sb_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Reporters                                                                 */

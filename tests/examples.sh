@@ -2,10 +2,42 @@
 # examples.sh: the examples build (make check builds them) and run.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-out=$("$top_builddir/examples/basic" 1 2>&1)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbex.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+ex="$top_builddir/examples"
+
+out=$("$ex/basic" 1 2>&1)
 rc=$?
 check "examples/basic exits 0 (rc $rc)" test "$rc" -eq 0
 rows=$(printf '%s\n' "$out" | awk '($1 == "libc" || $1 == "duff") && NF == 5' | wc -l)
 check "examples/basic prints 4 cells (got $rows)" test "$rows" -eq 4
 [ "$rows" -eq 4 ] || printf '%s\n' "$out" | sed 's/^/# /'
+
+out=$("$ex/custom_kernel" 1 2>&1)
+rc=$?
+check "examples/custom_kernel exits 0 (rc $rc)" test "$rc" -eq 0
+check "examples/custom_kernel measures its own kernel against libc" \
+    sh -c "printf '%s\n' '$out' | grep -q '^bytewise: .* time ratio to libc'"
+
+# The gate: the same work passes; twice the work fails with status 1.
+out=$("$ex/gate" 2>&1)
+rc=$?
+check "examples/gate passes an unchanged function (rc $rc)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || diag "$out"
+out=$("$ex/gate" slow 2>&1)
+rc=$?
+check "examples/gate fails a function twice as slow (rc $rc)" test "$rc" -eq 1
+[ "$rc" -eq 1 ] || diag "$out"
+
+"$STATBENCH" -k libc,duff -s 4K --max-time 1 -q -f json -o "$tmp/run.json" \
+    >/dev/null 2>&1
+out=$("$ex/read_run" "$tmp/run.json" 2>&1)
+rc=$?
+check "examples/read_run reads a saved run (rc $rc)" test "$rc" -eq 0
+check "examples/read_run prints both cells" \
+    sh -c "[ \$(printf '%s\n' '$out' | grep -cE '^(libc|duff) ') -eq 2 ]"
+printf 'not json' >"$tmp/bad.json"
+"$ex/read_run" "$tmp/bad.json" >/dev/null 2>&1
+rc=$?
+check "examples/read_run rejects a file that is not JSON (rc $rc)" test "$rc" -eq 2
 done_testing

@@ -1,0 +1,52 @@
+/*
+ * gate.c: a performance regression gate in a test program.
+ *
+ * sb_gate measures a baseline and a candidate function and answers 1 when
+ * the candidate is slower beyond the threshold with significance, 0 when
+ * it is not: the exit status of this program, so a test suite can run it.
+ *     cc gate.c $(pkg-config --cflags --libs statbench)
+ * Usage: gate [slow]   (with "slow" the candidate does twice the work and
+ *                       the gate must fail)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <statbench.h>
+
+static int slow;
+
+static void baseline(void *dst, const void *src, size_t n, void *state)
+{
+    (void)state;
+    memcpy(dst, src, n);
+}
+
+static void candidate(void *dst, const void *src, size_t n, void *state)
+{
+    (void)state;
+    memcpy(dst, src, n);
+    if (slow) /* a "patch" that copies everything twice */
+        memcpy(dst, src, n);
+}
+
+int main(int argc, char **argv)
+{
+    sb_options opt;
+    sb_comparison c;
+    sb_error err = {0};
+    int rc;
+
+    slow = argc > 1 && !strcmp(argv[1], "slow");
+    sb_options_init(&opt);
+    opt.max_time = 2;       /* a short gate; more time, finer verdicts */
+    opt.threshold = 0.05;   /* changes under 5% do not fail the gate */
+    rc = sb_gate(baseline, candidate, 65536, &opt, &c, &err);
+    if (rc < 0) {
+        fprintf(stderr, "gate: %s\n", err.text);
+        return 2;
+    }
+    printf("candidate / baseline time: %.3f [%.3f, %.3f], p %.2g: %s -> %s\n",
+           c.ratio.estimate, c.ratio.lo, c.ratio.hi, c.p_adjusted,
+           sb_verdict_name(c.verdict), rc ? "FAIL" : "pass");
+    return rc;
+}

@@ -1,0 +1,95 @@
+/*
+ * gate.c: the test-suite helpers: compare two functions, and a one-call
+ * regression gate built on it.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "run_internal.h"
+
+/* What a returned run's cells point at once the caller's functions are
+ * gone from view: names and descriptions, no function. */
+static const sb_kernel stand_in[2] = {
+    {.name = "baseline", .family = SB_FAMILY_COPY,
+     .description = "the baseline function"},
+    {.name = "candidate", .family = SB_FAMILY_COPY,
+     .description = "the candidate function"},
+};
+
+int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
+                         size_t n, const sb_options *opt, sb_comparison *out,
+                         sb_run **run_out, sb_error *err)
+{
+    /* The two functions as kernels of the copy family, for this call. */
+    sb_kernel k[2] = {
+        {.name = "baseline", .family = SB_FAMILY_COPY,
+         .description = "the baseline function", .fn = baseline},
+        {.name = "candidate", .family = SB_FAMILY_COPY,
+         .description = "the candidate function", .fn = candidate},
+    };
+    sb_options o;
+    sb_plan *plan;
+    sb_run *run = NULL;
+    size_t base[2] = {SIZE_MAX, 0};
+    int rc;
+
+    if (run_out)
+        *run_out = NULL;
+    if (!baseline || !candidate || !out)
+        return sb__error(err, SB_EINVAL,
+                         "sb_compare_functions: a function or out is NULL");
+    if (opt)
+        o = *opt;
+    else
+        sb_options_init(&o);
+    plan = sb_plan_new();
+    if (!plan)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    rc = sb_plan_add(plan, &k[0], n, 0, 0, err);
+    if (rc == SB_OK)
+        rc = sb_plan_add(plan, &k[1], n, 0, 0, err);
+    if (rc == SB_OK)
+        rc = sb_run_execute(plan, &o, &run, err);
+    if (rc == SB_OK)
+        rc = sb_run_set_baselines(run, base, err);
+    if (rc == SB_OK) {
+        const sb_comparison *c = sb_run_comparison(run, 1);
+        if (c) {
+            *out = *c;
+        } else {
+            rc = sb__error(err, SB_ENUMERIC, "no comparison could be made");
+        }
+    }
+    if (rc == SB_OK && run_out) {
+        /* The run must not point at the kernels on this stack frame. */
+        for (size_t i = 0; i < run->ncells; i++)
+            run->cells[i].cell.kernel = &stand_in[i];
+        *run_out = run;
+        run = NULL;
+    }
+    sb_run_free(run);
+    sb_plan_free(plan);
+    return rc;
+}
+
+int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
+            const sb_options *opt, sb_comparison *out, sb_error *err)
+{
+    sb_comparison c;
+    int rc = sb_compare_functions(baseline, candidate, n, opt, &c, NULL, err);
+    if (rc != SB_OK)
+        return rc;
+    if (out)
+        *out = c;
+    return sb_comparison_regressed(&c, opt ? opt->threshold : 0.01);
+}
+
+int sb_comparison_regressed(const sb_comparison *c, double threshold)
+{
+    /* Slower (significant, the whole interval above 1) and by more than
+     * the threshold: a difference too small to matter never fails. */
+    return c && c->valid && c->verdict == SB_VERDICT_SLOWER &&
+           c->ratio.estimate > 1 + threshold;
+}
