@@ -708,9 +708,16 @@ static void test_long_samples(void)
         return;
     l = sb_run_cell(run, 0);
     c = sb_run_cell(run, 1);
-    tap_ok(l->rejected[SB_REJECT_INTERRUPT] == 0 && l->nsamples >= 15,
-           "its samples with interrupts are kept (%zu kept, %zu rejected "
-           "for interrupts)", l->nsamples, l->rejected[SB_REJECT_INTERRUPT]);
+    /* On a busy machine a sample this long may also see a context switch
+     * and be rejected for that: what matters here is that no sample was
+     * rejected for its interrupts, and that the samples were taken. */
+    tap_ok(l->rejected[SB_REJECT_INTERRUPT] == 0 &&
+               l->nsamples + l->rejected[SB_REJECT_CTXSW] +
+                       l->rejected[SB_REJECT_MIGRATION] >= 15,
+           "its samples with interrupts are not rejected for them (%zu "
+           "kept, %zu rejected for context switches, %zu for interrupts)",
+           l->nsamples, l->rejected[SB_REJECT_CTXSW],
+           l->rejected[SB_REJECT_INTERRUPT]);
     tap_ok(l->disturbed[SB_REJECT_INTERRUPT] >= l->nsamples / 2,
            "and still counted (%zu)", l->disturbed[SB_REJECT_INTERRUPT]);
     tap_ok(strstr(sb_run_meta(run)->notes, "interrupts: no reason to "
