@@ -597,6 +597,10 @@ static int report(const sb_run *run, int format, FILE *f, sb_error *err)
         break;
     case SB_FORMAT_JSON:
         return sb__report_json(run, f, err);
+    case SB_FORMAT_MARKDOWN:
+        return sb__report_markdown(run, f, err);
+    case SB_FORMAT_LATEX:
+        return sb__report_latex(run, f, err);
     default:
         return sb__error(err, SB_EINVAL, "unknown report format %d", format);
     }
