@@ -66,7 +66,9 @@ static int rounding_decimals(double value, double hw, int *fallback)
         return SIG_FALLBACK - 1 - decimal_exponent(fabs(value), NULL);
     }
     *fallback = 0;
-    d = -decimal_exponent(hw, &lead) + (lead <= 2);
+    d = -decimal_exponent(hw, &lead);
+    if (lead <= 2)
+        d++;
     /* A half-width far below the value's own resolution (1e-20 on 123)
      * would ask for digits a double does not have: at most DBL_DIG
      * significant digits. */
@@ -388,10 +390,11 @@ static void grid_write_row(const grid *g, size_t r, const size_t *w,
 /* ---- Escaping ----------------------------------------------------------- */
 
 /* Markdown (GitHub): '|' would end a table cell and must be "\|"; the
- * characters that start emphasis, code, links or HTML are escaped too,
- * but '_' only where it can start or end emphasis (GitHub never does so
- * between two letters or digits: "sse2_nt" stays readable in a mail).
- * Control characters (a newline in a command line) become blanks. */
+ * characters that start emphasis, strikethrough, code, links or HTML are
+ * escaped too, but '_' only where it can start or end emphasis (GitHub
+ * never does so between two letters or digits: "sse2_nt" stays readable
+ * in a mail).  Control characters (a newline in a command line) become
+ * blanks. */
 static void md_escape(sbuf *b, const char *s)
 {
     for (const char *p = s; *p; p++) {
@@ -404,7 +407,7 @@ static void md_escape(sbuf *b, const char *s)
             if (!(before && after))
                 sbuf_putc(b, '\\');
             sbuf_putc(b, '_');
-        } else if (strchr("|\\*`<>[]", c)) {
+        } else if (strchr("|\\*`<>[]~", c)) {
             sbuf_putc(b, '\\');
             sbuf_putc(b, (char)c);
         } else {

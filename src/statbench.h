@@ -838,9 +838,13 @@ SB_API int sb_report(const sb_run *run, int format, FILE *f, sb_error *err);
  * first significant digit of the interval's half-width (hi - lo) / 2, plus
  * one more when that leading digit is 1 or 2 (so 0.0123 keeps 3 decimals:
  * 2 significant digits of the half-width).  Writes the value with that many
- * decimals (or rounded to tens, hundreds, ... when the half-width is 10 or
- * more) into buf; "--" for a NaN value.  Returns the number of decimals
- * used (negative: digits rounded away left of the point). */
+ * decimals (or rounded to tens, hundreds, ... when that position lies left
+ * of the point: a half-width of 30 or more rounds to tens, 10 to 29 keeps
+ * the units) into buf, at most 15 significant digits; "--" for a NaN
+ * value, "inf"/"-inf" for infinities.  A half-width that is 0, negative or
+ * not finite shows the value with 6 significant digits.  Returns the
+ * number of decimals used (negative: digits rounded away left of the
+ * point). */
 SB_API int sb_format_rounded(double value, double halfwidth, char *buf,
                              size_t len);
 

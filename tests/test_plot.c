@@ -1,0 +1,556 @@
+/*
+ * test_plot.c: sb_plot() on runs built without measuring: saved runs
+ * written here as small JSON documents (kernel, size and offsets per
+ * cell) and read back with sb_run_load(), and samples handed to
+ * sb_run_from_samples().
+ *
+ * For each kind of figure: the script and the data exist, the data has
+ * one line per point (per sample for distributions), the right figure is
+ * chosen under SB_PLOT_AUTO, and, where gnuplot can be run, the figure is
+ * a complete SVG, PNG or PDF.  Then the errors: an unknown ending, nothing
+ * to plot, a directory that cannot be written, gnuplot missing or
+ * failing (the script and data stay).  Renders are skipped (TAP SKIP)
+ * when no gnuplot is found.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "statbench.h"
+#include "tap.h"
+
+static char dir[256];
+static int have_gnuplot = -1; /* -1: not yet known */
+
+/* A small deterministic generator: tests must not depend on the clock. */
+static uint64_t lcg = 12345;
+static double noise(void)
+{
+    lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(lcg >> 11) / 9007199254740992.0 - 0.5; /* [-0.5, 0.5) */
+}
+
+/* One cell of a JSON run. */
+typedef struct spec {
+    const char *kernel;
+    size_t size, src, dst;
+    double ticks;  /* typical ticks per call */
+    uint64_t seed; /* same seed, same samples (up to the scale) */
+} spec;
+
+#define INVOCATIONS 6
+#define PER_INV 20
+
+/* Write a run of the documented schema and read it back. */
+static sb_run *json_run(const char *name, const char *cpu, const spec *c,
+                        size_t n)
+{
+    char path[512];
+    FILE *f;
+    sb_run *run = NULL;
+    sb_error err = {0};
+    int rc;
+
+    snprintf(path, sizeof path, "%s/%s.json", dir, name);
+    f = fopen(path, "w");
+    if (!f)
+        return NULL;
+    fprintf(f,
+            "{\"schema\": \"statbench-run\", \"schema_version\": 1,\n"
+            " \"meta\": {\"cpu_model\": \"%s\", \"command\": \"test_plot "
+            "%s\",\n  \"timer\": {\"kind\": \"tsc\", \"hz\": 3e9}},\n"
+            " \"cells\": [\n",
+            cpu, name);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f,
+                "  {\"kernel\": \"%s\", \"size\": %zu, \"src_align\": %zu, "
+                "\"dst_align\": %zu,\n   \"invocation_samples\": [",
+                c[i].kernel, c[i].size, c[i].src, c[i].dst);
+        for (int g = 0; g < INVOCATIONS; g++)
+            fprintf(f, "%s%d", g ? ", " : "", PER_INV);
+        fputs("],\n   \"samples_ticks\": [", f);
+        lcg = c[i].seed;
+        for (int s = 0; s < INVOCATIONS * PER_INV; s++)
+            fprintf(f, "%s%.3f", s ? ", " : "",
+                    c[i].ticks * (1 + 0.01 * noise()));
+        fprintf(f, "]}%s\n", i + 1 < n ? "," : "");
+    }
+    fputs(" ]}\n", f);
+    fclose(f);
+    f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    rc = sb_run_load(f, path, NULL, &run, &err);
+    fclose(f);
+    if (rc != SB_OK)
+        tap_diag("loading %s: %s", path, err.text);
+    return run;
+}
+
+/* A whole file, NUL-terminated (read to the end: /proc files have no
+ * size). */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0, got;
+
+    *len = 0;
+    if (!f)
+        return NULL;
+    do {
+        if (cap - n < 4096) {
+            char *b = realloc(buf, cap = 2 * cap + 8192);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = b;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+    } while (got > 0);
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* Data lines: neither blank nor a comment. */
+static size_t data_lines(const char *path)
+{
+    size_t len, n = 0;
+    char *t = slurp(path, &len), *p = t;
+    if (!t)
+        return 0;
+    while (*p) {
+        size_t l = strcspn(p, "\n");
+        if (l && p[0] != '#')
+            n++;
+        p += l;
+        if (*p)
+            p++;
+    }
+    free(t);
+    return n;
+}
+
+/* The value of column col (1-based) of every data line, summed. */
+static double column_sum(const char *path, int col)
+{
+    size_t len;
+    char *t = slurp(path, &len), *p = t;
+    double sum = 0;
+    if (!t)
+        return NAN;
+    while (*p) {
+        size_t l = strcspn(p, "\n");
+        if (l && p[0] != '#') {
+            char *q = p;
+            for (int c = 1; c < col; c++) {
+                q += strcspn(q, " ");
+                q += strspn(q, " ");
+            }
+            sum += strtod(q, NULL);
+        }
+        p += l;
+        if (*p)
+            p++;
+    }
+    free(t);
+    return sum;
+}
+
+static int file_has(const char *path, const char *needle)
+{
+    size_t len;
+    char *t = slurp(path, &len);
+    int yes = t && strstr(t, needle) != NULL;
+    free(t);
+    return yes;
+}
+
+/* The figure's files: stem + ".gp", ".dat", and the figure. */
+static void paths(const char *stem, const char *ending, char *fig, char *gp,
+                  char *dat)
+{
+    snprintf(fig, 512, "%s/%s.%s", dir, stem, ending);
+    snprintf(gp, 512, "%s/%s.gp", dir, stem);
+    snprintf(dat, 512, "%s/%s.dat", dir, stem);
+}
+
+/* Check the rendered figure by its first bytes and, for SVG, its end. */
+static void check_render(const char *what, const char *fig, int rc,
+                         const sb_error *err)
+{
+    size_t len;
+    char *t;
+
+    if (!have_gnuplot) {
+        tap_skip("%s: rendered (no gnuplot)", what);
+        return;
+    }
+    if (!tap_ok(rc == SB_OK, "%s: gnuplot rendered it", what))
+        tap_diag("  rc %d: %s", rc, err->text);
+    t = slurp(fig, &len);
+    if (strstr(fig, ".svg")) {
+        tap_ok(t && (!strncmp(t, "<?xml", 5) || !strncmp(t, "<svg", 4)) &&
+                   strstr(t, "</svg>"),
+               "%s: a complete SVG", what);
+    } else if (strstr(fig, ".png")) {
+        tap_ok(t && len > 8 && !memcmp(t, "\x89PNG\r\n\x1a\n", 8),
+               "%s: the PNG signature", what);
+    } else {
+        tap_ok(t && len > 5 && !memcmp(t, "%PDF-", 5), "%s: a PDF", what);
+    }
+    free(t);
+    {
+        /* No temporary figure left behind. */
+        char tmp[600];
+        snprintf(tmp, sizeof tmp, "%s.tmp%ld", fig, (long)getpid());
+        tap_ok(access(tmp, F_OK) != 0, "%s: no temporary file left", what);
+    }
+}
+
+/* Plot and check the files; returns sb_plot's status. */
+static int plot(const sb_run *run, const char *stem, const char *ending,
+                int kind, const char *want_kind, size_t want_lines)
+{
+    char fig[512], gp[512], dat[512], marker[64];
+    sb_error err = {0};
+    int rc;
+
+    paths(stem, ending, fig, gp, dat);
+    rc = sb_plot(run, fig, kind, NULL, &err);
+    if (have_gnuplot < 0) {
+        have_gnuplot = !(rc == SB_EUNAVAIL && strstr(err.text, "not found"));
+        if (!have_gnuplot)
+            tap_diag("no gnuplot: %s", err.text);
+    }
+    tap_ok(file_size(gp) > 0 && file_size(dat) > 0,
+           "%s: %s.gp and %s.dat written", stem, stem, stem);
+    snprintf(marker, sizeof marker, ": %s figure", want_kind);
+    tap_ok(file_has(gp, marker), "%s: a %s figure", stem, want_kind);
+    TAP_IS_INT(data_lines(dat), want_lines, "%s: %zu data lines", stem,
+               want_lines);
+    check_render(stem, fig, rc, &err);
+    return rc;
+}
+
+static void test_sweep(void)
+{
+    spec c[18];
+    size_t n = 0;
+    sb_run *run;
+
+    for (int k = 0; k < 2; k++)
+        for (size_t s = 0; s <= 8; s++)
+            c[n++] = (spec){k ? "my_copy" : "movsl", 10240, s, 0,
+                            (k ? 2500 : 3000) * (s % 4 ? 1.15 : 1.0),
+                            100 + n};
+    run = json_run("sweep", "Test CPU @ 1.00GHz", c, n);
+    if (!tap_ok(run != NULL, "sweep run loaded"))
+        return;
+    plot(run, "sweep_auto", "svg", SB_PLOT_AUTO, "sweep", 18);
+    plot(run, "sweep", "svg", SB_PLOT_SWEEP, "sweep", 18);
+    plot(run, "sweep_png", "png", SB_PLOT_SWEEP, "sweep", 18);
+    plot(run, "sweep_pdf", "pdf", SB_PLOT_SWEEP, "sweep", 18);
+    plot(run, "sweep_dist", "svg", SB_PLOT_DISTRIBUTION, "distribution",
+         12 + 12 * INVOCATIONS * PER_INV);
+    {
+        char gp[512], fig[512], dat[512];
+        paths("sweep", "svg", fig, gp, dat);
+        tap_ok(file_has(gp, "\"source offset (bytes)\"") &&
+                   file_has(gp, "throughput (MB/s, 1 MB = 10^6 B)"),
+               "sweep: axes labelled with units");
+        tap_ok(file_has(gp, "Test CPU @ 1.00GHz") &&
+                   file_has(gp, "10 KiB"),
+               "sweep: the title names the size and the CPU");
+        tap_ok(file_has(gp, "with yerrorlines") &&
+                   file_has(gp, "title \"my_copy\""),
+               "sweep: CI bars, one line per kernel");
+        tap_ok(file_has(gp, "set terminal svg size 900,560 dynamic "
+                            "enhanced font \"sans,11\""),
+               "sweep: the SVG terminal");
+        paths("sweep_png", "png", fig, gp, dat);
+        tap_ok(file_has(gp, "pngcairo") &&
+                   file_has(gp, "set terminal png size"),
+               "png: pngcairo, else libgd's png");
+    }
+    {
+        sb_error err = {0};
+        char fig[512];
+        snprintf(fig, sizeof fig, "%s/none.svg", dir);
+        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_MATRIX, NULL, &err), SB_EINVAL,
+                   "matrix of a sweep: nothing to plot");
+        tap_ok(strstr(err.text, "nothing to plot") != NULL, "  says so: %s",
+               err.text);
+        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_SIZES, NULL, &err), SB_EINVAL,
+                   "sizes of one size: nothing to plot");
+        tap_ok(strstr(err.text, "two sizes") != NULL, "  says so: %s",
+               err.text);
+        tap_ok(access(fig, F_OK) != 0 && file_size(dir) > 0,
+               "  nothing written");
+    }
+    sb_run_free(run);
+}
+
+static void test_matrix(void)
+{
+    static const size_t src[] = {0, 1, 2, 3}, dst[] = {0, 8, 16};
+    spec c[12];
+    size_t n = 0, slow = 0, base[12];
+    char fig[512], gp[512], dat[512];
+    sb_run *run;
+    sb_error err = {0};
+
+    /* Every cell the same samples (one seed), but for one 30% slower:
+     * its interval alone stays clear of the reference cell's. */
+    for (size_t d = 0; d < 3; d++)
+        for (size_t s = 0; s < 4; s++) {
+            int is_slow = src[s] == 1 && dst[d] == 8;
+            if (is_slow)
+                slow = n;
+            c[n++] = (spec){"movsl", 4096, src[s], dst[d],
+                            is_slow ? 1300 : 1000, 7};
+        }
+    run = json_run("matrix", "Test CPU", c, n);
+    if (!tap_ok(run != NULL, "matrix run loaded"))
+        return;
+    plot(run, "matrix_auto", "svg", SB_PLOT_AUTO, "matrix", 12);
+    plot(run, "matrix", "svg", SB_PLOT_MATRIX, "matrix", 12);
+    paths("matrix", "svg", fig, gp, dat);
+    TAP_IS_INT(column_sum(dat, 8), 1, "matrix: one cell marked (CI rule)");
+    tap_ok(file_has(gp, "CIs do not overlap"), "  the key names the rule");
+    tap_ok(file_has(dat, "1 1 ") && file_has(gp, "with image"),
+           "  a heat map over (src, dst) indices");
+
+    /* With the run's own comparisons against (0, 0), those decide. */
+    for (size_t i = 0; i < n; i++)
+        base[i] = i == 0 ? SIZE_MAX : 0;
+    if (!tap_ok(sb_run_set_baselines(run, base, &err) == SB_OK,
+                "baselines set"))
+        tap_diag("  %s", err.text);
+    plot(run, "matrix_cmp", "svg", SB_PLOT_MATRIX, "matrix", 12);
+    paths("matrix_cmp", "svg", fig, gp, dat);
+    TAP_IS_INT(column_sum(dat, 8), 1, "matrix: one cell marked (test)");
+    tap_ok(file_has(gp, "Holm-adjusted p < 0.05"),
+           "  the key names the test");
+    /* The marked line is the slow cell's: index (1, 1), src 1, dst 8. */
+    TAP_IS_INT(slow, 5, "  the slow cell is the sixth");
+    tap_ok(file_has(dat, " 1 8 1\n"), "  the slow cell is the one marked");
+    sb_run_free(run);
+}
+
+/* This machine's CPU model, so that the size figure draws its caches. */
+static void cpu_model(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    snprintf(buf, len, "unknown");
+    while (f && fgets(line, sizeof line, f)) {
+        char *p = strchr(line, ':');
+        size_t n;
+        if (strncmp(line, "model name", 10) || !p)
+            continue;
+        for (p++; *p == ' ' || *p == '\t'; p++)
+            ;
+        snprintf(buf, len, "%s", p);
+        n = strlen(buf);
+        while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+            buf[--n] = '\0';
+        break;
+    }
+    if (f)
+        fclose(f);
+}
+
+static void test_sizes(void)
+{
+    spec c[16];
+    size_t n = 0;
+    char model[128], fig[512], gp[512], dat[512];
+    sb_run *run;
+
+    for (int k = 0; k < 2; k++)
+        for (size_t sz = 512; sz <= 65536; sz *= 2)
+            c[n++] = (spec){k ? "sse2_nt" : "movsl", sz, 0, 0,
+                            sz * (sz > 16384 ? 0.4 : 0.15) + (k ? 90 : 40),
+                            300 + n};
+    cpu_model(model, sizeof model);
+    run = json_run("sizes", model, c, n);
+    if (!tap_ok(run != NULL, "sizes run loaded"))
+        return;
+    plot(run, "sizes_auto", "svg", SB_PLOT_AUTO, "sizes", 16);
+    plot(run, "sizes", "svg", SB_PLOT_SIZES, "sizes", 16);
+    paths("sizes", "svg", fig, gp, dat);
+    tap_ok(file_has(gp, "set logscale x 2"), "sizes: a log2 size axis");
+    if (access("/sys/devices/system/cpu/cpu0/cache/index0/size", R_OK) ==
+            0 &&
+        file_has("/proc/cpuinfo", "model name"))
+        tap_ok(file_has(gp, "set arrow") && file_has(gp, "caches of this CPU"),
+               "sizes: this CPU's caches drawn");
+    else
+        tap_skip("sizes: no cache sizes in /sys here");
+    sb_run_free(run);
+}
+
+static void test_distribution(void)
+{
+    const char *names[14] = {"a_b", "we\"ird 'name'", "c"};
+    double *v[14];
+    size_t n[14];
+    sb_run *run = NULL;
+    sb_error err = {0};
+    char fig[512];
+
+    for (size_t i = 0; i < 14; i++) {
+        static char buf[14][16];
+        if (i >= 3) {
+            snprintf(buf[i], sizeof buf[i], "cell%zu", i);
+            names[i] = buf[i];
+        }
+        n[i] = 40 + i;
+        v[i] = malloc(n[i] * sizeof *v[i]);
+        for (size_t j = 0; j < n[i]; j++)
+            v[i][j] = 100 + 10 * (double)i + 5 * noise();
+    }
+    if (!tap_ok(sb_run_from_samples(names, (const double *const *)v, n, 3,
+                                    NULL, &run, &err) == SB_OK,
+                "samples run made"))
+        tap_diag("  %s", err.text);
+    if (run) {
+        plot(run, "dist_auto", "svg", SB_PLOT_AUTO, "distribution",
+             3 + 40 + 41 + 42);
+        snprintf(fig, sizeof fig, "%s/dsweep.svg", dir);
+        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_SWEEP, NULL, &err), SB_EINVAL,
+                   "sweep of one offset: SB_EINVAL");
+        tap_ok(strstr(err.text, "nothing to plot") != NULL, "  says so: %s",
+               err.text);
+        sb_run_free(run);
+    }
+    run = NULL;
+    if (sb_run_from_samples(names, (const double *const *)v, n, 14, NULL,
+                            &run, &err) == SB_OK) {
+        size_t want = 12;
+        for (size_t i = 0; i < 12; i++)
+            want += n[i];
+        plot(run, "dist12", "png", SB_PLOT_DISTRIBUTION, "distribution",
+             want);
+        sb_run_free(run);
+    } else
+        tap_ok(0, "14-cell samples run: %s", err.text);
+    for (size_t i = 0; i < 14; i++)
+        free(v[i]);
+}
+
+static void test_errors(void)
+{
+    const char *names[1] = {"x"};
+    double x[20];
+    const double *v[1] = {x};
+    size_t n[1] = {20};
+    sb_run *run = NULL;
+    sb_error err = {0};
+    char fig[512], gp[512], dat[512];
+    int rc;
+
+    for (size_t i = 0; i < 20; i++)
+        x[i] = 10 + noise();
+    if (sb_run_from_samples(names, v, n, 1, NULL, &run, &err) != SB_OK) {
+        tap_ok(0, "error run: %s", err.text);
+        return;
+    }
+    snprintf(fig, sizeof fig, "%s/fig.jpg", dir);
+    TAP_IS_INT(sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err), SB_EINVAL,
+               "unknown ending: SB_EINVAL");
+    tap_ok(strstr(err.text, ".jpg") != NULL, "  names it: %s", err.text);
+    snprintf(fig, sizeof fig, "%s/fig", dir);
+    TAP_IS_INT(sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err), SB_EINVAL,
+               "no ending: SB_EINVAL");
+    snprintf(fig, sizeof fig, "%s/fig.svg", dir);
+    TAP_IS_INT(sb_plot(run, fig, 99, NULL, &err), SB_EINVAL,
+               "unknown kind: SB_EINVAL");
+
+    TAP_IS_INT(sb_plot(run, "/nonexistent-sbplot-dir/fig.svg", SB_PLOT_AUTO,
+                       NULL, &err),
+               SB_EIO, "unwritable directory: SB_EIO");
+    tap_ok(strstr(err.text, "/nonexistent-sbplot-dir/fig.") &&
+               strstr(err.text, strerror(ENOENT)),
+           "  names the path and the error: %s", err.text);
+
+    paths("nogp", "svg", fig, gp, dat);
+    rc = sb_plot(run, fig, SB_PLOT_AUTO, "/nonexistent/gnuplot", &err);
+    TAP_IS_INT(rc, SB_EUNAVAIL, "gnuplot missing: SB_EUNAVAIL");
+    tap_ok(strstr(err.text, "gnuplot not found") &&
+               strstr(err.text, "nogp.gp`"),
+           "  says how to render by hand: %s", err.text);
+    tap_ok(file_size(gp) > 0 && file_size(dat) > 0,
+           "  the .gp and .dat stay");
+    tap_ok(access(fig, F_OK) != 0, "  no figure");
+
+    paths("false", "svg", fig, gp, dat);
+    rc = sb_plot(run, fig, SB_PLOT_AUTO, "/bin/false", &err);
+    TAP_IS_INT(rc, SB_EUNAVAIL, "gnuplot failing: SB_EUNAVAIL");
+    tap_ok(strstr(err.text, "failed") && strstr(err.text, "false.gp"),
+           "  says so: %s", err.text);
+    tap_ok(file_size(gp) > 0 && access(fig, F_OK) != 0,
+           "  the script stays, no figure");
+
+    /* A file name that gnuplot's quoting must survive, in a directory of
+     * its own; and one that looks like an option. */
+    {
+        char sub[400], cwd[512];
+        snprintf(sub, sizeof sub, "%s/it's here", dir);
+        mkdir(sub, 0700);
+        snprintf(fig, sizeof fig, "%s/o'dd.svg", sub);
+        rc = sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err);
+        check_render("quoted path", fig, rc, &err);
+        if (getcwd(cwd, sizeof cwd) && chdir(dir) == 0) {
+            rc = sb_plot(run, "-dash.svg", SB_PLOT_AUTO, NULL, &err);
+            check_render("leading dash", "-dash.svg", rc, &err);
+            if (chdir(cwd) != 0)
+                tap_diag("cannot return to %s", cwd);
+        }
+    }
+    sb_run_free(run);
+}
+
+int main(void)
+{
+    const char *keep = getenv("SB_TEST_KEEP");
+
+    snprintf(dir, sizeof dir, "%s/sbplotXXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(dir)) {
+        printf("Bail out! mkdtemp: %s\n", strerror(errno));
+        return 1;
+    }
+    tap_diag("files in %s", dir);
+    test_sweep();
+    test_matrix();
+    test_sizes();
+    test_distribution();
+    test_errors();
+    if (!keep || !*keep) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            tap_diag("could not remove %s", dir);
+    }
+    return tap_done();
+}
