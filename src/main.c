@@ -123,6 +123,10 @@ static void usage(FILE *f)
 "  -f, --format FMT       table, csv, json, markdown or latex (default table)\n"
 "  -o, --output FILE      write FMT to FILE (the table still goes to stdout)\n"
 "  -q, --quiet            no progress line on stderr\n"
+"      --plot FILE        a figure with gnuplot: FILE.svg, .pdf or .png (the\n"
+"                         .gp script and .dat data are written beside it)\n"
+"      --plot-kind KIND   auto, sweep, matrix, sizes or distribution\n"
+"                         (default auto: from the run's shape)\n"
 "      --save NAME        keep the run as baseline NAME (JSON under\n"
 "                         $STATBENCH_BASELINES or ~/.local/share/statbench)\n"
 "      --against NAME     compare every cell with baseline NAME; exit status\n"
@@ -283,6 +287,8 @@ enum {
     OPT_NO_MLOCK,
     OPT_SAVE,
     OPT_AGAINST,
+    OPT_PLOT,
+    OPT_PLOT_KIND,
 };
 
 static uint64_t int_option(const char *name, const char *arg, uint64_t max)
@@ -302,7 +308,8 @@ static uint64_t int_option(const char *name, const char *arg, uint64_t max)
 /* Everything the command line says. */
 struct cli {
     const char *kernels, *sizes, *aligns, *dst_aligns, *output, *baseline;
-    const char *families, *save, *against;
+    const char *families, *save, *against, *plot;
+    int plot_kind;
     int kernel_given, max_time_given;
     int stats_option; /* --ci, --outliers, ... given */
     int format, quiet;
@@ -319,6 +326,8 @@ static void parse_options(int argc, char **argv, struct cli *cli)
         {"kernel", required_argument, NULL, 'k'},
         {"family", required_argument, NULL, OPT_FAMILY},
         {"save", required_argument, NULL, OPT_SAVE},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"plot-kind", required_argument, NULL, OPT_PLOT_KIND},
         {"against", required_argument, NULL, OPT_AGAINST},
         {"counters", required_argument, NULL, OPT_COUNTERS},
         {"reject", required_argument, NULL, OPT_REJECT},
@@ -410,6 +419,30 @@ static void parse_options(int argc, char **argv, struct cli *cli)
             break;
         case OPT_SAVE:
             cli->save = optarg;
+            break;
+        case OPT_PLOT: {
+            const char *dot = strrchr(optarg, '.');
+            if (!dot || (strcmp(dot, ".svg") && strcmp(dot, ".pdf") &&
+                         strcmp(dot, ".png")))
+                die_usage("--plot '%s': the file must end in .svg, .pdf or "
+                          ".png%s", optarg, "");
+            cli->plot = optarg;
+            break;
+        }
+        case OPT_PLOT_KIND:
+            if (!strcmp(optarg, "auto"))
+                cli->plot_kind = SB_PLOT_AUTO;
+            else if (!strcmp(optarg, "sweep"))
+                cli->plot_kind = SB_PLOT_SWEEP;
+            else if (!strcmp(optarg, "matrix"))
+                cli->plot_kind = SB_PLOT_MATRIX;
+            else if (!strcmp(optarg, "sizes"))
+                cli->plot_kind = SB_PLOT_SIZES;
+            else if (!strcmp(optarg, "distribution"))
+                cli->plot_kind = SB_PLOT_DISTRIBUTION;
+            else
+                die_usage("--plot-kind '%s': unknown (use auto, sweep, "
+                          "matrix, sizes or distribution)%s", optarg, "");
             break;
         case OPT_AGAINST:
             cli->against = optarg;
@@ -588,12 +621,25 @@ static void parse_options(int argc, char **argv, struct cli *cli)
 }
 
 /* Write the run: FMT to -o FILE (and the table to stdout), or FMT to
- * stdout.  Returns 0 or 1. */
+ * stdout; and the figure of --plot.  Returns 0 or 1. */
 static int emit(const sb_run *run, const struct cli *cli)
 {
     sb_error err = {0};
     int status = 0;
 
+    if (cli->plot) {
+        int rc = sb_plot(run, cli->plot, cli->plot_kind, NULL, &err);
+        if (rc == SB_EUNAVAIL) {
+            /* No gnuplot: the script and data are there; say how. */
+            fprintf(stderr, "%s: --plot %s: %s\n", progname, cli->plot,
+                    err.text);
+        } else if (rc != SB_OK) {
+            fprintf(stderr, "%s: --plot %s: %s\n", progname, cli->plot,
+                    err.text);
+            status = 1;
+        }
+        memset(&err, 0, sizeof err);
+    }
     if (cli->output) {
         if (write_file(run, cli->format, cli->output) != 0)
             status = 1;

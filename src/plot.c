@@ -56,7 +56,6 @@ typedef struct fig {
     const sb_run *run;
     int kind;           /* enum sb_plot_kind, never SB_PLOT_AUTO */
     int term;
-    const char *path;   /* the figure, as the caller named it */
     char *stem;         /* path without its ending */
     const char *name;   /* the stem's last component (inside stem) */
     const char *ending; /* path's ending, after the dot (inside path) */
@@ -472,7 +471,7 @@ static void gp_preamble(fig *F)
     FILE *f = F->gp;
     const char *cmd = sb_run_command(F->run);
 
-    fprintf(f, "# statbench %s: %s figure, drawn by gnuplot 5.\n",
+    fprintf(f, "# statbench %s: %s figure, for gnuplot 5.2 or newer.\n",
             sb_version(), kind_name(F->kind));
     fputs("# run: ", f);
     for (const char *p = cmd ? cmd : ""; *p; p++)
@@ -517,7 +516,8 @@ static void gp_preamble(fig *F)
               "\"this gnuplot has no pdfcairo terminal (built without "
               "cairo): draw an .svg instead\" }\n"
               "set terminal pdfcairo size 6.4in,4in enhanced "
-              "font \"sans,9\" background rgb 'white'\n",
+              "font \"sans,9\" linewidth 0.6 pointscale 0.6 "
+              "background rgb 'white'\n",
               f);
         break;
     default:
@@ -706,7 +706,6 @@ static void write_lines(fig *F, const lines *L)
         int every = 1, first = 1;
         while ((e1 - e0) / every > 12)
             every++;
-        fputs("set xlabel \"size (bytes per call, log scale)\"\n", g);
         fputs("set logscale x 2\n", g);
         fprintf(g, "set xrange [%.9g:%.9g]\n", lo / 1.25, hi * 1.25);
         fputs("set xtics (", g);
@@ -758,6 +757,13 @@ static void write_lines(fig *F, const lines *L)
                           "/sys/devices/system/cpu/cpu0/cache");
     }
 
+    /* The caches are explained under the axis, not in the key, so that
+     * the key's entries stay short enough to sit side by side. */
+    if (L->by_size)
+        fprintf(g, "set xlabel \"size (bytes per call, log scale)%s\"\n",
+                drawn ? "; dashed: this CPU's caches (a copy touches 2x "
+                        "its size)"
+                      : "");
     fputs("\nplot \\\n", g);
     for (size_t j = 0; j < L->ns; j++) {
         line_label(L, j, label, sizeof label);
@@ -765,13 +771,8 @@ static void write_lines(fig *F, const lines *L)
                    "lt %zu title ",
                 j, j % NCOLORS + 1);
         put_dq(g, label);
-        fputs(j + 1 < L->ns || drawn ? ", \\\n" : "\n", g);
+        fputs(j + 1 < L->ns ? ", \\\n" : "\n", g);
     }
-    if (drawn)
-        fputs("    NaN with lines dt 2 lw 1 "
-              "lc rgb '#888888' title \"caches of this CPU (a copy "
-              "touches 2x its size)\"\n",
-              g);
 }
 
 /* ---- Matrix ------------------------------------------------------------ */
@@ -786,8 +787,11 @@ static void write_matrix(fig *F, const matrix *m)
     double vmin = INFINITY, vmax = -INFINITY;
     size_t by_test = 0, by_ci = 0, marked = 0, shown = 0;
     const char *test = NULL;
-    char what[256], size[32], rule[320], refname[64], count[96];
-    int values = m->w <= 12 && m->h <= 12;
+    char what[256], size[32], rule[320], refname[64], count[160];
+    /* Small matrices show their values and outline the marked cells;
+     * large ones mark them with a dot, which leaves the colour visible. */
+    int small = m->w <= 12 && m->h <= 12;
+    size_t missing = 0;
 
     dat_header(F,
                "src_index dst_index mbps_median mbps_ci_lo mbps_ci_hi "
@@ -821,6 +825,7 @@ static void write_matrix(fig *F, const matrix *m)
                 }
             }
             marked += differs;
+            missing += !ok;
             if (ok) {
                 shown++;
                 if (r->mbps.estimate < vmin)
@@ -856,8 +861,9 @@ static void write_matrix(fig *F, const matrix *m)
         snprintf(rule, sizeof rule,
                  "marked: differs from %s (their %g%% CIs do not overlap)",
                  refname, level);
-    snprintf(count, sizeof count, "%zu of %zu cells differ from %s", marked,
-             by_test + by_ci, refname);
+    snprintf(count, sizeof count, "%zu of %zu cells differ from %s%s",
+             marked, by_test + by_ci, refname,
+             missing ? " (white: no samples)" : "");
 
     snprintf(what, sizeof what,
              "%s, %s: median throughput by source and destination offset",
@@ -866,7 +872,9 @@ static void write_matrix(fig *F, const matrix *m)
     put_title(g, what, run);
     fputs("set xlabel \"source offset (bytes)\"\n"
           "set ylabel \"destination offset (bytes)\"\n"
-          "set cblabel \"median throughput (MB/s, 1 MB = 10^6 B)\"\n"
+          "set cblabel \"median throughput (MB/s, 1 MB = 10^6 B)\" "
+          "offset 0.8, 0\n"
+          "set rmargin 12\n"
           "set grid noxtics noytics\n"
           "set border 15\n"
           "set tics nomirror out scale 0.5\n",
@@ -902,15 +910,22 @@ static void write_matrix(fig *F, const matrix *m)
     fputs("\n", g);
     fprintf(g, "mid = %.9g\n",
             shown ? (vmin + vmax) / 2 : 0.0);
-    fputs("\nplot data using 1:2:3 with image notitle, \\\n", g);
-    if (values)
+    /* "pixels": one rectangle per cell.  A bitmap would be scaled up,
+     * and smoothed into a blur, by SVG and PDF viewers. */
+    fputs("\nplot data using 1:2:3 with image pixels notitle, \\\n", g);
+    if (small)
         fputs("    data using 1:2:(sprintf('%.0f', $3)):"
               "($3 < mid ? 0xffffff : 0x000000) with labels "
-              "tc rgb variable font \",9\" notitle, \\\n",
+              "tc rgb variable font \",9\" notitle, \\\n"
+              "    data using ($8 > 0 ? $1 : NaN):2:(0.46):(0.46) "
+              "with boxxyerror fs empty lc rgb '#e8112d' lw 3 title ",
               g);
-    fputs("    data using ($8 > 0 ? $1 : NaN):2:(0.46):(0.46) "
-          "with boxxyerror fs empty lc rgb '#e8112d' lw 3 title ",
-          g);
+    else
+        fputs("    data using ($8 > 0 ? $1 : NaN):2 with points pt 7 "
+              "ps 0.8 lc rgb 'white' notitle, \\\n"
+              "    data using ($8 > 0 ? $1 : NaN):2 with points pt 7 "
+              "ps 0.5 lc rgb '#e8112d' title ",
+              g);
     put_dq(g, count);
     fputs("\n", g);
 }
@@ -1135,8 +1150,11 @@ static char *find_gnuplot(const char *name)
             path++;
     }
 #ifdef SB_GNUPLOT_PATH
-    if (!name && SB_GNUPLOT_PATH[0] && access(SB_GNUPLOT_PATH, X_OK) == 0)
-        return strdup(SB_GNUPLOT_PATH);
+    {
+        const char *configured = SB_GNUPLOT_PATH;
+        if (!name && configured[0] && access(configured, X_OK) == 0)
+            return strdup(configured);
+    }
 #endif
     return NULL;
 }
@@ -1293,6 +1311,42 @@ static int run_gnuplot(const char *prog, const char *script, const char *tmp,
                      line[0] ? ": " : "", line, script);
 }
 
+/* "gnuplot PATH", PATH in single quotes when a shell would split or
+ * expand it: the command the error message tells the user to run. */
+static char *shell_command(const char *path)
+{
+    size_t n = strlen(path);
+    int plain = n > 0 && path[0] != '-';
+    char *s, *o;
+
+    for (const char *p = path; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    "0123456789._/+-,:@%", *p))
+            plain = 0;
+    s = malloc(4 * n + 16);
+    if (!s)
+        return NULL;
+    o = s + sprintf(s, "gnuplot ");
+    if (plain) {
+        strcpy(o, path);
+        return s;
+    }
+    if (path[0] == '-') {
+        strcpy(o, "./");
+        o += 2;
+    }
+    *o++ = '\'';
+    for (const char *p = path; *p; p++) {
+        if (*p == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else
+            *o++ = *p;
+    }
+    strcpy(o, "'");
+    return s;
+}
+
 /* ---- The entry point ---------------------------------------------------- */
 
 static int close_file(FILE **f, const char *path, sb_error *err)
@@ -1422,7 +1476,6 @@ int sb_plot(const sb_run *run, const char *path, int kind,
         return rc;
     F.kind = rc;
     F.run = run;
-    F.path = path;
     F.ending = dot + 1;
     F.stem = strdup(path);
     if (F.stem)
@@ -1430,7 +1483,7 @@ int sb_plot(const sb_run *run, const char *path, int kind,
     F.gp_path = F.stem ? concat(F.stem, ".gp") : NULL;
     F.dat_path = F.stem ? concat(F.stem, ".dat") : NULL;
     tmp = malloc(strlen(path) + 32);
-    hint = F.gp_path ? concat("gnuplot ", F.gp_path) : NULL;
+    hint = F.gp_path ? shell_command(F.gp_path) : NULL;
     if (!F.stem || !F.gp_path || !F.dat_path || !tmp || !hint) {
         rc = sb__error(err, SB_ENOMEM, "out of memory");
         goto out;

@@ -10,7 +10,8 @@
  * a complete SVG, PNG or PDF.  Then the errors: an unknown ending, nothing
  * to plot, a directory that cannot be written, gnuplot missing or
  * failing (the script and data stay).  Renders are skipped (TAP SKIP)
- * when no gnuplot is found.
+ * when no gnuplot is found.  SB_TEST_KEEP=1 keeps the files (the first
+ * line of output names their directory) for a look at the figures.
  */
 #include "config.h"
 
@@ -258,10 +259,9 @@ static void test_sweep(void)
     sb_run *run;
 
     for (int k = 0; k < 2; k++)
-        for (size_t s = 0; s <= 8; s++)
-            c[n++] = (spec){k ? "my_copy" : "movsl", 10240, s, 0,
-                            (k ? 2500 : 3000) * (s % 4 ? 1.15 : 1.0),
-                            100 + n};
+        for (size_t s = 0; s <= 8; s++, n++)
+            c[n] = (spec){k ? "my_copy" : "movsl", 10240, s, 0,
+                          (k ? 2500 : 3000) * (s % 4 ? 1.15 : 1.0), 100 + n};
     run = json_run("sweep", "Test CPU @ 1.00GHz", c, n);
     if (!tap_ok(run != NULL, "sweep run loaded"))
         return;
@@ -303,8 +303,8 @@ static void test_sweep(void)
                    "sizes of one size: nothing to plot");
         tap_ok(strstr(err.text, "two sizes") != NULL, "  says so: %s",
                err.text);
-        tap_ok(access(fig, F_OK) != 0 && file_size(dir) > 0,
-               "  nothing written");
+        snprintf(fig, sizeof fig, "%s/none.gp", dir);
+        tap_ok(access(fig, F_OK) != 0, "  nothing written");
     }
     sb_run_free(run);
 }
@@ -387,10 +387,10 @@ static void test_sizes(void)
     sb_run *run;
 
     for (int k = 0; k < 2; k++)
-        for (size_t sz = 512; sz <= 65536; sz *= 2)
-            c[n++] = (spec){k ? "sse2_nt" : "movsl", sz, 0, 0,
-                            sz * (sz > 16384 ? 0.4 : 0.15) + (k ? 90 : 40),
-                            300 + n};
+        for (size_t sz = 512; sz <= 65536; sz *= 2, n++)
+            c[n] = (spec){k ? "sse2_nt" : "movsl", sz, 0, 0,
+                          sz * (sz > 16384 ? 0.4 : 0.15) + (k ? 90 : 40),
+                          300 + n};
     cpu_model(model, sizeof model);
     run = json_run("sizes", model, c, n);
     if (!tap_ok(run != NULL, "sizes run loaded"))
@@ -402,7 +402,7 @@ static void test_sizes(void)
     if (access("/sys/devices/system/cpu/cpu0/cache/index0/size", R_OK) ==
             0 &&
         file_has("/proc/cpuinfo", "model name"))
-        tap_ok(file_has(gp, "set arrow") && file_has(gp, "caches of this CPU"),
+        tap_ok(file_has(gp, "set arrow") && file_has(gp, "this CPU's caches"),
                "sizes: this CPU's caches drawn");
     else
         tap_skip("sizes: no cache sizes in /sys here");
@@ -511,6 +511,30 @@ static void test_errors(void)
     tap_ok(file_size(gp) > 0 && access(fig, F_OK) != 0,
            "  the script stays, no figure");
 
+    /* A gnuplot that fails the way gnuplot does: its error line (the one
+     * naming the script's line) goes into the message. */
+    {
+        char fake[512];
+        FILE *f;
+        snprintf(fake, sizeof fake, "%s/fake-gnuplot", dir);
+        f = fopen(fake, "w");
+        if (f) {
+            fputs("#!/bin/sh\n"
+                  "echo 'some output'\n"
+                  "printf '\\nplot data using 1:2\\n     ^\\n' >&2\n"
+                  "echo '\"x.gp\" line 7: pdfcairo terminal missing' >&2\n"
+                  "exit 1\n",
+                  f);
+            fclose(f);
+            chmod(fake, 0755);
+        }
+        paths("fake", "svg", fig, gp, dat);
+        rc = sb_plot(run, fig, SB_PLOT_AUTO, fake, &err);
+        TAP_IS_INT(rc, SB_EUNAVAIL, "gnuplot reporting an error");
+        tap_ok(strstr(err.text, "line 7: pdfcairo terminal missing") != NULL,
+               "  its error line is in the message: %s", err.text);
+    }
+
     /* A file name that gnuplot's quoting must survive, in a directory of
      * its own; and one that looks like an option. */
     {
@@ -520,6 +544,25 @@ static void test_errors(void)
         snprintf(fig, sizeof fig, "%s/o'dd.svg", sub);
         rc = sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err);
         check_render("quoted path", fig, rc, &err);
+
+        /* The command the message suggests works from anywhere: the
+         * script finds its data beside itself. */
+        unlink(fig);
+        rc = sb_plot(run, fig, SB_PLOT_AUTO, "/nonexistent/gnuplot", &err);
+        TAP_IS_INT(rc, SB_EUNAVAIL, "quoted path without gnuplot");
+        if (have_gnuplot && strchr(err.text, '`')) {
+            char cmd[600], here[512];
+            const char *a = strchr(err.text, '`') + 1;
+            size_t len = strcspn(a, "`");
+            snprintf(cmd, sizeof cmd, "%.*s >/dev/null 2>&1", (int)len, a);
+            if (getcwd(here, sizeof here) && chdir("/") == 0) {
+                tap_ok(system(cmd) == 0 && file_size(fig) > 0,
+                       "  `%.*s` from / draws the figure", (int)len, a);
+                if (chdir(here) != 0)
+                    tap_diag("cannot return to %s", here);
+            }
+        } else
+            tap_skip("  rendering by hand (no gnuplot)");
         if (getcwd(cwd, sizeof cwd) && chdir(dir) == 0) {
             rc = sb_plot(run, "-dash.svg", SB_PLOT_AUTO, NULL, &err);
             check_render("leading dash", "-dash.svg", rc, &err);
