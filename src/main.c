@@ -26,6 +26,7 @@
 #include "statbench.h"
 
 #define DEFAULT_SIZE 10240
+#define MAX_OUTPUTS 8
 #define DEFAULT_ALLOC_SIZE (16u << 20)
 #define EXIT_USAGE 2
 
@@ -121,7 +122,9 @@ static void usage(FILE *f)
 "\n"
 "Output:\n"
 "  -f, --format FMT       table, csv, json, markdown or latex (default table)\n"
-"  -o, --output FILE      write FMT to FILE (the table still goes to stdout)\n"
+"  -o, --output FILE      write to FILE, in the format its ending names (.json,\n"
+"                         .csv, .tex, .md, .txt) or else FMT; may be given up\n"
+"                         to 8 times; the table still goes to stdout\n"
 "  -q, --quiet            no progress line on stderr\n"
 "      --plot FILE        a figure with gnuplot: FILE.svg, .pdf or .png (the\n"
 "                         .gp script and .dat data are written beside it)\n"
@@ -307,7 +310,9 @@ static uint64_t int_option(const char *name, const char *arg, uint64_t max)
 
 /* Everything the command line says. */
 struct cli {
-    const char *kernels, *sizes, *aligns, *dst_aligns, *output, *baseline;
+    const char *kernels, *sizes, *aligns, *dst_aligns, *baseline;
+    const char *outputs[MAX_OUTPUTS];
+    int noutputs;
     const char *families, *save, *against, *plot;
     int plot_kind;
     int kernel_given, max_time_given;
@@ -592,7 +597,9 @@ static void parse_options(int argc, char **argv, struct cli *cli)
                           "json, markdown or latex)%s", optarg, "");
             break;
         case 'o':
-            cli->output = optarg;
+            if (cli->noutputs == MAX_OUTPUTS)
+                die_usage("-o %s: at most 8 output files%s", optarg, "");
+            cli->outputs[cli->noutputs++] = optarg;
             break;
         case 'q':
             cli->quiet = 1;
@@ -620,8 +627,26 @@ static void parse_options(int argc, char **argv, struct cli *cli)
     }
 }
 
-/* Write the run: FMT to -o FILE (and the table to stdout), or FMT to
- * stdout; and the figure of --plot.  Returns 0 or 1. */
+/* The format of an -o file: from its ending (.json, .csv, .tex, .md,
+ * .txt), else the --format given. */
+static int output_format(const char *path, int fallback)
+{
+    const char *dot = strrchr(path, '.');
+    if (dot && !strcmp(dot, ".json"))
+        return SB_FORMAT_JSON;
+    if (dot && !strcmp(dot, ".csv"))
+        return SB_FORMAT_CSV;
+    if (dot && !strcmp(dot, ".tex"))
+        return SB_FORMAT_LATEX;
+    if (dot && !strcmp(dot, ".md"))
+        return SB_FORMAT_MARKDOWN;
+    if (dot && !strcmp(dot, ".txt"))
+        return SB_FORMAT_TABLE;
+    return fallback;
+}
+
+/* Write the run: each -o FILE in its format (and the table to stdout), or
+ * FMT to stdout; and the figure of --plot.  Returns 0 or 1. */
 static int emit(const sb_run *run, const struct cli *cli)
 {
     sb_error err = {0};
@@ -640,11 +665,12 @@ static int emit(const sb_run *run, const struct cli *cli)
         }
         memset(&err, 0, sizeof err);
     }
-    if (cli->output) {
-        if (write_file(run, cli->format, cli->output) != 0)
-            status = 1;
-        if (cli->format != SB_FORMAT_TABLE &&
-            sb_report(run, SB_FORMAT_TABLE, stdout, &err) != SB_OK)
+    if (cli->noutputs) {
+        for (int i = 0; i < cli->noutputs; i++)
+            if (write_file(run, output_format(cli->outputs[i], cli->format),
+                           cli->outputs[i]) != 0)
+                status = 1;
+        if (sb_report(run, SB_FORMAT_TABLE, stdout, &err) != SB_OK)
             status = 1;
     } else if (sb_report(run, cli->format, stdout, &err) != SB_OK) {
         fprintf(stderr, "%s: %s\n", progname, err.text);

@@ -7,6 +7,20 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbcli.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 PY=$(command -v python3 || true)
 
+bad_input() { # bad_input NEEDLE ARGS...
+    needle=$1
+    shift
+    "$STATBENCH" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+        grep -qF -- "$needle" "$tmp/err"; then
+        return 0
+    fi
+    diag "rc $rc, $lines stderr lines: $(cat "$tmp/err")"
+    return 1
+}
+
 # --- the headline command, bounded in time -------------------------------
 "$STATBENCH" --kernel movsl --align 0..32 --ci 95 --max-time 4 -q \
     >"$tmp/table" 2>"$tmp/err"
@@ -96,6 +110,24 @@ else
     skip "CSV parses" "no python3"
 fi
 
+# --- one command: the table, JSON, LaTeX and an SVG figure of a sweep -------
+"$STATBENCH" -k movsl,duff -a 0..4 --max-time 2 --invocations 2 -q \
+    -o "$tmp/all.json" -o "$tmp/all.tex" --plot "$tmp/all.svg" \
+    >"$tmp/all.txt" 2>"$tmp/err"
+rc=$?
+check "one command writes table, JSON, LaTeX and a figure (rc $rc)" test "$rc" -eq 0
+check "  the table" sh -c "main_rows() { awk '/^kernel .*MB\\/s/ { on = 1; next } on && /^\$/ { on = 0 } on' \"\$1\"; };
+    [ \$(main_rows '$tmp/all.txt' | wc -l) -eq 10 ]"
+check "  the JSON (by its ending)" grep -q '"schema": "statbench-run"' "$tmp/all.json"
+check "  the LaTeX (by its ending)" grep -q 'toprule' "$tmp/all.tex"
+check "  the figure's script and data" test -s "$tmp/all.gp" -a -s "$tmp/all.dat"
+if command -v gnuplot >/dev/null; then
+    check "  the SVG" grep -q '</svg>' "$tmp/all.svg"
+else
+    skip "  the SVG" "no gnuplot"
+fi
+check "--plot with an unknown ending" bad_input "'x.jpg'" --plot x.jpg
+
 # --- interruption: SIGTERM ends a long run early, with its data -------------
 # The run below would take 60 s; SIGTERM after 2 s must end it with status
 # 143 and the samples measured so far written, marked interrupted.  The
@@ -163,19 +195,6 @@ for k in movsb movsl movsq duff libc; do
 done
 
 # --- bad input: one line naming the value, exit 2, nothing on stdout --------
-bad_input() { # bad_input NEEDLE ARGS...
-    needle=$1
-    shift
-    "$STATBENCH" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    lines=$(wc -l <"$tmp/err")
-    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] &&
-        grep -qF -- "$needle" "$tmp/err"; then
-        return 0
-    fi
-    diag "rc $rc, $lines stderr lines: $(cat "$tmp/err")"
-    return 1
-}
 check "unknown kernel" bad_input "'nosuch'" --kernel nosuch
 check "malformed size" bad_input "10Q" --size 10Q
 check "malformed range" bad_input "4..1" --align 4..1
