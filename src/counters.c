@@ -487,8 +487,12 @@ int sb__counters_open(const char *list, sb__counters **out, sb_meta *meta,
     for (int s = SW_CTXSW; s <= SW_FAULTS; s++)
         if (!have[s])
             add_entry(c, sw_events[s].name);
+    /* The software events never go through PAPI: its perf_event
+     * component counts user space only (PAPI_DOM_USER), and context
+     * switches and migrations happen in the kernel, so PAPI would count
+     * none of them.  perf_event_open (kernel included) or getrusage. */
     for (size_t i = 0; i < c->nentries; i++)
-        open_entry(c, &c->e[i], 1);
+        open_entry(c, &c->e[i], c->e[i].sw < 0);
 #ifdef SB_HAVE_PAPI
     if (c->npapi) {
         int r = PAPI_start(c->es);

@@ -217,6 +217,53 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
     meta->timer.hz_source = run->hz_source;
     copy_str(meta->timer.reason, sizeof meta->timer.reason, t, "reason");
 
+    meta->interrupts_per_second = NAN;
+    meta->check_cost_seconds = NAN;
+    get_num(m, "interrupts_per_second", &meta->interrupts_per_second);
+    get_num(m, "check_cost_seconds", &meta->check_cost_seconds);
+    {
+        /* notes: one string per line */
+        json_t *notes = json_object_get(m, "notes"), *v;
+        size_t i, used = 0;
+        json_array_foreach(notes, i, v)
+        {
+            if (!json_is_string(v) || used >= sizeof meta->notes - 1)
+                continue;
+            used += (size_t)snprintf(meta->notes + used,
+                                     sizeof meta->notes - used, "%s%s",
+                                     used ? "\n" : "", json_string_value(v));
+        }
+        if (used >= sizeof meta->notes)
+            meta->notes[sizeof meta->notes - 1] = '\0';
+    }
+    {
+        json_t *env = json_object_get(m, "env"), *v;
+        size_t i;
+        json_array_foreach(env, i, v)
+        {
+            sb_env_item *it;
+            if (!json_is_object(v) || meta->env.n >= SB_ENV_MAX)
+                continue;
+            it = &meta->env.items[meta->env.n++];
+            copy_str(it->key, sizeof it->key, v, "key");
+            copy_str(it->value, sizeof it->value, v, "value");
+            copy_str(it->advice, sizeof it->advice, v, "advice");
+            it->warn = json_is_true(json_object_get(v, "warn"));
+        }
+    }
+    {
+        /* The counters read around every sample, in order. */
+        json_t *names = json_object_get(m, "counter_names"), *v;
+        size_t i;
+        json_array_foreach(names, i, v)
+        {
+            if (!json_is_string(v) || meta->ncounters >= SB_MAX_COUNTERS)
+                continue;
+            snprintf(meta->counter_names[meta->ncounters++],
+                     sizeof meta->counter_names[0], "%s",
+                     json_string_value(v));
+        }
+    }
     o = json_object_get(m, "options");
     if (json_is_object(o)) {
         sb_options *op = &run->opt;
@@ -245,6 +292,10 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
             op->threshold = v;
         if (get_str(o, "cache") && !strcmp(get_str(o, "cache"), "cold"))
             op->cache = SB_CACHE_COLD;
+        if (get_str(o, "reject") && !strcmp(get_str(o, "reject"), "none"))
+            op->reject = SB_REJECT_NONE;
+        if (!get_size(o, "max_invocations", &z) && z >= 1)
+            op->max_invocations = z;
         if (json_is_integer(seed))
             op->seed = (uint64_t)json_integer_value(seed);
     }
@@ -261,7 +312,8 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     const char *kname = get_str(c, "kernel");
     const sb_kernel *k;
     size_t ns, at = 0, ninv;
-    double *all;
+    double *all, *ctr = NULL;
+    unsigned char *flags = NULL;
 
     if (!kname || get_size(c, "size", &r->cell.size) ||
         get_size(c, "src_align", &r->cell.src_align) ||
@@ -291,10 +343,13 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     get_size(c, "warmup_samples", &r->warmup_samples);
     for (int j = 0; j < SB_REJECT_NREASONS; j++) {
         size_t v = 0;
+        json_t *dist = json_object_get(c, "disturbed");
         if (json_is_object(rej) && !get_size(rej, sb_reject_name(j), &v)) {
             r->rejected[j] = v;
             r->rejected_total += v;
         }
+        if (json_is_object(dist) && !get_size(dist, sb_reject_name(j), &v))
+            r->disturbed[j] = v;
     }
 
     ns = json_array_size(samples);
@@ -311,11 +366,54 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
         }
         all[j] = json_number_value(v);
     }
+    /* Per-sample counters (sample-major, in meta.counter_names' order)
+     * and disturbance flags, when the file has them. */
+    {
+        json_t *sc = json_object_get(c, "samples_counters");
+        json_t *fl = json_object_get(c, "samples_flags");
+        size_t nc = run->meta.ncounters;
+        if (json_is_object(sc) && nc) {
+            ctr = malloc((ns + 1) * nc * sizeof *ctr);
+            if (!ctr) {
+                free(all);
+                return sb__error(err, SB_ENOMEM, "out of memory");
+            }
+            for (size_t j = 0; j < nc; j++) {
+                json_t *a = json_object_get(sc, run->meta.counter_names[j]);
+                for (size_t q = 0; q < ns; q++) {
+                    json_t *v = json_is_array(a) ? json_array_get(a, q) : NULL;
+                    ctr[q * nc + j] =
+                        json_is_number(v) ? json_number_value(v) : NAN;
+                }
+            }
+        }
+        if (json_is_array(fl) && json_array_size(fl) == ns) {
+            flags = malloc(ns + 1);
+            if (!flags) {
+                free(all);
+                free(ctr);
+                return sb__error(err, SB_ENOMEM, "out of memory");
+            }
+            for (size_t q = 0; q < ns; q++) {
+                json_t *v = json_array_get(fl, q);
+                flags[q] = json_is_integer(v)
+                               ? (unsigned char)json_integer_value(v)
+                               : 0;
+            }
+        }
+    }
     ninv = json_is_array(invs) ? json_array_size(invs) : 0;
     if (ninv == 0) {
         sb__raw_cell raw = {.nsamples = ns, .ticks = all};
-        int rc = sb__run_add_invocation(run, i, &raw);
+        int rc;
+        raw.ncounters = ctr ? run->meta.ncounters : 0;
+        raw.counter_names = run->meta.counter_names;
+        raw.counters = ctr;
+        raw.flags = flags;
+        rc = sb__run_add_invocation(run, i, &raw);
         free(all);
+        free(ctr);
+        free(flags);
         return rc == SB_OK ? SB_OK
                            : sb__error(err, SB_ENOMEM, "out of memory");
     }
@@ -325,19 +423,29 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
         if (!json_is_integer(v) || json_integer_value(v) < 0 ||
             (size_t)json_integer_value(v) > ns - at) {
             free(all);
+            free(ctr);
+            free(flags);
             return sb__error(err, SB_EIO,
                              "%s: cell %zu: \"invocation_samples\" does not "
                              "add up to the samples", name, i);
         }
         raw.nsamples = (size_t)json_integer_value(v);
         raw.ticks = all + at;
+        raw.ncounters = ctr ? run->meta.ncounters : 0;
+        raw.counter_names = run->meta.counter_names;
+        raw.counters = ctr ? ctr + at * run->meta.ncounters : NULL;
+        raw.flags = flags ? flags + at : NULL;
         at += raw.nsamples;
         if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
             free(all);
+            free(ctr);
+            free(flags);
             return sb__error(err, SB_ENOMEM, "out of memory");
         }
     }
     free(all);
+    free(ctr);
+    free(flags);
     if (at != ns)
         return sb__error(err, SB_EIO,
                          "%s: cell %zu: \"invocation_samples\" does not add "

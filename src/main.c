@@ -317,9 +317,11 @@ struct cli {
     int plot_kind;
     int kernel_given, max_time_given;
     int stats_option; /* --ci, --outliers, ... given */
+    int list_counters;
     int format, quiet;
     int measuring_option; /* an option that only a measurement takes */
-    const char *measuring_name;
+    const char *measuring_name; /* the first of them */
+    char measuring_given[512];  /* all of them, " name " each */
     int argc;             /* the command line as typed, for the record */
     char **argv;
     sb_options opt;
@@ -401,8 +403,15 @@ static void parse_options(int argc, char **argv, struct cli *cli)
         case OPT_PRECISION:
             cli->measuring_option = 1;
             for (size_t i = 0; longopts[i].name; i++)
-                if (longopts[i].val == c)
-                    cli->measuring_name = longopts[i].name;
+                if (longopts[i].val == c) {
+                    size_t used = strlen(cli->measuring_given);
+                    if (!cli->measuring_name)
+                        cli->measuring_name = longopts[i].name;
+                    snprintf(cli->measuring_given + used,
+                             sizeof cli->measuring_given - used, " %s ",
+                             longopts[i].name);
+                    break;
+                }
             break;
         }
         switch (c) {
@@ -454,8 +463,9 @@ static void parse_options(int argc, char **argv, struct cli *cli)
             break;
         case OPT_COUNTERS:
             if (!strcmp(optarg, "list"))
-                exit(list_counters());
-            opt->counters = optarg;
+                cli->list_counters = 1; /* after all options are checked */
+            else
+                opt->counters = optarg;
             break;
         case OPT_REJECT:
             if (!strcmp(optarg, "disturbed"))
@@ -1058,6 +1068,10 @@ static int cmd_noise(int argc, char **argv, struct cli *cli)
         if (i == 0 || r->invocations < 2)
             continue;
         rel_b = r->levels.sd_between_est / r->interval.estimate;
+        /* One call per sample gives whole ticks: medians that tie say the
+         * spread is below one tick, not zero. */
+        if (rel_b < 1 / r->interval.estimate)
+            rel_b = 1 / r->interval.estimate;
         printf("  between invocations: the medians vary by %.2f%% (sd); "
                "%.0f%% of the variance lies between processes\n",
                100 * rel_b, 100 * r->levels.between_fraction);
@@ -1401,6 +1415,34 @@ int main(int argc, char **argv)
         argc--;
     }
     parse_options(argc, argv, &cli);
+    if (cli.list_counters) {
+        if (cmd != cmd_measure)
+            die_usage("%s: '--counters list' is an option of a measurement"
+                      "%s", sub, "");
+        return list_counters();
+    }
+    if (cmd == cmd_check_env || cmd == cmd_noise) {
+        /* Each takes a few of the measuring options, and only those. */
+        const char *ok = cmd == cmd_check_env
+                             ? " cpu "
+                             : " max-time invocations cpu no-pin timer rt "
+                               "no-mlock counters reject ";
+        char given[512], *save = NULL;
+        snprintf(given, sizeof given, "%s", cli.measuring_given);
+        for (char *name = strtok_r(given, " ", &save); name;
+             name = strtok_r(NULL, " ", &save)) {
+            char key[80];
+            snprintf(key, sizeof key, " %s ", name);
+            if (!strstr(ok, key))
+                die_usage("%s: '--%s' is not an option of this subcommand",
+                          sub, name);
+        }
+        if (cli.opt.cpu >= 0 && cli.opt.cpu >= sysconf(_SC_NPROCESSORS_CONF)) {
+            char n[32];
+            snprintf(n, sizeof n, "%d", cli.opt.cpu);
+            die_usage("cpu %s: no such CPU on this machine%s", n, "");
+        }
+    }
     if (cmd != cmd_measure && cmd != cmd_noise && cmd != cmd_check_env &&
         cli.measuring_option)
         die_usage("%s: '--%s' is an option of a measurement, not of this "

@@ -102,6 +102,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 
+#include "kernels_sys.h"
 #include "run_internal.h"
 #include "timer_asm.h"
 
@@ -212,7 +213,7 @@ static void flush_range(const void *p, size_t n)
 
 /* The CPUs of a sysfs cpulist ("2-3,6") into set; 0, or -1 when there is
  * no such file or it does not parse. */
-static int read_cpulist(const char *path, cpu_set_t *set)
+int sb__read_cpulist(const char *path, cpu_set_t *set)
 {
     FILE *f = fopen(path, "r");
     char buf[512], *p;
@@ -267,25 +268,26 @@ int sb__choose_cpu(const sb_options *opt, const cpu_set_t *allowed,
     }
     sb__cpu_allowed(-1, set, sizeof set);
     if (cpu >= 0) {
-        snprintf(note, len, "chosen with --cpu (allowed: %s)", set);
+        snprintf(note, len, "chosen with --cpu (online: %s)", set);
         return cpu;
     }
-    if (read_cpulist("/sys/devices/system/cpu/isolated", &iso) == 0) {
+    if (sb__read_cpulist("/sys/devices/system/cpu/isolated", &iso) == 0) {
         /* Isolated CPUs (isolcpus=) run no other tasks and take fewer
          * interrupts: the best place to measure, when allowed. */
+        /* Not only those in the inherited mask: with isolcpus= the kernel
+         * moves init, and so every process, off the isolated CPUs. */
         for (int c = CPU_SETSIZE - 1; c >= 0; c--)
-            if (CPU_ISSET(c, &iso) && CPU_ISSET(c, allowed)) {
+            if (CPU_ISSET(c, &iso) && sb__cpu_allowed(c, NULL, 0) == 1) {
                 snprintf(note, len,
-                         "the last of the isolated CPUs this process may run "
-                         "on (allowed: %s)", set);
+                         "the last of the isolated CPUs (online: %s)", set);
                 return c;
             }
     }
     for (int c = CPU_SETSIZE - 1; c >= 0; c--)
         if (CPU_ISSET(c, allowed)) {
             snprintf(note, len,
-                     "the last of the allowed CPUs %s (CPU 0 takes most "
-                     "housekeeping interrupts)", set);
+                     "the last CPU this process may use (online: %s; CPU 0 "
+                     "takes most housekeeping interrupts)", set);
             return c;
         }
     return -1;
@@ -430,12 +432,13 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
                         : NAN;
 
     s->flags = 0;
-    if (pr->i_ctxsw >= 0 && ok_ctr && (ok_ru || !pr->ctxsw_rusage)) {
-        if (vb[pr->i_ctxsw] != va[pr->i_ctxsw])
-            s->flags |= 1u << SB_REJECT_CTXSW;
-    } else if (ok_ru && a.ru_nvcsw + a.ru_nivcsw != b.ru_nvcsw + b.ru_nivcsw) {
+    if (pr->i_ctxsw >= 0 && ok_ctr && (ok_ru || !pr->ctxsw_rusage) &&
+        vb[pr->i_ctxsw] != va[pr->i_ctxsw])
         s->flags |= 1u << SB_REJECT_CTXSW;
-    }
+    /* getrusage is read for every sample anyway: its count of switches
+     * backs up the counter, whatever the counter's source. */
+    if (ok_ru && a.ru_nvcsw + a.ru_nivcsw != b.ru_nvcsw + b.ru_nivcsw)
+        s->flags |= 1u << SB_REJECT_CTXSW;
     if ((pr->i_migr >= 0 && ok_ctr && vb[pr->i_migr] != va[pr->i_migr]) ||
         (cpu0 >= 0 && cpu1 >= 0 && cpu0 != cpu1))
         s->flags |= 1u << SB_REJECT_MIGRATION;
@@ -809,6 +812,12 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
             struct sample v;
             take_sample(sb_plan_cell(plan, order[j]), &w[order[j]],
                         r->iters, &pr, overhead, &v);
+            /* CPU time over every sample taken, kept or not: getrusage moves at
+             * the timer tick, and the samples that hold a tick are the ones with
+             * an interrupt, so counting only kept samples would count none. */
+            r->user += v.user;
+            r->sys += v.sys;
+            r->calls += (double)r->iters;
             for (int q = 0; q < SB_REJECT_NREASONS; q++)
                 if (v.flags & (1u << q))
                     r->disturbed[q]++;
@@ -824,9 +833,6 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
                 r->rejected[why]++;
                 continue;
             }
-            r->user += v.user;
-            r->sys += v.sys;
-            r->calls += (double)r->iters;
             if (push_sample(r, &v) != SB_OK) {
                 rc = sb__error(err, SB_ENOMEM, "out of memory for samples");
                 goto out;
@@ -863,6 +869,21 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
                        opt->precision;
         if (done)
             break;
+    }
+    /* A system-call kernel cannot report a failed pread or pwrite from
+     * inside the timed call; its state counts them, and a run with any is
+     * refused: its times would not be those of whole transfers. */
+    for (size_t i = 0; i < n; i++) {
+        const sb_cell *c = sb_plan_cell(plan, i);
+        if (w[i].has_state && c->kernel->family == SB_FAMILY_SYSCALL &&
+            c->kernel->setup && sb__sys_failures(w[i].state) > 0) {
+            rc = sb__error(err, SB_ESYS,
+                           "kernel %s, %zu bytes: %zu of its system calls "
+                           "failed, so its times are not of whole transfers",
+                           c->kernel->name, c->size,
+                           sb__sys_failures(w[i].state));
+            goto out;
+        }
     }
     inv->interrupted = *stop_flag != 0;
     inv->elapsed = sb__now() - t0;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "sb_internal.h"
+#include "run_internal.h"
 
 struct sb_plan {
     sb_cell *cells;
@@ -176,7 +176,9 @@ int sb__buffer_bytes(const sb_plan *plan, size_t *src_bytes,
             continue; /* allocates its own memory */
         if (c->size > SIZE_MAX / 2 - 2 * SB_PAGE_SIZE)
             return -1;
-        if (f == SB_FAMILY_COPY && c->size + c->src_align > s)
+        /* Every family but alloc gets a source of the cell's size: copy
+         * and write read it, and --cache cold flushes it. */
+        if (c->size + c->src_align > s)
             s = c->size + c->src_align;
         if (c->size + c->dst_align > d)
             d = c->size + c->dst_align;
@@ -193,7 +195,12 @@ int sb__cpu_allowed(int cpu, char *set, size_t setlen)
     int first = -1, last = -1, ok = 0;
     size_t used = 0;
 
-    if (sched_getaffinity(0, sizeof mask, &mask) != 0)
+    /* The online CPUs, not only this process's affinity mask: with
+     * isolcpus= every process starts outside the isolated CPUs, which are
+     * the best ones to pin to.  Where the cpuset forbids one,
+     * sched_setaffinity says so when the run pins. */
+    if (sb__read_cpulist("/sys/devices/system/cpu/online", &mask) != 0 &&
+        sched_getaffinity(0, sizeof mask, &mask) != 0)
         return -1;
     if (set && setlen)
         set[0] = '\0';
@@ -253,8 +260,8 @@ int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
             return sb__error(err, SB_ESYS, "sched_getaffinity failed");
         if (!ok)
             return sb__error(err, SB_EINVAL,
-                             "cpu %d: no such CPU available to this process "
-                             "(available: %s)", opt->cpu, set);
+                             "cpu %d: no such CPU (online: %s)", opt->cpu,
+                             set);
     }
     if (opt->cache != SB_CACHE_HOT && opt->cache != SB_CACHE_COLD)
         return sb__error(err, SB_EINVAL, "cache state %d: unknown",
@@ -271,6 +278,18 @@ int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
                              "kernel %s is unavailable on this CPU: %s",
                              plan->cells[i].kernel->name, why ? why : "");
     }
+    /* Alloc kernels map their size on every call: it counts too. */
+    for (size_t i = 0; i < plan->n; i++)
+        if (plan->cells[i].kernel->family == SB_FAMILY_ALLOC &&
+            pages > 0 && psz > 0 &&
+            (double)plan->cells[i].size > 0.5 * (double)pages * (double)psz)
+            return sb__error(err, SB_EINVAL,
+                             "size %zu too large for memory: kernel %s maps "
+                             "it on every call, more than half of this "
+                             "machine's %.1f GiB",
+                             plan->cells[i].size,
+                             plan->cells[i].kernel->name,
+                             (double)pages * (double)psz / 1073741824.0);
     if (sb__buffer_bytes(plan, &sb, &db) != 0 ||
         (pages > 0 && psz > 0 &&
          (double)sb + (double)db > 0.5 * (double)pages * (double)psz)) {

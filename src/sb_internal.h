@@ -28,8 +28,8 @@ struct sb_plan;
 int sb__buffer_bytes(const struct sb_plan *plan, size_t *src_bytes,
                      size_t *dst_bytes);
 
-/* plan.c: 1 when this process may run on cpu, 0 when not, -1 on error;
- * set (optional) receives the allowed CPUs as "0-3,6". */
+/* plan.c: 1 when cpu is online, 0 when not, -1 on error; set
+ * (optional) receives the online CPUs as "0-3,6". */
 int sb__cpu_allowed(int cpu, char *set, size_t setlen);
 
 /* plan.c: the options that need no plan (level, precision, invocations,

@@ -572,7 +572,9 @@ typedef struct sb_cell_result {
     size_t rejected[SB_REJECT_NREASONS];
     size_t rejected_total;
     size_t warmup_samples; /* samples spent warming up (not kept) */
-    double calls;          /* kernel calls in the kept samples */
+    double calls;          /* kernel calls in all samples taken (kept or
+                              rejected: getrusage moves at the timer tick,
+                              which is what gets samples rejected) */
     double user_seconds;   /* the thread's user CPU time over them */
     double sys_seconds;    /* the thread's system CPU time over them
                               (getrusage; per call: divide by calls) */

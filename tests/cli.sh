@@ -182,6 +182,24 @@ check "a run's header carries the environment warnings" sh -c "
         grep -q \"^warning:  \$k: \" '$tmp/hdr' || exit 1
     done"
 
+# --- kernels whose source or destination size matters -----------------------
+# write reads a source of the cell's size, and --cache cold flushes both
+# buffers: a clear or system-call kernel of 1 MiB must have them.
+"$STATBENCH" -k write,stosb -s 1M --cache cold --invocations 1 --max-time 1 -q \
+    >"$tmp/cold" 2>"$tmp/err"
+rc=$?
+check "cold 1 MiB write and stosb run (rc $rc)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || diag "$(cat "$tmp/err")"
+check "check-env refuses an option it does not take" \
+    bad_input "'--kernel'" check-env --kernel movsl
+check "check-env refuses a CPU that does not exist" \
+    bad_input "cpu 99999" check-env --cpu 99999
+check "noise refuses an option it does not take" bad_input "'--align'" noise --align 3
+check "--counters list still checks the other options" \
+    bad_input "'--bogus'" --counters list --bogus
+check "an alloc size too large for memory" \
+    bad_input "too large for memory" -k mmap_touch -s 1024G
+
 # --- help, version, list ---------------------------------------------------
 check "--help exits 0 and shows the headline" \
     sh -c "'$STATBENCH' --help | grep -q -- '--kernel movsl --align 0..32 --ci 95'"
