@@ -226,3 +226,64 @@ char *cli_format_size(uint64_t bytes, char *buf, size_t buflen)
                  (unsigned long long)v, unit[u]);
     return buf;
 }
+
+int cli_read_numbers(FILE *f, const char *name, double **vals, size_t *n,
+                     char *msg, size_t msglen)
+{
+    char line[512];
+    size_t cap = 0, lineno = 0, count = 0;
+    double *v = NULL;
+
+    *vals = NULL;
+    *n = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *end;
+        double x;
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            snprintf(msg, msglen, "%s:%zu: line too long", name, lineno);
+            free(v);
+            return -1;
+        }
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\n' || *p == '\r' || *p == '\0' || *p == '#')
+            continue;
+        errno = 0;
+        x = strtod(p, &end);
+        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+            end++;
+        if (end == p || *end || errno == ERANGE || !isfinite(x)) {
+            p[strcspn(p, "\r\n")] = '\0';
+            snprintf(msg, msglen, "%s:%zu: '%.64s' is not a finite number",
+                     name, lineno, p);
+            free(v);
+            return -1;
+        }
+        if (count == cap) {
+            size_t ncap = cap ? 2 * cap : 1024;
+            double *t = realloc(v, ncap * sizeof *t);
+            if (!t) {
+                snprintf(msg, msglen, "%s: out of memory", name);
+                free(v);
+                return -1;
+            }
+            v = t;
+            cap = ncap;
+        }
+        v[count++] = x;
+    }
+    if (ferror(f)) {
+        snprintf(msg, msglen, "%s: read error", name);
+        free(v);
+        return -1;
+    }
+    if (count == 0) {
+        snprintf(msg, msglen, "%s: no numbers", name);
+        free(v);
+        return -1;
+    }
+    *vals = v;
+    *n = count;
+    return 0;
+}

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* What the items of a list are. */
 enum cli_value_kind {
@@ -33,6 +34,14 @@ int cli_parse_list(const char *s, enum cli_value_kind kind, uint64_t **vals,
 /* A floating-point number strictly between lo and hi (exclusive), all of s
  * consumed. */
 int cli_parse_double(const char *s, double lo, double hi, double *out,
+                     char *msg, size_t msglen);
+
+/* The numbers of an analyze file: one per line; blank lines and lines
+ * whose first non-blank character is '#' are skipped; anything else (a
+ * word, NaN, an infinity, an overflow, a line over 511 characters) is an
+ * error "NAME:LINE: ..." in msg.  No number at all is an error too.  On
+ * success *vals is a new malloc'd array of *n values. */
+int cli_read_numbers(FILE *f, const char *name, double **vals, size_t *n,
                      char *msg, size_t msglen);
 
 /* Format a byte count the way a reader wants it: "262144 B (256 KiB)".

@@ -816,63 +816,22 @@ static int cmd_compare(int argc, char **argv, struct cli *cli)
 
 /* ---- statbench analyze FILE [FILE2] -------------------------------------- */
 
-/* Numbers, one per line; blank lines and lines starting with '#' are
- * skipped.  Anything else is an error naming the file and line. */
+/* The numbers of an analyze file (cli_read_numbers), or exit 2 with its
+ * one-line message. */
 static double *read_numbers(const char *path, size_t *n)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-    char line[512];
-    size_t cap = 0, lineno = 0;
+    char msg[512];
     double *v = NULL;
 
-    *n = 0;
     if (!f) {
         fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
         exit(EXIT_USAGE);
     }
-    while (fgets(line, sizeof line, f)) {
-        char *p = line, *end;
-        double x;
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            fprintf(stderr, "%s: %s:%zu: line too long\n", progname, path,
-                    lineno);
-            exit(EXIT_USAGE);
-        }
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p == '\n' || *p == '\r' || *p == '\0' || *p == '#')
-            continue;
-        errno = 0;
-        x = strtod(p, &end);
-        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
-            end++;
-        if (end == p || *end || errno == ERANGE || !isfinite(x)) {
-            p[strcspn(p, "\r\n")] = '\0';
-            fprintf(stderr, "%s: %s:%zu: '%s' is not a finite number\n",
-                    progname, path, lineno, p);
-            exit(EXIT_USAGE);
-        }
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            v = realloc(v, cap * sizeof *v);
-            if (!v) {
-                fprintf(stderr, "%s: out of memory\n", progname);
-                exit(1);
-            }
-        }
-        v[(*n)++] = x;
-    }
-    if (ferror(f)) {
-        fprintf(stderr, "%s: %s: read error\n", progname, path);
-        exit(EXIT_USAGE);
-    }
+    if (cli_read_numbers(f, path, &v, n, msg, sizeof msg) != 0)
+        die_usage("%s%s", msg, "");
     if (f != stdin)
         fclose(f);
-    if (*n == 0) {
-        fprintf(stderr, "%s: %s: no numbers\n", progname, path);
-        exit(EXIT_USAGE);
-    }
     return v;
 }
 
