@@ -343,43 +343,13 @@ typedef struct matrix {
     size_t ref; /* the aligned cell (0, 0), or the first cell */
 } matrix;
 
-static size_t group_end(const sb_run *run, size_t first)
-{
-    const sb_cell *a = &sb_run_cell(run, first)->cell;
-    size_t e = first + 1;
-    while (e < sb_run_count(run)) {
-        const sb_cell *b = &sb_run_cell(run, e)->cell;
-        if (b->kernel != a->kernel || b->size != a->size)
-            break;
-        e++;
-    }
-    return e;
-}
-
-static size_t matrix_width(const sb_run *run, size_t first, size_t end)
-{
-    size_t w = 1, n = end - first;
-    const sb_cell *a = &sb_run_cell(run, first)->cell;
-    while (first + w < end &&
-           sb_run_cell(run, first + w)->cell.dst_align == a->dst_align)
-        w++;
-    if (w < 2 || n % w || n / w < 2)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        const sb_cell *c = &sb_run_cell(run, first + i)->cell;
-        if (c->src_align != sb_run_cell(run, first + i % w)->cell.src_align ||
-            c->dst_align != sb_run_cell(run, first + i / w * w)->cell.dst_align)
-            return 0;
-    }
-    return w;
-}
 
 /* The first full matrix with something to draw; 0 when there is none. */
 static int matrix_find(const sb_run *run, matrix *m)
 {
     size_t n = sb_run_count(run);
     for (size_t i = 0; i < n;) {
-        size_t e = group_end(run, i), w = matrix_width(run, i, e);
+        size_t e = sb__group_end(run, i), w = sb__matrix_width(run, i, e);
         int any = 0;
         for (size_t j = i; w && j < e; j++)
             any |= has_mbps(sb_run_cell(run, j));

@@ -274,40 +274,6 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
             r->autocorrelated && !inv ? " ~" : "");
 }
 
-/* Cells [first, end) of one kernel and size form a matrix when they hold
- * every pair of at least two source and two destination offsets, in the
- * plan's order (destination outer, source inner). */
-static size_t group_end(const sb_run *run, size_t first)
-{
-    const sb_cell *a = &sb_run_cell(run, first)->cell;
-    size_t e = first + 1;
-    while (e < sb_run_count(run)) {
-        const sb_cell *b = &sb_run_cell(run, e)->cell;
-        if (b->kernel != a->kernel || b->size != a->size)
-            break;
-        e++;
-    }
-    return e;
-}
-
-static size_t matrix_width(const sb_run *run, size_t first, size_t end)
-{
-    size_t w = 1, n = end - first;
-    const sb_cell *a = &sb_run_cell(run, first)->cell;
-    while (first + w < end &&
-           sb_run_cell(run, first + w)->cell.dst_align == a->dst_align)
-        w++;
-    if (w < 2 || n % w || n / w < 2)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        const sb_cell *c = &sb_run_cell(run, first + i)->cell;
-        if (c->src_align != sb_run_cell(run, first + i % w)->cell.src_align ||
-            c->dst_align != sb_run_cell(run, first + i / w * w)->cell.dst_align)
-            return 0;
-    }
-    return w;
-}
-
 /* The 2D alignment matrix of one kernel and size: median MB/s with rows
  * for destination offsets and columns for source offsets, then the
  * interval's half-width in percent; '*' marks a cell short of the
@@ -425,13 +391,13 @@ static int table(const sb_run *run, FILE *f)
     /* Rows: external data, or every copy, clear and system-call cell not
      * shown in a matrix.  Matrices are only for the plain table. */
     for (size_t i = 0; i < n;) {
-        size_t e = group_end(run, i);
+        size_t e = sb__group_end(run, i);
         if (!ext && !cmp)
-            matrix_w[i] = matrix_width(run, i, e);
+            matrix_w[i] = sb__matrix_width(run, i, e);
         i = e;
     }
     for (size_t i = 0; i < n;) {
-        size_t e = group_end(run, i);
+        size_t e = sb__group_end(run, i);
         const sb_cell_result *r = sb_run_cell(run, i);
         if (!matrix_w[i] &&
             (ext || r->cell.kernel->family != SB_FAMILY_ALLOC)) {
@@ -445,7 +411,7 @@ static int table(const sb_run *run, FILE *f)
         i = e;
     }
     for (size_t i = 0; i < n;) {
-        size_t e = group_end(run, i);
+        size_t e = sb__group_end(run, i);
         if (matrix_w[i])
             matrix(run, i, e, matrix_w[i], f);
         i = e;

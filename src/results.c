@@ -555,3 +555,34 @@ int sb_run_set_command(sb_run *run, int argc, char *const argv[],
     run->command = s;
     return SB_OK;
 }
+
+size_t sb__group_end(const sb_run *run, size_t first)
+{
+    const sb_cell *a = &run->cells[first].cell;
+    size_t e = first + 1;
+    while (e < run->ncells) {
+        const sb_cell *b = &run->cells[e].cell;
+        if (b->kernel != a->kernel || b->size != a->size)
+            break;
+        e++;
+    }
+    return e;
+}
+
+size_t sb__matrix_width(const sb_run *run, size_t first, size_t end)
+{
+    size_t w = 1, n = end - first;
+    const sb_cell *a = &run->cells[first].cell;
+    while (first + w < end &&
+           run->cells[first + w].cell.dst_align == a->dst_align)
+        w++;
+    if (w < 2 || n % w || n / w < 2)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const sb_cell *c = &run->cells[first + i].cell;
+        if (c->src_align != run->cells[first + i % w].cell.src_align ||
+            c->dst_align != run->cells[first + i / w * w].cell.dst_align)
+            return 0;
+    }
+    return w;
+}

@@ -7,19 +7,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbcli.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 PY=$(command -v python3 || true)
 
-bad_input() { # bad_input NEEDLE ARGS...
-    needle=$1
-    shift
-    "$STATBENCH" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    lines=$(wc -l <"$tmp/err")
-    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] &&
-        grep -qF -- "$needle" "$tmp/err"; then
-        return 0
-    fi
-    diag "rc $rc, $lines stderr lines: $(cat "$tmp/err")"
-    return 1
-}
 
 # --- the headline command, bounded in time -------------------------------
 "$STATBENCH" --kernel movsl --align 0..32 --ci 95 --max-time 4 -q \

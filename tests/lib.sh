@@ -36,3 +36,19 @@ done_testing() {
 main_rows() {
     awk '/^kernel .*MB\/s/ { on = 1; next } on && /^$/ { on = 0 } on' "$1"
 }
+
+# bad_input NEEDLE ARGS...: statbench ARGS must fail with exit status 2,
+# one line on stderr containing NEEDLE, and nothing on stdout.  Needs $tmp.
+bad_input() {
+    needle=$1
+    shift
+    "$STATBENCH" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+        grep -qF -- "$needle" "$tmp/err"; then
+        return 0
+    fi
+    diag "rc $rc, $lines stderr lines: $(cat "$tmp/err")"
+    return 1
+}

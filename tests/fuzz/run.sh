@@ -1,0 +1,146 @@
+#!/bin/sh
+# tests/fuzz/run.sh [SECONDS [HARNESS...]]: build the libFuzzer harnesses
+# with clang and run each for SECONDS (default 10) on a copy of its seed
+# corpus; exit 1 when one of them finds a crash, a leak, undefined
+# behaviour or a hang, after printing the reproducer's path.
+#
+#   fuzz_parse    cli_parse_value, cli_parse_list, cli_parse_double
+#   fuzz_numbers  cli_read_numbers (the analyze reader)
+#   fuzz_json     sb_run_load (the JSON reader) and every reporter
+#
+# SECONDS 0 replays the seed corpora only (a regression check).  HARNESS
+# names (parse, numbers, json) select some of the three.
+#
+# Needs clang with the libFuzzer runtime (Debian: clang libclang-rt-14-dev)
+# and the build dependencies of statbench.  The build goes to
+# $SB_FUZZ_BUILD (default build-fuzz/ at the top of the tree): a copy of
+# the build system and the sources, configured with CC=clang and the
+# sanitizers, so that it never touches an in-tree or other build.  The
+# committed corpus under tests/fuzz/corpus/ is only read; what the
+# fuzzers add stays in a temporary copy.  Reproducers are kept in
+# $SB_FUZZ_BUILD/artifacts/; replay one with
+#   build-fuzz/fuzz_json build-fuzz/artifacts/fuzz_json-crash-...
+# and, once fixed, add it to tests/fuzz/corpus/json/ as a regression seed.
+set -eu
+
+secs=${1:-10}
+[ $# -gt 0 ] && shift
+harnesses=${*:-parse numbers json}
+case $secs in
+'' | *[!0-9]*)
+    echo "usage: $0 [SECONDS [parse|numbers|json]...]" >&2
+    exit 2
+    ;;
+esac
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+bld=${SB_FUZZ_BUILD:-$top/build-fuzz}
+CC=${FUZZ_CC:-clang}
+san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+CFLAGS="-g -O1 -fno-omit-frame-pointer $san"
+
+command -v "$CC" >/dev/null 2>&1 || {
+    echo "fuzz: $CC not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
+    exit 1
+}
+[ -x "$top/configure" ] || (cd "$top" && ./autogen.sh >/dev/null 2>&1) || {
+    echo "fuzz: no configure and ./autogen.sh failed" >&2
+    exit 1
+}
+
+# --- build ---------------------------------------------------------------
+# A private copy of the build system and of the sources (only *.c and *.h:
+# an in-tree build's objects must not be picked up), timestamps kept so
+# that make rebuilds only what changed since the last run.
+tree=$bld/tree
+mkdir -p "$tree" "$bld/artifacts"
+(
+    cd "$top"
+    for f in configure configure.ac Makefile.am Makefile.in aclocal.m4 \
+        config.h.in statbench.pc.in statbench.1; do
+        [ -f "$f" ] && cp -p "$f" "$tree/"
+    done
+    cp -pR build-aux m4 "$tree/"
+    for d in src stats kernels; do
+        mkdir -p "$tree/$d"
+        cp -p "$d"/*.c "$d"/*.h "$tree/$d/"
+    done
+)
+log=$bld/build.log
+: >"$log"
+if [ ! -f "$tree/config.status" ]; then
+    echo "fuzz: configuring $tree with $CC and the sanitizers"
+    (cd "$tree" && ./configure -q CC="$CC" \
+        CFLAGS="$CFLAGS -fsanitize=fuzzer-no-link" >>"$log" 2>&1) || {
+        tail -n 30 "$log"
+        echo "fuzz: configure failed (log: $log)" >&2
+        exit 1
+    }
+fi
+make -C "$tree" -j"$(nproc 2>/dev/null || echo 2)" libsbcore.la >>"$log" 2>&1 || {
+    tail -n 30 "$log"
+    echo "fuzz: building libsbcore.la failed (log: $log)" >&2
+    exit 1
+}
+
+# The harnesses: the parsers compiled in from src/cli_parse.c, the JSON
+# reader linked against the library (libtool adds GSL, jansson and PAPI).
+fz="$CC $CFLAGS -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -I$tree -I$top/src"
+build() { # build COMMAND...
+    "$@" >>"$log" 2>&1 || {
+        tail -n 30 "$log"
+        echo "fuzz: build step failed (log: $log): $*" >&2
+        exit 1
+    }
+}
+build $fz -o "$bld/fuzz_parse" "$here/fuzz_parse.c" "$top/src/cli_parse.c" -lm
+build $fz -o "$bld/fuzz_numbers" "$here/fuzz_numbers.c" "$top/src/cli_parse.c" -lm
+build $fz -c -o "$bld/fuzz_json.o" "$here/fuzz_json.c"
+build "$tree/libtool" --tag=CC --mode=link $fz -o "$bld/fuzz_json" \
+    "$bld/fuzz_json.o" "$tree/libsbcore.la" -lm
+
+# --- run -----------------------------------------------------------------
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbfuzz.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+status=0
+for h in $harnesses; do
+    exe=$bld/fuzz_$h
+    seeds=$here/corpus/$h
+    if [ ! -x "$exe" ] || [ ! -d "$seeds" ]; then
+        echo "fuzz: no harness '$h' (parse, numbers, json)" >&2
+        exit 2
+    fi
+    mkdir -p "$tmp/$h"
+    cp "$seeds"/* "$tmp/$h/"
+    rm -f "$bld/artifacts/fuzz_$h-"*
+    if [ "$secs" -eq 0 ]; then
+        set -- -runs=0
+    else
+        set -- -max_total_time="$secs"
+    fi
+    # -timeout: an input that takes 10 s is a hang; -max_len: runs and
+    # lists are small, and longer inputs only slow the search down.
+    if "$exe" "$@" -timeout=10 -max_len=8192 -print_final_stats=1 \
+        -artifact_prefix="$bld/artifacts/fuzz_$h-" \
+        "$tmp/$h" >"$tmp/$h.log" 2>&1; then
+        runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/$h.log")
+        rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$tmp/$h.log")
+        echo "fuzz_$h: ok, ${runs:-?} inputs in ${secs} s (${rate:-?}/s)," \
+            "corpus $(ls "$seeds" | wc -l) seeds -> $(ls "$tmp/$h" | wc -l)"
+    else
+        status=1
+        echo "FAIL: fuzz_$h found a problem:"
+        grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|.*check failed|    #[0-9] )' \
+            "$tmp/$h.log" | head -n 30
+        for a in "$bld/artifacts/fuzz_$h-"*; do
+            [ -f "$a" ] || continue
+            echo "reproducer: $a ($(wc -c <"$a") bytes); replay: $exe $a"
+            # Small enough to carry in a CI log: rebuild it with base64 -d.
+            [ "$(wc -c <"$a")" -le 4096 ] && echo "base64:" && base64 "$a"
+        done
+        cp "$tmp/$h.log" "$bld/artifacts/fuzz_$h.log"
+        echo "full log: $bld/artifacts/fuzz_$h.log"
+    fi
+done
+exit $status
