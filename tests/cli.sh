@@ -187,6 +187,22 @@ check "--counters list still checks the other options" \
 check "an alloc size too large for memory" \
     bad_input "too large for memory" -k mmap_touch -s 1024G
 
+# --- output files: atomic, and a failed write leaves nothing behind ---------
+mkdir "$tmp/outdir"
+echo "old contents" >"$tmp/outdir/keep.json"
+(trap '' XFSZ; ulimit -f 2; "$STATBENCH" -k libc,duff -s 4K --max-time 0.5 \
+    --invocations 1 -q -o "$tmp/outdir/keep.json" >/dev/null 2>"$tmp/err")
+rc=$?
+check "a write that fails (file size limit) exits 1 (rc $rc)" test "$rc" -eq 1
+check "  and says so in one line" sh -c "[ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q 'writing failed' '$tmp/err'"
+check "  the old file is untouched" grep -qx "old contents" "$tmp/outdir/keep.json"
+check "  no temporary file is left" sh -c "[ \$(ls '$tmp/outdir' | wc -l) -eq 1 ]"
+"$STATBENCH" -k libc -s 4K --max-time 0.5 --invocations 1 -q \
+    -o "$tmp/no/such/dir/run.json" >/dev/null 2>"$tmp/err"
+rc=$?
+check "an unwritable path exits 1 with its reason (rc $rc)" \
+    sh -c "[ $rc -eq 1 ] && grep -q 'No such file or directory' '$tmp/err'"
+
 # --- help, version, list ---------------------------------------------------
 check "--help exits 0 and shows the headline" \
     sh -c "'$STATBENCH' --help | grep -q -- '--kernel movsl --align 0..32 --ci 95'"
