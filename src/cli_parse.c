@@ -14,8 +14,13 @@
 static int fail(char *msg, size_t msglen, const char *fmt, const char *what,
                 const char *why)
 {
-    if (msg && msglen)
+    if (msg && msglen) {
         snprintf(msg, msglen, fmt, what, why);
+        /* The message is one line, whatever the value held. */
+        for (char *p = msg; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+    }
     return -1;
 }
 

@@ -40,6 +40,17 @@ static int by_stand_in(const void *a, const void *b)
                   ((const struct stand_in *)b)->name);
 }
 
+/* A name ends up in one-line tables: no control characters.  Returns a
+ * new string, or NULL when out of memory. */
+static char *clean_name(const char *name)
+{
+    char *n = strdup(name);
+    for (char *p = n; p && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return n;
+}
+
 static int add_own_kernels(sb_run *run, const char *const *names,
                            const int *family, size_t m)
 {
@@ -47,13 +58,9 @@ static int add_own_kernels(sb_run *run, const char *const *names,
     if (!run->own_kernels)
         return SB_ENOMEM;
     for (size_t i = 0; i < m; i++) {
-        char *n = strdup(names[i]);
+        char *n = clean_name(names[i]);
         if (!n)
             return SB_ENOMEM;
-        /* A name ends up in one-line tables: no control characters. */
-        for (char *p = n; *p; p++)
-            if ((unsigned char)*p < 0x20 || *p == 0x7f)
-                *p = '?';
         run->own_kernels[run->nown++] = (sb_kernel){
             .name = n,
             .family = family ? family[i] : SB_FAMILY_EXTERNAL,
@@ -324,8 +331,14 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
                          "\"src_align\", \"dst_align\" or \"samples_ticks\"",
                          name, i);
     k = sb_kernel_find(kname);
-    if (!k)
-        k = own_kernel(run, kname);
+    if (!k) {
+        /* The stand-ins carry cleaned names: look the cleaned name up. */
+        char *clean = clean_name(kname);
+        if (!clean)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        k = own_kernel(run, clean);
+        free(clean);
+    }
     r->cell.kernel = k;
     get_size(c, "iters_per_sample", &r->iters);
     {
@@ -549,6 +562,9 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
         rc = sb__error(err, SB_ENOMEM, "out of memory");
         goto out;
     }
+    /* Cleaning may have changed the order (and made names equal):
+     * own_kernel() searches the cleaned names. */
+    qsort(run->own_kernels, run->nown, sizeof *run->own_kernels, by_name);
     json_array_foreach(cells, i, c)
     {
         if (!json_is_object(c)) {

@@ -1,13 +1,18 @@
 /*
  * fuzz_json.c: libFuzzer harness for the JSON run reader, sb_run_load()
- * (src/load.c), and, through the runs it accepts, for every reporter.
+ * (src/load.c), and, through the runs it accepts, for every reporter and
+ * for the comparison of two saved runs.
  *
  * The input is the whole file, read through a memory FILE, twice: with
- * NULL options (the statistics as saved) and with options that differ
- * from the defaults in every field the reader takes from the caller (so
- * that outliers are removed again and other levels are used).  A run that
- * comes back is written with sb_report() to /dev/null in every format and
- * freed; a refusal must say why.
+ * NULL options (the statistics as saved, as `statbench report` does) and
+ * with options that differ from the defaults in every field the reader
+ * takes from the caller (outliers removed again, other levels).  A run
+ * that comes back is written with sb_report() to /dev/null in every
+ * format; a refusal must say why.  When both loads succeed, the second is
+ * compared with the first (sb_run_compare_to, as `statbench compare A B`
+ * does) and written again, now with its comparison columns; and every
+ * cell of the first is compared with its first cell (sb_run_set_baselines,
+ * as --baseline does) and written again.  Every run is freed.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -42,31 +47,36 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-static void load(char *buf, size_t size, const sb_options *opt)
+static void render(const sb_run *run)
 {
     static const int formats[] = {SB_FORMAT_TABLE, SB_FORMAT_CSV,
                                   SB_FORMAT_JSON, SB_FORMAT_MARKDOWN,
                                   SB_FORMAT_LATEX};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        sb_error e = {0};
+        CHECK(sb_report(run, formats[i], devnull, &e) == SB_OK);
+    }
+}
+
+static sb_run *load(char *buf, size_t size, const sb_options *opt)
+{
     sb_run *run = NULL;
     sb_error err = {0};
     FILE *f = fmemopen(buf, size, "r");
     int rc;
 
     if (!f)
-        return;
+        return NULL;
     rc = sb_run_load(f, "fuzz.json", opt, &run, &err);
     fclose(f);
     if (rc != SB_OK) {
         CHECK(run == NULL);
         CHECK(err.code == rc && err.text[0] != '\0');
-        return;
+        return NULL;
     }
     CHECK(run != NULL && sb_run_count(run) >= 1);
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
-        sb_error e = {0};
-        CHECK(sb_report(run, formats[i], devnull, &e) == SB_OK);
-    }
-    sb_run_free(run);
+    render(run);
+    return run;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -74,13 +84,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* fmemopen wants a writable buffer; an exact-size copy keeps ASan's
      * eye on reads past the end. */
     char *buf = malloc(size ? size : 1);
+    sb_run *saved, *again;
     sb_options o;
 
     if (!buf)
         return 0;
     if (size)
         memcpy(buf, data, size);
-    load(buf, size, NULL);
+    saved = load(buf, size, NULL);
 
     sb_options_init(&o);
     o.ci_level = 0.99;
@@ -88,7 +99,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.outliers = SB_OUTLIERS_REJECT_ALL;
     o.alpha = 0.01;
     o.threshold = 0.02;
-    load(buf, size, &o);
+    again = load(buf, size, &o);
+
+    if (saved && again) {
+        sb_error err = {0};
+        size_t matched = 0;
+        CHECK(sb_run_compare_to(again, saved, &matched, &err) == SB_OK);
+        CHECK(matched <= sb_run_count(again));
+        render(again);
+    }
+    if (saved && sb_run_count(saved) >= 2) {
+        /* Every cell against the first, as --baseline does: the paired
+         * comparison of cells of one run. */
+        size_t n = sb_run_count(saved), *base = malloc(n * sizeof *base);
+        sb_error err = {0};
+        if (base) {
+            base[0] = SIZE_MAX;
+            for (size_t i = 1; i < n; i++)
+                base[i] = 0;
+            CHECK(sb_run_set_baselines(saved, base, &err) == SB_OK);
+            render(saved);
+            free(base);
+        }
+    }
+    sb_run_free(saved);
+    sb_run_free(again);
     free(buf);
     return 0;
 }

@@ -1,9 +1,13 @@
 /*
  * fuzz_numbers.c: libFuzzer harness for the analyze reader,
- * cli_read_numbers() in src/cli_parse.c: the input is the whole file,
- * read through a memory FILE.  Besides the sanitizers, the harness checks
- * the header's promises: on success at least one value, every one finite;
- * on failure no array, no count and a one-line message.
+ * cli_read_numbers() in src/cli_parse.c, and for what `statbench analyze`
+ * does with the numbers it accepts.  The input is the whole file, read
+ * through a memory FILE.  Besides the sanitizers, the harness checks the
+ * header's promises: on success at least one value, every one finite; on
+ * failure no array, no count and a one-line message.  The values then go
+ * through sb_run_from_samples() as one file and as two (the second
+ * compared with the first, sb_run_set_baselines, as `analyze A B` does),
+ * and each run is written with sb_report() to /dev/null in every format.
  */
 #include "config.h"
 
@@ -14,6 +18,7 @@
 #include <string.h>
 
 #include "cli_parse.h"
+#include "statbench.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,7 +31,52 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
         }                                                                \
     } while (0)
 
-static void read_all(char *buf, size_t size, size_t msglen)
+static FILE *devnull;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    devnull = fopen("/dev/null", "w");
+    if (!devnull) {
+        perror("/dev/null");
+        abort();
+    }
+    return 0;
+}
+
+/* As `statbench analyze FILE` and `analyze FILE FILE`. */
+static void analyze(const double *vals, size_t n)
+{
+    static const int formats[] = {SB_FORMAT_TABLE, SB_FORMAT_CSV,
+                                  SB_FORMAT_JSON, SB_FORMAT_MARKDOWN,
+                                  SB_FORMAT_LATEX};
+    const char *names[2] = {"a.txt", "b.txt"};
+    const double *v[2] = {vals, vals};
+    size_t ns[2] = {n, n};
+
+    for (size_t m = 1; m <= 2; m++) {
+        sb_run *run = NULL;
+        sb_error err = {0};
+        int rc = sb_run_from_samples(names, v, ns, m, NULL, &run, &err);
+        if (rc != SB_OK) {
+            /* Finite values always make a run; only the statistics may
+             * fail (SB_ENUMERIC), and then they say so. */
+            CHECK(run == NULL && err.text[0] != '\0');
+            continue;
+        }
+        if (m == 2) {
+            size_t base[2] = {SIZE_MAX, 0};
+            CHECK(sb_run_set_baselines(run, base, &err) == SB_OK);
+        }
+        for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+            CHECK(sb_report(run, formats[i], devnull, &err) == SB_OK);
+        sb_run_free(run);
+    }
+}
+
+static void read_all(char *buf, size_t size, size_t msglen, int go_on)
 {
     char msg[256] = "";
     double *vals = (double *)1;
@@ -48,6 +98,8 @@ static void read_all(char *buf, size_t size, size_t msglen)
     CHECK(vals != NULL && n >= 1);
     for (size_t i = 0; i < n; i++)
         CHECK(isfinite(vals[i]));
+    if (go_on)
+        analyze(vals, n);
     free(vals);
 }
 
@@ -62,9 +114,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     if (size)
         memcpy(buf, data, size);
-    read_all(buf, size, 256);
+    read_all(buf, size, 256, 1);
     /* A short message buffer: truncated, never overrun. */
-    read_all(buf, size, 8);
+    read_all(buf, size, 8, 0);
     free(buf);
     return 0;
 }

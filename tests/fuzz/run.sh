@@ -5,8 +5,10 @@
 # behaviour or a hang, after printing the reproducer's path.
 #
 #   fuzz_parse    cli_parse_value, cli_parse_list, cli_parse_double
-#   fuzz_numbers  cli_read_numbers (the analyze reader)
-#   fuzz_json     sb_run_load (the JSON reader) and every reporter
+#   fuzz_numbers  cli_read_numbers (the analyze reader), then the numbers
+#                 through sb_run_from_samples and every reporter
+#   fuzz_json     sb_run_load (the JSON reader), sb_run_compare_to and
+#                 every reporter
 #
 # SECONDS 0 replays the seed corpora only (a regression check).  HARNESS
 # names (parse, numbers, json) select some of the three.
@@ -84,8 +86,9 @@ make -C "$tree" -j"$(nproc 2>/dev/null || echo 2)" libsbcore.la >>"$log" 2>&1 ||
     exit 1
 }
 
-# The harnesses: the parsers compiled in from src/cli_parse.c, the JSON
-# reader linked against the library (libtool adds GSL, jansson and PAPI).
+# The harnesses: the parsers compiled in from src/cli_parse.c; the analyze
+# reader's and the JSON reader's linked against the library too (libtool
+# adds GSL, jansson and PAPI).
 fz="$CC $CFLAGS -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -I$tree -I$top/src"
 build() { # build COMMAND...
     "$@" >>"$log" 2>&1 || {
@@ -95,10 +98,12 @@ build() { # build COMMAND...
     }
 }
 build $fz -o "$bld/fuzz_parse" "$here/fuzz_parse.c" "$top/src/cli_parse.c" -lm
-build $fz -o "$bld/fuzz_numbers" "$here/fuzz_numbers.c" "$top/src/cli_parse.c" -lm
-build $fz -c -o "$bld/fuzz_json.o" "$here/fuzz_json.c"
-build "$tree/libtool" --tag=CC --mode=link $fz -o "$bld/fuzz_json" \
-    "$bld/fuzz_json.o" "$tree/libsbcore.la" -lm
+build $fz -c -o "$bld/cli_parse.o" "$top/src/cli_parse.c"
+for h in numbers json; do
+    build $fz -c -o "$bld/fuzz_$h.o" "$here/fuzz_$h.c"
+    build "$tree/libtool" --tag=CC --mode=link $fz -o "$bld/fuzz_$h" \
+        "$bld/fuzz_$h.o" "$bld/cli_parse.o" "$tree/libsbcore.la" -lm
+done
 
 # --- run -----------------------------------------------------------------
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbfuzz.XXXXXX")
@@ -119,8 +124,10 @@ for h in $harnesses; do
     else
         set -- -max_total_time="$secs"
     fi
-    # -timeout: an input that takes 10 s is a hang; -max_len: runs and
-    # lists are small, and longer inputs only slow the search down.
+    # The dictionary gives the mutations the schema's names and the
+    # parsers' tokens.  -timeout: an input that takes 10 s is a hang;
+    # -max_len: runs and lists are small, longer inputs only slow it down.
+    [ -f "$here/$h.dict" ] && set -- "$@" -dict="$here/$h.dict"
     if "$exe" "$@" -timeout=10 -max_len=8192 -print_final_stats=1 \
         -artifact_prefix="$bld/artifacts/fuzz_$h-" \
         "$tmp/$h" >"$tmp/$h.log" 2>&1; then

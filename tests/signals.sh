@@ -1,0 +1,153 @@
+#!/bin/sh
+# signals.sh: Ctrl-C during a run (issue 7).  One SIGINT stops the run
+# after the sample in progress; the samples so far are analysed and
+# written, marked interrupted, and the status is 130.  A second SIGINT,
+# sent while the first is still being handled, ends the process at once by
+# the signal's default action: no analysis, nothing written.  Ctrl-C at a
+# terminal signals the whole process group, forked invocations included.
+# (SIGTERM, status 143, is in cli.sh.)
+#
+# The runs would take 60 s; every wait is bounded (30 s, then SIGKILL).
+. "${top_srcdir:-.}/tests/lib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbsig.XXXXXX") || exit 1
+pid= # the run in progress, if any
+cleanup() {
+    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+PY=$(command -v python3 || true)
+
+# Milliseconds since the epoch.
+if [ "$(date +%N)" != N ]; then
+    now_ms() { echo $(($(date +%s%N) / 1000000)); }
+elif [ -n "$PY" ]; then
+    now_ms() { "$PY" -c 'import time; print(int(time.time() * 1000))'; }
+else
+    now_ms() { echo $(($(date +%s) * 1000)); }
+fi
+
+# wait_bounded PID: wait for PID to end, at most 30 s, then SIGKILL it.
+# Sets rc (its status) and took (milliseconds from the call).
+wait_bounded() {
+    start=$(now_ms)
+    deadline=$((start + 30000))
+    while kill -0 "$1" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do
+        sleep 0.02
+    done
+    took=$(($(now_ms) - start))
+    kill -KILL "$1" 2>/dev/null
+    wait "$1"
+    rc=$?
+    pid=
+}
+
+# A run that, once interrupted, has seconds of work left: one invocation
+# (measured in this process), a precision it cannot reach in 60 s and no
+# sample limit, so it measures until the signal, with tens of thousands of
+# samples by then; and a BCa bootstrap of 5000 resamples of them, which
+# the analysis after the first SIGINT takes seconds to compute.  That is
+# the window in which the second SIGINT arrives.
+LONG="-k libc -s 4K --invocations 1 --max-time 60 --precision 0.001
+      --max-samples 100000000 --bootstrap 5000 -f json -q"
+
+interrupted_json() { # FILE: a run marked interrupted, with samples
+    [ -n "$PY" ] || return 0
+    "$PY" - "$1" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["interrupted"] is True, d["interrupted"]
+assert d["cells"] and all(c["samples"] > 0 for c in d["cells"])
+PYEOF
+}
+
+# --- one SIGINT: partial results, status 130 --------------------------------
+# shellcheck disable=SC2086
+"$STATBENCH" $LONG -o "$tmp/one.json" >"$tmp/one.txt" 2>"$tmp/one.err" &
+pid=$!
+sleep 2
+kill -INT "$pid"
+wait_bounded "$pid"
+t1=$took
+diag "one SIGINT: status $rc after $t1 ms"
+check "one SIGINT: exit status 130 (rc $rc)" test "$rc" -eq 130
+check "one SIGINT: ends within 30 s of it ($t1 ms)" test "$t1" -lt 30000
+check "one SIGINT: says the results are partial" \
+    grep -q 'interrupted: partial results' "$tmp/one.err"
+check "one SIGINT: the table says INTERRUPTED" grep -q 'INTERRUPTED' "$tmp/one.txt"
+check "one SIGINT: -o FILE written" test -s "$tmp/one.json"
+if [ -n "$PY" ]; then
+    check "one SIGINT: the JSON holds the samples, \"interrupted\": true" \
+        interrupted_json "$tmp/one.json"
+else
+    check "one SIGINT: the JSON says \"interrupted\": true" \
+        grep -q '"interrupted": true' "$tmp/one.json"
+fi
+
+# --- two SIGINTs: the second ends the process at once -----------------------
+# shellcheck disable=SC2086
+"$STATBENCH" $LONG -o "$tmp/two.json" >"$tmp/two.txt" 2>"$tmp/two.err" &
+pid=$!
+sleep 2
+kill -INT "$pid"
+sleep 0.1 # the first is being handled: the analysis has begun
+kill -INT "$pid"
+wait_bounded "$pid"
+t2=$took
+diag "two SIGINTs: status $rc after $t2 ms from the second"
+# A process killed by SIGINT has status 128 + 2 in the shell, as exit(130)
+# would; what tells them apart is that it wrote and said nothing more.
+check "two SIGINTs: status 130, killed by SIGINT (rc $rc)" test "$rc" -eq 130
+check "two SIGINTs: nothing written (no -o FILE, no temporary file)" \
+    sh -c "! ls '$tmp' | grep -q '^two\\.json'"
+check "two SIGINTs: no 'partial results' line (it did not finish)" \
+    sh -c "! grep -q 'partial results' '$tmp/two.err'"
+# The relation: the second SIGINT ends it in well under the time the
+# first one alone took to end the run (the analysis and the writing).
+check "two SIGINTs: ends in under a quarter of one SIGINT's time ($t2 ms, $t1 ms)" \
+    test $((4 * t2)) -lt "$t1"
+[ "$t1" -ge 400 ] ||
+    diag "one SIGINT took only $t1 ms: the window for the second is short"
+
+# --- Ctrl-C to the process group of a run of forked invocations -------------
+# setsid gives the run a process group of its own (it does not fork when
+# started in the background of a shell without job control), and the
+# signal goes to the group, as a terminal's Ctrl-C does: the parent and
+# the invocation measuring both receive it.
+if command -v setsid >/dev/null 2>&1; then
+    setsid "$STATBENCH" -k libc,duff -s 4K --max-time 60 --precision 0.001 \
+        -f json -o "$tmp/group.json" -q >"$tmp/group.txt" 2>"$tmp/group.err" &
+    pid=$!
+        sleep 2
+    pgid=$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ')
+    if [ "$pgid" = "$pid" ]; then
+        sid=$pid
+        kill -INT "-$pid"
+        wait_bounded "$pid"
+        diag "Ctrl-C to the group: status $rc after $took ms"
+        check "Ctrl-C to the group: exit status 130 (rc $rc)" test "$rc" -eq 130
+        check "Ctrl-C to the group: ends within 30 s ($took ms)" \
+            test "$took" -lt 30000
+        check "Ctrl-C to the group: -o FILE written" test -s "$tmp/group.json"
+        if [ -n "$PY" ]; then
+            check "Ctrl-C to the group: the JSON holds the samples, \"interrupted\": true" \
+                interrupted_json "$tmp/group.json"
+        fi
+        check "Ctrl-C to the group: no invocation left running" \
+            sh -c "! ps -o pid= -s '$sid' 2>/dev/null | grep -q ."
+    else
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        pid=
+        skip "Ctrl-C to the process group" \
+            "setsid did not give the run its own group (pgid '$pgid')"
+    fi
+else
+    skip "Ctrl-C to the process group" "no setsid"
+fi
+
+done_testing
