@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2086 # $fz below is split into words on purpose.
 # tests/fuzz/run.sh [SECONDS [HARNESS...]]: build the libFuzzer harnesses
 # with clang and run each for SECONDS (default 10) on a copy of its seed
 # corpus; exit 1 when one of them finds a crash, a leak, undefined
@@ -16,12 +17,14 @@
 # Needs clang with the libFuzzer runtime (Debian: clang libclang-rt-14-dev)
 # and the build dependencies of statbench.  The build goes to
 # $SB_FUZZ_BUILD (default build-fuzz/ at the top of the tree): a copy of
-# the build system and the sources, configured with CC=clang and the
-# sanitizers, so that it never touches an in-tree or other build.  The
+# the build system and the sources, configured once with CC=clang (or
+# $FUZZ_CC) and the sanitizers, so that it never touches an in-tree or
+# other build; later runs rebuild what changed (remove the directory to
+# configure afresh).  The
 # committed corpus under tests/fuzz/corpus/ is only read; what the
 # fuzzers add stays in a temporary copy.  Reproducers are kept in
-# $SB_FUZZ_BUILD/artifacts/; replay one with
-#   build-fuzz/fuzz_json build-fuzz/artifacts/fuzz_json-crash-...
+# $SB_FUZZ_BUILD/artifacts/DATE-TIME/; replay one with
+#   build-fuzz/fuzz_json build-fuzz/artifacts/DATE-TIME/fuzz_json-crash-...
 # and, once fixed, add it to tests/fuzz/corpus/json/ as a regression seed.
 set -eu
 
@@ -56,7 +59,7 @@ command -v "$CC" >/dev/null 2>&1 || {
 # an in-tree build's objects must not be picked up), timestamps kept so
 # that make rebuilds only what changed since the last run.
 tree=$bld/tree
-mkdir -p "$tree" "$bld/artifacts"
+mkdir -p "$tree"
 (
     cd "$top"
     for f in configure configure.ac Makefile.am Makefile.in aclocal.m4 \
@@ -89,6 +92,7 @@ make -C "$tree" -j"$(nproc 2>/dev/null || echo 2)" libsbcore.la >>"$log" 2>&1 ||
 # The harnesses: the parsers compiled in from src/cli_parse.c; the analyze
 # reader's and the JSON reader's linked against the library too (libtool
 # adds GSL, jansson and PAPI).
+# (A path with blanks is not supported: $fz is split into words.)
 fz="$CC $CFLAGS -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -I$tree -I$top/src"
 build() { # build COMMAND...
     "$@" >>"$log" 2>&1 || {
@@ -107,7 +111,13 @@ done
 
 # --- run -----------------------------------------------------------------
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbfuzz.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
+art=$bld/artifacts/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$art"
+trap 'rm -rf "$tmp"; rmdir "$art" 2>/dev/null || true' EXIT
+trap 'exit 130' INT TERM
+# UndefinedBehaviorSanitizer prints where, too.
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+export UBSAN_OPTIONS
 status=0
 for h in $harnesses; do
     exe=$bld/fuzz_$h
@@ -118,7 +128,6 @@ for h in $harnesses; do
     fi
     mkdir -p "$tmp/$h"
     cp "$seeds"/* "$tmp/$h/"
-    rm -f "$bld/artifacts/fuzz_$h-"*
     if [ "$secs" -eq 0 ]; then
         set -- -runs=0
     else
@@ -129,25 +138,29 @@ for h in $harnesses; do
     # -max_len: runs and lists are small, longer inputs only slow it down.
     [ -f "$here/$h.dict" ] && set -- "$@" -dict="$here/$h.dict"
     if "$exe" "$@" -timeout=10 -max_len=8192 -print_final_stats=1 \
-        -artifact_prefix="$bld/artifacts/fuzz_$h-" \
+        -artifact_prefix="$art/fuzz_$h-" \
         "$tmp/$h" >"$tmp/$h.log" 2>&1; then
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/$h.log")
         rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$tmp/$h.log")
         echo "fuzz_$h: ok, ${runs:-?} inputs in ${secs} s (${rate:-?}/s)," \
-            "corpus $(ls "$seeds" | wc -l) seeds -> $(ls "$tmp/$h" | wc -l)"
+            "corpus $(find "$seeds" -type f | wc -l) seeds ->" \
+            "$(find "$tmp/$h" -type f | wc -l)"
     else
         status=1
         echo "FAIL: fuzz_$h found a problem:"
         grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|.*check failed|    #[0-9] )' \
             "$tmp/$h.log" | head -n 30
-        for a in "$bld/artifacts/fuzz_$h-"*; do
+        for a in "$art/fuzz_$h-"*; do
             [ -f "$a" ] || continue
             echo "reproducer: $a ($(wc -c <"$a") bytes); replay: $exe $a"
             # Small enough to carry in a CI log: rebuild it with base64 -d.
-            [ "$(wc -c <"$a")" -le 4096 ] && echo "base64:" && base64 "$a"
+            if [ "$(wc -c <"$a")" -le 4096 ]; then
+                echo "base64:"
+                base64 "$a"
+            fi
         done
-        cp "$tmp/$h.log" "$bld/artifacts/fuzz_$h.log"
-        echo "full log: $bld/artifacts/fuzz_$h.log"
+        cp "$tmp/$h.log" "$art/fuzz_$h.log"
+        echo "full log: $art/fuzz_$h.log"
     fi
 done
 exit $status
