@@ -5,8 +5,9 @@
  *
  * The input is the whole file, read through a memory FILE, twice: with
  * NULL options (the statistics as saved, as `statbench report` does) and
- * with options that differ from the defaults in every field the reader
- * takes from the caller (outliers removed again, other levels).  A run
+ * with options that differ from the defaults in the fields the reader
+ * takes from the caller (outliers removed again, other levels; bootstrap
+ * stays 0, so that an input stays fast).  A run
  * that comes back is written with sb_report() to /dev/null in every
  * format; a refusal must say why.  When both loads succeed, the second is
  * compared with the first (sb_run_compare_to, as `statbench compare A B`

@@ -46,7 +46,8 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 CFLAGS="-g -O1 -fno-omit-frame-pointer $san"
 
 command -v "$CC" >/dev/null 2>&1 || {
-    echo "fuzz: $CC not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
+    echo "fuzz: $CC not found" \
+        "(Debian: apt-get install clang libclang-rt-14-dev)" >&2
     exit 1
 }
 [ -x "$top/configure" ] || (cd "$top" && ./autogen.sh >/dev/null 2>&1) || {
@@ -83,7 +84,8 @@ if [ ! -f "$tree/config.status" ]; then
         exit 1
     }
 fi
-make -C "$tree" -j"$(nproc 2>/dev/null || echo 2)" libsbcore.la >>"$log" 2>&1 || {
+jobs=$(nproc 2>/dev/null || echo 2)
+make -C "$tree" -j"$jobs" libsbcore.la >>"$log" 2>&1 || {
     tail -n 30 "$log"
     echo "fuzz: building libsbcore.la failed (log: $log)" >&2
     exit 1
@@ -148,8 +150,10 @@ for h in $harnesses; do
     else
         status=1
         echo "FAIL: fuzz_$h found a problem:"
-        grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|.*check failed|    #[0-9] )' \
-            "$tmp/$h.log" | head -n 30
+        grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|.*check failed)' \
+            "$tmp/$h.log" | head -n 10
+        grep -E '^    #[0-9]+ ' "$tmp/$h.log" | grep -v -e 'in fuzzer::' \
+            -e '__sanitizer' -e 'libc.so' | head -n 12
         for a in "$art/fuzz_$h-"*; do
             [ -f "$a" ] || continue
             echo "reproducer: $a ($(wc -c <"$a") bytes); replay: $exe $a"
