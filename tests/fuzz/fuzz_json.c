@@ -20,44 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "statbench.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                      \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,       \
-                    __LINE__, #cond);                                    \
-            abort();                                                     \
-        }                                                                \
-    } while (0)
 
-static FILE *devnull;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    devnull = fopen("/dev/null", "w");
-    if (!devnull) {
-        perror("/dev/null");
-        abort();
-    }
-    return 0;
-}
-
-static void render(const sb_run *run)
-{
-    static const int formats[] = {SB_FORMAT_TABLE, SB_FORMAT_CSV,
-                                  SB_FORMAT_JSON, SB_FORMAT_MARKDOWN,
-                                  SB_FORMAT_LATEX};
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
-        sb_error e = {0};
-        CHECK(sb_report(run, formats[i], devnull, &e) == SB_OK);
-    }
-}
 
 static sb_run *load(char *buf, size_t size, const sb_options *opt)
 {

@@ -18,40 +18,15 @@
 #include <string.h>
 
 #include "cli_parse.h"
+#include "fuzz.h"
 #include "statbench.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                      \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,       \
-                    __LINE__, #cond);                                    \
-            abort();                                                     \
-        }                                                                \
-    } while (0)
-
-static FILE *devnull;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    devnull = fopen("/dev/null", "w");
-    if (!devnull) {
-        perror("/dev/null");
-        abort();
-    }
-    return 0;
-}
 
 /* As `statbench analyze FILE` and `analyze FILE FILE`. */
 static void analyze(const double *vals, size_t n)
 {
-    static const int formats[] = {SB_FORMAT_TABLE, SB_FORMAT_CSV,
-                                  SB_FORMAT_JSON, SB_FORMAT_MARKDOWN,
-                                  SB_FORMAT_LATEX};
     const char *names[2] = {"a.txt", "b.txt"};
     const double *v[2] = {vals, vals};
     size_t ns[2] = {n, n};
@@ -70,8 +45,7 @@ static void analyze(const double *vals, size_t n)
             size_t base[2] = {SIZE_MAX, 0};
             CHECK(sb_run_set_baselines(run, base, &err) == SB_OK);
         }
-        for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-            CHECK(sb_report(run, formats[i], devnull, &err) == SB_OK);
+        render(run);
         sb_run_free(run);
     }
 }

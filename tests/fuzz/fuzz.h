@@ -1,0 +1,50 @@
+/*
+ * fuzz.h: what the libFuzzer harnesses share: a CHECK that aborts (so the
+ * fuzzer reports it), /dev/null opened once, and rendering a run in every
+ * format.
+ */
+#ifndef SB_FUZZ_H
+#define SB_FUZZ_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "statbench.h"
+
+#define CHECK(cond)                                                      \
+    do {                                                                 \
+        if (!(cond)) {                                                   \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,       \
+                    __LINE__, #cond);                                    \
+            abort();                                                     \
+        }                                                                \
+    } while (0)
+
+static FILE *devnull;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    devnull = fopen("/dev/null", "w");
+    if (!devnull) {
+        perror("/dev/null");
+        abort();
+    }
+    return 0;
+}
+
+/* Every reporter must write any run it is given. */
+static void render(const sb_run *run)
+{
+    static const int formats[] = {SB_FORMAT_TABLE, SB_FORMAT_CSV,
+                                  SB_FORMAT_JSON, SB_FORMAT_MARKDOWN,
+                                  SB_FORMAT_LATEX};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        sb_error e = {0};
+        CHECK(sb_report(run, formats[i], devnull, &e) == SB_OK);
+    }
+}
+
+#endif
