@@ -1,0 +1,129 @@
+#!/bin/sh
+# output.sh: where statbench writes and what it prints, on hostile ground
+# (issue 10): -o over special files, terminal escapes in loaded strings,
+# nonsense in a loaded run, and the baselines of --save and --against.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbout.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+TO=$(command -v timeout || true)
+to() { # to CMD...: a blocking open (a FIFO) must not hang the suite
+    if [ -n "$TO" ]; then "$TO" 20 "$@"; else "$@"; fi
+}
+
+# A small run without measuring: analyze of a file of numbers.
+seq 100 300 >"$tmp/n.txt"
+"$STATBENCH" analyze "$tmp/n.txt" -o "$tmp/run.json" >/dev/null 2>&1
+check "a run to work with" test -s "$tmp/run.json"
+
+# one_line FILE: exactly one line in FILE (the error message).
+one_line() { [ "$(wc -l <"$1")" -eq 1 ] || { diag "$(cat "$1")"; false; }; }
+# err_line NEEDLE: $tmp/err is one line holding NEEDLE.
+err_line() { grep -qF -- "$1" "$tmp/err" && one_line "$tmp/err"; }
+
+# --- -o over special files (security 3) ----------------------------------
+# A FIFO is written in place, never replaced by a regular file.
+mkfifo "$tmp/fifo"
+to cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+to "$STATBENCH" report "$tmp/run.json" -f csv -o "$tmp/fifo" >/dev/null \
+    2>"$tmp/err"
+rc=$?
+wait "$reader"
+check "-o FIFO exits 0 (rc $rc)" test "$rc" -eq 0
+check "-o FIFO: still a FIFO" test -p "$tmp/fifo"
+check "-o FIFO: the reader got the CSV" grep -q '^kernel,family' \
+    "$tmp/fifo.out"
+
+# A link to our own standard output (what /dev/stdout is) writes there.
+ln -s /proc/self/fd/1 "$tmp/mystdout"
+"$STATBENCH" report "$tmp/run.json" -f csv -o "$tmp/mystdout" \
+    >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "-o link to stdout exits 0 (rc $rc)" test "$rc" -eq 0
+check "-o link to stdout: the CSV on stdout" grep -q '^kernel,family' \
+    "$tmp/out"
+check "-o link to stdout: still a link" test -L "$tmp/mystdout"
+"$STATBENCH" report "$tmp/run.json" -f csv -o /dev/stdout >"$tmp/out" \
+    2>"$tmp/err"
+rc=$?
+check "-o /dev/stdout into a file exits 0 (rc $rc)" test "$rc" -eq 0
+check "-o /dev/stdout: CSV and table in the file" sh -c \
+    "grep -q '^kernel,family' '$tmp/out' && grep -q '^statbench .*analyze' '$tmp/out'"
+check "/dev/stdout is still a link" test -L /dev/stdout
+
+# /dev/null and /dev/full are written, never replaced; the write error
+# of /dev/full is one line and exit 1.  Guard: both stay character
+# devices (a regression here would break them for the whole machine).
+if [ -c /dev/null ]; then
+    "$STATBENCH" report "$tmp/run.json" -o /dev/null >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "-o /dev/null exits 0 (rc $rc)" test "$rc" -eq 0
+    check "/dev/null is still a character device" test -c /dev/null
+fi
+if [ -c /dev/full ]; then
+    "$STATBENCH" report "$tmp/run.json" -o /dev/full >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "-o /dev/full exits 1 (rc $rc)" test "$rc" -eq 1
+    check "-o /dev/full: one line naming the error" \
+        err_line "/dev/full: writing failed: No space left"
+    check "/dev/full is still a character device" test -c /dev/full
+else
+    skip "-o /dev/full" "no /dev/full"
+fi
+# Our own character device (a copy of /dev/null), where mknod works.
+if mknod "$tmp/mynull" c 1 3 2>/dev/null; then
+    "$STATBENCH" report "$tmp/run.json" -o "$tmp/mynull" >/dev/null \
+        2>"$tmp/err"
+    rc=$?
+    check "-o own character device exits 0 (rc $rc)" test "$rc" -eq 0
+    check "-o own character device: still one" test -c "$tmp/mynull"
+else
+    skip "-o own character device" "mknod needs root"
+fi
+
+# refused TARGET NEEDLE DESC: -o TARGET fails with one line naming it.
+refused() {
+    "$STATBENCH" report "$tmp/run.json" -o "$1" >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "-o $3: exit 1 (rc $rc)" test "$rc" -eq 1
+    check "-o $3: one line naming the path" err_line "$1: $2"
+}
+mkdir "$tmp/dir"
+refused "$tmp/dir" "a directory" "directory"
+check "-o directory: still a directory" test -d "$tmp/dir"
+echo keep >"$tmp/ro.json"
+chmod 444 "$tmp/ro.json"
+refused "$tmp/ro.json" "read-only" "read-only file"
+check "-o read-only file: content kept (even as root)" \
+    grep -qx keep "$tmp/ro.json"
+check "-o read-only file: still read-only" test "$(stat -c %a \
+    "$tmp/ro.json")" = 444
+echo target >"$tmp/target"
+ln -s target "$tmp/link"
+refused "$tmp/link" "a symbolic link" "link to a regular file"
+check "-o link: still a link" test -L "$tmp/link"
+check "-o link: target untouched" grep -qx target "$tmp/target"
+ln -s nothing "$tmp/dangling"
+refused "$tmp/dangling" "a symbolic link to nothing" "dangling link"
+check "-o dangling link: nothing created" test ! -e "$tmp/nothing"
+ln -s dir "$tmp/dirlink"
+refused "$tmp/dirlink" "a symbolic link to a directory" "link to a directory"
+
+# A regular file is replaced atomically and keeps its permissions.
+echo old >"$tmp/private.csv"
+chmod 600 "$tmp/private.csv"
+"$STATBENCH" report "$tmp/run.json" -o "$tmp/private.csv" >/dev/null 2>&1
+rc=$?
+check "-o existing file exits 0 (rc $rc)" test "$rc" -eq 0
+check "-o existing file: replaced" grep -q '^kernel,family' "$tmp/private.csv"
+check "-o existing file: still private (600)" \
+    test "$(stat -c %a "$tmp/private.csv")" = 600
+# Several -o: a refused one does not stop the others, and the exit is 1.
+"$STATBENCH" report "$tmp/run.json" -o "$tmp/dir" -o "$tmp/ok.csv" \
+    >/dev/null 2>"$tmp/err"
+rc=$?
+check "two -o, one refused: exit 1 (rc $rc)" test "$rc" -eq 1
+check "two -o, one refused: the other written" test -s "$tmp/ok.csv"
+
+done_testing
