@@ -17,6 +17,7 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 
 #include "cli_parse.h"
 #include "statbench.h"
+#include "text.h"
 
 #define DEFAULT_SIZE 10240
 #define MAX_OUTPUTS 8
@@ -153,11 +155,27 @@ static void die_usage(const char *fmt, const char *a, const char *b)
 {
     char line[1024];
     snprintf(line, sizeof line, fmt, a, b);
-    for (char *p = line; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
+    sb__clean_text(line);
     fprintf(stderr, "%s: %s\n", progname, line);
     exit(EXIT_USAGE);
+}
+
+/* One message line on stderr, "statbench: ...": the file names and
+ * values it quotes have their control characters as '?' (sb__clean_text),
+ * so a hostile name cannot reach the terminal as an escape sequence. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void say(const char *fmt, ...)
+{
+    char line[8192];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    sb__clean_text(line);
+    fprintf(stderr, "%s: %s\n", progname, line);
 }
 
 static int list_kernels(void)
@@ -226,9 +244,9 @@ static mode_t current_umask(void)
  * (ENOSPC of /dev/full), else the library's. */
 static int write_failed(const char *path, int saved_errno, const sb_error *err)
 {
-    fprintf(stderr, "%s: %s: writing failed: %s\n", progname, path,
-            saved_errno ? strerror(saved_errno)
-            : err->text[0] ? err->text : "error");
+    say("%s: writing failed: %s", path,
+        saved_errno ? strerror(saved_errno)
+        : err->text[0] ? err->text : "error");
     return -1;
 }
 
@@ -261,18 +279,17 @@ static int write_in_place(const sb_run *run, int format, const char *path,
     fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
                         (follow ? 0 : O_NOFOLLOW));
     if (fd < 0) {
-        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        say("%s: %s", path, strerror(errno));
         return -1;
     }
     if (fstat(fd, &st) != 0 || (st.st_mode & S_IFMT) != type) {
-        fprintf(stderr, "%s: %s: changed while being opened; not written\n",
-                progname, path);
+        say("%s: changed while being opened; not written", path);
         close(fd);
         return -1;
     }
     f = fdopen(fd, "w");
     if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        say("%s: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
@@ -300,7 +317,7 @@ static int replace_file(const sb_run *run, int format, const char *path,
     int rc, fd = -1, e;
 
     if (!tmp) {
-        fprintf(stderr, "%s: %s: out of memory\n", progname, path);
+        say("%s: out of memory", path);
         return -1;
     }
     snprintf(tmp, len, "%s.XXXXXX", path);
@@ -313,7 +330,7 @@ static int replace_file(const sb_run *run, int format, const char *path,
             close(fd);
     }
     if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        say("%s: %s", path, strerror(errno));
         if (fd >= 0)
             remove(tmp);
         free(tmp);
@@ -370,7 +387,7 @@ static int write_file(const sb_run *run, int format, const char *path)
 
     if (lstat(path, &st) != 0) {
         if (errno != ENOENT) {
-            fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+            say("%s: %s", path, strerror(errno));
             return -1;
         }
         return replace_file(run, format, path, (mode_t)-1);
@@ -405,7 +422,7 @@ static int write_file(const sb_run *run, int format, const char *path)
     } else {
         what = "not a regular file";
     }
-    fprintf(stderr, "%s: %s: %s: not written\n", progname, path, what);
+    say("%s: %s: not written", path, what);
     return -1;
 }
 
@@ -812,11 +829,9 @@ static int emit(const sb_run *run, const struct cli *cli)
         int rc = sb_plot(run, cli->plot, cli->plot_kind, NULL, &err);
         if (rc == SB_EUNAVAIL) {
             /* No gnuplot: the script and data are there; say how. */
-            fprintf(stderr, "%s: --plot %s: %s\n", progname, cli->plot,
-                    err.text);
+            say("--plot %s: %s", cli->plot, err.text);
         } else if (rc != SB_OK) {
-            fprintf(stderr, "%s: --plot %s: %s\n", progname, cli->plot,
-                    err.text);
+            say("--plot %s: %s", cli->plot, err.text);
             status = 1;
         }
         memset(&err, 0, sizeof err);
@@ -855,7 +870,7 @@ static sb_run *load_or_die(const char *path, const sb_options *opt)
     sb_run *run = NULL;
 
     if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        say("%s: %s", path, strerror(errno));
         exit(EXIT_USAGE);
     }
     if (sb_run_load(f, path, opt, &run, &err) != SB_OK) {
@@ -901,7 +916,7 @@ static char *baseline_path(const char *name, int create)
                 *p = '/';
             }
         if (mkdir(base, 0755) != 0 && errno != EEXIST) {
-            fprintf(stderr, "%s: %s: %s\n", progname, base, strerror(errno));
+            say("%s: %s", base, strerror(errno));
             return NULL;
         }
     }
@@ -947,9 +962,8 @@ static int cmd_compare(int argc, char **argv, struct cli *cli)
         return 1;
     }
     if (matched == 0) {
-        fprintf(stderr, "%s: %s and %s have no cell in common (same kernel, "
-                        "size and offsets)\n",
-                progname, argv[optind], argv[optind + 1]);
+        say("%s and %s have no cell in common (same kernel, size and "
+            "offsets)", argv[optind], argv[optind + 1]);
         sb_run_free(a);
         sb_run_free(b);
         return EXIT_USAGE;
@@ -971,7 +985,7 @@ static double *read_numbers(const char *path, size_t *n)
     double *v = NULL;
 
     if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        say("%s: %s", path, strerror(errno));
         exit(EXIT_USAGE);
     }
     if (cli_read_numbers(f, path, &v, n, msg, sizeof msg) != 0)
@@ -1454,9 +1468,8 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         if (sb_run_compare_to(run, against, &matched, &err) != SB_OK)
             fprintf(stderr, "%s: %s\n", progname, err.text);
         else if (matched == 0)
-            fprintf(stderr, "%s: --against %s: no cell in common (same "
-                            "kernel, size and offsets)\n",
-                    progname, cli->against);
+            say("--against %s: no cell in common (same kernel, size and "
+                "offsets)", cli->against);
     } else if (cli->baseline) {
         size_t *base = baselines(run, cli->baseline);
         if (sb_run_set_baselines(run, base, &err) != SB_OK)
@@ -1469,8 +1482,7 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         if (!path || write_file(run, SB_FORMAT_JSON, path) != 0)
             status = 1;
         else if (!cli->quiet)
-            fprintf(stderr, "%s: saved as baseline '%s' (%s)\n", progname,
-                    cli->save, path);
+            say("saved as baseline '%s' (%s)", cli->save, path);
         free(path);
     }
     if (against) {
@@ -1481,10 +1493,9 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
                 slower++;
         }
         if (slower && status == 0) {
-            fprintf(stderr,
-                    "%s: %zu cell%s slower than baseline '%s' beyond the "
-                    "threshold, with significance\n",
-                    progname, slower, slower == 1 ? "" : "s", cli->against);
+            say("%zu cell%s slower than baseline '%s' beyond the "
+                "threshold, with significance",
+                slower, slower == 1 ? "" : "s", cli->against);
             status = 1;
         }
         sb_run_free(against);

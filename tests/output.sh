@@ -126,4 +126,57 @@ rc=$?
 check "two -o, one refused: exit 1 (rc $rc)" test "$rc" -eq 1
 check "two -o, one refused: the other written" test -s "$tmp/ok.csv"
 
+# --- terminal escapes (security 4) ---------------------------------------
+# clean FILE: no C0 control but the newline, no DEL, no C1 control
+# (U+0080..U+009F, which 8-bit terminals obey), and valid UTF-8.
+C1="$(printf '\302')[$(printf '\200')-$(printf '\237')]"
+clean() {
+    bad=$(LC_ALL=C tr -d '\n\040-\176\200-\377' <"$1" | wc -c)
+    [ "$bad" -eq 0 ] || { diag "$1: $bad control bytes"; return 1; }
+    if LC_ALL=C grep -q "$C1" "$1"; then
+        diag "$1: a C1 control"
+        return 1
+    fi
+    if command -v iconv >/dev/null &&
+        ! iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1; then
+        diag "$1: not UTF-8"
+        return 1
+    fi
+}
+# Every string field of esc.json holds ESC, OSC, BEL, CSI as C1, DEL,
+# CR, BS and NEL.
+esc="$top_srcdir/tests/fixtures/esc.json"
+for fmt in table csv json markdown latex; do
+    "$STATBENCH" report "$esc" -f "$fmt" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check "report esc.json -f $fmt exits 0 (rc $rc)" test "$rc" -eq 0
+    check "report esc.json -f $fmt: no control characters" clean "$tmp/out"
+    check "report esc.json -f $fmt: none on stderr" clean "$tmp/err"
+done
+"$STATBENCH" report "$esc" >"$tmp/out" 2>&1
+check "report esc.json: the strings are there, cleaned" \
+    grep -qF 'machine:  cpu_model?[31m?]0;pwn??2J????; kernel_version?' \
+    "$tmp/out"
+"$STATBENCH" report "$esc" -o "$tmp/esc.md" -o "$tmp/esc.json" \
+    -o "$tmp/esc.csv" >"$tmp/out" 2>"$tmp/err"
+for f in esc.md esc.json esc.csv; do
+    check "report esc.json -o $f: no control characters" clean "$tmp/$f"
+done
+"$STATBENCH" compare "$esc" "$esc" >"$tmp/out" 2>"$tmp/err"
+check "compare esc.json esc.json: no control characters" clean "$tmp/out"
+# File names: in messages, in an analyze table, in a run's command.
+bad_name="$tmp/$(printf 'e\033[2J\302\233x\177')"
+"$STATBENCH" report "$bad_name.json" >"$tmp/out" 2>"$tmp/err"
+check "a missing file's name in the message: no control characters" \
+    clean "$tmp/err"
+cp "$tmp/n.txt" "$bad_name.txt"
+for fmt in table csv json markdown latex; do
+    "$STATBENCH" analyze "$bad_name.txt" -f "$fmt" >"$tmp/out" 2>"$tmp/err"
+    check "analyze of a hostile file name -f $fmt: no control characters" \
+        clean "$tmp/out"
+done
+"$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q \
+    -o "$bad_name.csv" >"$tmp/out" 2>"$tmp/err"
+check "a run's command with a hostile -o name: clean header" clean "$tmp/out"
+
 done_testing
