@@ -378,13 +378,25 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
         return sb__error(err, SB_ENOMEM, "out of memory");
     for (size_t j = 0; j < ns; j++) {
         json_t *v = json_array_get(samples, j);
-        if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+        double x = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!json_is_number(v) || !isfinite(x)) {
             free(all);
             return sb__error(err, SB_EIO,
-                             "%s: cell %zu: sample %zu is not a finite "
-                             "number", name, i, j);
+                             "%s: cells[%zu].samples_ticks[%zu]: not a "
+                             "finite number", name, i, j);
         }
-        all[j] = json_number_value(v);
+        /* A measured cell of some size has times: one not above zero is
+         * nonsense that would print as a negative or infinite MB/s.
+         * Imported values (analyze) are in their own unit, and a cell of
+         * no size (an empty region) may measure below the timer's
+         * overhead. */
+        if (!run->imported && r->cell.size > 0 && !(x > 0)) {
+            free(all);
+            return sb__error(err, SB_EIO,
+                             "%s: cells[%zu].samples_ticks[%zu]: %g is not "
+                             "a positive time", name, i, j, x);
+        }
+        all[j] = x;
     }
     /* Per-sample counters (sample-major, in meta.counter_names' order)
      * and disturbance flags, when the file has them. */
@@ -541,6 +553,10 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
     rc = load_meta(run, root, name, err);
     if (rc != SB_OK)
         goto out;
+    /* Samples from elsewhere: marked, or (files written before the mark)
+     * told by the clock analyze records. */
+    run->imported = json_is_true(json_object_get(root, "imported")) ||
+                    !strcmp(run->hz_source, "samples measured elsewhere");
     /* Stand-ins for kernels this build does not have. */
     {
         size_t nsi = 0;

@@ -1410,12 +1410,32 @@ static void check_baseline(const sb_plan *plan, const char *spec)
               "--kernel, or align=N of --align)%s", spec, "");
 }
 
+/* --against must share a cell with the plan (same kernel, size and
+ * offsets), as compare needs its two runs to: checked before measuring,
+ * so that it costs no time, and with compare's exit status 2. */
+static void check_against(const sb_plan *plan, const sb_run *base,
+                          const char *name)
+{
+    for (size_t i = 0; i < sb_plan_count(plan); i++) {
+        const sb_cell *c = sb_plan_cell(plan, i);
+        for (size_t j = 0; j < sb_run_count(base); j++) {
+            const sb_cell *b = &sb_run_cell(base, j)->cell;
+            if (!strcmp(b->kernel->name, c->kernel->name) &&
+                b->size == c->size && b->src_align == c->src_align &&
+                b->dst_align == c->dst_align)
+                return;
+        }
+    }
+    die_usage("--against %s: no cell in common with this run (same "
+              "kernel, size and offsets)%s", name, "");
+}
+
 static int cmd_measure(int argc, char **argv, struct cli *cli)
 {
     sb_plan *plan = sb_plan_new();
     sb_run *run = NULL, *against = NULL;
     sb_error err = {0};
-    int status;
+    int status, no_common = 0;
 
     if (cli->save)
         free(baseline_path(cli->save, 0)); /* checks the name, early */
@@ -1443,6 +1463,8 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
     add_cells(plan, cli);
     if (cli->baseline)
         check_baseline(plan, cli->baseline);
+    if (against)
+        check_against(plan, against, cli->against);
     if (sb_plan_check(plan, &cli->opt, &err) != SB_OK)
         die_usage("%s%s", err.text, "");
 
@@ -1465,11 +1487,13 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
     record_command(run, cli);
     if (against) {
         size_t matched = 0;
-        if (sb_run_compare_to(run, against, &matched, &err) != SB_OK)
+        if (sb_run_compare_to(run, against, &matched, &err) != SB_OK) {
             fprintf(stderr, "%s: %s\n", progname, err.text);
-        else if (matched == 0)
+        } else if (matched == 0) {
             say("--against %s: no cell in common (same kernel, size and "
                 "offsets)", cli->against);
+            no_common = 1;
+        }
     } else if (cli->baseline) {
         size_t *base = baselines(run, cli->baseline);
         if (sb_run_set_baselines(run, base, &err) != SB_OK)
@@ -1500,6 +1524,8 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         }
         sb_run_free(against);
     }
+    if (no_common && status == 0)
+        status = EXIT_USAGE; /* as compare */
     if (sb_run_interrupted(run)) {
         fprintf(stderr, "%s: interrupted: partial results above\n",
                 progname);

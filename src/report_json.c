@@ -273,6 +273,10 @@ int sb__report_json(const sb_run *run, FILE *f, sb_error *err)
                      (json_int_t)run->invocations, "cells", cells);
     if (!root)
         return sb__error(err, SB_ENOMEM, "building the JSON failed");
+    /* Samples from elsewhere (analyze) may be any finite value, in their
+     * own unit: the loader must know not to read them as times. */
+    if (run->imported)
+        json_object_set_new(root, "imported", json_true());
     rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
     json_decref(root);
     if (rc != 0 || fputc('\n', f) == EOF || fflush(f) != 0)
