@@ -884,14 +884,17 @@ static sb_run *load_or_die(const char *path, const sb_options *opt)
 
 /* Where saved baselines live: $STATBENCH_BASELINES, else
  * $XDG_DATA_HOME/statbench/baselines, else
- * ~/.local/share/statbench/baselines.  A name is letters, digits, '.',
- * '_' and '-' (no path).  With create, the directory is made.  Returns a
- * new path NAME.json or exits with status 2 on a bad name. */
+ * ~/.local/share/statbench/baselines; with none of the three set, nowhere
+ * (not the current directory without a word: refused, asking for
+ * STATBENCH_BASELINES).  A name is letters, digits, '.', '_' and '-' (no
+ * path).  With create, the directory is made.  Returns a new path
+ * NAME.json or exits with status 2 on a bad name or directory. */
 static char *baseline_path(const char *name, int create)
 {
     const char *dir = getenv("STATBENCH_BASELINES"), *xdg, *home;
     char base[4096], *path;
     size_t len;
+    int w;
 
     if (!*name || strlen(name) > 128 || name[0] == '.' ||
         strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -899,13 +902,26 @@ static char *baseline_path(const char *name, int create)
         die_usage("baseline name '%s': use letters, digits, '.', '_' and "
                   "'-'%s", name, "");
     if (dir && *dir) {
-        snprintf(base, sizeof base, "%s", dir);
+        w = snprintf(base, sizeof base, "%s", dir);
+        dir = "STATBENCH_BASELINES";
     } else if ((xdg = getenv("XDG_DATA_HOME")) && *xdg) {
-        snprintf(base, sizeof base, "%s/statbench/baselines", xdg);
+        w = snprintf(base, sizeof base, "%s/statbench/baselines", xdg);
+        dir = "XDG_DATA_HOME";
+    } else if ((home = getenv("HOME")) && *home) {
+        w = snprintf(base, sizeof base, "%s/.local/share/statbench/baselines",
+                     home);
+        dir = "HOME";
     } else {
-        home = getenv("HOME");
-        snprintf(base, sizeof base, "%s/.local/share/statbench/baselines",
-                 home && *home ? home : ".");
+        die_usage("baseline '%s': HOME is not set: set STATBENCH_BASELINES "
+                  "to the directory of baselines%s", name, "");
+        return NULL;
+    }
+    /* Never a shortened path: it would name another directory. */
+    if (w < 0 || (size_t)w >= sizeof base) {
+        char n[32];
+        snprintf(n, sizeof n, "%zu", sizeof base - 1);
+        die_usage("baseline directory from %s: longer than %s bytes", dir,
+                  n);
     }
     if (create) {
         /* mkdir -p */
@@ -1448,6 +1464,10 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         fclose(f);
         against = load_or_die(path, NULL);
         free(path);
+        if (sb_run_interrupted(against))
+            say("--against %s: this baseline was interrupted (saved from "
+                "partial results): its cells rest on fewer samples",
+                cli->against);
         if (cli->baseline)
             die_usage("--against and --baseline '%s' cannot be combined%s",
                       cli->baseline, "");
@@ -1501,12 +1521,17 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         free(base);
     }
     status = emit(run, cli);
-    if (cli->save && status == 0) {
+    if (cli->save) {
+        /* Saved even when an output above failed (the measurement is
+         * good), and then said even with -q: the exit status is 1. */
         char *path = baseline_path(cli->save, 1);
+        int failed = status;
         if (!path || write_file(run, SB_FORMAT_JSON, path) != 0)
             status = 1;
-        else if (!cli->quiet)
-            say("saved as baseline '%s' (%s)", cli->save, path);
+        else if (!cli->quiet || failed)
+            say("saved as baseline '%s' (%s)%s%s", cli->save, path,
+                sb_run_interrupted(run) ? ", marked interrupted" : "",
+                failed ? "; an output above was not written" : "");
         free(path);
     }
     if (against) {

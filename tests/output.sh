@@ -179,4 +179,78 @@ done
     -o "$bad_name.csv" >"$tmp/out" 2>"$tmp/err"
 check "a run's command with a hostile -o name: clean header" clean "$tmp/out"
 
+# --- loaded nonsense (item 8) ----------------------------------------------
+# The first sample of each cell of esc.json made negative, then zero.
+awk '/"samples_ticks": \[/ { print; getline; sub(/[0-9.e+]+/, "-4.2") } 1' \
+    "$esc" >"$tmp/neg.json"
+check "bad_input: a negative sample names file and field" bad_input \
+    "neg.json: cells[0].samples_ticks[0]: -4.2 is not a positive time" \
+    report "$tmp/neg.json"
+sed 's/-4\.2/0/' "$tmp/neg.json" >"$tmp/zero.json"
+check "bad_input: a zero sample names file and field" bad_input \
+    "zero.json: cells[0].samples_ticks[0]: 0 is not a positive time" \
+    report "$tmp/zero.json"
+check "bad_input: compare refuses it too" bad_input "is not a positive time" \
+    compare "$tmp/zero.json" "$esc"
+sed 's/"hz": [0-9.e+]*/"hz": -1/' "$esc" >"$tmp/hz.json"
+check "bad_input: a negative clock rate" bad_input '"meta.timer.hz"' \
+    report "$tmp/hz.json"
+# Imported values (analyze) may be negative; a reloaded one keeps its
+# own unit (no MB/s of a size-0 cell).
+printf -- '-3\n-1\n0\n2\n' >"$tmp/neg.txt"
+"$STATBENCH" analyze "$tmp/neg.txt" -o "$tmp/an.json" >/dev/null 2>&1
+"$STATBENCH" report "$tmp/an.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "a reloaded analyze run with negative values: exit 0 (rc $rc)" \
+    test "$rc" -eq 0
+check "a reloaded analyze run: values in their own unit, no MB/s" sh -c \
+    "grep -q '^data ' '$tmp/out' && ! grep -q 'MB/s' '$tmp/out'"
+
+# --- baselines: --against, --save (item 7 and smaller) ---------------------
+STATBENCH_BASELINES="$tmp/bl"
+export STATBENCH_BASELINES
+mkdir "$tmp/bl"
+cp "$tmp/run.json" "$tmp/bl/other.json"
+check "bad_input: --against with no cell in common exits 2, as compare" \
+    bad_input "--against other: no cell in common" -k movsl -s 1K \
+    --max-time 1 -q --against other
+check "bad_input: compare with no cell in common exits 2" \
+    bad_input "have no cell in common" compare "$tmp/run.json" "$esc"
+# An interrupted baseline is marked in its file; --against says so.
+sed 's/"interrupted": false/"interrupted": true/' "$esc" \
+    >"$tmp/bl/cut.json"
+"$STATBENCH" -k movsl -s 1K -a 0 --max-time 0.3 --invocations 1 -q \
+    --against cut >/dev/null 2>"$tmp/err"
+check "--against an interrupted baseline: a warning" \
+    grep -q "against cut: this baseline was interrupted" "$tmp/err"
+# An -o that cannot be written does not silently drop the --save.
+"$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q \
+    -o "$tmp/nodir/x.csv" --save s2 >/dev/null 2>"$tmp/err"
+rc=$?
+check "-o into a missing directory with --save: exit 1 (rc $rc)" \
+    test "$rc" -eq 1
+check "-o failed, --save still saved" test -s "$tmp/bl/s2.json"
+check "-o failed, --save: a line says what was saved and what not" \
+    grep -q "saved as baseline 's2' .*an output above was not written" \
+    "$tmp/err"
+check "the failed -o is named" grep -q "nodir/x.csv: No such file" "$tmp/err"
+# Without HOME (and XDG_DATA_HOME, STATBENCH_BASELINES) no baseline goes
+# to the current directory: refused before measuring.
+mkdir "$tmp/cwd"
+sb=$(cd "$(dirname "$STATBENCH")" && pwd)/$(basename "$STATBENCH")
+(cd "$tmp/cwd" && env -u HOME -u XDG_DATA_HOME -u STATBENCH_BASELINES \
+    "$sb" -k movsl --save h >"$tmp/out" 2>"$tmp/err")
+rc=$?
+check "--save without HOME: exit 2 (rc $rc)" test "$rc" -eq 2
+check "--save without HOME: one line asking for STATBENCH_BASELINES" \
+    err_line "set STATBENCH_BASELINES"
+check "--save without HOME: nothing in the current directory" \
+    test -z "$(ls -A "$tmp/cwd")"
+# A baseline directory too long for a path is refused, never shortened.
+long=$tmp/$(printf '%05000d' 0)
+STATBENCH_BASELINES=$long
+check "bad_input: a STATBENCH_BASELINES over 4095 bytes" \
+    bad_input "longer than 4095 bytes" -k movsl --save x
+STATBENCH_BASELINES="$tmp/bl"
+
 done_testing
