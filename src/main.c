@@ -1076,7 +1076,12 @@ static int cmd_check_env(int argc, char **argv, struct cli *cli)
     printf("statbench %s check-env: the environment of CPU %d\n\n",
            sb_version(), cpu);
     for (size_t i = 0; i < env.n; i++) {
-        const sb_env_item *e = &env.items[i];
+        sb_env_item *e = &env.items[i];
+        /* Values read from the system (a CPU model, a host's files):
+         * printed without their control characters. */
+        sb__clean_text(e->key);
+        sb__clean_text(e->value);
+        sb__clean_text(e->advice);
         printf("%-7s %-16s %s\n", e->warn ? "WARN" : "ok", e->key, e->value);
         if (e->advice[0])
             printf("%-7s %-16s -> %s\n", "", "", e->advice);
@@ -1169,7 +1174,15 @@ static int cmd_noise(int argc, char **argv, struct cli *cli)
     per_inv = sb_run_elapsed(run) / (double)sb_run_cell(run, 0)->invocations;
     printf("statbench %s noise: this machine's timing noise on CPU %d\n",
            sb_version(), m->cpu);
-    printf("machine:  %s; %s\n", m->cpu_model, m->kernel_version);
+    {
+        /* From the system: printed without control characters. */
+        char model[sizeof m->cpu_model], kver[sizeof m->kernel_version];
+        snprintf(model, sizeof model, "%s", m->cpu_model);
+        snprintf(kver, sizeof kver, "%s", m->kernel_version);
+        sb__clean_text(model);
+        sb__clean_text(kver);
+        printf("machine:  %s; %s\n", model, kver);
+    }
     printf("timer:    %s at %.6g MHz; overhead %.0f ticks (bare pair %.0f)\n",
            m->timer.kind == SB_TIMER_TSC ? "TSC" : "clock", m->timer.hz / 1e6,
            m->timer.overhead, m->timer.bare_overhead);
