@@ -30,6 +30,8 @@ int sb__error(sb_error *err, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err->text, sizeof err->text, fmt, ap);
     va_end(ap);
+    /* Messages quote file names and loaded strings: one clean line. */
+    sb__clean_text(err->text);
     return code;
 }
 

@@ -40,14 +40,13 @@ static int by_stand_in(const void *a, const void *b)
                   ((const struct stand_in *)b)->name);
 }
 
-/* A name ends up in one-line tables: no control characters.  Returns a
- * new string, or NULL when out of memory. */
+/* A name ends up in one-line tables: no control characters (C0, DEL,
+ * C1, bytes that are not UTF-8).  Returns a new string, or NULL when out
+ * of memory. */
 static char *clean_name(const char *name)
 {
     char *n = strdup(name);
-    for (char *p = n; p && *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
+    sb__clean_text(n);
     return n;
 }
 
@@ -162,10 +161,13 @@ static int get_size(json_t *o, const char *key, size_t *out)
     return 0;
 }
 
+/* Every string of a loaded run is printed somewhere (the header, a
+ * note, a message): its control characters become '?' here, once. */
 static void copy_str(char *dst, size_t len, json_t *o, const char *key)
 {
     const char *s = get_str(o, key);
     snprintf(dst, len, "%s", s ? s : "");
+    sb__clean_text(dst);
 }
 
 static int load_meta(sb_run *run, json_t *root, const char *name,
@@ -205,7 +207,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
         }
     }
     if (get_str(m, "command")) {
-        run->command = strdup(get_str(m, "command"));
+        run->command = clean_name(get_str(m, "command"));
         if (!run->command)
             return sb__error(err, SB_ENOMEM, "out of memory");
     }
@@ -234,14 +236,16 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
         size_t i, used = 0;
         json_array_foreach(notes, i, v)
         {
+            size_t at = used + (used != 0);
             if (!json_is_string(v) || used >= sizeof meta->notes - 1)
                 continue;
             used += (size_t)snprintf(meta->notes + used,
                                      sizeof meta->notes - used, "%s%s",
                                      used ? "\n" : "", json_string_value(v));
+            if (at < sizeof meta->notes)
+                sb__clean_text(meta->notes + at); /* this note's text */
+            used = strlen(meta->notes);
         }
-        if (used >= sizeof meta->notes)
-            meta->notes[sizeof meta->notes - 1] = '\0';
     }
     {
         json_t *env = json_object_get(m, "env"), *v;
@@ -266,9 +270,12 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
         {
             if (!json_is_string(v) || meta->ncounters >= SB_MAX_COUNTERS)
                 continue;
-            snprintf(meta->counter_names[meta->ncounters++],
+            snprintf(meta->counter_names[meta->ncounters],
                      sizeof meta->counter_names[0], "%s",
                      json_string_value(v));
+            /* Cleaned: per-sample counters of a name with controls are
+             * then not found, and read as missing. */
+            sb__clean_text(meta->counter_names[meta->ncounters++]);
         }
     }
     o = json_object_get(m, "options");
@@ -371,13 +378,25 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
         return sb__error(err, SB_ENOMEM, "out of memory");
     for (size_t j = 0; j < ns; j++) {
         json_t *v = json_array_get(samples, j);
-        if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+        double x = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!json_is_number(v) || !isfinite(x)) {
             free(all);
             return sb__error(err, SB_EIO,
-                             "%s: cell %zu: sample %zu is not a finite "
-                             "number", name, i, j);
+                             "%s: cells[%zu].samples_ticks[%zu]: not a "
+                             "finite number", name, i, j);
         }
-        all[j] = json_number_value(v);
+        /* A measured cell of some size has times: one not above zero is
+         * nonsense that would print as a negative or infinite MB/s.
+         * Imported values (analyze) are in their own unit, and a cell of
+         * no size (an empty region) may measure below the timer's
+         * overhead. */
+        if (!run->imported && r->cell.size > 0 && !(x > 0)) {
+            free(all);
+            return sb__error(err, SB_EIO,
+                             "%s: cells[%zu].samples_ticks[%zu]: %g is not "
+                             "a positive time", name, i, j, x);
+        }
+        all[j] = x;
     }
     /* Per-sample counters (sample-major, in meta.counter_names' order)
      * and disturbance flags, when the file has them. */
@@ -534,6 +553,10 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
     rc = load_meta(run, root, name, err);
     if (rc != SB_OK)
         goto out;
+    /* Samples from elsewhere: marked, or (files written before the mark)
+     * told by the clock analyze records. */
+    run->imported = json_is_true(json_object_get(root, "imported")) ||
+                    !strcmp(run->hz_source, "samples measured elsewhere");
     /* Stand-ins for kernels this build does not have. */
     {
         size_t nsi = 0;

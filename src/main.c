@@ -12,10 +12,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 
 #include "cli_parse.h"
 #include "statbench.h"
+#include "text.h"
 
 #define DEFAULT_SIZE 10240
 #define MAX_OUTPUTS 8
@@ -152,11 +155,27 @@ static void die_usage(const char *fmt, const char *a, const char *b)
 {
     char line[1024];
     snprintf(line, sizeof line, fmt, a, b);
-    for (char *p = line; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
+    sb__clean_text(line);
     fprintf(stderr, "%s: %s\n", progname, line);
     exit(EXIT_USAGE);
+}
+
+/* One message line on stderr, "statbench: ...": the file names and
+ * values it quotes have their control characters as '?' (sb__clean_text),
+ * so a hostile name cannot reach the terminal as an escape sequence. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void say(const char *fmt, ...)
+{
+    char line[8192];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    sb__clean_text(line);
+    fprintf(stderr, "%s: %s\n", progname, line);
 }
 
 static int list_kernels(void)
@@ -214,7 +233,6 @@ static int progress(void *arg, size_t round, double elapsed)
     return 0;
 }
 
-/* Write the report to path atomically: a temporary file, then rename. */
 static mode_t current_umask(void)
 {
     mode_t m = umask(022);
@@ -222,45 +240,190 @@ static mode_t current_umask(void)
     return m;
 }
 
-static int write_file(const sb_run *run, int format, const char *path)
+/* One line for a failed write: the system's reason when there is one
+ * (ENOSPC of /dev/full), else the library's. */
+static int write_failed(const char *path, int saved_errno, const sb_error *err)
+{
+    say("%s: writing failed: %s", path,
+        saved_errno ? strerror(saved_errno)
+        : err->text[0] ? err->text : "error");
+    return -1;
+}
+
+/* The report into a stream we keep open (our standard output or error). */
+static int write_stream(const sb_run *run, int format, const char *path,
+                        FILE *f)
+{
+    sb_error err = {0};
+    int rc;
+
+    fflush(stdout);
+    errno = 0;
+    rc = sb_report(run, format, f, &err);
+    if (rc == SB_OK && fflush(f) != 0)
+        rc = SB_EIO;
+    return rc == SB_OK ? 0 : write_failed(path, errno, &err);
+}
+
+/* A FIFO, character device or socket written where it is: replacing it
+ * would break it for every other user (root's -o /dev/full).  type is
+ * the file type lstat or stat saw; the file opened must still be one. */
+static int write_in_place(const sb_run *run, int format, const char *path,
+                          mode_t type, int follow)
+{
+    struct stat st;
+    sb_error err = {0};
+    FILE *f;
+    int rc, fd, e;
+
+    fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
+                        (follow ? 0 : O_NOFOLLOW));
+    if (fd < 0) {
+        say("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || (st.st_mode & S_IFMT) != type) {
+        say("%s: changed while being opened; not written", path);
+        close(fd);
+        return -1;
+    }
+    f = fdopen(fd, "w");
+    if (!f) {
+        say("%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    errno = 0;
+    rc = sb_report(run, format, f, &err);
+    e = errno;
+    if (fclose(f) != 0 && rc == SB_OK) {
+        rc = SB_EIO;
+        e = errno;
+    }
+    return rc == SB_OK ? 0 : write_failed(path, e, &err);
+}
+
+/* A new or regular file replaced atomically: a fresh temporary file beside
+ * the target (mkstemp: never an existing file or link), renamed over it
+ * once complete.  mode is the replaced file's permissions (a private file
+ * stays private), or (mode_t)-1 for a new file. */
+static int replace_file(const sb_run *run, int format, const char *path,
+                        mode_t mode)
 {
     size_t len = strlen(path) + 16;
     char *tmp = malloc(len);
     FILE *f = NULL;
     sb_error err = {0};
-    int rc, fd;
+    int rc, fd = -1, e;
 
-    if (!tmp)
+    if (!tmp) {
+        say("%s: out of memory", path);
         return -1;
-    /* A fresh temporary file beside the target (mkstemp: never an
-     * existing file or link), renamed over it once complete. */
+    }
     snprintf(tmp, len, "%s.XXXXXX", path);
     fd = mkstemp(tmp);
     if (fd >= 0) {
-        fchmod(fd, 0644 & ~current_umask());
+        fchmod(fd, mode != (mode_t)-1 ? mode & 07777
+                                       : 0644 & ~current_umask());
         f = fdopen(fd, "w");
         if (!f)
             close(fd);
     }
     if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        say("%s: %s", path, strerror(errno));
         if (fd >= 0)
             remove(tmp);
         free(tmp);
         return -1;
     }
+    errno = 0;
     rc = sb_report(run, format, f, &err);
-    if (fclose(f) != 0 && rc == SB_OK)
+    e = errno;
+    if (fclose(f) != 0 && rc == SB_OK) {
         rc = SB_EIO;
-    if (rc == SB_OK && rename(tmp, path) != 0)
+        e = errno;
+    }
+    if (rc == SB_OK && rename(tmp, path) != 0) {
         rc = SB_EIO;
+        e = errno;
+    }
     if (rc != SB_OK) {
-        fprintf(stderr, "%s: %s: writing failed: %s\n", progname, path,
-                err.text[0] ? err.text : strerror(errno));
+        write_failed(path, e, &err);
         remove(tmp);
     }
     free(tmp);
     return rc == SB_OK ? 0 : -1;
+}
+
+/* Whether st is the file of our standard output or error: -o /dev/stdout
+ * (a link to /proc/self/fd/1) or -o FILE >FILE write through the stream
+ * already open, in order with the table. */
+static FILE *std_stream(const struct stat *st)
+{
+    struct stat s;
+    if (fstat(STDOUT_FILENO, &s) == 0 && s.st_dev == st->st_dev &&
+        s.st_ino == st->st_ino)
+        return stdout;
+    if (fstat(STDERR_FILENO, &s) == 0 && s.st_dev == st->st_dev &&
+        s.st_ino == st->st_ino)
+        return stderr;
+    return NULL;
+}
+
+/* Write the report to path (-o and --save), never turning it against the
+ * user: a new or regular file is replaced atomically (replace_file); our
+ * own standard output or error is written through its stream; a FIFO,
+ * character device or socket is written in place.  Refused, with one
+ * line: a directory, a block device, a regular file without write
+ * permission (by its mode bits: root passes access() but a read-only file
+ * stays read-only), and a symbolic link to anything but a FIFO, device
+ * or socket (renaming would replace the link, and writing through it is
+ * what a link planted in a shared directory wants: name the target). */
+static int write_file(const sb_run *run, int format, const char *path)
+{
+    struct stat st, t;
+    FILE *std;
+    const char *what;
+
+    if (lstat(path, &st) != 0) {
+        if (errno != ENOENT) {
+            say("%s: %s", path, strerror(errno));
+            return -1;
+        }
+        return replace_file(run, format, path, (mode_t)-1);
+    }
+    if (S_ISLNK(st.st_mode)) {
+        if (stat(path, &t) != 0)
+            what = "a symbolic link to nothing";
+        else if ((std = std_stream(&t)))
+            return write_stream(run, format, path, std);
+        else if (S_ISCHR(t.st_mode) || S_ISFIFO(t.st_mode) ||
+                 S_ISSOCK(t.st_mode))
+            return write_in_place(run, format, path, t.st_mode & S_IFMT, 1);
+        else if (S_ISDIR(t.st_mode))
+            what = "a symbolic link to a directory";
+        else
+            what = "a symbolic link (give the path of its target)";
+    } else if ((std = std_stream(&st))) {
+        return write_stream(run, format, path, std);
+    } else if (S_ISREG(st.st_mode)) {
+        int ok = geteuid() == 0 ? (st.st_mode & 0222) != 0
+                                : access(path, W_OK) == 0;
+        if (ok)
+            return replace_file(run, format, path, st.st_mode);
+        what = "read-only (kept; make it writable or choose another name)";
+    } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+               S_ISSOCK(st.st_mode)) {
+        return write_in_place(run, format, path, st.st_mode & S_IFMT, 0);
+    } else if (S_ISDIR(st.st_mode)) {
+        what = "a directory";
+    } else if (S_ISBLK(st.st_mode)) {
+        what = "a block device";
+    } else {
+        what = "not a regular file";
+    }
+    say("%s: %s: not written", path, what);
+    return -1;
 }
 
 enum {
@@ -666,11 +829,9 @@ static int emit(const sb_run *run, const struct cli *cli)
         int rc = sb_plot(run, cli->plot, cli->plot_kind, NULL, &err);
         if (rc == SB_EUNAVAIL) {
             /* No gnuplot: the script and data are there; say how. */
-            fprintf(stderr, "%s: --plot %s: %s\n", progname, cli->plot,
-                    err.text);
+            say("--plot %s: %s", cli->plot, err.text);
         } else if (rc != SB_OK) {
-            fprintf(stderr, "%s: --plot %s: %s\n", progname, cli->plot,
-                    err.text);
+            say("--plot %s: %s", cli->plot, err.text);
             status = 1;
         }
         memset(&err, 0, sizeof err);
@@ -709,7 +870,7 @@ static sb_run *load_or_die(const char *path, const sb_options *opt)
     sb_run *run = NULL;
 
     if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        say("%s: %s", path, strerror(errno));
         exit(EXIT_USAGE);
     }
     if (sb_run_load(f, path, opt, &run, &err) != SB_OK) {
@@ -723,14 +884,17 @@ static sb_run *load_or_die(const char *path, const sb_options *opt)
 
 /* Where saved baselines live: $STATBENCH_BASELINES, else
  * $XDG_DATA_HOME/statbench/baselines, else
- * ~/.local/share/statbench/baselines.  A name is letters, digits, '.',
- * '_' and '-' (no path).  With create, the directory is made.  Returns a
- * new path NAME.json or exits with status 2 on a bad name. */
+ * ~/.local/share/statbench/baselines; with none of the three set, nowhere
+ * (not the current directory without a word: refused, asking for
+ * STATBENCH_BASELINES).  A name is letters, digits, '.', '_' and '-' (no
+ * path).  With create, the directory is made.  Returns a new path
+ * NAME.json or exits with status 2 on a bad name or directory. */
 static char *baseline_path(const char *name, int create)
 {
     const char *dir = getenv("STATBENCH_BASELINES"), *xdg, *home;
     char base[4096], *path;
     size_t len;
+    int w;
 
     if (!*name || strlen(name) > 128 || name[0] == '.' ||
         strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -738,13 +902,26 @@ static char *baseline_path(const char *name, int create)
         die_usage("baseline name '%s': use letters, digits, '.', '_' and "
                   "'-'%s", name, "");
     if (dir && *dir) {
-        snprintf(base, sizeof base, "%s", dir);
+        w = snprintf(base, sizeof base, "%s", dir);
+        dir = "STATBENCH_BASELINES";
     } else if ((xdg = getenv("XDG_DATA_HOME")) && *xdg) {
-        snprintf(base, sizeof base, "%s/statbench/baselines", xdg);
+        w = snprintf(base, sizeof base, "%s/statbench/baselines", xdg);
+        dir = "XDG_DATA_HOME";
+    } else if ((home = getenv("HOME")) && *home) {
+        w = snprintf(base, sizeof base, "%s/.local/share/statbench/baselines",
+                     home);
+        dir = "HOME";
     } else {
-        home = getenv("HOME");
-        snprintf(base, sizeof base, "%s/.local/share/statbench/baselines",
-                 home && *home ? home : ".");
+        die_usage("baseline '%s': HOME is not set: set STATBENCH_BASELINES "
+                  "to the directory of baselines%s", name, "");
+        return NULL;
+    }
+    /* Never a shortened path: it would name another directory. */
+    if (w < 0 || (size_t)w >= sizeof base) {
+        char n[32];
+        snprintf(n, sizeof n, "%zu", sizeof base - 1);
+        die_usage("baseline directory from %s: longer than %s bytes", dir,
+                  n);
     }
     if (create) {
         /* mkdir -p */
@@ -755,7 +932,7 @@ static char *baseline_path(const char *name, int create)
                 *p = '/';
             }
         if (mkdir(base, 0755) != 0 && errno != EEXIST) {
-            fprintf(stderr, "%s: %s: %s\n", progname, base, strerror(errno));
+            say("%s: %s", base, strerror(errno));
             return NULL;
         }
     }
@@ -801,9 +978,8 @@ static int cmd_compare(int argc, char **argv, struct cli *cli)
         return 1;
     }
     if (matched == 0) {
-        fprintf(stderr, "%s: %s and %s have no cell in common (same kernel, "
-                        "size and offsets)\n",
-                progname, argv[optind], argv[optind + 1]);
+        say("%s and %s have no cell in common (same kernel, size and "
+            "offsets)", argv[optind], argv[optind + 1]);
         sb_run_free(a);
         sb_run_free(b);
         return EXIT_USAGE;
@@ -825,7 +1001,7 @@ static double *read_numbers(const char *path, size_t *n)
     double *v = NULL;
 
     if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        say("%s: %s", path, strerror(errno));
         exit(EXIT_USAGE);
     }
     if (cli_read_numbers(f, path, &v, n, msg, sizeof msg) != 0)
@@ -900,7 +1076,12 @@ static int cmd_check_env(int argc, char **argv, struct cli *cli)
     printf("statbench %s check-env: the environment of CPU %d\n\n",
            sb_version(), cpu);
     for (size_t i = 0; i < env.n; i++) {
-        const sb_env_item *e = &env.items[i];
+        sb_env_item *e = &env.items[i];
+        /* Values read from the system (a CPU model, a host's files):
+         * printed without their control characters. */
+        sb__clean_text(e->key);
+        sb__clean_text(e->value);
+        sb__clean_text(e->advice);
         printf("%-7s %-16s %s\n", e->warn ? "WARN" : "ok", e->key, e->value);
         if (e->advice[0])
             printf("%-7s %-16s -> %s\n", "", "", e->advice);
@@ -993,7 +1174,15 @@ static int cmd_noise(int argc, char **argv, struct cli *cli)
     per_inv = sb_run_elapsed(run) / (double)sb_run_cell(run, 0)->invocations;
     printf("statbench %s noise: this machine's timing noise on CPU %d\n",
            sb_version(), m->cpu);
-    printf("machine:  %s; %s\n", m->cpu_model, m->kernel_version);
+    {
+        /* From the system: printed without control characters. */
+        char model[sizeof m->cpu_model], kver[sizeof m->kernel_version];
+        snprintf(model, sizeof model, "%s", m->cpu_model);
+        snprintf(kver, sizeof kver, "%s", m->kernel_version);
+        sb__clean_text(model);
+        sb__clean_text(kver);
+        printf("machine:  %s; %s\n", model, kver);
+    }
     printf("timer:    %s at %.6g MHz; overhead %.0f ticks (bare pair %.0f)\n",
            m->timer.kind == SB_TIMER_TSC ? "TSC" : "clock", m->timer.hz / 1e6,
            m->timer.overhead, m->timer.bare_overhead);
@@ -1250,12 +1439,32 @@ static void check_baseline(const sb_plan *plan, const char *spec)
               "--kernel, or align=N of --align)%s", spec, "");
 }
 
+/* --against must share a cell with the plan (same kernel, size and
+ * offsets), as compare needs its two runs to: checked before measuring,
+ * so that it costs no time, and with compare's exit status 2. */
+static void check_against(const sb_plan *plan, const sb_run *base,
+                          const char *name)
+{
+    for (size_t i = 0; i < sb_plan_count(plan); i++) {
+        const sb_cell *c = sb_plan_cell(plan, i);
+        for (size_t j = 0; j < sb_run_count(base); j++) {
+            const sb_cell *b = &sb_run_cell(base, j)->cell;
+            if (!strcmp(b->kernel->name, c->kernel->name) &&
+                b->size == c->size && b->src_align == c->src_align &&
+                b->dst_align == c->dst_align)
+                return;
+        }
+    }
+    die_usage("--against %s: no cell in common with this run (same "
+              "kernel, size and offsets)%s", name, "");
+}
+
 static int cmd_measure(int argc, char **argv, struct cli *cli)
 {
     sb_plan *plan = sb_plan_new();
     sb_run *run = NULL, *against = NULL;
     sb_error err = {0};
-    int status;
+    int status, no_common = 0;
 
     if (cli->save)
         free(baseline_path(cli->save, 0)); /* checks the name, early */
@@ -1268,6 +1477,10 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         fclose(f);
         against = load_or_die(path, NULL);
         free(path);
+        if (sb_run_interrupted(against))
+            say("--against %s: this baseline was interrupted (saved from "
+                "partial results): its cells rest on fewer samples",
+                cli->against);
         if (cli->baseline)
             die_usage("--against and --baseline '%s' cannot be combined%s",
                       cli->baseline, "");
@@ -1283,6 +1496,8 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
     add_cells(plan, cli);
     if (cli->baseline)
         check_baseline(plan, cli->baseline);
+    if (against)
+        check_against(plan, against, cli->against);
     if (sb_plan_check(plan, &cli->opt, &err) != SB_OK)
         die_usage("%s%s", err.text, "");
 
@@ -1305,12 +1520,13 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
     record_command(run, cli);
     if (against) {
         size_t matched = 0;
-        if (sb_run_compare_to(run, against, &matched, &err) != SB_OK)
+        if (sb_run_compare_to(run, against, &matched, &err) != SB_OK) {
             fprintf(stderr, "%s: %s\n", progname, err.text);
-        else if (matched == 0)
-            fprintf(stderr, "%s: --against %s: no cell in common (same "
-                            "kernel, size and offsets)\n",
-                    progname, cli->against);
+        } else if (matched == 0) {
+            say("--against %s: no cell in common (same kernel, size and "
+                "offsets)", cli->against);
+            no_common = 1;
+        }
     } else if (cli->baseline) {
         size_t *base = baselines(run, cli->baseline);
         if (sb_run_set_baselines(run, base, &err) != SB_OK)
@@ -1318,13 +1534,17 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         free(base);
     }
     status = emit(run, cli);
-    if (cli->save && status == 0) {
+    if (cli->save) {
+        /* Saved even when an output above failed (the measurement is
+         * good), and then said even with -q: the exit status is 1. */
         char *path = baseline_path(cli->save, 1);
+        int failed = status;
         if (!path || write_file(run, SB_FORMAT_JSON, path) != 0)
             status = 1;
-        else if (!cli->quiet)
-            fprintf(stderr, "%s: saved as baseline '%s' (%s)\n", progname,
-                    cli->save, path);
+        else if (!cli->quiet || failed)
+            say("saved as baseline '%s' (%s)%s%s", cli->save, path,
+                sb_run_interrupted(run) ? ", marked interrupted" : "",
+                failed ? "; an output above was not written" : "");
         free(path);
     }
     if (against) {
@@ -1335,14 +1555,15 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
                 slower++;
         }
         if (slower && status == 0) {
-            fprintf(stderr,
-                    "%s: %zu cell%s slower than baseline '%s' beyond the "
-                    "threshold, with significance\n",
-                    progname, slower, slower == 1 ? "" : "s", cli->against);
+            say("%zu cell%s slower than baseline '%s' beyond the "
+                "threshold, with significance",
+                slower, slower == 1 ? "" : "s", cli->against);
             status = 1;
         }
         sb_run_free(against);
     }
+    if (no_common && status == 0)
+        status = EXIT_USAGE; /* as compare */
     if (sb_run_interrupted(run)) {
         fprintf(stderr, "%s: interrupted: partial results above\n",
                 progname);

@@ -51,6 +51,30 @@ static int any_comparison(const sb_run *run)
     return 0;
 }
 
+/* s to f with its control characters as '?' (sb__clean_text): the command
+ * line holds file names, and a loaded run's strings or a live run's host
+ * name come from outside.  At most max bytes of s. */
+static void put(FILE *f, const char *s, size_t max)
+{
+    size_t at = 0;
+
+    while (s && s[at] && at < max) {
+        int control;
+        size_t n = sb__char_len(s + at, &control);
+        if (control || at + n > max)
+            fputc('?', f);
+        else
+            fwrite(s + at, 1, n, f);
+        at += n;
+    }
+}
+
+/* put() of a whole string. */
+static void puts_clean(FILE *f, const char *s)
+{
+    put(f, s, (size_t)-1);
+}
+
 static void header(const sb_run *run, FILE *f)
 {
     const sb_meta *m = sb_run_meta(run);
@@ -60,28 +84,40 @@ static void header(const sb_run *run, FILE *f)
     const sb_cell_result *c0 = sb_run_cell(run, 0);
     char feat[256];
 
-    fprintf(f, "statbench %s: %s\n", m->statbench_version,
-            sb_run_command(run));
+    fputs("statbench ", f);
+    puts_clean(f, m->statbench_version);
+    fputs(": ", f);
+    puts_clean(f, sb_run_command(run));
+    fputc('\n', f);
     if (!external(run)) {
         features(m->cpu_features, feat, sizeof feat);
-        fprintf(f, "machine:  %s; %s; %s\n", m->cpu_model, m->kernel_version,
-                m->hostname);
-        fprintf(f, "features: %s\n", feat);
+        fputs("machine:  ", f);
+        puts_clean(f, m->cpu_model);
+        fputs("; ", f);
+        puts_clean(f, m->kernel_version);
+        fputs("; ", f);
+        puts_clean(f, m->hostname);
+        fprintf(f, "\nfeatures: %s\n", feat);
         if (m->cpu >= 0)
-            fprintf(f, "cpu:      pinned to CPU %d, %s\n", m->cpu,
-                    m->pin_note);
+            fprintf(f, "cpu:      pinned to CPU %d, ", m->cpu);
         else
-            fprintf(f, "cpu:      %s\n", m->pin_note);
-        fprintf(f, "timer:    %s at %.6g MHz (%s)%s%s%s\n", timer_name(t),
-                t->hz / 1e6, t->hz_source,
-                t->kind == SB_TIMER_TSC ? ", invariant" : "",
-                t->reason[0] ? "; " : "", t->reason);
+            fputs("cpu:      ", f);
+        puts_clean(f, m->pin_note);
+        fprintf(f, "\ntimer:    %s at %.6g MHz (", timer_name(t),
+                t->hz / 1e6);
+        puts_clean(f, t->hz_source);
+        fprintf(f, ")%s%s", t->kind == SB_TIMER_TSC ? ", invariant" : "",
+                t->reason[0] ? "; " : "");
+        puts_clean(f, t->reason);
+        fputc('\n', f);
         fprintf(f,
                 "overhead: %.0f %s per sample, subtracted (bare timer pair "
                 "%.0f %s, ratio %.2f)\n",
                 t->overhead, unit, t->bare_overhead, unit,
                 t->bare_overhead > 0 ? t->overhead / t->bare_overhead : NAN);
-        fprintf(f, "counters: %s\n", m->counters);
+        fputs("counters: ", f);
+        puts_clean(f, m->counters);
+        fputc('\n', f);
         if (isfinite(m->interrupts_per_second) ||
             isfinite(m->check_cost_seconds)) {
             fprintf(f, "checks:   ");
@@ -94,17 +130,23 @@ static void header(const sb_run *run, FILE *f)
                     m->check_cost_seconds * 1e6);
         }
         for (size_t i = 0; i < m->env.n; i++)
-            if (m->env.items[i].warn)
-                fprintf(f, "warning:  %s: %s%s%s\n", m->env.items[i].key,
-                        m->env.items[i].value,
-                        m->env.items[i].advice[0] ? "; " : "",
-                        m->env.items[i].advice);
+            if (m->env.items[i].warn) {
+                fputs("warning:  ", f);
+                puts_clean(f, m->env.items[i].key);
+                fputs(": ", f);
+                puts_clean(f, m->env.items[i].value);
+                fputs(m->env.items[i].advice[0] ? "; " : "", f);
+                puts_clean(f, m->env.items[i].advice);
+                fputc('\n', f);
+            }
         {
             /* notes: one warning per line */
             const char *p = m->notes;
             while (*p) {
                 size_t len = strcspn(p, "\n");
-                fprintf(f, "note:     %.*s\n", (int)len, p);
+                fputs("note:     ", f);
+                put(f, p, len);
+                fputc('\n', f);
                 p += len;
                 if (*p)
                     p++;
@@ -347,7 +389,10 @@ static void disturbance_table(const sb_run *run, FILE *f)
     for (size_t c = 0; c < nc; c++) {
         const char *name = m->counter_names[c];
         const char *colon = strstr(name, "::");
-        fprintf(f, " %16.16s", colon ? colon + 2 : name);
+        char col[17];
+        snprintf(col, sizeof col, "%s", colon ? colon + 2 : name);
+        sb__clean_text(col);
+        fprintf(f, " %16s", col);
     }
     fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
@@ -453,10 +498,18 @@ static int table(const sb_run *run, FILE *f)
 static void csv_str(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
+    while (*s) {
+        /* A control character would be legal inside the quotes, but a
+         * CSV is read on a terminal too: '?' as in the table. */
+        int control;
+        size_t n = sb__char_len(s, &control);
         if (*s == '"')
             fputc('"', f);
-        fputc(*s, f);
+        if (control)
+            fputc('?', f);
+        else
+            fwrite(s, 1, n, f);
+        s += n;
     }
     fputc('"', f);
 }

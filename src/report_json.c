@@ -20,9 +20,10 @@ static json_t *num(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* A string as JSON: text that is not valid UTF-8 (a file name, a host
- * name cut short) has its bytes above 0x7f replaced by '?', so that the
- * document can always be written. */
+/* A string as JSON, with its control characters as '?' (sb__clean_text):
+ * text that is not valid UTF-8 (a file name, a host name cut short) could
+ * not be written at all, and a C1 control or DEL would reach the
+ * terminal of whoever reads the file (jansson escapes only C0). */
 static json_t *str(const char *s)
 {
     json_t *j;
@@ -30,15 +31,10 @@ static json_t *str(const char *s)
 
     if (!s)
         return json_null();
-    j = json_string(s);
-    if (j)
-        return j;
     copy = strdup(s);
     if (!copy)
         return NULL;
-    for (char *p = copy; *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
+    sb__clean_text(copy);
     j = json_string(copy);
     free(copy);
     return j;
@@ -277,6 +273,10 @@ int sb__report_json(const sb_run *run, FILE *f, sb_error *err)
                      (json_int_t)run->invocations, "cells", cells);
     if (!root)
         return sb__error(err, SB_ENOMEM, "building the JSON failed");
+    /* Samples from elsewhere (analyze) may be any finite value, in their
+     * own unit: the loader must know not to read them as times. */
+    if (run->imported)
+        json_object_set_new(root, "imported", json_true());
     rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
     json_decref(root);
     if (rc != 0 || fputc('\n', f) == EOF || fflush(f) != 0)

@@ -399,8 +399,14 @@ static void md_escape(sbuf *b, const char *s)
 {
     for (const char *p = s; *p; p++) {
         unsigned char c = (unsigned char)*p;
-        if (c < 0x20 || c == 0x7f) {
-            sbuf_putc(b, ' ');
+        int control;
+        size_t n = sb__char_len(p, &control);
+        if (control || n > 1) {
+            /* C0, DEL, C1 or not UTF-8: a blank (sb__char_len); another
+             * multibyte character as it is */
+            for (size_t i = 0; i < (control ? 1 : n); i++)
+                sbuf_putc(b, control ? ' ' : p[i]);
+            p += n - 1;
         } else if (c == '_') {
             int before = p > s && isalnum((unsigned char)p[-1]);
             int after = isalnum((unsigned char)p[1]);
@@ -424,6 +430,16 @@ static void tex_escape(sbuf *b, const char *s)
 {
     for (const char *p = s; *p; p++) {
         unsigned char c = (unsigned char)*p;
+        int control;
+        size_t n = sb__char_len(p, &control);
+        if (control || n > 1) {
+            /* C0, DEL, C1 or not UTF-8: a blank (sb__char_len); another
+             * multibyte character as it is */
+            for (size_t i = 0; i < (control ? 1 : n); i++)
+                sbuf_putc(b, control ? ' ' : p[i]);
+            p += n - 1;
+            continue;
+        }
         switch (c) {
         case '&': case '%': case '$': case '#': case '_': case '{': case '}':
             sbuf_putc(b, '\\');

@@ -6,6 +6,7 @@
 #define SB_INTERNAL_H
 
 #include "statbench.h"
+#include "text.h"
 
 #if defined(__GNUC__)
 #define SB__PRINTF(a, b) __attribute__((format(printf, a, b)))

@@ -12,6 +12,7 @@
 
 #include "statbench.h"
 #include "tap.h"
+#include "text.h"
 
 static sb_run *measure(void)
 {
@@ -154,11 +155,90 @@ int main(void)
             "\"meta\": {\"timer\": {\"hz\": 1e9}}, \"cells\": [{\"kernel\": "
             "\"x\", \"size\": 1, \"src_align\": 0, \"dst_align\": 0, "
             "\"samples_ticks\": [1, \"two\"]}]}",
-            "sample 1 is not a finite number", "a sample that is a word");
+            "doc: cells[0].samples_ticks[1]: not a finite number",
+            "a sample that is a word");
     refused("{\"schema\": \"statbench-run\", \"schema_version\": 1, "
             "\"meta\": {\"timer\": {\"hz\": 1e9}}, \"cells\": [{\"kernel\": "
             "\"x\", \"size\": 1, \"src_align\": 0, \"dst_align\": 0, "
             "\"samples_ticks\": [1, 2], \"invocation_samples\": [1, 5]}]}",
             "does not add up", "invocation counts that do not add up");
+
+    /* Loaded nonsense (issue 10, item 8): a time that is not positive in
+     * a measured cell of some size, named by file and field; a clock
+     * rate that is not positive. */
+#define DOC(hz, extra, size, samples)                                     \
+    "{\"schema\": \"statbench-run\", \"schema_version\": 1, "            \
+    "\"meta\": {\"timer\": {\"hz\": " hz "}}" extra ", \"cells\": ["     \
+    "{\"kernel\": \"x\", \"size\": 64, \"src_align\": 0, "             \
+    "\"dst_align\": 0, \"samples_ticks\": [1, 2, 3]}, "                 \
+    "{\"kernel\": \"x\", \"size\": " size ", \"src_align\": 1, "       \
+    "\"dst_align\": 0, \"samples_ticks\": " samples "}]}"
+    refused(DOC("1e9", "", "64", "[5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, "
+                                 "16, 17, 18, 19, 20, 21, -4.2]"),
+            "doc: cells[1].samples_ticks[17]: -4.2 is not a positive time",
+            "a negative sample");
+    refused(DOC("1e9", "", "64", "[0, 0, 0, 0]"),
+            "doc: cells[1].samples_ticks[0]: 0 is not a positive time",
+            "all-zero samples");
+    refused(DOC("0", "", "64", "[1, 2]"), "\"meta.timer.hz\"",
+            "a clock rate of zero");
+    refused(DOC("-2e9", "", "64", "[1, 2]"), "\"meta.timer.hz\"",
+            "a negative clock rate");
+    refused(DOC("\"nan\"", "", "64", "[1, 2]"), "\"meta.timer.hz\"",
+            "a clock rate that is a string");
+    refused(DOC("1e9", "", "64", "[1, \"NaN\"]"),
+            "doc: cells[1].samples_ticks[1]: not a finite number",
+            "a sample that is the string NaN");
+    {
+        /* Values from elsewhere (analyze) are any finite number; so are
+         * the times of a cell of no size (an empty region can measure
+         * below the timer's overhead). */
+        const char *docs[] = {
+            DOC("1", ", \"imported\": true", "64", "[-1, 0, 2]"),
+            DOC("1e9", "", "0", "[-1, 0, 2]"),
+        };
+        for (size_t d = 0; d < 2; d++) {
+            FILE *f = fmemopen((void *)docs[d], strlen(docs[d]), "r");
+            sb_run *r = NULL;
+            sb_error e = {0};
+            tap_ok(sb_run_load(f, "doc", NULL, &r, &e) == SB_OK,
+                   "%s: loaded %s", d ? "a cell of no size" : "imported "
+                   "values", e.text);
+            fclose(f);
+            sb_run_free(r);
+        }
+    }
+
+    /* Control characters of a loaded string never reach a terminal: C0,
+     * DEL, C1 (as UTF-8) become '?', other UTF-8 stays. */
+    {
+        const char *doc =
+            "{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+            "\"meta\": {\"cpu_model\": \"a\\u001b[31mb\\u009bc\\u007f"
+            "\\u00e9\", \"notes\": [\"n\\u0007\", \"m\"], "
+            "\"timer\": {\"hz\": 1e9}}, \"cells\": [{\"kernel\": "
+            "\"k\\u001bk\", \"size\": 1, \"src_align\": 0, \"dst_align\": "
+            "0, \"samples_ticks\": [1, 2]}]}";
+        FILE *f = fmemopen((void *)doc, strlen(doc), "r");
+        sb_run *r = NULL;
+        sb_error e = {0};
+        if (tap_ok(sb_run_load(f, "doc", NULL, &r, &e) == SB_OK,
+                   "a run with control characters loads: %s", e.text)) {
+            TAP_IS_STR(sb_run_meta(r)->cpu_model, "a?[31mb?c?\xc3\xa9",
+                       "cpu model cleaned, UTF-8 kept");
+            TAP_IS_STR(sb_run_meta(r)->notes, "n?\nm", "notes cleaned");
+            TAP_IS_STR(sb_run_cell(r, 0)->cell.kernel->name, "k?k",
+                       "kernel name cleaned");
+        }
+        fclose(f);
+        sb_run_free(r);
+    }
+    {
+        /* sb__clean_text: bytes that are not UTF-8 too. */
+        char t[] = "x\x9b\xc2\x9by\xe2\x82\xacz\xc3";
+        sb__clean_text(t);
+        TAP_IS_STR(t, "x??y\xe2\x82\xacz?", "a lone C1 byte, C1 as UTF-8, "
+                   "a cut character");
+    }
     return tap_done();
 }

@@ -1,0 +1,256 @@
+#!/bin/sh
+# output.sh: where statbench writes and what it prints, on hostile ground
+# (issue 10): -o over special files, terminal escapes in loaded strings,
+# nonsense in a loaded run, and the baselines of --save and --against.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbout.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+TO=$(command -v timeout || true)
+to() { # to CMD...: a blocking open (a FIFO) must not hang the suite
+    if [ -n "$TO" ]; then "$TO" 20 "$@"; else "$@"; fi
+}
+
+# A small run without measuring: analyze of a file of numbers.
+seq 100 300 >"$tmp/n.txt"
+"$STATBENCH" analyze "$tmp/n.txt" -o "$tmp/run.json" >/dev/null 2>&1
+check "a run to work with" test -s "$tmp/run.json"
+
+# one_line FILE: exactly one line in FILE (the error message).
+one_line() { [ "$(wc -l <"$1")" -eq 1 ] || { diag "$(cat "$1")"; false; }; }
+# err_line NEEDLE: $tmp/err is one line holding NEEDLE.
+err_line() { grep -qF -- "$1" "$tmp/err" && one_line "$tmp/err"; }
+
+# --- -o over special files (security 3) ----------------------------------
+# A FIFO is written in place, never replaced by a regular file.
+mkfifo "$tmp/fifo"
+to cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+to "$STATBENCH" report "$tmp/run.json" -f csv -o "$tmp/fifo" >/dev/null \
+    2>"$tmp/err"
+rc=$?
+wait "$reader"
+check "-o FIFO exits 0 (rc $rc)" test "$rc" -eq 0
+check "-o FIFO: still a FIFO" test -p "$tmp/fifo"
+check "-o FIFO: the reader got the CSV" grep -q '^kernel,family' \
+    "$tmp/fifo.out"
+
+# A link to our own standard output (what /dev/stdout is) writes there.
+ln -s /proc/self/fd/1 "$tmp/mystdout"
+"$STATBENCH" report "$tmp/run.json" -f csv -o "$tmp/mystdout" \
+    >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "-o link to stdout exits 0 (rc $rc)" test "$rc" -eq 0
+check "-o link to stdout: the CSV on stdout" grep -q '^kernel,family' \
+    "$tmp/out"
+check "-o link to stdout: still a link" test -L "$tmp/mystdout"
+"$STATBENCH" report "$tmp/run.json" -f csv -o /dev/stdout >"$tmp/out" \
+    2>"$tmp/err"
+rc=$?
+check "-o /dev/stdout into a file exits 0 (rc $rc)" test "$rc" -eq 0
+check "-o /dev/stdout: CSV and table in the file" sh -c \
+    "grep -q '^kernel,family' '$tmp/out' && grep -q '^statbench .*analyze' '$tmp/out'"
+check "/dev/stdout is still a link" test -L /dev/stdout
+
+# /dev/null and /dev/full are written, never replaced; the write error
+# of /dev/full is one line and exit 1.  Guard: both stay character
+# devices (a regression here would break them for the whole machine).
+if [ -c /dev/null ]; then
+    "$STATBENCH" report "$tmp/run.json" -o /dev/null >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "-o /dev/null exits 0 (rc $rc)" test "$rc" -eq 0
+    check "/dev/null is still a character device" test -c /dev/null
+fi
+if [ -c /dev/full ]; then
+    "$STATBENCH" report "$tmp/run.json" -o /dev/full >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "-o /dev/full exits 1 (rc $rc)" test "$rc" -eq 1
+    check "-o /dev/full: one line naming the error" \
+        err_line "/dev/full: writing failed: No space left"
+    check "/dev/full is still a character device" test -c /dev/full
+else
+    skip "-o /dev/full" "no /dev/full"
+fi
+# Our own character device (a copy of /dev/null), where mknod works.
+if mknod "$tmp/mynull" c 1 3 2>/dev/null; then
+    "$STATBENCH" report "$tmp/run.json" -o "$tmp/mynull" >/dev/null \
+        2>"$tmp/err"
+    rc=$?
+    check "-o own character device exits 0 (rc $rc)" test "$rc" -eq 0
+    check "-o own character device: still one" test -c "$tmp/mynull"
+else
+    skip "-o own character device" "mknod needs root"
+fi
+
+# refused TARGET NEEDLE DESC: -o TARGET fails with one line naming it.
+refused() {
+    "$STATBENCH" report "$tmp/run.json" -o "$1" >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "-o $3: exit 1 (rc $rc)" test "$rc" -eq 1
+    check "-o $3: one line naming the path" err_line "$1: $2"
+}
+mkdir "$tmp/dir"
+refused "$tmp/dir" "a directory" "directory"
+check "-o directory: still a directory" test -d "$tmp/dir"
+echo keep >"$tmp/ro.json"
+chmod 444 "$tmp/ro.json"
+refused "$tmp/ro.json" "read-only" "read-only file"
+check "-o read-only file: content kept (even as root)" \
+    grep -qx keep "$tmp/ro.json"
+check "-o read-only file: still read-only" test "$(stat -c %a \
+    "$tmp/ro.json")" = 444
+echo target >"$tmp/target"
+ln -s target "$tmp/link"
+refused "$tmp/link" "a symbolic link" "link to a regular file"
+check "-o link: still a link" test -L "$tmp/link"
+check "-o link: target untouched" grep -qx target "$tmp/target"
+ln -s nothing "$tmp/dangling"
+refused "$tmp/dangling" "a symbolic link to nothing" "dangling link"
+check "-o dangling link: nothing created" test ! -e "$tmp/nothing"
+ln -s dir "$tmp/dirlink"
+refused "$tmp/dirlink" "a symbolic link to a directory" "link to a directory"
+
+# A regular file is replaced atomically and keeps its permissions.
+echo old >"$tmp/private.csv"
+chmod 600 "$tmp/private.csv"
+"$STATBENCH" report "$tmp/run.json" -o "$tmp/private.csv" >/dev/null 2>&1
+rc=$?
+check "-o existing file exits 0 (rc $rc)" test "$rc" -eq 0
+check "-o existing file: replaced" grep -q '^kernel,family' "$tmp/private.csv"
+check "-o existing file: still private (600)" \
+    test "$(stat -c %a "$tmp/private.csv")" = 600
+# Several -o: a refused one does not stop the others, and the exit is 1.
+"$STATBENCH" report "$tmp/run.json" -o "$tmp/dir" -o "$tmp/ok.csv" \
+    >/dev/null 2>"$tmp/err"
+rc=$?
+check "two -o, one refused: exit 1 (rc $rc)" test "$rc" -eq 1
+check "two -o, one refused: the other written" test -s "$tmp/ok.csv"
+
+# --- terminal escapes (security 4) ---------------------------------------
+# clean FILE: no C0 control but the newline, no DEL, no C1 control
+# (U+0080..U+009F, which 8-bit terminals obey), and valid UTF-8.
+C1="$(printf '\302')[$(printf '\200')-$(printf '\237')]"
+clean() {
+    bad=$(LC_ALL=C tr -d '\n\040-\176\200-\377' <"$1" | wc -c)
+    [ "$bad" -eq 0 ] || { diag "$1: $bad control bytes"; return 1; }
+    if LC_ALL=C grep -q "$C1" "$1"; then
+        diag "$1: a C1 control"
+        return 1
+    fi
+    if command -v iconv >/dev/null &&
+        ! iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1; then
+        diag "$1: not UTF-8"
+        return 1
+    fi
+}
+# Every string field of esc.json holds ESC, OSC, BEL, CSI as C1, DEL,
+# CR, BS and NEL.
+esc="$top_srcdir/tests/fixtures/esc.json"
+for fmt in table csv json markdown latex; do
+    "$STATBENCH" report "$esc" -f "$fmt" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check "report esc.json -f $fmt exits 0 (rc $rc)" test "$rc" -eq 0
+    check "report esc.json -f $fmt: no control characters" clean "$tmp/out"
+    check "report esc.json -f $fmt: none on stderr" clean "$tmp/err"
+done
+"$STATBENCH" report "$esc" >"$tmp/out" 2>&1
+check "report esc.json: the strings are there, cleaned" \
+    grep -qF 'machine:  cpu_model?[31m?]0;pwn??2J????; kernel_version?' \
+    "$tmp/out"
+"$STATBENCH" report "$esc" -o "$tmp/esc.md" -o "$tmp/esc.json" \
+    -o "$tmp/esc.csv" >"$tmp/out" 2>"$tmp/err"
+for f in esc.md esc.json esc.csv; do
+    check "report esc.json -o $f: no control characters" clean "$tmp/$f"
+done
+"$STATBENCH" compare "$esc" "$esc" >"$tmp/out" 2>"$tmp/err"
+check "compare esc.json esc.json: no control characters" clean "$tmp/out"
+# File names: in messages, in an analyze table, in a run's command.
+bad_name="$tmp/$(printf 'e\033[2J\302\233x\177')"
+"$STATBENCH" report "$bad_name.json" >"$tmp/out" 2>"$tmp/err"
+check "a missing file's name in the message: no control characters" \
+    clean "$tmp/err"
+cp "$tmp/n.txt" "$bad_name.txt"
+for fmt in table csv json markdown latex; do
+    "$STATBENCH" analyze "$bad_name.txt" -f "$fmt" >"$tmp/out" 2>"$tmp/err"
+    check "analyze of a hostile file name -f $fmt: no control characters" \
+        clean "$tmp/out"
+done
+"$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q \
+    -o "$bad_name.csv" >"$tmp/out" 2>"$tmp/err"
+check "a run's command with a hostile -o name: clean header" clean "$tmp/out"
+
+# --- loaded nonsense (item 8) ----------------------------------------------
+# The first sample of each cell of esc.json made negative, then zero.
+awk '/"samples_ticks": \[/ { print; getline; sub(/[0-9.e+]+/, "-4.2") } 1' \
+    "$esc" >"$tmp/neg.json"
+check "bad_input: a negative sample names file and field" bad_input \
+    "neg.json: cells[0].samples_ticks[0]: -4.2 is not a positive time" \
+    report "$tmp/neg.json"
+sed 's/-4\.2/0/' "$tmp/neg.json" >"$tmp/zero.json"
+check "bad_input: a zero sample names file and field" bad_input \
+    "zero.json: cells[0].samples_ticks[0]: 0 is not a positive time" \
+    report "$tmp/zero.json"
+check "bad_input: compare refuses it too" bad_input "is not a positive time" \
+    compare "$tmp/zero.json" "$esc"
+sed 's/"hz": [0-9.e+]*/"hz": -1/' "$esc" >"$tmp/hz.json"
+check "bad_input: a negative clock rate" bad_input '"meta.timer.hz"' \
+    report "$tmp/hz.json"
+# Imported values (analyze) may be negative; a reloaded one keeps its
+# own unit (no MB/s of a size-0 cell).
+printf -- '-3\n-1\n0\n2\n' >"$tmp/neg.txt"
+"$STATBENCH" analyze "$tmp/neg.txt" -o "$tmp/an.json" >/dev/null 2>&1
+"$STATBENCH" report "$tmp/an.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "a reloaded analyze run with negative values: exit 0 (rc $rc)" \
+    test "$rc" -eq 0
+check "a reloaded analyze run: values in their own unit, no MB/s" sh -c \
+    "grep -q '^data ' '$tmp/out' && ! grep -q 'MB/s' '$tmp/out'"
+
+# --- baselines: --against, --save (item 7 and smaller) ---------------------
+STATBENCH_BASELINES="$tmp/bl"
+export STATBENCH_BASELINES
+mkdir "$tmp/bl"
+cp "$tmp/run.json" "$tmp/bl/other.json"
+check "bad_input: --against with no cell in common exits 2, as compare" \
+    bad_input "--against other: no cell in common" -k movsl -s 1K \
+    --max-time 1 -q --against other
+check "bad_input: compare with no cell in common exits 2" \
+    bad_input "have no cell in common" compare "$tmp/run.json" "$esc"
+# An interrupted baseline is marked in its file; --against says so.
+sed 's/"interrupted": false/"interrupted": true/' "$esc" \
+    >"$tmp/bl/cut.json"
+"$STATBENCH" -k movsl -s 1K -a 0 --max-time 0.3 --invocations 1 -q \
+    --against cut >/dev/null 2>"$tmp/err"
+check "--against an interrupted baseline: a warning" \
+    grep -q "against cut: this baseline was interrupted" "$tmp/err"
+# An -o that cannot be written does not silently drop the --save.
+"$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q \
+    -o "$tmp/nodir/x.csv" --save s2 >/dev/null 2>"$tmp/err"
+rc=$?
+check "-o into a missing directory with --save: exit 1 (rc $rc)" \
+    test "$rc" -eq 1
+check "-o failed, --save still saved" test -s "$tmp/bl/s2.json"
+check "-o failed, --save: a line says what was saved and what not" \
+    grep -q "saved as baseline 's2' .*an output above was not written" \
+    "$tmp/err"
+check "the failed -o is named" grep -q "nodir/x.csv: No such file" "$tmp/err"
+# Without HOME (and XDG_DATA_HOME, STATBENCH_BASELINES) no baseline goes
+# to the current directory: refused before measuring.
+mkdir "$tmp/cwd"
+sb=$(cd "$(dirname "$STATBENCH")" && pwd)/$(basename "$STATBENCH")
+(cd "$tmp/cwd" && env -u HOME -u XDG_DATA_HOME -u STATBENCH_BASELINES \
+    "$sb" -k movsl --save h >"$tmp/out" 2>"$tmp/err")
+rc=$?
+check "--save without HOME: exit 2 (rc $rc)" test "$rc" -eq 2
+check "--save without HOME: one line asking for STATBENCH_BASELINES" \
+    err_line "set STATBENCH_BASELINES"
+check "--save without HOME: nothing in the current directory" \
+    test -z "$(ls -A "$tmp/cwd")"
+# A baseline directory too long for a path is refused, never shortened.
+long=$tmp/$(printf '%05000d' 0)
+STATBENCH_BASELINES=$long
+check "bad_input: a STATBENCH_BASELINES over 4095 bytes" \
+    bad_input "longer than 4095 bytes" -k movsl --save x
+STATBENCH_BASELINES="$tmp/bl"
+
+done_testing
