@@ -1205,7 +1205,9 @@ static void first_error_line(const char *text, char *buf, size_t len)
 }
 
 /* Run prog on the script with out set to tmp; collect stderr.  Returns
- * SB_OK, or SB_EUNAVAIL with the reason in err. */
+ * SB_OK; SB_EUNAVAIL when prog cannot be run (the script can still be
+ * rendered elsewhere); SB_EIO when it ran and failed: no figure, an
+ * error. */
 static int run_gnuplot(const char *prog, const char *script, const char *tmp,
                        const char *hint, sb_error *err)
 {
@@ -1313,12 +1315,12 @@ static int run_gnuplot(const char *prog, const char *script, const char *tmp,
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return SB_OK;
     if (WIFEXITED(status))
-        return sb__error(err, SB_EUNAVAIL,
+        return sb__error(err, SB_EIO,
                          "gnuplot failed (exit status %d)%s%s; the script "
                          "is %s",
                          WEXITSTATUS(status), line[0] ? ": " : "", line,
                          script);
-    return sb__error(err, SB_EUNAVAIL,
+    return sb__error(err, SB_EIO,
                      "gnuplot failed (signal %d)%s%s; the script is %s",
                      WIFSIGNALED(status) ? WTERMSIG(status) : 0,
                      line[0] ? ": " : "", line, script);
@@ -1678,7 +1680,7 @@ int sb_plot(const sb_run *run, const char *path, int kind,
                        "gnuplot drew it",
                        path);
     if (rc == SB_OK && st.st_size == 0)
-        rc = sb__error(err, SB_EUNAVAIL,
+        rc = sb__error(err, SB_EIO,
                        "gnuplot drew nothing into %s; the script is %s", path,
                        F.gp_path);
     if (rc == SB_OK && rename(tmp, path) != 0)
