@@ -22,6 +22,7 @@
  *   - the data file's comments hold no control character;
  *   - the message is one line, and nothing but FIG.gp and FIG.dat is left
  *     in the directory (no temporary file).
+ * The run is also written by every reporter (fuzz.h), with the same names.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -332,6 +333,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (!run)
         goto out;
+    render(run); /* the reporters take the same names */
     {
         char *argv[2] = {(char *)"statbench", (char *)field[3]};
         sb_error err = {0};
