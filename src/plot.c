@@ -1445,6 +1445,21 @@ static FILE *open_beside(const char *final, char **tmp, sb_error *err)
     return f;
 }
 
+/* A path that is there but is neither a regular file nor a symbolic link
+ * (a directory, a device, a FIFO) is refused before anything is written:
+ * the rename below would replace a device node with a plain file. */
+static int check_target(const char *path, sb_error *err)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+        return SB_OK;
+    return sb__error(err, SB_EINVAL,
+                     "%s: %s, not a regular file (a figure's files are "
+                     "written anew and renamed into place)",
+                     path, S_ISDIR(st.st_mode) ? "a directory"
+                                               : "a device, FIFO or socket");
+}
+
 /* Put a finished file in place: rename replaces whatever is at final,
  * a symbolic link included, and never writes through it. */
 static int put_in_place(char **tmp, const char *final, sb_error *err)
@@ -1608,6 +1623,10 @@ int sb_plot(const sb_run *run, const char *path, int kind,
         goto out;
     }
     F.name = strrchr(F.stem, '/') ? strrchr(F.stem, '/') + 1 : F.stem;
+    if ((rc = check_target(F.dat_path, err)) != SB_OK ||
+        (rc = check_target(F.gp_path, err)) != SB_OK ||
+        (rc = check_target(path, err)) != SB_OK)
+        goto out;
 
     /* Each file is written under a new name beside it and renamed into
      * place when complete: nothing is written through a link at the

@@ -870,7 +870,7 @@ enum sb_plot_kind {
  * gnuplot can be run, returns SB_EUNAVAIL with a message saying how to
  * render the script by hand; the .gp and .dat are still there.  Other
  * errors: SB_EINVAL (unknown ending or kind, nothing to plot: no finite
- * sample), SB_EIO (a file cannot be written; gnuplot ran and failed or
+ * sample; a directory, device or FIFO at one of the paths), SB_EIO (a file cannot be written; gnuplot ran and failed or
  * drew nothing: no figure, and no partial one).  Each file is written
  * under a new name beside it and renamed into place, so that a symbolic
  * link at path or its .gp or .dat is replaced, never followed; names

@@ -864,6 +864,26 @@ static void test_links(const sb_run *run)
     sb_plot(run, fig, SB_PLOT_AUTO, "/nonexistent/gnuplot", &err);
     tap_ok(access(path, F_OK) != 0 && is_regular(at[0]) && is_regular(at[1]),
            "links: a dangling link is replaced, its target not created");
+
+    /* What is neither a file nor a link is refused, and stays. */
+    snprintf(at[0], sizeof at[0], "%s/fifo.dat", sub);
+    snprintf(fig, sizeof fig, "%s/fifo.svg", sub);
+    if (mkfifo(at[0], 0600) == 0) {
+        struct stat st;
+        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err), SB_EINVAL,
+                   "a FIFO at FIG.dat: refused");
+        tap_ok(strstr(err.text, "fifo.dat: a device, FIFO or socket") &&
+                   lstat(at[0], &st) == 0 && S_ISFIFO(st.st_mode),
+               "  says so, and the FIFO stays: %s", err.text);
+    } else
+        tap_skip("a FIFO at FIG.dat: mkfifo: %s", strerror(errno));
+    snprintf(fig, sizeof fig, "%s/dir.svg", sub);
+    mkdir(fig, 0700);
+    TAP_IS_INT(sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err), SB_EINVAL,
+               "a directory at FIG: refused");
+    snprintf(at[0], sizeof at[0], "%s/dir.gp", sub);
+    tap_ok(strstr(err.text, "a directory") && access(at[0], F_OK) != 0,
+           "  says so, before writing anything: %s", err.text);
 }
 
 /* A gnuplot that fails after writing part of the figure, and one that
