@@ -1369,7 +1369,7 @@ static char *shell_command(const char *path)
  * keeps another user from taking every name in advance). */
 static uint64_t random_bits(void)
 {
-    static uint64_t counter;
+    static _Atomic uint64_t counter; /* sb_plot may run in threads */
     uint64_t r = 0;
     struct timespec ts;
 
