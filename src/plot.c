@@ -21,10 +21,13 @@
 #include <math.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -60,6 +63,7 @@ typedef struct fig {
     const char *name;   /* the stem's last component (inside stem) */
     const char *ending; /* path's ending, after the dot (inside path) */
     char *gp_path, *dat_path;
+    char *gp_tmp, *dat_tmp; /* where they are written, until renamed */
     FILE *gp, *dat;
 } fig;
 
@@ -110,41 +114,60 @@ static void human_size(size_t v, char *buf, size_t len)
         snprintf(buf, len, "%zu B", v);
 }
 
-/* Append to a fixed buffer, parts joined by sep. */
+static int is_ctrl(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f;
+}
+
+/* Append to a fixed buffer, parts joined by sep.  A control character in
+ * part (a name may hold one) becomes '?': sep alone may bring a newline,
+ * which the distribution's tick labels split at. */
 static void append(char *buf, size_t len, const char *sep, const char *part)
 {
     size_t used = strlen(buf);
+    char *p;
     if (used >= len - 1)
         return;
+    p = buf + used + strlen(used ? sep : "");
     snprintf(buf + used, len - used, "%s%s", used ? sep : "", part);
+    for (; p < buf + len && *p; p++)
+        if (is_ctrl((unsigned char)*p))
+            *p = '?';
 }
 
-/* A gnuplot double-quoted string: backslashes and quotes escaped, control
- * characters (none are expected) replaced.  Used for text shown in the
- * figure, always with enhanced text off where names may hold '_' or '@'. */
-static void put_dq(FILE *f, const char *s)
+/* Every string from the data (kernel and file names, the CPU model) goes
+ * into the script as a gnuplot single-quoted string.  Double quotes would
+ * not do: gnuplot runs `text` in backquotes inside them as a shell
+ * command.  Inside single quotes gnuplot substitutes nothing (neither
+ * backquotes nor @macros) and the only escape is the quote written twice.
+ * The script is read line by line, so control characters (a newline
+ * would end the line) become '?'.  Text shown in the figure is set
+ * noenhanced, so that '_', '^', '@', '&' and braces show as written. */
+static void put_str(FILE *f, const char *s)
 {
-    fputc('"', f);
+    fputc('\'', f);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '\\' || c == '"')
-            fputc('\\', f);
-        fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+        if (c == '\'')
+            fputc('\'', f);
+        fputc(is_ctrl(c) ? '?' : c, f);
     }
-    fputc('"', f);
+    fputc('\'', f);
 }
 
-/* A gnuplot single-quoted string (file names): nothing is special there
- * but the quote, which is doubled. */
-static void put_sq(FILE *f, const char *s)
+/* Text from the data in a comment of the script or the data file: control
+ * characters become blanks (a newline would end the comment and make the
+ * rest a command, or data), and a comment never ends in a backslash,
+ * which would make gnuplot read the next line as part of the comment. */
+static void put_comment(FILE *f, const char *s)
 {
-    fputc('\'', f);
+    int last = 0;
     for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
+        unsigned char c = (unsigned char)*s;
+        fputc(last = is_ctrl(c) ? ' ' : c, f);
     }
-    fputc('\'', f);
+    if (last == '\\')
+        fputc(' ', f);
 }
 
 /* A number for the data file; gnuplot skips points with NaN. */
@@ -154,6 +177,18 @@ static void put_num(FILE *f, double v)
         fprintf(f, "%.9g", v);
     else
         fputs("NaN", f);
+}
+
+/* A cell whose samples can be drawn: some, one of them at least finite,
+ * and a finite median. */
+static int has_samples(const sb_cell_result *r)
+{
+    if (r->nsamples == 0 || !r->ticks || !isfinite(r->interval.estimate))
+        return 0;
+    for (size_t k = 0; k < r->nsamples; k++)
+        if (isfinite(r->ticks[k]))
+            return 1;
+    return 0;
 }
 
 /* A cell whose throughput can be drawn. */
@@ -427,10 +462,10 @@ static void put_title(FILE *f, const char *what, const sb_run *run)
     char machine[256];
     machine_line(run, machine, sizeof machine);
     fputs("set title ", f);
-    put_dq(f, what);
+    put_str(f, what);
     if (machine[0]) {
         fputs(".\"\\n\".", f);
-        put_dq(f, machine);
+        put_str(f, machine);
     }
     fputs(" noenhanced\n", f);
 }
@@ -444,8 +479,7 @@ static void gp_preamble(fig *F)
     fprintf(f, "# statbench %s: %s figure, for gnuplot 5.2 or newer.\n",
             sb_version(), kind_name(F->kind));
     fputs("# run: ", f);
-    for (const char *p = cmd ? cmd : ""; *p; p++)
-        fputc((unsigned char)*p < 0x20 ? ' ' : *p, f);
+    put_comment(f, cmd ? cmd : "");
     fprintf(f,
             "\n#\n"
             "# Render with `gnuplot %s.gp` from anywhere: the script reads "
@@ -461,17 +495,13 @@ static void gp_preamble(fig *F)
           "if (i > 0) { dir = ARG0[1:i] } }\n",
           f);
     fputs("data = dir.", f);
-    put_sq(f, F->name);
+    put_str(f, F->name);
     fputs(".'.dat'\n", f);
     fputs("if (!exists(\"out\")) { out = dir.", f);
-    put_sq(f, F->name);
-    fputs(".'.", f);
-    for (const char *p = F->ending; *p; p++) {
-        if (*p == '\'')
-            fputc('\'', f);
-        fputc(*p, f);
-    }
-    fputs("' }\n\n", f);
+    put_str(f, F->name);
+    fputc('.', f);
+    put_str(f, F->ending - 1); /* ".svg": checked, but quoted all the same */
+    fputs(" }\n\n", f);
 
     fputs("set encoding utf8\n", f);
     switch (F->term) {
@@ -527,11 +557,13 @@ static void dat_header(fig *F, const char *columns, const char *blocks)
     fprintf(f, "# statbench %s: data of a %s figure (%s.gp draws it)\n",
             sb_version(), kind_name(F->kind), F->name);
     fputs("# run: ", f);
-    for (const char *p = cmd ? cmd : ""; *p; p++)
-        fputc((unsigned char)*p < 0x20 ? ' ' : *p, f);
+    put_comment(f, cmd ? cmd : "");
     fputc('\n', f);
-    if (!F->run->imported)
-        fprintf(f, "# cpu: %s\n", sb_run_meta(F->run)->cpu_model);
+    if (!F->run->imported) {
+        fputs("# cpu: ", f);
+        put_comment(f, sb_run_meta(F->run)->cpu_model);
+        fputc('\n', f);
+    }
     fprintf(f, "# columns: %s\n", columns);
     fprintf(f, "# %s\n", blocks);
 }
@@ -626,7 +658,9 @@ static void write_lines(fig *F, const lines *L)
     for (size_t j = 0; j < L->ns; j++) {
         const series *s = &L->s[j];
         line_label(L, j, label, sizeof label);
-        fprintf(d, "\n\n# block %zu: %s\n", j, label);
+        fprintf(d, "\n\n# block %zu: ", j);
+        put_comment(d, label);
+        fputc('\n', d);
         for (size_t k = s->first; k < s->first + s->n; k++) {
             const sb_cell_result *r = sb_run_cell(run, L->it[k].idx);
             fprintf(d, "%zu ", L->it[k].x);
@@ -655,7 +689,7 @@ static void write_lines(fig *F, const lines *L)
     fputs("set offsets 0, 0, graph 0.06, graph 0.06\n", g);
     ci_heading(run, heading, sizeof heading);
     fputs("set key below horizontal title ", g);
-    put_dq(g, heading);
+    put_str(g, heading);
     fputs("\n", g);
 
     if (!L->by_size) {
@@ -740,7 +774,7 @@ static void write_lines(fig *F, const lines *L)
         fprintf(g, "    data index %zu using 1:2:3:4 with yerrorlines "
                    "lt %zu title ",
                 j, j % NCOLORS + 1);
-        put_dq(g, label);
+        put_str(g, label);
         fputs(j + 1 < L->ns ? ", \\\n" : "\n", g);
     }
 }
@@ -771,9 +805,10 @@ static void write_matrix(fig *F, const matrix *m)
                "differs significantly from the reference cell (see the "
                "script's key)");
     human_size(ref->cell.size, size, sizeof size);
-    fprintf(d, "# %s %s, reference cell: src +%zu, dst +%zu\n",
-            kernel_name(ref), size, ref->cell.src_align,
-            ref->cell.dst_align);
+    fputs("# ", d);
+    put_comment(d, kernel_name(ref));
+    fprintf(d, " %s, reference cell: src +%zu, dst +%zu\n", size,
+            ref->cell.src_align, ref->cell.dst_align);
     for (size_t y = 0; y < m->h; y++) {
         fputc('\n', d);
         for (size_t x = 0; x < m->w; x++) {
@@ -873,10 +908,13 @@ static void write_matrix(fig *F, const matrix *m)
           g);
     if (shown && vmax > vmin)
         fprintf(g, "set cbrange [%.9g:%.9g]\n", vmin, vmax);
-    if (test)
-        fprintf(g, "# The run's test against %s: %s.\n", refname, test);
+    if (test) {
+        fprintf(g, "# The run's test against %s: ", refname);
+        put_comment(g, test);
+        fputs(".\n", g);
+    }
     fputs("set key below title ", g);
-    put_dq(g, rule);
+    put_str(g, rule);
     fputs("\n", g);
     fprintf(g, "mid = %.9g\n",
             shown ? (vmin + vmax) / 2 : 0.0);
@@ -896,7 +934,7 @@ static void write_matrix(fig *F, const matrix *m)
               "    data using ($8 > 0 ? $1 : NaN):2 with points pt 7 "
               "ps 0.5 lc rgb '#e8112d' title ",
               g);
-    put_dq(g, count);
+    put_str(g, count);
     fputs("\n", g);
 }
 
@@ -944,9 +982,10 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
     for (size_t j = 0; j < nsel; j++) {
         const sb_cell_result *r = sb_run_cell(run, sel[j]);
         size_t k = 0;
-        fprintf(d, "\n\n# block %zu: %s size %zu src %zu dst %zu\n", j + 1,
-                kernel_name(r), r->cell.size, r->cell.src_align,
-                r->cell.dst_align);
+        fprintf(d, "\n\n# block %zu: ", j + 1);
+        put_comment(d, kernel_name(r));
+        fprintf(d, " size %zu src %zu dst %zu\n", r->cell.size,
+                r->cell.src_align, r->cell.dst_align);
         /* Samples come invocation after invocation. */
         for (size_t inv = 0; k < r->nsamples; inv++) {
             size_t end = r->nsamples;
@@ -1039,15 +1078,15 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
         for (size_t j = 0; j < nsel; j++) {
             const char *p = labels[j];
             fputs(j ? ", " : "", g);
-            /* put_dq would hide the newlines: write the label by lines,
+            /* put_str would hide the newlines: write the label by lines,
              * joined by newlines or, slanted, by blanks. */
             for (int first = 1;; first = 0) {
                 size_t len = strcspn(p, "\n");
                 char piece[160];
                 snprintf(piece, sizeof piece, "%.*s", (int)len, p);
                 if (!first)
-                    fputs(slant ? ".\" \"." : ".\"\\n\".", g);
-                put_dq(g, piece);
+                    fputs(slant ? ".' '." : ".\"\\n\".", g);
+                put_str(g, piece);
                 p += len;
                 if (!*p)
                     break;
@@ -1078,7 +1117,7 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
     fputs("    data index 0 using ($1 + 0.36):2:3:4 with yerrorbars "
           "lc rgb 'black' pt 7 ps 0.6 lw 1.5 title ",
           g);
-    put_dq(g, heading);
+    put_str(g, heading);
     fputs("\n", g);
 }
 
@@ -1159,10 +1198,16 @@ static void first_error_line(const char *text, char *buf, size_t len)
     }
     if (pick)
         snprintf(buf, len, "%.*s", (int)picklen, pick);
+    /* gnuplot echoes the script's line, names and all. */
+    for (char *q = buf; *q; q++)
+        if (is_ctrl((unsigned char)*q))
+            *q = '?';
 }
 
 /* Run prog on the script with out set to tmp; collect stderr.  Returns
- * SB_OK, or SB_EUNAVAIL with the reason in err. */
+ * SB_OK; SB_EUNAVAIL when prog cannot be run (the script can still be
+ * rendered elsewhere); SB_EIO when it ran and failed: no figure, an
+ * error. */
 static int run_gnuplot(const char *prog, const char *script, const char *tmp,
                        const char *hint, sb_error *err)
 {
@@ -1270,12 +1315,12 @@ static int run_gnuplot(const char *prog, const char *script, const char *tmp,
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return SB_OK;
     if (WIFEXITED(status))
-        return sb__error(err, SB_EUNAVAIL,
+        return sb__error(err, SB_EIO,
                          "gnuplot failed (exit status %d)%s%s; the script "
                          "is %s",
                          WEXITSTATUS(status), line[0] ? ": " : "", line,
                          script);
-    return sb__error(err, SB_EUNAVAIL,
+    return sb__error(err, SB_EIO,
                      "gnuplot failed (signal %d)%s%s; the script is %s",
                      WIFSIGNALED(status) ? WTERMSIG(status) : 0,
                      line[0] ? ": " : "", line, script);
@@ -1317,6 +1362,118 @@ static char *shell_command(const char *path)
     return s;
 }
 
+/* ---- Files made safely ------------------------------------------------- */
+
+/* Random bits for a temporary name; the clock when the kernel has none
+ * to give (O_EXCL keeps the name safe either way: the randomness only
+ * keeps another user from taking every name in advance). */
+static uint64_t random_bits(void)
+{
+    static _Atomic uint64_t counter; /* sb_plot may run in threads */
+    uint64_t r = 0;
+    struct timespec ts;
+
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r)
+        return r;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    r = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
+        ((uint64_t)getpid() << 16) ^ ++counter * 0x9e3779b97f4a7c15ull;
+    r ^= r >> 31;
+    return r * 0xbf58476d1ce4e5b9ull;
+}
+
+/* A new file beside path, PATH.XXXXXX, for what will be renamed to path
+ * when complete.  O_CREAT|O_EXCL: never an existing file, never through
+ * a symbolic link (another user's, planted at a name we were expected to
+ * use).  Mode 0666 less the umask, as any new file; mkstemp's 0600 would
+ * need the umask, which a library cannot read without changing it for
+ * every thread.  Returns the descriptor and the new name in *tmp, or -1
+ * with errno set. */
+static int create_beside(const char *path, char **tmp)
+{
+    static const char chars[] = "abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    size_t len = strlen(path);
+    char *t = malloc(len + 8);
+    int fd = -1, e = EEXIST;
+
+    *tmp = NULL;
+    if (!t) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(t, path, len);
+    t[len] = '.';
+    t[len + 7] = '\0';
+    for (int tries = 0; tries < 100 && e == EEXIST; tries++) {
+        uint64_t r = random_bits();
+        for (int i = 0; i < 6; i++, r /= 62)
+            t[len + 1 + i] = chars[r % 62];
+        fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  0666);
+        if (fd >= 0) {
+            *tmp = t;
+            return fd;
+        }
+        e = errno;
+    }
+    free(t);
+    errno = e;
+    return -1;
+}
+
+/* Open a new file for final (see create_beside) as a stdio stream. */
+static FILE *open_beside(const char *final, char **tmp, sb_error *err)
+{
+    int fd = create_beside(final, tmp), e;
+    FILE *f;
+
+    if (fd < 0) {
+        sb__error(err, SB_EIO, "cannot write %s: %s", final,
+                  strerror(errno));
+        return NULL;
+    }
+    f = fdopen(fd, "w");
+    if (!f) {
+        e = errno;
+        close(fd);
+        unlink(*tmp);
+        free(*tmp);
+        *tmp = NULL;
+        sb__error(err, SB_EIO, "cannot write %s: %s", final, strerror(e));
+    }
+    return f;
+}
+
+/* A path that is there but is neither a regular file nor a symbolic link
+ * (a directory, a device, a FIFO) is refused before anything is written:
+ * the rename below would replace a device node with a plain file. */
+static int check_target(const char *path, sb_error *err)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+        return SB_OK;
+    return sb__error(err, SB_EINVAL,
+                     "%s: %s, not a regular file (a figure's files are "
+                     "written anew and renamed into place)",
+                     path, S_ISDIR(st.st_mode) ? "a directory"
+                                               : "a device, FIFO or socket");
+}
+
+/* Put a finished file in place: rename replaces whatever is at final,
+ * a symbolic link included, and never writes through it. */
+static int put_in_place(char **tmp, const char *final, sb_error *err)
+{
+    if (rename(*tmp, final) != 0) {
+        int e = errno;
+        return sb__error(err, SB_EIO, "cannot write %s: %s", final,
+                         strerror(e));
+    }
+    free(*tmp);
+    *tmp = NULL;
+    return SB_OK;
+}
+
 /* ---- The entry point ---------------------------------------------------- */
 
 static int close_file(FILE **f, const char *path, sb_error *err)
@@ -1333,12 +1490,20 @@ static int close_file(FILE **f, const char *path, sb_error *err)
     return SB_OK;
 }
 
+/* Close what is open and remove what was not put in place: a failed
+ * figure leaves no partial file behind. */
 static void fig_free(fig *F)
 {
     if (F->gp)
         fclose(F->gp);
     if (F->dat)
         fclose(F->dat);
+    if (F->gp_tmp)
+        unlink(F->gp_tmp);
+    if (F->dat_tmp)
+        unlink(F->dat_tmp);
+    free(F->gp_tmp);
+    free(F->dat_tmp);
     free(F->stem);
     free(F->gp_path);
     free(F->dat_path);
@@ -1384,7 +1549,7 @@ static int choose(const sb_run *run, int kind, matrix *m, lines *L,
     }
     *nsel = *nwith = 0;
     for (size_t i = 0; i < sb_run_count(run); i++) {
-        if (sb_run_cell(run, i)->nsamples == 0)
+        if (!has_samples(sb_run_cell(run, i)))
             continue;
         if (*nsel < DIST_MAX_CELLS)
             sel[(*nsel)++] = i;
@@ -1392,7 +1557,7 @@ static int choose(const sb_run *run, int kind, matrix *m, lines *L,
     }
     if (!*nsel)
         return sb__error(err, SB_EINVAL,
-                         "nothing to plot: no cell has samples");
+                         "nothing to plot: no cell has finite samples");
     return SB_PLOT_DISTRIBUTION;
 }
 
@@ -1406,8 +1571,8 @@ int sb_plot(const sb_run *run, const char *path, int kind,
     const char *slash, *dot;
     char *prog = NULL, *tmp = NULL, *hint = NULL;
     locale_t c_locale, old = (locale_t)0;
-    int rc;
-    struct stat st;
+    int rc, fd = -1;
+    struct stat st, lst;
 
     if (!run || sb_run_count(run) == 0)
         return sb__error(err, SB_EINVAL, "sb_plot: no run");
@@ -1452,27 +1617,28 @@ int sb_plot(const sb_run *run, const char *path, int kind,
         F.stem[dot - path] = '\0';
     F.gp_path = F.stem ? concat(F.stem, ".gp") : NULL;
     F.dat_path = F.stem ? concat(F.stem, ".dat") : NULL;
-    tmp = malloc(strlen(path) + 32);
     hint = F.gp_path ? shell_command(F.gp_path) : NULL;
-    if (!F.stem || !F.gp_path || !F.dat_path || !tmp || !hint) {
+    if (!F.stem || !F.gp_path || !F.dat_path || !hint) {
         rc = sb__error(err, SB_ENOMEM, "out of memory");
         goto out;
     }
     F.name = strrchr(F.stem, '/') ? strrchr(F.stem, '/') + 1 : F.stem;
-    /* The figure is drawn under a temporary name and renamed when gnuplot
-     * has finished: a failed run leaves no half-drawn figure behind. */
-    snprintf(tmp, strlen(path) + 32, "%s.tmp%ld", path, (long)getpid());
+    if ((rc = check_target(F.dat_path, err)) != SB_OK ||
+        (rc = check_target(F.gp_path, err)) != SB_OK ||
+        (rc = check_target(path, err)) != SB_OK)
+        goto out;
 
-    F.dat = fopen(F.dat_path, "w");
+    /* Each file is written under a new name beside it and renamed into
+     * place when complete: nothing is written through a link at the
+     * final names, and a failure leaves no half-written file. */
+    F.dat = open_beside(F.dat_path, &F.dat_tmp, err);
     if (!F.dat) {
-        rc = sb__error(err, SB_EIO, "cannot write %s: %s", F.dat_path,
-                       strerror(errno));
+        rc = SB_EIO;
         goto out;
     }
-    F.gp = fopen(F.gp_path, "w");
+    F.gp = open_beside(F.gp_path, &F.gp_tmp, err);
     if (!F.gp) {
-        rc = sb__error(err, SB_EIO, "cannot write %s: %s", F.gp_path,
-                       strerror(errno));
+        rc = SB_EIO;
         goto out;
     }
     /* Numbers in the C locale whatever the caller's LC_NUMERIC. */
@@ -1498,6 +1664,10 @@ int sb_plot(const sb_run *run, const char *path, int kind,
     rc = close_file(&F.dat, F.dat_path, err);
     if (rc == SB_OK)
         rc = close_file(&F.gp, F.gp_path, err);
+    if (rc == SB_OK)
+        rc = put_in_place(&F.dat_tmp, F.dat_path, err);
+    if (rc == SB_OK)
+        rc = put_in_place(&F.gp_tmp, F.gp_path, err);
     if (rc != SB_OK)
         goto out;
 
@@ -1509,17 +1679,37 @@ int sb_plot(const sb_run *run, const char *path, int kind,
                        gnuplot ? ")" : "", hint);
         goto out;
     }
+    /* gnuplot draws into a new file of ours (it opens the name, which
+     * is ours alone), renamed into place when gnuplot has finished and
+     * the file is still the one made here: a failed run leaves no
+     * half-drawn figure behind. */
+    fd = create_beside(path, &tmp);
+    if (fd < 0) {
+        rc = sb__error(err, SB_EIO, "cannot write %s: %s", path,
+                       strerror(errno));
+        goto out;
+    }
     rc = run_gnuplot(prog, F.gp_path, tmp, hint, err);
-    if (rc == SB_OK && (stat(tmp, &st) != 0 || st.st_size == 0))
-        rc = sb__error(err, SB_EUNAVAIL,
+    if (rc == SB_OK &&
+        (fstat(fd, &st) != 0 || lstat(tmp, &lst) != 0 ||
+         !S_ISREG(lst.st_mode) || lst.st_dev != st.st_dev ||
+         lst.st_ino != st.st_ino))
+        rc = sb__error(err, SB_EIO,
+                       "%s: the figure's temporary file was replaced while "
+                       "gnuplot drew it",
+                       path);
+    if (rc == SB_OK && st.st_size == 0)
+        rc = sb__error(err, SB_EIO,
                        "gnuplot drew nothing into %s; the script is %s", path,
                        F.gp_path);
     if (rc == SB_OK && rename(tmp, path) != 0)
-        rc = sb__error(err, SB_EIO, "cannot rename %s to %s: %s", tmp, path,
+        rc = sb__error(err, SB_EIO, "cannot write %s: %s", path,
                        strerror(errno));
     if (rc != SB_OK)
         unlink(tmp);
 out:
+    if (fd >= 0)
+        close(fd);
     lines_free(&L);
     fig_free(&F);
     free(prog);

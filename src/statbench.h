@@ -869,7 +869,12 @@ enum sb_plot_kind {
  * gnuplot, or "gnuplot" from PATH when NULL) to render path.  When no
  * gnuplot can be run, returns SB_EUNAVAIL with a message saying how to
  * render the script by hand; the .gp and .dat are still there.  Other
- * errors: SB_EINVAL (unknown ending or kind, nothing to plot), SB_EIO. */
+ * errors: SB_EINVAL (unknown ending or kind, nothing to plot: no finite
+ * sample; a directory, device or FIFO at one of the paths), SB_EIO (a file cannot be written; gnuplot ran and failed or
+ * drew nothing: no figure, and no partial one).  Each file is written
+ * under a new name beside it and renamed into place, so that a symbolic
+ * link at path or its .gp or .dat is replaced, never followed; names
+ * reach the script only as gnuplot single-quoted strings (inert). */
 SB_API int sb_plot(const sb_run *run, const char *path, int kind,
                    const char *gnuplot, sb_error *err);
 

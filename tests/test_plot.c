@@ -9,12 +9,18 @@
  * chosen under SB_PLOT_AUTO, and, where gnuplot can be run, the figure is
  * a complete SVG, PNG or PDF.  Then the errors: an unknown ending, nothing
  * to plot, a directory that cannot be written, gnuplot missing or
- * failing (the script and data stay).  Renders are skipped (TAP SKIP)
+ * failing (the script and data stay).  Then what issue 10 found: names,
+ * CPU model, command and directory that gnuplot would run or expand,
+ * which must reach it inert (tests/gp_check.h) and run nothing; links
+ * planted at the files' names, replaced and never followed; a gnuplot
+ * that fails or draws nothing, which leaves no file of the figure; and a
+ * run with nothing to draw.  Renders are skipped (TAP SKIP)
  * when no gnuplot is found.  SB_TEST_KEEP=1 keeps the files (the first
  * line of output names their directory) for a look at the figures.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -24,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gp_check.h"
 #include "statbench.h"
 #include "tap.h"
 
@@ -49,6 +56,22 @@ typedef struct spec {
 #define INVOCATIONS 6
 #define PER_INV 20
 
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
 /* Write a run of the documented schema and read it back. */
 static sb_run *json_run(const char *name, const char *cpu, const spec *c,
                         size_t n)
@@ -63,17 +86,24 @@ static sb_run *json_run(const char *name, const char *cpu, const spec *c,
     f = fopen(path, "w");
     if (!f)
         return NULL;
+    fputs("{\"schema\": \"statbench-run\", \"schema_version\": 1,\n"
+          " \"meta\": {\"cpu_model\": ",
+          f);
+    json_str(f, cpu);
+    fputs(", \"notes\": [", f);
+    json_str(f, cpu);
     fprintf(f,
-            "{\"schema\": \"statbench-run\", \"schema_version\": 1,\n"
-            " \"meta\": {\"cpu_model\": \"%s\", \"command\": \"test_plot "
-            "%s\",\n  \"timer\": {\"kind\": \"tsc\", \"hz\": 3e9}},\n"
+            "], \"command\": \"test_plot %s\",\n"
+            "  \"timer\": {\"kind\": \"tsc\", \"hz\": 3e9}},\n"
             " \"cells\": [\n",
-            cpu, name);
+            name);
     for (size_t i = 0; i < n; i++) {
+        fputs("  {\"kernel\": ", f);
+        json_str(f, c[i].kernel);
         fprintf(f,
-                "  {\"kernel\": \"%s\", \"size\": %zu, \"src_align\": %zu, "
+                ", \"size\": %zu, \"src_align\": %zu, "
                 "\"dst_align\": %zu,\n   \"invocation_samples\": [",
-                c[i].kernel, c[i].size, c[i].src, c[i].dst);
+                c[i].size, c[i].src, c[i].dst);
         for (int g = 0; g < INVOCATIONS; g++)
             fprintf(f, "%s%d", g ? ", " : "", PER_INV);
         fputs("],\n   \"samples_ticks\": [", f);
@@ -194,6 +224,33 @@ static void paths(const char *stem, const char *ending, char *fig, char *gp,
     snprintf(dat, 512, "%s/%s.dat", dir, stem);
 }
 
+/* Whether a temporary figure (FIG.something) is left beside fig. */
+static int temp_left(const char *fig)
+{
+    char d[512];
+    const char *base = strrchr(fig, '/');
+    size_t blen;
+    DIR *dp;
+    struct dirent *e;
+    int found = 0;
+
+    if (base) {
+        snprintf(d, sizeof d, "%.*s", (int)(base - fig), fig);
+        base++;
+    } else {
+        snprintf(d, sizeof d, ".");
+        base = fig;
+    }
+    blen = strlen(base);
+    if (!(dp = opendir(d)))
+        return 0;
+    while ((e = readdir(dp)))
+        if (!strncmp(e->d_name, base, blen) && e->d_name[blen] == '.')
+            found = 1;
+    closedir(dp);
+    return found;
+}
+
 /* Check the rendered figure by its first bytes and, for SVG, its end. */
 static void check_render(const char *what, const char *fig, int rc,
                          const sb_error *err)
@@ -219,12 +276,7 @@ static void check_render(const char *what, const char *fig, int rc,
         tap_ok(t && len > 5 && !memcmp(t, "%PDF-", 5), "%s: a PDF", what);
     }
     free(t);
-    {
-        /* No temporary figure left behind. */
-        char tmp[600];
-        snprintf(tmp, sizeof tmp, "%s.tmp%ld", fig, (long)getpid());
-        tap_ok(access(tmp, F_OK) != 0, "%s: no temporary file left", what);
-    }
+    tap_ok(!temp_left(fig), "%s: no temporary file left", what);
 }
 
 /* Plot and check the files; returns sb_plot's status. */
@@ -281,7 +333,7 @@ static void test_sweep(void)
                    file_has(gp, "10 KiB"),
                "sweep: the title names the size and the CPU");
         tap_ok(file_has(gp, "with yerrorlines") &&
-                   file_has(gp, "title \"my_copy\""),
+                   file_has(gp, "title 'my_copy'"),
                "sweep: CI bars, one line per kernel");
         tap_ok(file_has(gp, "set terminal svg size 900,560 dynamic "
                             "enhanced font \"sans,11\""),
@@ -505,7 +557,7 @@ static void test_errors(void)
 
     paths("false", "svg", fig, gp, dat);
     rc = sb_plot(run, fig, SB_PLOT_AUTO, "/bin/false", &err);
-    TAP_IS_INT(rc, SB_EUNAVAIL, "gnuplot failing: SB_EUNAVAIL");
+    TAP_IS_INT(rc, SB_EIO, "gnuplot failing: SB_EIO (an error)");
     tap_ok(strstr(err.text, "failed") && strstr(err.text, "false.gp"),
            "  says so: %s", err.text);
     tap_ok(file_size(gp) > 0 && access(fig, F_OK) != 0,
@@ -530,7 +582,7 @@ static void test_errors(void)
         }
         paths("fake", "svg", fig, gp, dat);
         rc = sb_plot(run, fig, SB_PLOT_AUTO, fake, &err);
-        TAP_IS_INT(rc, SB_EUNAVAIL, "gnuplot reporting an error");
+        TAP_IS_INT(rc, SB_EIO, "gnuplot reporting an error");
         tap_ok(strstr(err.text, "line 7: pdfcairo terminal missing") != NULL,
                "  its error line is in the message: %s", err.text);
     }
@@ -573,6 +625,342 @@ static void test_errors(void)
     sb_run_free(run);
 }
 
+/* ---- Hostile names -------------------------------------------------- */
+
+/* Names that gnuplot would run, expand or break on if the script let them
+ * be code: each tries to create a file PWNED... in gnuplot's current
+ * directory. */
+static const char *const hostile[] = {
+    "`touch PWNED1`",
+    "$(touch PWNED2)",
+    "it's `touch PWNED3`",
+    "q\"`touch PWNED4`\"\\",
+    "@m `touch PWNED5`",
+    "nl\n`touch PWNED6`\n",
+    "esc\x1b[31m`touch PWNED7`",
+    "x' . system('touch PWNED8') . '",
+    "bs\\",
+    "semi; print 'PWNED9' # hash {^_&}",
+};
+#define NHOSTILE (sizeof hostile / sizeof hostile[0])
+
+/* Entries of directory d whose name starts with "PWNED", removed (so
+ * that the next figure is judged by itself); returns how many. */
+static int pwned_in(const char *d)
+{
+    DIR *dp = opendir(d);
+    struct dirent *e;
+    char path[1024];
+    int n = 0;
+    if (!dp)
+        return 0;
+    while ((e = readdir(dp)))
+        if (!strncmp(e->d_name, "PWNED", 5)) {
+            n++;
+            snprintf(path, sizeof path, "%s/%s", d, e->d_name);
+            unlink(path);
+        }
+    closedir(dp);
+    return n;
+}
+
+/* Plot run into fig with gnuplot run in cwd; check the script is inert
+ * and, where gnuplot is installed, that running it made no PWNED file
+ * and drew the figure. */
+static void hostile_plot(const sb_run *run, const char *cwd, const char *fig,
+                         const char *figdir, int kind, const char *what)
+{
+    char gp[600], here[512];
+    const char *problem;
+    sb_error err = {0};
+    size_t len;
+    char *script;
+    int rc = SB_EIO;
+
+    snprintf(gp, sizeof gp, "%.*s.gp", (int)(strrchr(fig, '.') - fig), fig);
+    if (getcwd(here, sizeof here) && chdir(cwd) == 0) {
+        rc = sb_plot(run, fig, kind, NULL, &err);
+        if (chdir(here) != 0)
+            tap_diag("cannot return to %s", here);
+    }
+    script = slurp(gp, &len);
+    problem = script ? gp_problem(script) : "no script";
+    if (!tap_ok(!problem, "%s: the script is inert", what))
+        tap_diag("  %s", problem);
+    free(script);
+    if (!have_gnuplot) {
+        tap_skip("%s: gnuplot made no file (no gnuplot)", what);
+        return;
+    }
+    {
+        int made = pwned_in(cwd) + pwned_in(figdir);
+        tap_ok(made == 0,
+               "%s: gnuplot ran nothing found in the names (no PWNED file)",
+               what);
+    }
+    if (!tap_ok(rc == SB_OK && file_size(fig) > 0, "%s: the figure drawn",
+                what))
+        tap_diag("  rc %d: %s", rc, err.text);
+}
+
+static void test_hostile(void)
+{
+    char cwd[400], figdir[400], fig[600];
+    const char *args[] = {"statbench", "--plot", "x`touch PWNED20`",
+                          "ends in a backslash \\"};
+    const char *cpu = "CPU `touch PWNED21` @m $(touch PWNED22) 'q' \"d\"\n"
+                      "\x1b[2J\\";
+    spec c[12];
+    size_t n = 0;
+    sb_run *run;
+    sb_error err = {0};
+
+    /* gnuplot runs in cwd; the figure goes into a directory whose name
+     * is hostile too. */
+    snprintf(cwd, sizeof cwd, "%s/hostile-cwd", dir);
+    snprintf(figdir, sizeof figdir,
+             "%s/`touch PWNED30`$(touch PWNED31)@m;#'x\"", dir);
+    if (mkdir(cwd, 0700) != 0 || mkdir(figdir, 0700) != 0) {
+        tap_ok(0, "hostile: directories: %s", strerror(errno));
+        return;
+    }
+
+    /* Throughput against size: two hostile kernels at three sizes. */
+    for (int k = 0; k < 2; k++)
+        for (size_t sz = 1024; sz <= 4096; sz *= 2, n++)
+            c[n] = (spec){hostile[k ? 4 : 0], sz, 0, 0,
+                          (double)sz * (k ? 0.3 : 0.2), 500 + n};
+    run = json_run("hostile-sizes", cpu, c, n);
+    if (tap_ok(run != NULL, "hostile sizes run loaded")) {
+        sb_run_set_command(run, 4, (char *const *)args, &err);
+        snprintf(fig, sizeof fig, "%s/f'`touch PWNED32`.svg", figdir);
+        hostile_plot(run, cwd, fig, figdir, SB_PLOT_SIZES, "hostile sizes");
+        if (have_gnuplot) {
+            /* Shown as written: neither run nor typeset ('@' and '_' in
+             * enhanced text). */
+            tap_ok(file_has(fig, "@m `touch PWNED5`") &&
+                       file_has(fig, "`touch PWNED21` @m $(touch PWNED22)"),
+                   "hostile sizes: the names shown literally");
+        }
+        sb_run_free(run);
+    }
+
+    /* A sweep and a matrix, the other names. */
+    n = 0;
+    for (int k = 0; k < 2; k++)
+        for (size_t s = 0; s < 3; s++, n++)
+            c[n] = (spec){hostile[k ? 7 : 2], 4096, s, 0, 1000 + 100 * s,
+                          600 + n};
+    run = json_run("hostile-sweep", hostile[3], c, n);
+    if (tap_ok(run != NULL, "hostile sweep run loaded")) {
+        snprintf(fig, sizeof fig, "%s/sweep.png", figdir);
+        hostile_plot(run, cwd, fig, figdir, SB_PLOT_SWEEP, "hostile sweep");
+        sb_run_free(run);
+    }
+    n = 0;
+    for (size_t d = 0; d < 2; d++)
+        for (size_t s = 0; s < 2; s++, n++)
+            c[n] = (spec){hostile[9], 4096, s, 8 * d, 1000 + 300 * s * d, 7};
+    run = json_run("hostile-matrix", hostile[8], c, n);
+    if (tap_ok(run != NULL, "hostile matrix run loaded")) {
+        snprintf(fig, sizeof fig, "%s/matrix.svg", figdir);
+        hostile_plot(run, cwd, fig, figdir, SB_PLOT_MATRIX,
+                     "hostile matrix");
+        sb_run_free(run);
+    }
+
+    /* Every name as a cell of its own (as `analyze` names its files). */
+    {
+        double *v[NHOSTILE];
+        size_t nv[NHOSTILE];
+        run = NULL;
+        for (size_t i = 0; i < NHOSTILE; i++) {
+            nv[i] = 30;
+            v[i] = malloc(nv[i] * sizeof *v[i]);
+            for (size_t j = 0; v[i] && j < nv[i]; j++)
+                v[i][j] = 50 + (double)i + noise();
+        }
+        if (sb_run_from_samples(hostile, (const double *const *)v, nv,
+                                NHOSTILE, NULL, &run, &err) == SB_OK) {
+            sb_run_set_command(run, 4, (char *const *)args, &err);
+            snprintf(fig, sizeof fig, "%s/dist.svg", figdir);
+            hostile_plot(run, cwd, fig, figdir, SB_PLOT_DISTRIBUTION,
+                         "hostile distribution");
+            sb_run_free(run);
+        } else
+            tap_ok(0, "hostile distribution run: %s", err.text);
+        for (size_t i = 0; i < NHOSTILE; i++)
+            free(v[i]);
+    }
+}
+
+/* ---- Links and leftovers --------------------------------------------- */
+
+static void put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static int is_regular(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A symbolic link another user planted at a path sb_plot writes (FIG.gp,
+ * FIG.dat, the figure, the temporary name the figure once had) is
+ * replaced, never followed: the file it points to keeps its contents. */
+static void test_links(const sb_run *run)
+{
+    static const char *const ends[] = {"gp", "dat", "svg"};
+    char sub[400], victim[4][600], at[4][600], fig[600], path[600];
+    sb_error err = {0};
+    int rc, kept = 1;
+    size_t len;
+
+    snprintf(sub, sizeof sub, "%s/links", dir);
+    mkdir(sub, 0700);
+    for (int i = 0; i < 4; i++) {
+        snprintf(victim[i], sizeof victim[i], "%s/victim%d", sub, i);
+        put_file(victim[i], "precious\n");
+        chmod(victim[i], 0600);
+        if (i < 3)
+            snprintf(at[i], sizeof at[i], "%s/fig.%s", sub, ends[i]);
+        else /* the figure's temporary name before issue 10 */
+            snprintf(at[i], sizeof at[i], "%s/fig.svg.tmp%ld", sub,
+                     (long)getpid());
+        if (symlink(victim[i], at[i]) != 0)
+            tap_diag("symlink %s: %s", at[i], strerror(errno));
+    }
+    snprintf(fig, sizeof fig, "%s/fig.svg", sub);
+    rc = sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err);
+    for (int i = 0; i < 4; i++) {
+        char *t = slurp(victim[i], &len);
+        if (!t || strcmp(t, "precious\n"))
+            kept = 0;
+        free(t);
+    }
+    tap_ok(kept, "links: the files the links point to are untouched");
+    tap_ok(is_regular(at[0]) && is_regular(at[1]),
+           "links: FIG.gp and FIG.dat are new files in the links' place");
+    if (have_gnuplot) {
+        if (!tap_ok(rc == SB_OK && is_regular(fig) && file_size(fig) > 0,
+                    "links: the figure is a new file in the link's place"))
+            tap_diag("  rc %d: %s", rc, err.text);
+    } else
+        tap_skip("links: the figure replaces its link (no gnuplot)");
+
+    /* A dangling link: following it would create its target. */
+    snprintf(path, sizeof path, "%s/created-through-link", sub);
+    snprintf(at[0], sizeof at[0], "%s/dangling.gp", sub);
+    snprintf(at[1], sizeof at[1], "%s/dangling.dat", sub);
+    if (symlink(path, at[0]) != 0 || symlink(path, at[1]) != 0)
+        tap_diag("symlink: %s", strerror(errno));
+    snprintf(fig, sizeof fig, "%s/dangling.svg", sub);
+    sb_plot(run, fig, SB_PLOT_AUTO, "/nonexistent/gnuplot", &err);
+    tap_ok(access(path, F_OK) != 0 && is_regular(at[0]) && is_regular(at[1]),
+           "links: a dangling link is replaced, its target not created");
+
+    /* What is neither a file nor a link is refused, and stays. */
+    snprintf(at[0], sizeof at[0], "%s/fifo.dat", sub);
+    snprintf(fig, sizeof fig, "%s/fifo.svg", sub);
+    if (mkfifo(at[0], 0600) == 0) {
+        struct stat st;
+        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err), SB_EINVAL,
+                   "a FIFO at FIG.dat: refused");
+        tap_ok(strstr(err.text, "fifo.dat: a device, FIFO or socket") &&
+                   lstat(at[0], &st) == 0 && S_ISFIFO(st.st_mode),
+               "  says so, and the FIFO stays: %s", err.text);
+    } else
+        tap_skip("a FIFO at FIG.dat: mkfifo: %s", strerror(errno));
+    snprintf(fig, sizeof fig, "%s/dir.svg", sub);
+    mkdir(fig, 0700);
+    TAP_IS_INT(sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err), SB_EINVAL,
+               "a directory at FIG: refused");
+    snprintf(at[0], sizeof at[0], "%s/dir.gp", sub);
+    tap_ok(strstr(err.text, "a directory") && access(at[0], F_OK) != 0,
+           "  says so, before writing anything: %s", err.text);
+}
+
+/* A gnuplot that fails after writing part of the figure, and one that
+ * succeeds without drawing anything: an error, and nothing left of the
+ * figure. */
+static void test_leftovers(const sb_run *run)
+{
+    static const struct {
+        const char *name, *body, *says;
+    } fakes[] = {
+        {"partial", "echo '<svg partial' >\"$out\"\nexit 1\n", "failed"},
+        {"empty", "exit 0\n", "drew nothing"},
+    };
+    char sub[400], fake[600], fig[600];
+    sb_error err = {0};
+
+    snprintf(sub, sizeof sub, "%s/leftovers", dir);
+    mkdir(sub, 0700);
+    for (size_t i = 0; i < sizeof fakes / sizeof fakes[0]; i++) {
+        FILE *f;
+        int rc;
+        snprintf(fake, sizeof fake, "%s/gnuplot-%s", sub, fakes[i].name);
+        f = fopen(fake, "w");
+        if (f) {
+            /* argv: -e out='TMP' SCRIPT (no quote in these paths). */
+            fprintf(f, "#!/bin/sh\nout=${2#out=\\'}\nout=${out%%\\'}\n%s",
+                    fakes[i].body);
+            fclose(f);
+            chmod(fake, 0755);
+        }
+        snprintf(fig, sizeof fig, "%s/%s.svg", sub, fakes[i].name);
+        rc = sb_plot(run, fig, SB_PLOT_AUTO, fake, &err);
+        TAP_IS_INT(rc, SB_EIO, "%s gnuplot: an error (SB_EIO)",
+                   fakes[i].name);
+        tap_ok(strstr(err.text, fakes[i].says) && !strchr(err.text, '\n'),
+               "  one line saying so: %s", err.text);
+        tap_ok(access(fig, F_OK) != 0 && !temp_left(fig),
+               "  no figure and no temporary file left");
+    }
+}
+
+/* A run with no sample to draw is refused before anything is written. */
+static void test_nothing(void)
+{
+    char path[512], fig[512];
+    FILE *f;
+    sb_run *run = NULL;
+    sb_error err = {0};
+
+    snprintf(path, sizeof path, "%s/empty.json", dir);
+    f = fopen(path, "w");
+    if (!f)
+        return;
+    fputs("{\"schema\": \"statbench-run\", \"schema_version\": 1,\n"
+          " \"meta\": {\"timer\": {\"kind\": \"tsc\", \"hz\": 3e9}},\n"
+          " \"cells\": [{\"kernel\": \"a\", \"size\": 64, \"src_align\": 0,"
+          " \"dst_align\": 0, \"samples_ticks\": []},\n"
+          "  {\"kernel\": \"a\", \"size\": 128, \"src_align\": 0,"
+          " \"dst_align\": 0, \"samples_ticks\": []}]}\n",
+          f);
+    fclose(f);
+    f = fopen(path, "r");
+    if (f && sb_run_load(f, path, NULL, &run, &err) == SB_OK) {
+        snprintf(fig, sizeof fig, "%s/empty.svg", dir);
+        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err), SB_EINVAL,
+                   "no samples: no figure (SB_EINVAL)");
+        tap_ok(strstr(err.text, "nothing to plot") != NULL, "  says so: %s",
+               err.text);
+        snprintf(fig, sizeof fig, "%s/empty.gp", dir);
+        tap_ok(access(fig, F_OK) != 0, "  nothing written");
+        sb_run_free(run);
+    } else
+        tap_skip("no samples: the loader refuses it (%s)", err.text);
+    if (f)
+        fclose(f);
+}
+
 int main(void)
 {
     const char *keep = getenv("SB_TEST_KEEP");
@@ -589,6 +977,24 @@ int main(void)
     test_sizes();
     test_distribution();
     test_errors();
+    test_hostile();
+    {
+        const char *names[1] = {"links"};
+        double x[20];
+        const double *v[1] = {x};
+        size_t n[1] = {20};
+        sb_run *run = NULL;
+        sb_error err = {0};
+        for (size_t i = 0; i < 20; i++)
+            x[i] = 10 + noise();
+        if (sb_run_from_samples(names, v, n, 1, NULL, &run, &err) == SB_OK) {
+            test_links(run);
+            test_leftovers(run);
+        } else
+            tap_ok(0, "links run: %s", err.text);
+        sb_run_free(run);
+    }
+    test_nothing();
     if (!keep || !*keep) {
         char cmd[600];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

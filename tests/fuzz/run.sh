@@ -10,9 +10,12 @@
 #                 through sb_run_from_samples and every reporter
 #   fuzz_json     sb_run_load (the JSON reader), sb_run_compare_to and
 #                 every reporter
+#   fuzz_plot     sb_plot (the figure writer) with hostile names, CPU
+#                 model, command and file name: the gnuplot script must
+#                 stay inert (tests/gp_check.h)
 #
 # SECONDS 0 replays the seed corpora only (a regression check).  HARNESS
-# names (parse, numbers, json) select some of the three.
+# names (parse, numbers, json, plot) select some of the four.
 #
 # Needs clang with the libFuzzer runtime (Debian: clang libclang-rt-14-dev)
 # and the build dependencies of statbench.  The build goes to
@@ -30,10 +33,10 @@ set -eu
 
 secs=${1:-10}
 [ $# -gt 0 ] && shift
-harnesses=${*:-parse numbers json}
+harnesses=${*:-parse numbers json plot}
 case $secs in
 '' | *[!0-9]*)
-    echo "usage: $0 [SECONDS [parse|numbers|json]...]" >&2
+    echo "usage: $0 [SECONDS [parse|numbers|json|plot]...]" >&2
     exit 2
     ;;
 esac
@@ -92,8 +95,8 @@ make -C "$tree" -j"$jobs" libsbcore.la >>"$log" 2>&1 || {
 }
 
 # The harnesses: the parsers compiled in from src/cli_parse.c; the analyze
-# reader's and the JSON reader's linked against the library too (libtool
-# adds GSL, jansson and PAPI).
+# reader's, the JSON reader's and the figure writer's linked against the
+# library too (libtool adds GSL, jansson and PAPI).
 # (A path with blanks is not supported: $fz is split into words.)
 fz="$CC $CFLAGS -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -I$tree -I$top/src"
 build() { # build COMMAND...
@@ -105,7 +108,7 @@ build() { # build COMMAND...
 }
 build $fz -o "$bld/fuzz_parse" "$here/fuzz_parse.c" "$top/src/cli_parse.c" -lm
 build $fz -c -o "$bld/cli_parse.o" "$top/src/cli_parse.c"
-for h in numbers json; do
+for h in numbers json plot; do
     build $fz -c -o "$bld/fuzz_$h.o" "$here/fuzz_$h.c"
     build "$tree/libtool" --tag=CC --mode=link $fz -o "$bld/fuzz_$h" \
         "$bld/fuzz_$h.o" "$bld/cli_parse.o" "$tree/libsbcore.la" -lm
@@ -125,7 +128,7 @@ for h in $harnesses; do
     exe=$bld/fuzz_$h
     seeds=$here/corpus/$h
     if [ ! -x "$exe" ] || [ ! -d "$seeds" ]; then
-        echo "fuzz: no harness '$h' (parse, numbers, json)" >&2
+        echo "fuzz: no harness '$h' (parse, numbers, json, plot)" >&2
         exit 2
     fi
     mkdir -p "$tmp/$h"
