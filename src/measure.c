@@ -47,8 +47,9 @@
  *     disturbed[] whatever the policy.  Page faults are counted, never a
  *     reason to reject: the alloc kernels take them by design.
  *  7. Stop when every cell's median CI half-width is within opt->precision
- *     of its median and every cell has opt->min_samples, or at
- *     opt->max_samples rounds, or when the budget is spent.
+ *     of its median and every cell has opt->min_samples (never with a
+ *     precision of 0: no target), or at opt->max_samples rounds, or when
+ *     the budget is spent.
  *
  * Interrupts.  /proc/interrupts is read once per sample, after the timed
  * region, and the increase since the previous read is blamed on this
@@ -849,7 +850,9 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
         }
         if (inv->rounds >= opt->max_samples || inv->elapsed >= budget)
             break;
-        if (inv->rounds < opt->min_samples || inv->rounds < check_at)
+        /* Precision 0: no target, so the stop rule never holds. */
+        if (inv->rounds < opt->min_samples || inv->rounds < check_at ||
+            !(opt->precision > 0))
             continue;
         /* The stop rule sorts every cell: check it at rounds that grow by
          * about 1/16 each time, so its cost stays a small part of the run. */

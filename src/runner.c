@@ -325,9 +325,13 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         double b = budget;
         if (i >= ninv) {
             /* Past the minimum: go on only while a cell still misses the
-             * target at the invocation level and time remains. */
+             * target at the invocation level and time remains.  Without
+             * a target (precision 0) the requested invocations are the
+             * whole run: each already measured for its share of the
+             * budget, and more would only split the same time again. */
             double left = opt->max_time - (sb__now() - wall0);
-            if (left < 0.25 * budget || invocation_precision_met(run))
+            if (!(opt->precision > 0) || left < 0.25 * budget ||
+                invocation_precision_met(run))
                 break;
             if (b > left)
                 b = left;

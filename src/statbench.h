@@ -454,7 +454,12 @@ SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
 /* Options of a run.  Fill with sb_options_init(), then change fields. */
 typedef struct sb_options {
     double ci_level;        /* confidence level in (0, 1); default 0.95 */
-    double precision;       /* target CI half-width / median; default 0.01 */
+    double precision;       /* target CI half-width / median, in [0, 1);
+                               default 0.01.  0: no target: every
+                               invocation measures until its share of
+                               max_time, max_samples or a stop request,
+                               exactly invocations of them run, and every
+                               cell counts as reached_precision */
     double max_time;        /* seconds of the whole run, warm-up included;
                                default 30 */
     size_t min_samples;     /* per cell, before the stop rule; default 100 */
@@ -475,7 +480,7 @@ typedef struct sb_options {
                                cell's invocation-level interval meets the
                                precision target or this many ran; default
                                100 (values below invocations mean
-                               invocations) */
+                               invocations; ignored with precision 0) */
     int outliers;           /* enum sb_outlier_policy; default keep */
     size_t bootstrap;       /* 0: order-statistic median CI; N >= 100: BCa
                                bootstrap with N resamples (seeded by seed);
@@ -582,7 +587,8 @@ typedef struct sb_cell_result {
     sb_counter_result counters[SB_MAX_COUNTERS];
     size_t disturbed[SB_REJECT_NREASONS]; /* samples that showed each
                               disturbance, rejected or not (--reject none) */
-    int reached_precision; /* 1 when the CI reached the precision target */
+    int reached_precision; /* 1 when the CI reached the precision target
+                              (always 1 with precision 0: no target) */
     sb_summary ticks_summary; /* descriptive statistics of all kept samples
                                  pooled; its median interval treats them as
                                  independent */
