@@ -90,6 +90,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -149,33 +150,79 @@ struct sample {
     double ctr[SB_MAX_COUNTERS]; /* per iteration; NAN when unread */
 };
 
-/* The stop flag.  Before invocations fork, it moves to a shared page so
- * that a request in the parent (its SIGTERM handler, say) reaches the
- * child that is measuring, and one in the child reaches the parent. */
-static volatile sig_atomic_t local_stop;
-static volatile sig_atomic_t *volatile stop_flag = &local_stop;
+/* Stopping.  Three things stop a run (sb__stopped):
+ *
+ *  - the process-wide request, sb_run_request_stop(), for every run in
+ *    progress.  It is a count of requests, not a flag: each run notes the
+ *    count when it starts and stops when the count moves, so a run that
+ *    starts never clears a request another run is still honouring (the
+ *    flag this replaces was reset by every run at its start, and one
+ *    thread's run could wipe out another's Ctrl-C).  The count lives in a
+ *    shared page, mapped once before any run forks, so that a request in
+ *    the parent (its SIGTERM handler) reaches the child measuring, and
+ *    one in the child (the terminal signals the whole group) the parent.
+ *  - the run's own flag, set when its progress callback returns non-zero;
+ *    in a shared page of its own when the run forks invocations.  It
+ *    stops that run only.
+ *  - the caller's sb_options.stop, read wherever the other two are. */
+static volatile sig_atomic_t local_requests;
+static volatile sig_atomic_t *volatile requests = &local_requests;
 
 void sb_run_request_stop(void)
 {
-    *stop_flag = 1;
+    /* Async-signal-safe: one read and one store.  Two racing requests may
+     * count as one; the count still moves, which is all a run looks at.
+     * Masked so that it wraps without overflowing a signed int. */
+    *requests = (*requests + 1) & 0x3fffffff;
 }
 
-int sb__stop_requested(void)
+static void share_requests(void)
 {
-    return *stop_flag != 0;
-}
-
-void sb__stop_share(void)
-{
-    void *p;
-    if (stop_flag != &local_stop)
-        return;
-    p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-             -1, 0);
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
-        return; /* the child then stops at the end of its budget */
-    *(volatile sig_atomic_t *)p = local_stop;
-    stop_flag = p; /* kept for the life of the process */
+        return; /* a child then stops at the end of its budget */
+    *(volatile sig_atomic_t *)p = local_requests;
+    requests = p; /* kept for the life of the process */
+}
+
+void sb__stop_begin(sb__stop *s, const sb_options *opt, int shared)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+    pthread_once(&once, share_requests);
+    s->own = 0;
+    s->run = &s->own;
+    s->user = opt->stop;
+    s->requests = *requests;
+    if (shared) {
+        /* Without the page, a stop asked for in the parent (its progress
+         * callback, sb_options.stop) reaches a child only when the next
+         * invocation starts: the child ends at its budget. */
+        void *p = mmap(NULL, sizeof *s->run, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            s->run = p;
+            *s->run = 0;
+        }
+    }
+}
+
+void sb__stop_end(sb__stop *s)
+{
+    if (s->run != &s->own)
+        munmap((void *)s->run, sizeof *s->run);
+    s->run = &s->own;
+}
+
+int sb__stopped(const sb__stop *s)
+{
+    return *s->run || (s->user && *s->user) || *requests != s->requests;
+}
+
+void sb__stop_set(const sb__stop *s)
+{
+    *s->run = 1;
 }
 
 static double seconds(struct timeval tv)
@@ -494,7 +541,7 @@ static size_t iters_for(double per_iter, double target_ticks)
 /* Warm a cell up and calibrate its iterations per sample. */
 static size_t warm_up(const sb_cell *c, sb__raw_cell *r, struct work *w,
                       struct probe *pr, double overhead, double target_ticks,
-                      double deadline)
+                      double deadline, const sb__stop *stop)
 {
     enum { BATCH = 8, MAX_BATCHES = 12 };
     double b[BATCH], prev = NAN, per_iter;
@@ -520,7 +567,7 @@ static size_t warm_up(const sb_cell *c, sb__raw_cell *r, struct work *w,
         if (isfinite(prev) && fabs(m - prev) <= 0.02 * fabs(prev))
             break;
         prev = m;
-        if (sb__now() > deadline || *stop_flag)
+        if (sb__now() > deadline || sb__stopped(stop))
             break;
     }
     w->per_iter = per_iter;
@@ -674,7 +721,8 @@ static void probe_close(struct probe *pr, sb__invocation *inv)
 }
 
 int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
-                double budget, sb__invocation *inv, sb_error *err)
+                double budget, const sb__stop *stop, sb__invocation *inv,
+                sb_error *err)
 {
     size_t n = sb_plan_count(plan), src_bytes = 0, dst_bytes = 0;
     size_t *order = NULL, check_at = 0;
@@ -797,18 +845,18 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
 
     /* Warm-up and calibration take at most a tenth of the budget. */
     t0 = sb__now();
-    for (size_t i = 0; i < n && !*stop_flag; i++) {
+    for (size_t i = 0; i < n && !sb__stopped(stop); i++) {
         double deadline = t0 + 0.1 * budget * (double)(i + 1) / (double)n;
         inv->cells[i].iters =
             warm_up(sb_plan_cell(plan, i), &inv->cells[i], &w[i], &pr,
-                    overhead, target, deadline);
+                    overhead, target, deadline, stop);
     }
     choose_irq_exemptions(plan, inv, w, &pr);
 
-    while (!*stop_flag) {
+    while (!sb__stopped(stop)) {
         int done;
         gsl_ran_shuffle(rng, order, n, sizeof *order);
-        for (size_t j = 0; j < n && !*stop_flag; j++) {
+        for (size_t j = 0; j < n && !sb__stopped(stop); j++) {
             sb__raw_cell *r = &inv->cells[order[j]];
             struct sample v;
             take_sample(sb_plan_cell(plan, order[j]), &w[order[j]],
@@ -839,13 +887,13 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
                 goto out;
             }
         }
-        if (*stop_flag)
+        if (sb__stopped(stop))
             break; /* the partial round's samples are kept */
         inv->rounds++;
         inv->elapsed = sb__now() - t0;
         if (opt->progress &&
             opt->progress(opt->progress_arg, inv->rounds, inv->elapsed)) {
-            *stop_flag = 1;
+            sb__stop_set(stop); /* this run only */
             break;
         }
         if (inv->rounds >= opt->max_samples || inv->elapsed >= budget)
@@ -888,7 +936,7 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
             goto out;
         }
     }
-    inv->interrupted = *stop_flag != 0;
+    inv->interrupted = sb__stopped(stop);
     inv->elapsed = sb__now() - t0;
     rc = SB_OK;
 
@@ -921,7 +969,3 @@ out:
     return rc;
 }
 
-void sb__stop_reset(void)
-{
-    *stop_flag = 0;
-}

@@ -12,12 +12,15 @@
  * SIGINT during a run: sb_run_request_stop() (from the caller's handler)
  * stops the current invocation after its sample; a child's own copy of the
  * handler does the same there, since the terminal signals the whole
- * process group.  Every sample measured so far is kept.
+ * process group.  Every sample measured so far is kept.  A run's own stop
+ * (its progress callback, sb_options.stop) stops that run only: see
+ * sb__stop in measure.c.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,10 +182,29 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
     return 0;
 }
 
+/* Wait until the child's data start to arrive (it writes them only
+ * when it has measured) or it ends.  Meanwhile a stop asked for here
+ * through sb_options.stop, whose memory the child does not share, is
+ * passed on through the run's shared flag, every 20 ms. */
+static void await_child(int fd, const sb__stop *stop)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int relayed = 0;
+    for (;;) {
+        int r = poll(&p, 1, 20);
+        if (r > 0 || (r < 0 && errno != EINTR))
+            return;
+        if (!relayed && sb__stopped(stop)) {
+            sb__stop_set(stop);
+            relayed = 1;
+        }
+    }
+}
+
 /* Run invocation i in a child process and collect its data. */
 static int forked_invocation(const sb_plan *plan, const sb_options *opt,
-                             size_t i, double budget, sb__invocation *inv,
-                             sb_error *err)
+                             size_t i, double budget, const sb__stop *stop,
+                             sb__invocation *inv, sb_error *err)
 {
     int fd[2], status = 0, child_rc = SB_OK, got;
     pid_t pid;
@@ -201,11 +223,12 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
         sb_error e = {0};
         int rc;
         close(fd[0]);
-        rc = sb__measure(plan, opt, opt->seed + i, budget, inv, &e);
+        rc = sb__measure(plan, opt, opt->seed + i, budget, stop, inv, &e);
         rc = send_invocation(fd[1], rc, &e, inv) == 0 ? 0 : 1;
         _exit(rc);
     }
     close(fd[1]);
+    await_child(fd[0], stop);
     got = receive_invocation(fd[0], sb_plan_count(plan), inv, err,
                              &child_rc);
     close(fd[0]);
@@ -285,6 +308,7 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     double *check_cost = NULL;
     size_t ncost = 0;
     int rc = SB_OK;
+    sb__stop stop;
 
     sb_init();
     if (!out)
@@ -292,7 +316,6 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     *out = NULL;
     if ((rc = sb_plan_check(plan, opt, err)) != SB_OK)
         return rc;
-    sb__stop_reset();
 
     n = sb_plan_count(plan);
     ninv = opt->invocations ? opt->invocations : 1;
@@ -303,13 +326,12 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     run = sb__run_alloc(n, opt);
     if (!run)
         return sb__error(err, SB_ENOMEM, "out of memory");
+    sb__stop_begin(&stop, opt, ninv > 1);
     run->opt.invocations = ninv;
     run->opt.max_invocations = max_inv;
     for (size_t i = 0; i < n; i++)
         run->cells[i].cell = *sb_plan_cell(plan, i);
 
-    if (ninv > 1)
-        sb__stop_share();
     {
         /* The environment audit, for the CPU the invocations will pin to,
          * taken before measuring (it samples the SMT sibling's load). */
@@ -320,7 +342,7 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         sb_env_audit(cpu, &env);
     }
     wall0 = sb__now();
-    for (size_t i = 0; i < max_inv && !sb__stop_requested(); i++) {
+    for (size_t i = 0; i < max_inv && !sb__stopped(&stop); i++) {
         sb__invocation inv;
         double b = budget;
         if (i >= ninv) {
@@ -336,8 +358,9 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
             if (b > left)
                 b = left;
         }
-        rc = ninv == 1 ? sb__measure(plan, opt, opt->seed, b, &inv, err)
-                       : forked_invocation(plan, opt, i, b, &inv, err);
+        rc = ninv == 1
+                 ? sb__measure(plan, opt, opt->seed, b, &stop, &inv, err)
+                 : forked_invocation(plan, opt, i, b, &stop, &inv, err);
         if (rc == SB_EINTR && run->invocations > 0) {
             /* A child ended by SIGINT or SIGTERM: an interruption. */
             run->interrupted = 1;
@@ -368,7 +391,7 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         run->elapsed += inv.elapsed;
         if (inv.interrupted) {
             run->interrupted = 1;
-            sb_run_request_stop(); /* the child was asked to stop */
+            sb__stop_set(&stop); /* the child was asked to stop */
         }
         for (size_t c = 0; c < n && rc == SB_OK; c++)
             if (sb__run_add_invocation(run, c, &inv.cells[c]) != SB_OK)
@@ -378,10 +401,11 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
             break;
         if (opt->progress &&
             opt->progress(opt->progress_arg, run->rounds, run->elapsed))
-            sb_run_request_stop();
+            sb__stop_set(&stop); /* this run only */
     }
-    if (sb__stop_requested())
+    if (sb__stopped(&stop))
         run->interrupted = 1;
+    sb__stop_end(&stop);
     if (rc == SB_OK && run->invocations > 0) {
         run->meta.interrupts_per_second =
             irq_seconds > 0 ? irq_count / irq_seconds : NAN;

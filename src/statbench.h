@@ -24,6 +24,7 @@
 #ifndef STATBENCH_H
 #define STATBENCH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -503,9 +504,19 @@ typedef struct sb_options {
     double threshold;       /* practical threshold of verdicts, relative;
                                default 0.01 */
     /* Called after every round with the samples so far; a non-zero return
-     * stops the run early (it is then marked interrupted).  Optional. */
+     * stops this run early (it is then marked interrupted), and no other
+     * run.  With forked invocations it is called in the invocation's
+     * process after every round, and in the caller's after every
+     * invocation.  Optional. */
     int (*progress)(void *arg, size_t round, double elapsed);
     void *progress_arg;
+    /* Optional: when *stop becomes non-zero, this run stops after its
+     * current sample, as with sb_run_request_stop(), and no other run.
+     * The way to stop one run from another thread or a signal handler
+     * (store 1 into a volatile sig_atomic_t).  The run only reads it; it
+     * must outlive the run.  With forked invocations the caller's process
+     * reads it every 20 ms and passes it on.  Default NULL. */
+    volatile sig_atomic_t *stop;
 } sb_options;
 
 SB_API void sb_options_init(sb_options *opt);
@@ -689,15 +700,19 @@ SB_API int sb_plan_check(const sb_plan *plan, const sb_options *opt,
 typedef struct sb_run sb_run;
 
 /* Measure every cell of plan with opt.  On success *out is a new run the
- * caller frees with sb_run_free().  A run stopped by opt->progress or by
- * sb_run_request_stop() still succeeds, with sb_run_interrupted() true and
- * every sample taken so far.  Errors: SB_EINVAL (empty plan, bad option),
+ * caller frees with sb_run_free().  A run stopped by opt->progress,
+ * opt->stop or sb_run_request_stop() still succeeds, with
+ * sb_run_interrupted() true and every sample taken so far.  Runs may
+ * execute in several threads at once.  Errors: SB_EINVAL (empty plan, bad option),
  * SB_EUNAVAIL (a kernel this CPU cannot run), SB_ENOMEM, SB_ESYS. */
 SB_API int sb_run_execute(const sb_plan *plan, const sb_options *opt,
                           sb_run **out, sb_error *err);
 
-/* Ask the run executing in this process to stop after its current sample.
- * Async-signal-safe: meant for a SIGINT handler. */
+/* Ask every run executing in this process (in any thread, and in its
+ * forked invocations) to stop after its current sample.  A run that
+ * starts afterwards is not affected: the request is for the runs in
+ * progress.  Async-signal-safe: meant for a SIGINT handler.  To stop one
+ * run only, use its sb_options.stop or its progress callback. */
 SB_API void sb_run_request_stop(void);
 
 SB_API void sb_run_free(sb_run *run);
