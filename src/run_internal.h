@@ -84,13 +84,27 @@ void sb__stop_end(sb__stop *s);
 int sb__stopped(const sb__stop *s);
 void sb__stop_set(const sb__stop *s);
 
+/* The time of one invocation, as sb__now() instants (CLOCK_MONOTONIC,
+ * the same in a forked child). */
+typedef struct sb__budget {
+    double run_started;  /* when the run began */
+    double run_deadline; /* when the whole run must be done */
+    double started;      /* when the runner began this invocation (before
+                            the fork) */
+    double deadline;     /* when this invocation must be done */
+    size_t invocations_left; /* this one and those still to come */
+    int check;           /* 1: check that the plan fits first (the first
+                            invocation) */
+} sb__budget;
+
 /* measure.c: measure every cell of plan once, in this process, with
- * seed and a time budget in seconds, until stop says so.  Fills inv
- * (which the caller frees with sb__invocation_free).  Interruption is not
- * an error. */
+ * seed, by the budget's deadline, until stop says so.  Fills inv (which
+ * the caller frees with sb__invocation_free).  Interruption is not an
+ * error.  With bud->check, SB_EINVAL when the plan cannot keep to the
+ * run's budget, saying how long it needs. */
 int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
-                double budget, const sb__stop *stop, sb__invocation *inv,
-                sb_error *err);
+                const sb__budget *bud, const sb__stop *stop,
+                sb__invocation *inv, sb_error *err);
 void sb__invocation_free(sb__invocation *inv);
 
 /* measure.c: parse a CPU list file ("0-3,6") into set; -1 when there

@@ -203,8 +203,9 @@ static void await_child(int fd, const sb__stop *stop)
 
 /* Run invocation i in a child process and collect its data. */
 static int forked_invocation(const sb_plan *plan, const sb_options *opt,
-                             size_t i, double budget, const sb__stop *stop,
-                             sb__invocation *inv, sb_error *err)
+                             size_t i, const sb__budget *bud,
+                             const sb__stop *stop, sb__invocation *inv,
+                             sb_error *err)
 {
     int fd[2], status = 0, child_rc = SB_OK, got;
     pid_t pid;
@@ -223,7 +224,7 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
         sb_error e = {0};
         int rc;
         close(fd[0]);
-        rc = sb__measure(plan, opt, opt->seed + i, budget, stop, inv, &e);
+        rc = sb__measure(plan, opt, opt->seed + i, bud, stop, inv, &e);
         rc = send_invocation(fd[1], rc, &e, inv) == 0 ? 0 : 1;
         _exit(rc);
     }
@@ -304,7 +305,7 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     sb_run *run;
     size_t n, ninv, max_inv;
     sb_env env;
-    double budget, wall0, irq_count = 0, irq_seconds = 0;
+    double budget, wall0 = sb__now(), irq_count = 0, irq_seconds = 0;
     double *check_cost = NULL;
     size_t ncost = 0;
     int rc = SB_OK;
@@ -341,26 +342,37 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
             cpu = sb__choose_cpu(opt, &allowed, NULL, 0);
         sb_env_audit(cpu, &env);
     }
-    wall0 = sb__now();
+    /* The budget counts from the start of the call, the audit, forks,
+     * setups and the parent's work between invocations included: each
+     * of the invocations still to come gets an equal share of what is
+     * left, so that their budgets sum to max_time.  The requested
+     * invocations all run (fewer would change the interval's method);
+     * the first one's check_budget refused the plan if their unavoidable
+     * part could not fit. */
     for (size_t i = 0; i < max_inv && !sb__stopped(&stop); i++) {
         sb__invocation inv;
-        double b = budget;
+        double now = sb__now(), left = opt->max_time - (now - wall0);
+        double b = i < ninv ? left / (double)(ninv - i) : budget;
+        sb__budget bud = {wall0, wall0 + opt->max_time, now, 0,
+                          i < ninv ? ninv - i : 1, i == 0};
+        if (!(b > 0))
+            b = 0; /* late: the invocation takes its first samples only */
         if (i >= ninv) {
             /* Past the minimum: go on only while a cell still misses the
              * target at the invocation level and time remains.  Without
              * a target (precision 0) the requested invocations are the
              * whole run: each already measured for its share of the
              * budget, and more would only split the same time again. */
-            double left = opt->max_time - (sb__now() - wall0);
             if (!(opt->precision > 0) || left < 0.25 * budget ||
                 invocation_precision_met(run))
                 break;
             if (b > left)
                 b = left;
         }
+        bud.deadline = now + b;
         rc = ninv == 1
-                 ? sb__measure(plan, opt, opt->seed, b, &stop, &inv, err)
-                 : forked_invocation(plan, opt, i, b, &stop, &inv, err);
+                 ? sb__measure(plan, opt, opt->seed, &bud, &stop, &inv, err)
+                 : forked_invocation(plan, opt, i, &bud, &stop, &inv, err);
         if (rc == SB_EINTR && run->invocations > 0) {
             /* A child ended by SIGINT or SIGTERM: an interruption. */
             run->interrupted = 1;

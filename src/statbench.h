@@ -461,8 +461,11 @@ typedef struct sb_options {
                                max_time, max_samples or a stop request,
                                exactly invocations of them run, and every
                                cell counts as reached_precision */
-    double max_time;        /* seconds of the whole run, warm-up included;
-                               default 30 */
+    double max_time;        /* seconds of the whole run, every
+                               invocation's setup, warm-up and calibration
+                               included: each stops at its deadline, and a
+                               plan that cannot fit is refused (see
+                               sb_run_execute); default 30 */
     size_t min_samples;     /* per cell, before the stop rule; default 100 */
     size_t max_samples;     /* per cell; default 10000 */
     uint64_t seed;          /* order of cells in each round; default 1 */
@@ -703,7 +706,10 @@ typedef struct sb_run sb_run;
  * caller frees with sb_run_free().  A run stopped by opt->progress,
  * opt->stop or sb_run_request_stop() still succeeds, with
  * sb_run_interrupted() true and every sample taken so far.  Runs may
- * execute in several threads at once.  Errors: SB_EINVAL (empty plan, bad option),
+ * execute in several threads at once.  Errors: SB_EINVAL (empty plan, bad
+ * option, or a plan that cannot fit in opt->max_time: the first invocation
+ * times one sample of every cell before it measures, and the message says
+ * how long the plan needs),
  * SB_EUNAVAIL (a kernel this CPU cannot run), SB_ENOMEM, SB_ESYS. */
 SB_API int sb_run_execute(const sb_plan *plan, const sb_options *opt,
                           sb_run **out, sb_error *err);
