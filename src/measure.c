@@ -93,7 +93,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -160,48 +159,37 @@ struct sample {
  *    count when it starts and stops when the count moves, so a run that
  *    starts never clears a request another run is still honouring (the
  *    flag this replaces was reset by every run at its start, and one
- *    thread's run could wipe out another's Ctrl-C).  The count lives in a
- *    shared page, mapped once before any run forks, so that a request in
- *    the parent (its SIGTERM handler) reaches the child measuring, and
- *    one in the child (the terminal signals the whole group) the parent.
+ *    thread's run could wipe out another's Ctrl-C).  The count is the
+ *    process's own: a forked invocation has its copy, and learns of a
+ *    request in the parent through the run's flag (below), which the
+ *    parent sets when it sees one; a request in the child (the terminal
+ *    signals the whole group) ends the invocation interrupted, which
+ *    stops the run.  A page shared with every later child would also
+ *    reach the processes the caller forks for its own purposes.
  *  - the run's own flag, set when its progress callback returns non-zero;
  *    in a shared page of its own when the run forks invocations.  It
  *    stops that run only.
  *  - the caller's sb_options.stop, read wherever the other two are. */
-static volatile sig_atomic_t local_requests;
-static volatile sig_atomic_t *volatile requests = &local_requests;
+static volatile sig_atomic_t requests;
 
 void sb_run_request_stop(void)
 {
     /* Async-signal-safe: one read and one store.  Two racing requests may
      * count as one; the count still moves, which is all a run looks at.
      * Masked so that it wraps without overflowing a signed int. */
-    *requests = (*requests + 1) & 0x3fffffff;
-}
-
-static void share_requests(void)
-{
-    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return; /* a child then stops at the end of its budget */
-    *(volatile sig_atomic_t *)p = local_requests;
-    requests = p; /* kept for the life of the process */
+    requests = (requests + 1) & 0x3fffffff;
 }
 
 void sb__stop_begin(sb__stop *s, const sb_options *opt, int shared)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-    pthread_once(&once, share_requests);
     s->own = 0;
     s->run = &s->own;
     s->user = opt->stop;
-    s->requests = *requests;
+    s->requests = requests;
     if (shared) {
-        /* Without the page, a stop asked for in the parent (its progress
-         * callback, sb_options.stop) reaches a child only when the next
-         * invocation starts: the child ends at its budget. */
+        /* Without the page, a stop asked for in the parent (a signal,
+         * sb_options.stop) does not reach the child measuring: it ends
+         * at its budget, and no further invocation starts. */
         void *p = mmap(NULL, sizeof *s->run, PROT_READ | PROT_WRITE,
                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (p != MAP_FAILED) {
@@ -220,7 +208,7 @@ void sb__stop_end(sb__stop *s)
 
 int sb__stopped(const sb__stop *s)
 {
-    return *s->run || (s->user && *s->user) || *requests != s->requests;
+    return *s->run || (s->user && *s->user) || requests != s->requests;
 }
 
 void sb__stop_set(const sb__stop *s)
@@ -650,16 +638,15 @@ static int places(double s)
  * invocations).  One sample of one call per cell gives its cost and that
  * of the checks (a whole sample, re-warm call included, so that the
  * kernels see calls in the usual pairs).  What no deadline can cut, per
- * invocation: its
- * setup (fork, timer calibration, buffers, counters; measured here, from
- * when the runner began it) and two samples per cell, the warm-up's first
- * and the first round's, each a call to re-warm, a timed call and the
- * checks.  When that cannot fit in the time left for this and the
- * remaining invocations (with some slack, below), the run is refused
- * (SB_EINVAL) with the time the
- * whole plan needs: every invocation's setup, warm-up (16 samples a cell)
- * and --min-samples rounds.  When only that fuller need exceeds the
- * budget, a note says so: the deadlines then give cells fewer samples. */
+ * invocation: its setup (fork, timer calibration, buffers, counters;
+ * measured here, from when the runner began it) and two samples per cell,
+ * the warm-up's first and the first round's, each a call to re-warm, a
+ * timed call and the checks.  When that cannot fit in the time left for
+ * this and the remaining invocations (with some slack, below), the run is
+ * refused (SB_EINVAL) with the time the whole plan needs: every
+ * invocation's setup, warm-up (16 samples a cell) and --min-samples
+ * rounds.  When only that fuller need exceeds the budget, a note says so:
+ * the deadlines then give cells fewer samples. */
 static int check_budget(const sb_plan *plan, const sb_options *opt,
                         const sb__budget *bud, struct work *w,
                         struct probe *pr, double overhead, double target_s,

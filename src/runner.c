@@ -10,9 +10,9 @@
  * nothing itself.
  *
  * SIGINT during a run: sb_run_request_stop() (from the caller's handler)
- * stops the current invocation after its sample; a child's own copy of the
- * handler does the same there, since the terminal signals the whole
- * process group.  Every sample measured so far is kept.  A run's own stop
+ * stops the current invocation after its sample (the parent passes it on
+ * to the child measuring); a child's own copy of the handler does the
+ * same there, since the terminal signals the whole process group.  Every sample measured so far is kept.  A run's own stop
  * (its progress callback, sb_options.stop) stops that run only: see
  * sb__stop in measure.c.
  */
@@ -184,8 +184,9 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
 
 /* Wait until the child's data start to arrive (it writes them only
  * when it has measured) or it ends.  Meanwhile a stop asked for here
- * through sb_options.stop, whose memory the child does not share, is
- * passed on through the run's shared flag, every 20 ms. */
+ * (sb_run_request_stop() from a signal handler, sb_options.stop), in
+ * memory the child does not share, is passed on through the run's shared
+ * flag, within 20 ms. */
 static void await_child(int fd, const sb__stop *stop)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -353,8 +354,11 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         sb__invocation inv;
         double now = sb__now(), left = opt->max_time - (now - wall0);
         double b = i < ninv ? left / (double)(ninv - i) : budget;
-        sb__budget bud = {wall0, wall0 + opt->max_time, now, 0,
-                          i < ninv ? ninv - i : 1, i == 0};
+        sb__budget bud = {.run_started = wall0,
+                          .run_deadline = wall0 + opt->max_time,
+                          .started = now,
+                          .invocations_left = i < ninv ? ninv - i : 1,
+                          .check = i == 0};
         if (!(b > 0))
             b = 0; /* late: the invocation takes its first samples only */
         if (i >= ninv) {

@@ -715,7 +715,8 @@ SB_API int sb_run_execute(const sb_plan *plan, const sb_options *opt,
                           sb_run **out, sb_error *err);
 
 /* Ask every run executing in this process (in any thread, and in its
- * forked invocations) to stop after its current sample.  A run that
+ * forked invocations, to which the run passes the request on within
+ * 20 ms) to stop after its current sample.  A run that
  * starts afterwards is not affected: the request is for the runs in
  * progress.  Async-signal-safe: meant for a SIGINT handler.  To stop one
  * run only, use its sb_options.stop or its progress callback. */
