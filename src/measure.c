@@ -937,12 +937,15 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
 
     /* What is left of the invocation's time, after its setup.  A sample
      * is kept short enough that ten rounds fit in it (--sample-us 200000
-     * with a budget of 1 s ran 9.8 s), and said so. */
+     * with a budget of 1 s ran 9.8 s), and said so.  An invocation with
+     * no time left (a late one) takes its first samples only, at their
+     * usual length. */
     t0 = sb__now();
     budget = deadline - t0;
     if (budget < 0)
         budget = 0;
-    if (target > 0.9 * budget * inv->meta.timer.hz / (10.0 * (double)n)) {
+    if (budget > 0 &&
+        target > 0.9 * budget * inv->meta.timer.hz / (10.0 * (double)n)) {
         double was = target;
         target = 0.9 * budget * inv->meta.timer.hz / (10.0 * (double)n);
         note(&inv->meta, "budget: samples of about %.0f us instead of "
