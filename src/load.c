@@ -286,7 +286,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
         json_t *seed = json_object_get(m, "seed");
         if (!get_num(o, "ci_level", &v) && v > 0 && v < 1)
             op->ci_level = v;
-        if (!get_num(o, "precision", &v) && v > 0 && v < 1)
+        if (!get_num(o, "precision", &v) && v >= 0 && v < 1)
             op->precision = v;
         if (!get_num(o, "max_time_s", &v) && v > 0)
             op->max_time = v;

@@ -69,8 +69,12 @@ static void usage(FILE *f)
 "How to measure:\n"
 "      --ci LEVEL         confidence level in percent, in (0, 100) (default 95)\n"
 "      --precision PCT    stop when every cell's CI half-width is within PCT\n"
-"                         percent of its median (default 1)\n"
-"      --max-time SEC     time budget of the whole run (default 30)\n"
+"                         percent of its median (default 1); 0: no target,\n"
+"                         measure until --max-time, --max-samples or a stop\n"
+"                         (exactly --invocations invocations)\n"
+"      --max-time SEC     time budget of the whole run, setup and warm-up\n"
+"                         included (default 30); a plan that cannot fit is\n"
+"                         refused with the time it needs\n"
 "      --min-samples N    samples per cell before the stop rule (default 100)\n"
 "      --max-samples N    samples per cell at most (default 10000)\n"
 "      --sample-us US     target length of one sample in microseconds\n"
@@ -669,8 +673,12 @@ static void parse_options(int argc, char **argv, struct cli *cli)
             opt->ci_level = d / 100;
             break;
         case OPT_PRECISION:
-            if (cli_parse_double(optarg, 0, 100, &d, msg, sizeof msg))
-                die_usage("--precision %s%s", msg, " (a percentage)");
+            /* 0 is allowed: no target, measure for the whole budget. */
+            if (cli_parse_double(optarg, -1, 100, &d, msg, sizeof msg) ||
+                d < 0)
+                die_usage("--precision '%s': %s", optarg,
+                          "must lie in [0, 100) (a percentage; 0: no "
+                          "target)");
             opt->precision = d / 100;
             break;
         case OPT_THRESHOLD:
@@ -1159,7 +1167,7 @@ static int cmd_noise(int argc, char **argv, struct cli *cli)
         opt.max_time = 10;
     opt.sample_seconds = 1e-9; /* one call per sample: raw jitter */
     opt.max_samples = 200000;  /* the budget, not a count, ends it */
-    opt.precision = 1e-6;      /* measure for the whole budget */
+    opt.precision = 0;         /* no target: the whole budget */
     opt.max_invocations = opt.invocations;
     if (sb_plan_check(plan, &opt, &err) != SB_OK)
         die_usage("%s%s", err.text, "");

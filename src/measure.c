@@ -23,7 +23,10 @@
  *     then calibrate k, the iterations per sample, so that a sample lasts
  *     opt->sample_seconds (50 us by default: over a thousand times the
  *     timer overhead, and short enough that a 250 Hz tick lands in about
- *     one sample in eighty).
+ *     one sample in eighty).  The first invocation first checks that the
+ *     plan fits in the run's budget (check_budget); warm-up stops at its
+ *     deadline between any two samples, and a sample is shortened so that
+ *     ten rounds fit.
  *  5. Rounds: each round visits every cell once, in a fresh random order
  *     from a seeded generator, so slow drift of the machine lands on all
  *     cells alike.  Every cell gets one sample per round, so all cells end
@@ -47,8 +50,9 @@
  *     disturbed[] whatever the policy.  Page faults are counted, never a
  *     reason to reject: the alloc kernels take them by design.
  *  7. Stop when every cell's median CI half-width is within opt->precision
- *     of its median and every cell has opt->min_samples, or at
- *     opt->max_samples rounds, or when the budget is spent.
+ *     of its median and every cell has opt->min_samples (never with a
+ *     precision of 0: no target), or at opt->max_samples rounds, or when
+ *     the budget is spent.
  *
  * Interrupts.  /proc/interrupts is read once per sample, after the timed
  * region, and the increase since the previous read is blamed on this
@@ -148,33 +152,68 @@ struct sample {
     double ctr[SB_MAX_COUNTERS]; /* per iteration; NAN when unread */
 };
 
-/* The stop flag.  Before invocations fork, it moves to a shared page so
- * that a request in the parent (its SIGTERM handler, say) reaches the
- * child that is measuring, and one in the child reaches the parent. */
-static volatile sig_atomic_t local_stop;
-static volatile sig_atomic_t *volatile stop_flag = &local_stop;
+/* Stopping.  Three things stop a run (sb__stopped):
+ *
+ *  - the process-wide request, sb_run_request_stop(), for every run in
+ *    progress.  It is a count of requests, not a flag: each run notes the
+ *    count when it starts and stops when the count moves, so a run that
+ *    starts never clears a request another run is still honouring (the
+ *    flag this replaces was reset by every run at its start, and one
+ *    thread's run could wipe out another's Ctrl-C).  The count is the
+ *    process's own: a forked invocation has its copy, and learns of a
+ *    request in the parent through the run's flag (below), which the
+ *    parent sets when it sees one; a request in the child (the terminal
+ *    signals the whole group) ends the invocation interrupted, which
+ *    stops the run.  A page shared with every later child would also
+ *    reach the processes the caller forks for its own purposes.
+ *  - the run's own flag, set when its progress callback returns non-zero;
+ *    in a shared page of its own when the run forks invocations.  It
+ *    stops that run only.
+ *  - the caller's sb_options.stop, read wherever the other two are. */
+static volatile sig_atomic_t requests;
 
 void sb_run_request_stop(void)
 {
-    *stop_flag = 1;
+    /* Async-signal-safe: one read and one store.  Two racing requests may
+     * count as one; the count still moves, which is all a run looks at.
+     * Masked so that it wraps without overflowing a signed int. */
+    requests = (requests + 1) & 0x3fffffff;
 }
 
-int sb__stop_requested(void)
+void sb__stop_begin(sb__stop *s, const sb_options *opt, int shared)
 {
-    return *stop_flag != 0;
+    s->own = 0;
+    s->run = &s->own;
+    s->user = opt->stop;
+    s->requests = requests;
+    if (shared) {
+        /* Without the page, a stop asked for in the parent (a signal,
+         * sb_options.stop) does not reach the child measuring: it ends
+         * at its budget, and no further invocation starts. */
+        void *p = mmap(NULL, sizeof *s->run, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            s->run = p;
+            *s->run = 0;
+        }
+    }
 }
 
-void sb__stop_share(void)
+void sb__stop_end(sb__stop *s)
 {
-    void *p;
-    if (stop_flag != &local_stop)
-        return;
-    p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-             -1, 0);
-    if (p == MAP_FAILED)
-        return; /* the child then stops at the end of its budget */
-    *(volatile sig_atomic_t *)p = local_stop;
-    stop_flag = p; /* kept for the life of the process */
+    if (s->run != &s->own)
+        munmap((void *)s->run, sizeof *s->run);
+    s->run = &s->own;
+}
+
+int sb__stopped(const sb__stop *s)
+{
+    return *s->run || (s->user && *s->user) || requests != s->requests;
+}
+
+void sb__stop_set(const sb__stop *s)
+{
+    *s->run = 1;
 }
 
 static double seconds(struct timeval tv)
@@ -493,34 +532,46 @@ static size_t iters_for(double per_iter, double target_ticks)
 /* Warm a cell up and calibrate its iterations per sample. */
 static size_t warm_up(const sb_cell *c, sb__raw_cell *r, struct work *w,
                       struct probe *pr, double overhead, double target_ticks,
-                      double deadline)
+                      double deadline, const sb__stop *stop)
 {
     enum { BATCH = 8, MAX_BATCHES = 12 };
     double b[BATCH], prev = NAN, per_iter;
     struct sample s;
+    int got = 0;
 
-    /* A first estimate from single iterations. */
+    /* A first estimate from single iterations.  The deadline is checked
+     * before every sample but the first, which the cell cannot do without
+     * (a kernel whose call outlasts the budget's share takes one). */
     for (int i = 0; i < BATCH; i++) {
+        if (i > 0 && (sb__now() > deadline || sb__stopped(stop)))
+            break;
         take_sample(c, w, 1, pr, overhead, &s);
-        b[i] = s.ticks;
+        b[got++] = s.ticks;
     }
-    per_iter = sb__median_inplace(b, BATCH);
+    per_iter = sb__median_inplace(b, (size_t)got);
     for (int batch = 0; batch < MAX_BATCHES; batch++) {
         size_t k = w->cold ? 1 : iters_for(per_iter, target_ticks);
         double m;
+        got = 0;
         for (int i = 0; i < BATCH; i++) {
+            if (sb__now() > deadline || sb__stopped(stop))
+                break;
             take_sample(c, w, k, pr, overhead, &s);
-            b[i] = s.ticks;
+            b[got++] = s.ticks;
         }
-        r->warmup_samples += BATCH;
+        r->warmup_samples += (size_t)got;
+        if (got < BATCH) {
+            /* Out of time: calibrate from what there is. */
+            if (got && (m = sb__median_inplace(b, (size_t)got)) > 0)
+                per_iter = m;
+            break;
+        }
         m = sb__median_inplace(b, BATCH);
         if (m > 0)
             per_iter = m;
         if (isfinite(prev) && fabs(m - prev) <= 0.02 * fabs(prev))
             break;
         prev = m;
-        if (sb__now() > deadline || *stop_flag)
-            break;
     }
     w->per_iter = per_iter;
     return w->cold ? 1 : iters_for(per_iter, target_ticks);
@@ -572,6 +623,87 @@ static void choose_irq_exemptions(const sb_plan *plan, sb__invocation *inv,
              "(up to %.3g ms) cannot dodge the %.0f interrupts/s of CPU %d; "
              "still counted", kept, kept == 1 ? "" : "s", 1e3 * longest,
              rate, inv->meta.cpu);
+}
+
+/* Decimal places for a duration in seconds: two significant digits or
+ * whole seconds. */
+static int places(double s)
+{
+    return s >= 10 ? 0 : s >= 1 ? 1 : 2;
+}
+
+/* Whether the plan can keep to the run's time budget, judged in the first
+ * invocation once it is set up (issue 10: a budget of 1 s ran for 55 s,
+ * its warm-up alone taking 16 samples of each of 10000 cells in each of 6
+ * invocations).  One sample of one call per cell gives its cost and that
+ * of the checks (a whole sample, re-warm call included, so that the
+ * kernels see calls in the usual pairs).  What no deadline can cut, per
+ * invocation: its setup (fork, timer calibration, buffers, counters;
+ * measured here, from when the runner began it) and two samples per cell,
+ * the warm-up's first and the first round's, each a call to re-warm, a
+ * timed call and the checks.  When that cannot fit in the time left for
+ * this and the remaining invocations (with some slack, below), the run is
+ * refused (SB_EINVAL) with the time the whole plan needs: every
+ * invocation's setup, warm-up (16 samples a cell) and --min-samples
+ * rounds.  When only that fuller need exceeds the budget, a note says so:
+ * the deadlines then give cells fewer samples. */
+static int check_budget(const sb_plan *plan, const sb_options *opt,
+                        const sb__budget *bud, struct work *w,
+                        struct probe *pr, double overhead, double target_s,
+                        sb__invocation *inv, sb_error *err)
+{
+    size_t n = sb_plan_count(plan), done = 0, later;
+    double now = sb__now(), setup = now - bud->started, t, check = 0;
+    double hard = 0, full = 0, left, need, spent;
+
+    later = bud->invocations_left ? bud->invocations_left - 1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        struct sample s;
+        double call, sample;
+        size_t from = pr->ncost;
+        if (i > 0 && sb__now() > bud->run_deadline)
+            break; /* the rest is extrapolated */
+        take_sample(sb_plan_cell(plan, i), &w[i], 1, pr, overhead, &s);
+        call = s.ticks / pr->hz;
+        if (!(call > 0))
+            call = 0;
+        if (pr->ncost > from)
+            check += pr->cost[from % COST_RING] / pr->hz;
+        sample = w[i].cold || call > target_s ? call : target_s;
+        hard += 2 * (2 * call);
+        full += 8 * (2 * call) + (8 + (double)opt->min_samples) *
+                                     (sample + call);
+        done++;
+    }
+    check /= (double)done; /* the mean checks of one sample */
+    t = (double)n / (double)done; /* extrapolation to every cell */
+    hard = t * (hard + 2 * check * (double)done);
+    full = t * (full + check * (double)done * (16 + (double)opt->min_samples));
+    spent = bud->started - bud->run_started; /* before this invocation */
+    need = spent + (double)(later + 1) * (setup + full);
+    left = bud->run_deadline - sb__now();
+    /* The goal is to end within max(1.2 max_time, max_time + 2 s); half
+     * of that allowance may go to what cannot be cut, the rest is kept
+     * for the analysis and the machine's hiccups.  A plan that would
+     * overrun by more is refused now rather than run.  Time already
+     * overrun (a setup under valgrind) is spent either way: only what is
+     * still to come counts. */
+    if (hard + (double)later * (setup + hard) >
+        fmax(left, 0) + 0.5 * fmax(0.2 * opt->max_time, 2.0))
+        return sb__error(err, SB_EINVAL,
+                         "the plan needs about %.*f s (%zu invocation%s of "
+                         "%.*f s for %zu cell%s and --min-samples %zu), more "
+                         "than --max-time %g: raise --max-time or shrink the "
+                         "plan", places(need), need, later + 1,
+                         later ? "s" : "", places(setup + full), setup + full,
+                         n, n == 1 ? "" : "s",
+                         opt->min_samples, opt->max_time);
+    if (need > opt->max_time)
+        note(&inv->meta, "budget: the plan needs about %.*f s for "
+                         "--min-samples %zu in every cell, more than "
+                         "--max-time %g; cells get fewer samples",
+             places(need), need, opt->min_samples, opt->max_time);
+    return SB_OK;
 }
 
 /* Relative half-width of the median CI of a cell's samples so far. */
@@ -673,7 +805,8 @@ static void probe_close(struct probe *pr, sb__invocation *inv)
 }
 
 int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
-                double budget, sb__invocation *inv, sb_error *err)
+                const sb__budget *bud, const sb__stop *stop,
+                sb__invocation *inv, sb_error *err)
 {
     size_t n = sb_plan_count(plan), src_bytes = 0, dst_bytes = 0;
     size_t *order = NULL, check_at = 0;
@@ -682,7 +815,8 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
     char *src = NULL, *dst = NULL;
     void *shim = NULL;
     size_t shim_bytes = 0;
-    double *scratch = NULL, t0, target, overhead;
+    double *scratch = NULL, t0, target, overhead, budget;
+    double deadline = bud->deadline;
     gsl_rng *rng = NULL;
     cpu_set_t saved;
     struct sched_param saved_param;
@@ -794,22 +928,54 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
         }
     }
 
-    /* Warm-up and calibration take at most a tenth of the budget. */
+    if (bud->check) {
+        rc = check_budget(plan, opt, bud, w, &pr, overhead,
+                          opt->sample_seconds, inv, err);
+        if (rc != SB_OK)
+            goto out;
+    }
+
+    /* What is left of the invocation's time, after its setup.  A sample
+     * is kept short enough that ten rounds fit in it (--sample-us 200000
+     * with a budget of 1 s ran 9.8 s), and said so.  An invocation with
+     * no time left (a late one) takes its first samples only, at their
+     * usual length. */
     t0 = sb__now();
-    for (size_t i = 0; i < n && !*stop_flag; i++) {
-        double deadline = t0 + 0.1 * budget * (double)(i + 1) / (double)n;
+    budget = deadline - t0;
+    if (budget < 0)
+        budget = 0;
+    if (budget > 0 &&
+        target > 0.9 * budget * inv->meta.timer.hz / (10.0 * (double)n)) {
+        double was = target;
+        target = 0.9 * budget * inv->meta.timer.hz / (10.0 * (double)n);
+        note(&inv->meta, "budget: samples of about %.0f us instead of "
+                         "--sample-us %.0f, so that ten rounds fit in the "
+                         "invocation's %.3g s", 1e6 * target / pr.hz,
+             1e6 * was / pr.hz, budget);
+    }
+
+    /* Warm-up and calibration take at most a tenth of the budget. */
+    for (size_t i = 0; i < n && !sb__stopped(stop); i++) {
+        double until = t0 + 0.1 * budget * (double)(i + 1) / (double)n;
         inv->cells[i].iters =
             warm_up(sb_plan_cell(plan, i), &inv->cells[i], &w[i], &pr,
-                    overhead, target, deadline);
+                    overhead, target, until, stop);
     }
     choose_irq_exemptions(plan, inv, w, &pr);
 
-    while (!*stop_flag) {
-        int done;
+    while (!sb__stopped(stop)) {
+        int done, late = 0;
         gsl_ran_shuffle(rng, order, n, sizeof *order);
-        for (size_t j = 0; j < n && !*stop_flag; j++) {
+        for (size_t j = 0; j < n && !sb__stopped(stop); j++) {
             sb__raw_cell *r = &inv->cells[order[j]];
             struct sample v;
+            /* The deadline ends a round in its middle (a round of 10000
+             * cells lasts a second), but not the first, which gives every
+             * cell a sample: check_budget made sure it fits. */
+            if (inv->rounds > 0 && sb__now() >= deadline) {
+                late = 1;
+                break;
+            }
             take_sample(sb_plan_cell(plan, order[j]), &w[order[j]],
                         r->iters, &pr, overhead, &v);
             /* CPU time over every sample taken, kept or not: getrusage moves at
@@ -838,18 +1004,20 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
                 goto out;
             }
         }
-        if (*stop_flag)
+        if (sb__stopped(stop) || late)
             break; /* the partial round's samples are kept */
         inv->rounds++;
         inv->elapsed = sb__now() - t0;
         if (opt->progress &&
             opt->progress(opt->progress_arg, inv->rounds, inv->elapsed)) {
-            *stop_flag = 1;
+            sb__stop_set(stop); /* this run only */
             break;
         }
-        if (inv->rounds >= opt->max_samples || inv->elapsed >= budget)
+        if (inv->rounds >= opt->max_samples || sb__now() >= deadline)
             break;
-        if (inv->rounds < opt->min_samples || inv->rounds < check_at)
+        /* Precision 0: no target, so the stop rule never holds. */
+        if (inv->rounds < opt->min_samples || inv->rounds < check_at ||
+            !(opt->precision > 0))
             continue;
         /* The stop rule sorts every cell: check it at rounds that grow by
          * about 1/16 each time, so its cost stays a small part of the run. */
@@ -885,7 +1053,7 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
             goto out;
         }
     }
-    inv->interrupted = *stop_flag != 0;
+    inv->interrupted = sb__stopped(stop);
     inv->elapsed = sb__now() - t0;
     rc = SB_OK;
 
@@ -918,7 +1086,3 @@ out:
     return rc;
 }
 
-void sb__stop_reset(void)
-{
-    *stop_flag = 0;
-}

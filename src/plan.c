@@ -123,9 +123,9 @@ int sb__options_check(const sb_options *opt, sb_error *err)
         return sb__error(err, SB_EINVAL,
                          "confidence level %g: must lie strictly between 0 "
                          "and 1 (0 and 100 %%)", opt->ci_level);
-    if (!(opt->precision > 0 && opt->precision < 1))
+    if (!(opt->precision >= 0 && opt->precision < 1))
         return sb__error(err, SB_EINVAL,
-                         "precision %g: must lie strictly between 0 and 1",
+                         "precision %g: must lie in [0, 1) (0: no target)",
                          opt->precision);
     if (opt->invocations < 1 || opt->invocations > 1000)
         return sb__error(err, SB_EINVAL,

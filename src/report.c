@@ -82,7 +82,7 @@ static void header(const sb_run *run, FILE *f)
     const sb_timer_info *t = &m->timer;
     const char *unit = t->kind == SB_TIMER_TSC ? "cycles" : "ns";
     const sb_cell_result *c0 = sb_run_cell(run, 0);
-    char feat[256];
+    char feat[256], target[64];
 
     fputs("statbench ", f);
     puts_clean(f, m->statbench_version);
@@ -152,16 +152,24 @@ static void header(const sb_run *run, FILE *f)
                     p++;
             }
         }
+        /* Precision 0 sets no target (measure for the whole budget). */
+        if (o->precision > 0)
+            snprintf(target, sizeof target,
+                     "precision target +-%g%% of the median",
+                     100 * o->precision);
+        else
+            snprintf(target, sizeof target, "no precision target");
         fprintf(f,
                 "plan:     %zu cells, %zu invocation%s (at least %zu, at "
-                "most %zu), %g%% CI, precision target +-%g%% of the median, "
+                "most %zu), %g%% CI, %s, "
                 "seed %llu, %zu..%zu samples per cell and invocation, max "
                 "time %g s, sample ~%g us, cache %s\n",
                 sb_run_count(run), run->invocations,
                 run->invocations == 1 ? "" : "s", o->invocations,
                 o->invocations > 1 ? o->max_invocations : 1,
                 100 * o->ci_level,
-                100 * o->precision, (unsigned long long)o->seed,
+                target,
+                (unsigned long long)o->seed,
                 o->min_samples, o->max_samples, o->max_time,
                 o->sample_seconds * 1e6, sb_cache_name(o->cache));
     } else {

@@ -402,9 +402,11 @@ static int analyse_cell(sb_run *run, size_t i, double *work)
         if (r->cell.size > 0)
             r->cycles_per_byte = m->estimate / bytes;
         r->rel_halfwidth = (m->hi - m->lo) / 2 / m->estimate;
+        /* Precision 0 sets no target: no cell falls short of it. */
         r->reached_precision =
-            r->rel_halfwidth <= o->precision &&
-            !(m->achieved < m->level - 1e-9) && isfinite(r->rel_halfwidth);
+            !(o->precision > 0) ||
+            (r->rel_halfwidth <= o->precision &&
+             !(m->achieved < m->level - 1e-9) && isfinite(r->rel_halfwidth));
         {
             /* The interval's half-width over its quantile is the relative
              * standard error of the estimate. */

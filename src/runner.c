@@ -10,14 +10,17 @@
  * nothing itself.
  *
  * SIGINT during a run: sb_run_request_stop() (from the caller's handler)
- * stops the current invocation after its sample; a child's own copy of the
- * handler does the same there, since the terminal signals the whole
- * process group.  Every sample measured so far is kept.
+ * stops the current invocation after its sample (the parent passes it on
+ * to the child measuring); a child's own copy of the handler does the
+ * same there, since the terminal signals the whole process group.  Every sample measured so far is kept.  A run's own stop
+ * (its progress callback, sb_options.stop) stops that run only: see
+ * sb__stop in measure.c.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,9 +182,30 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
     return 0;
 }
 
+/* Wait until the child's data start to arrive (it writes them only
+ * when it has measured) or it ends.  Meanwhile a stop asked for here
+ * (sb_run_request_stop() from a signal handler, sb_options.stop), in
+ * memory the child does not share, is passed on through the run's shared
+ * flag, within 20 ms. */
+static void await_child(int fd, const sb__stop *stop)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int relayed = 0;
+    for (;;) {
+        int r = poll(&p, 1, 20);
+        if (r > 0 || (r < 0 && errno != EINTR))
+            return;
+        if (!relayed && sb__stopped(stop)) {
+            sb__stop_set(stop);
+            relayed = 1;
+        }
+    }
+}
+
 /* Run invocation i in a child process and collect its data. */
 static int forked_invocation(const sb_plan *plan, const sb_options *opt,
-                             size_t i, double budget, sb__invocation *inv,
+                             size_t i, const sb__budget *bud,
+                             const sb__stop *stop, sb__invocation *inv,
                              sb_error *err)
 {
     int fd[2], status = 0, child_rc = SB_OK, got;
@@ -201,11 +225,12 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
         sb_error e = {0};
         int rc;
         close(fd[0]);
-        rc = sb__measure(plan, opt, opt->seed + i, budget, inv, &e);
+        rc = sb__measure(plan, opt, opt->seed + i, bud, stop, inv, &e);
         rc = send_invocation(fd[1], rc, &e, inv) == 0 ? 0 : 1;
         _exit(rc);
     }
     close(fd[1]);
+    await_child(fd[0], stop);
     got = receive_invocation(fd[0], sb_plan_count(plan), inv, err,
                              &child_rc);
     close(fd[0]);
@@ -281,10 +306,11 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     sb_run *run;
     size_t n, ninv, max_inv;
     sb_env env;
-    double budget, wall0, irq_count = 0, irq_seconds = 0;
+    double budget, wall0 = sb__now(), irq_count = 0, irq_seconds = 0;
     double *check_cost = NULL;
     size_t ncost = 0;
     int rc = SB_OK;
+    sb__stop stop;
 
     sb_init();
     if (!out)
@@ -292,7 +318,6 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     *out = NULL;
     if ((rc = sb_plan_check(plan, opt, err)) != SB_OK)
         return rc;
-    sb__stop_reset();
 
     n = sb_plan_count(plan);
     ninv = opt->invocations ? opt->invocations : 1;
@@ -303,13 +328,12 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     run = sb__run_alloc(n, opt);
     if (!run)
         return sb__error(err, SB_ENOMEM, "out of memory");
+    sb__stop_begin(&stop, opt, ninv > 1);
     run->opt.invocations = ninv;
     run->opt.max_invocations = max_inv;
     for (size_t i = 0; i < n; i++)
         run->cells[i].cell = *sb_plan_cell(plan, i);
 
-    if (ninv > 1)
-        sb__stop_share();
     {
         /* The environment audit, for the CPU the invocations will pin to,
          * taken before measuring (it samples the SMT sibling's load). */
@@ -319,21 +343,40 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
             cpu = sb__choose_cpu(opt, &allowed, NULL, 0);
         sb_env_audit(cpu, &env);
     }
-    wall0 = sb__now();
-    for (size_t i = 0; i < max_inv && !sb__stop_requested(); i++) {
+    /* The budget counts from the start of the call, the audit, forks,
+     * setups and the parent's work between invocations included: each
+     * of the invocations still to come gets an equal share of what is
+     * left, so that their budgets sum to max_time.  The requested
+     * invocations all run (fewer would change the interval's method);
+     * the first one's check_budget refused the plan if their unavoidable
+     * part could not fit. */
+    for (size_t i = 0; i < max_inv && !sb__stopped(&stop); i++) {
         sb__invocation inv;
-        double b = budget;
+        double now = sb__now(), left = opt->max_time - (now - wall0);
+        double b = i < ninv ? left / (double)(ninv - i) : budget;
+        sb__budget bud = {.run_started = wall0,
+                          .run_deadline = wall0 + opt->max_time,
+                          .started = now,
+                          .invocations_left = i < ninv ? ninv - i : 1,
+                          .check = i == 0};
+        if (!(b > 0))
+            b = 0; /* late: the invocation takes its first samples only */
         if (i >= ninv) {
             /* Past the minimum: go on only while a cell still misses the
-             * target at the invocation level and time remains. */
-            double left = opt->max_time - (sb__now() - wall0);
-            if (left < 0.25 * budget || invocation_precision_met(run))
+             * target at the invocation level and time remains.  Without
+             * a target (precision 0) the requested invocations are the
+             * whole run: each already measured for its share of the
+             * budget, and more would only split the same time again. */
+            if (!(opt->precision > 0) || left < 0.25 * budget ||
+                invocation_precision_met(run))
                 break;
             if (b > left)
                 b = left;
         }
-        rc = ninv == 1 ? sb__measure(plan, opt, opt->seed, b, &inv, err)
-                       : forked_invocation(plan, opt, i, b, &inv, err);
+        bud.deadline = now + b;
+        rc = ninv == 1
+                 ? sb__measure(plan, opt, opt->seed, &bud, &stop, &inv, err)
+                 : forked_invocation(plan, opt, i, &bud, &stop, &inv, err);
         if (rc == SB_EINTR && run->invocations > 0) {
             /* A child ended by SIGINT or SIGTERM: an interruption. */
             run->interrupted = 1;
@@ -364,7 +407,7 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         run->elapsed += inv.elapsed;
         if (inv.interrupted) {
             run->interrupted = 1;
-            sb_run_request_stop(); /* the child was asked to stop */
+            sb__stop_set(&stop); /* the child was asked to stop */
         }
         for (size_t c = 0; c < n && rc == SB_OK; c++)
             if (sb__run_add_invocation(run, c, &inv.cells[c]) != SB_OK)
@@ -374,10 +417,11 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
             break;
         if (opt->progress &&
             opt->progress(opt->progress_arg, run->rounds, run->elapsed))
-            sb_run_request_stop();
+            sb__stop_set(&stop); /* this run only */
     }
-    if (sb__stop_requested())
+    if (sb__stopped(&stop))
         run->interrupted = 1;
+    sb__stop_end(&stop);
     if (rc == SB_OK && run->invocations > 0) {
         run->meta.interrupts_per_second =
             irq_seconds > 0 ? irq_count / irq_seconds : NAN;

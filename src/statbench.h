@@ -24,6 +24,7 @@
 #ifndef STATBENCH_H
 #define STATBENCH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -454,9 +455,17 @@ SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
 /* Options of a run.  Fill with sb_options_init(), then change fields. */
 typedef struct sb_options {
     double ci_level;        /* confidence level in (0, 1); default 0.95 */
-    double precision;       /* target CI half-width / median; default 0.01 */
-    double max_time;        /* seconds of the whole run, warm-up included;
-                               default 30 */
+    double precision;       /* target CI half-width / median, in [0, 1);
+                               default 0.01.  0: no target: every
+                               invocation measures until its share of
+                               max_time, max_samples or a stop request,
+                               exactly invocations of them run, and every
+                               cell counts as reached_precision */
+    double max_time;        /* seconds of the whole run, every
+                               invocation's setup, warm-up and calibration
+                               included: each stops at its deadline, and a
+                               plan that cannot fit is refused (see
+                               sb_run_execute); default 30 */
     size_t min_samples;     /* per cell, before the stop rule; default 100 */
     size_t max_samples;     /* per cell; default 10000 */
     uint64_t seed;          /* order of cells in each round; default 1 */
@@ -475,7 +484,7 @@ typedef struct sb_options {
                                cell's invocation-level interval meets the
                                precision target or this many ran; default
                                100 (values below invocations mean
-                               invocations) */
+                               invocations; ignored with precision 0) */
     int outliers;           /* enum sb_outlier_policy; default keep */
     size_t bootstrap;       /* 0: order-statistic median CI; N >= 100: BCa
                                bootstrap with N resamples (seeded by seed);
@@ -498,9 +507,19 @@ typedef struct sb_options {
     double threshold;       /* practical threshold of verdicts, relative;
                                default 0.01 */
     /* Called after every round with the samples so far; a non-zero return
-     * stops the run early (it is then marked interrupted).  Optional. */
+     * stops this run early (it is then marked interrupted), and no other
+     * run.  With forked invocations it is called in the invocation's
+     * process after every round, and in the caller's after every
+     * invocation.  Optional. */
     int (*progress)(void *arg, size_t round, double elapsed);
     void *progress_arg;
+    /* Optional: when *stop becomes non-zero, this run stops after its
+     * current sample, as with sb_run_request_stop(), and no other run.
+     * The way to stop one run from another thread or a signal handler
+     * (store 1 into a volatile sig_atomic_t).  The run only reads it; it
+     * must outlive the run.  With forked invocations the caller's process
+     * reads it every 20 ms and passes it on.  Default NULL. */
+    volatile sig_atomic_t *stop;
 } sb_options;
 
 SB_API void sb_options_init(sb_options *opt);
@@ -582,7 +601,8 @@ typedef struct sb_cell_result {
     sb_counter_result counters[SB_MAX_COUNTERS];
     size_t disturbed[SB_REJECT_NREASONS]; /* samples that showed each
                               disturbance, rejected or not (--reject none) */
-    int reached_precision; /* 1 when the CI reached the precision target */
+    int reached_precision; /* 1 when the CI reached the precision target
+                              (always 1 with precision 0: no target) */
     sb_summary ticks_summary; /* descriptive statistics of all kept samples
                                  pooled; its median interval treats them as
                                  independent */
@@ -683,15 +703,23 @@ SB_API int sb_plan_check(const sb_plan *plan, const sb_options *opt,
 typedef struct sb_run sb_run;
 
 /* Measure every cell of plan with opt.  On success *out is a new run the
- * caller frees with sb_run_free().  A run stopped by opt->progress or by
- * sb_run_request_stop() still succeeds, with sb_run_interrupted() true and
- * every sample taken so far.  Errors: SB_EINVAL (empty plan, bad option),
+ * caller frees with sb_run_free().  A run stopped by opt->progress,
+ * opt->stop or sb_run_request_stop() still succeeds, with
+ * sb_run_interrupted() true and every sample taken so far.  Runs may
+ * execute in several threads at once.  Errors: SB_EINVAL (empty plan, bad
+ * option, or a plan that cannot fit in opt->max_time: the first invocation
+ * times one sample of every cell before it measures, and the message says
+ * how long the plan needs),
  * SB_EUNAVAIL (a kernel this CPU cannot run), SB_ENOMEM, SB_ESYS. */
 SB_API int sb_run_execute(const sb_plan *plan, const sb_options *opt,
                           sb_run **out, sb_error *err);
 
-/* Ask the run executing in this process to stop after its current sample.
- * Async-signal-safe: meant for a SIGINT handler. */
+/* Ask every run executing in this process (in any thread, and in its
+ * forked invocations, to which the run passes the request on within
+ * 20 ms) to stop after its current sample.  A run that
+ * starts afterwards is not affected: the request is for the runs in
+ * progress.  Async-signal-safe: meant for a SIGINT handler.  To stop one
+ * run only, use its sb_options.stop or its progress callback. */
 SB_API void sb_run_request_stop(void);
 
 SB_API void sb_run_free(sb_run *run);

@@ -116,10 +116,11 @@ fi
 check "--plot with an unknown ending" bad_input "'x.jpg'" --plot x.jpg
 
 # --- interruption: SIGTERM ends a long run early, with its data -------------
-# The run below would take 60 s; SIGTERM after 2 s must end it with status
-# 143 and the samples measured so far written, marked interrupted.  The
-# bound of 30 s only catches a run that ignores the request.
-"$STATBENCH" -k duff -a 0,1 --max-time 60 --invocations 2 --precision 0.001 \
+# The run below would take 60 s (--precision 0: no target it could reach
+# early, however quiet the machine); SIGTERM after 2 s must end it with
+# status 143 and the samples measured so far written, marked interrupted.
+# The bound of 30 s only catches a run that ignores the request.
+"$STATBENCH" -k duff -a 0,1 --max-time 60 --invocations 2 --precision 0 \
     -q -f json -o "$tmp/int.json" >"$tmp/int.txt" 2>"$tmp/int.err" &
 pid=$!
 sleep 2
@@ -231,6 +232,39 @@ check "unknown format" bad_input "'xml'" --format xml
 check "unknown option" bad_input "'--frobnicate'" --frobnicate
 check "missing option value" bad_input "--size" --size
 check "stray argument" bad_input "'extra'" extra
-check "precision out of range" bad_input "'0'" --precision 0
+check "precision below 0" bad_input "'-1'" --precision -1
+check "precision 100" bad_input "'100'" --precision 100
+check "precision not a number" bad_input "'x'" --precision x
+
+# --- --precision 0: no target --------------------------------------------
+# The stop rule never holds, so every invocation takes exactly
+# --max-samples rounds (a budget of 60 s is far more than 300 rounds of
+# two 4 KiB cells need, and ends nothing), and exactly --invocations run.
+# With a target, a quiet machine would stop at --min-samples: the count
+# tells the two apart whatever the machine's noise.
+"$STATBENCH" -k libc,duff -s 4K --precision 0 --invocations 2 \
+    --min-samples 100 --max-samples 300 --max-time 60 -f json \
+    -o "$tmp/p0.json" -q >"$tmp/p0.txt" 2>"$tmp/err"
+rc=$?
+check "--precision 0 runs (rc $rc)" test "$rc" -eq 0
+check "  the header says there is no precision target" \
+    grep -q 'no precision target' "$tmp/p0.txt"
+check "  no cell is marked short of a target" \
+    sh -c "! grep -q 'short of the precision target' '$tmp/p0.txt'"
+if [ -n "$PY" ]; then
+    check "  every invocation took --max-samples rounds; no extra invocation" \
+        "$PY" -c "
+import json
+d = json.load(open('$tmp/p0.json'))
+assert d['meta']['options']['precision'] == 0, d['meta']['options']
+assert d['rounds'] == 2 * 300, d['rounds']
+for c in d['cells']:
+    assert c['invocations'] == 2, c['invocations']
+    assert c['reached_precision'] is True
+"
+    check "  report re-renders it (the loader takes precision 0)" \
+        sh -c "'$STATBENCH' report '$tmp/p0.json' >'$tmp/p0r.txt' 2>'$tmp/err' &&
+               grep -q 'no precision target' '$tmp/p0r.txt'"
+fi
 
 done_testing

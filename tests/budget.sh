@@ -1,0 +1,127 @@
+#!/bin/sh
+# budget.sh: --max-time is a budget (issue 10, case 10).  Each plan below
+# once ran far past a budget of 1 s (55 s, 26 s, 9.8 s and 45 s on the
+# machine of the report; 150+ s, 52 s, 21 s and 68 s on the development
+# VM): warm-up took 16 samples of every cell in every invocation whatever
+# the deadline.  Now each either keeps to the budget or is refused up
+# front, with one line saying how long the plan needs.
+#
+# The goal is a wall time of at most max(1.2 T, T + 2 s).  What is
+# asserted is a relation to the user's own budget T, with a generous
+# margin: wall time <= 3 T + 5 s, or exit 2 with the refusal line within
+# that bound.  The margin is there because this is a shared, noisy VM that
+# can deschedule a process for seconds (other builds run on it, and the
+# process start, PAPI's initialisation and the analysis are outside the
+# library's deadlines); it is still far below what the old code took, so
+# the test fails on the old behaviour.  T = 1 s keeps the suite fast.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbbudget.XXXXXX") || exit 1
+pid=
+cleanup() {
+    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+PY=$(command -v python3 || true)
+
+if [ "$(date +%N)" != N ]; then
+    now_ms() { echo $(($(date +%s%N) / 1000000)); }
+elif [ -n "$PY" ]; then
+    now_ms() { "$PY" -c 'import time; print(int(time.time() * 1000))'; }
+else
+    now_ms() { echo $(($(date +%s) * 1000)); }
+fi
+
+T=1
+BOUND_MS=$(((3 * T + 5) * 1000))
+
+# budget NAME ARGS...: run statbench --max-time $T ARGS in the background,
+# killed at 4 times the bound (so that a runaway run cannot hang the
+# suite); sets rc and took (ms).
+budget() {
+    name=$1
+    shift
+    start=$(now_ms)
+    "$STATBENCH" --max-time "$T" -q "$@" >"$tmp/$name.out" \
+        2>"$tmp/$name.err" &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null &&
+        [ $(($(now_ms) - start)) -lt $((4 * BOUND_MS)) ]; do
+        sleep 0.05
+    done
+    took=$(($(now_ms) - start))
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid"
+    rc=$?
+    pid=
+}
+
+# kept_or_refused NAME: the relation above, for the run just made.
+kept_or_refused() {
+    if [ "$rc" -eq 0 ]; then
+        [ "$took" -le "$BOUND_MS" ]
+    elif [ "$rc" -eq 2 ]; then
+        [ "$took" -le "$BOUND_MS" ] &&
+            [ "$(wc -l <"$tmp/$1.err")" -eq 1 ] &&
+            grep -q "the plan needs about [0-9.]* s.*more than --max-time $T: raise --max-time or shrink the plan" \
+                "$tmp/$1.err"
+    else
+        false
+    fi
+}
+
+check_case() { # NAME DESCRIPTION ARGS...
+    name=$1
+    desc=$2
+    shift 2
+    budget "$name" "$@"
+    diag "$desc: status $rc after $took ms: $(head -c 300 "$tmp/$name.err")"
+    check "$desc: kept to --max-time $T (<= $BOUND_MS ms) or refused up front (rc $rc, $took ms)" \
+        kept_or_refused "$name"
+}
+
+check_case cells "10000 cells (--size 1..10000)" --size 1..10000
+check_case mmap "a 256 MiB mmap_touch" -k mmap_touch -s 256M
+check_case long "--sample-us 200000" -k libc -s 4K --sample-us 200000
+check_case many "--invocations 1000" -k libc -s 4K --invocations 1000
+
+# A plan that fits in its budget is not refused, and its samples are
+# shortened to fit rather than the budget stretched: --sample-us 200000
+# with 1 s over 6 invocations leaves no room for even one round of such
+# samples per invocation.
+# (Refused only if 6 setups of an invocation took more than about 2 s,
+# which a badly overloaded machine could do: then there is nothing to
+# check here, and the case above has checked the refusal.)
+budget fits -k libc -s 4K --sample-us 200000
+if [ "$rc" -eq 2 ]; then
+    skip "--sample-us 200000 in 1 s runs" "refused on this machine: $(cat "$tmp/fits.err")"
+    skip "  and says its samples were shortened" "(as above)"
+    skip "  and that --min-samples do not fit" "(as above)"
+else
+    check "--sample-us 200000 in 1 s runs (rc $rc)" test "$rc" -eq 0
+    check "  and says its samples were shortened" \
+        grep -q 'budget: samples of about [0-9]* us instead of --sample-us 200000' \
+        "$tmp/fits.out"
+    check "  and that --min-samples do not fit" \
+        grep -q 'budget: the plan needs about .* more than --max-time 1' \
+        "$tmp/fits.out"
+fi
+
+# A refusal writes nothing.  1000 invocations need 1000 setups (fork,
+# timer calibration, counters: 50 ms or so each here), far beyond 1 s; a
+# machine that could do them all within the slack would run the plan
+# instead, which the relation above already allows.
+budget refused -k libc -s 4K --invocations 1000 -o "$tmp/refused.json"
+if [ "$rc" -eq 2 ]; then
+    check "--invocations 1000 in 1 s refused: nothing written" \
+        test ! -e "$tmp/refused.json"
+else
+    skip "--invocations 1000 in 1 s refused: nothing written" \
+        "not refused here (rc $rc, $took ms)"
+fi
+
+done_testing
