@@ -689,6 +689,40 @@ static int emit(const sb_run *run, const struct cli *cli)
     return status;
 }
 
+/* One line per cell that has no valid sample, saying what became of its
+ * samples; returns how many cells.  Such a cell's figures are NAN, and a
+ * run that has one is no success. */
+static size_t report_empty_cells(const sb_run *run)
+{
+    size_t empty = 0;
+    for (size_t i = 0; i < sb_run_count(run); i++) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        char why[160] = "";
+        size_t used = 0;
+        if (r->nsamples)
+            continue;
+        empty++;
+        for (int k = 0; k < SB_REJECT_NREASONS; k++)
+            if (r->rejected[k] && used < sizeof why)
+                used += (size_t)snprintf(why + used, sizeof why - used,
+                                         "%s%s %zu", used ? ", " : "",
+                                         sb_reject_name(k), r->rejected[k]);
+        if (r->rejected_total)
+            fprintf(stderr, "%s: %s, %zu bytes, offsets %zu/%zu: no valid "
+                            "sample: all %zu taken were rejected (%s)\n",
+                    progname, r->cell.kernel->name, r->cell.size,
+                    r->cell.src_align, r->cell.dst_align, r->rejected_total,
+                    why);
+        else
+            fprintf(stderr, "%s: %s, %zu bytes, offsets %zu/%zu: no sample "
+                            "taken before the run stopped (after %.1f s)\n",
+                    progname, r->cell.kernel->name, r->cell.size,
+                    r->cell.src_align, r->cell.dst_align,
+                    sb_run_elapsed(run));
+    }
+    return empty;
+}
+
 static void record_command(sb_run *run, const struct cli *cli)
 {
     int argc = cli->argc;
@@ -1331,7 +1365,9 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         size_t slower = 0;
         for (size_t i = 0; i < sb_run_count(run); i++) {
             const sb_comparison *c = sb_run_comparison(run, i);
-            if (sb_comparison_regressed(c, sb_run_options(run)->threshold))
+            /* A cell without samples fails below, in its own words. */
+            if (sb_run_cell(run, i)->nsamples &&
+                sb_comparison_regressed(c, sb_run_options(run)->threshold))
                 slower++;
         }
         if (slower && status == 0) {
@@ -1343,7 +1379,14 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         }
         sb_run_free(against);
     }
-    if (sb_run_interrupted(run)) {
+    if (report_empty_cells(run) && status == 0)
+        status = 1;
+    if (sb_run_interrupted(run) && !got_signal && *sb_run_partial(run)) {
+        /* Not a request to stop: an invocation died.  A failure. */
+        fprintf(stderr, "%s: %s: partial results above\n", progname,
+                sb_run_partial(run));
+        status = 1;
+    } else if (sb_run_interrupted(run)) {
         fprintf(stderr, "%s: interrupted: partial results above\n",
                 progname);
         status = got_signal == SIGTERM ? 143 : 130;
