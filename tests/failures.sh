@@ -141,6 +141,12 @@ else
     fi
 fi
 
+if ! command -v pgrep >/dev/null 2>&1 || [ ! -r /proc/self/exe ]; then
+    skip "a killed invocation, a killed run" "no pgrep or no /proc"
+    done_testing
+    exit $?
+fi
+
 # --- 9: an invocation killed -------------------------------------------------
 # The run's processes: the one started (a libtool wrapper script, or the
 # program), the program, and its forked invocation: a process that runs
