@@ -187,10 +187,13 @@ static void *map_aligned(size_t n, size_t hpage, size_t page)
     head = (hpage - ((uintptr_t)base & (hpage - 1))) & (hpage - 1);
     p = base + head;
     tail = len - head - body;
-    if (head)
-        munmap(base, head);
-    if (tail)
-        munmap(p + body, tail);
+    /* A trim that fails leaves address space mapped for good, and later
+     * calls would fail for want of it: report it now (from setup, the
+     * count is harmless: samples compare the count around themselves). */
+    if (head && munmap(base, head) != 0)
+        sb_kernel_failed(errno);
+    if (tail && munmap(p + body, tail) != 0)
+        sb_kernel_failed(errno);
     return p;
 }
 
