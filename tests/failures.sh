@@ -48,7 +48,7 @@ done
 limited() {
     (ulimit -v "$1" 2>/dev/null || exit 99
      exec "$STATBENCH" -q -k mmap_touch -s "$SIZES" --invocations 1 \
-         --max-time 3 --reject none --min-samples 2 \
+         --max-time 5 --reject none --min-samples 2 \
          --max-samples "${3:-40}" -f json -o "$tmp/$2.json") \
         >"$tmp/$2.out" 2>"$tmp/$2.err"
 }
