@@ -134,7 +134,8 @@ static void usage(FILE *f)
 "                         $STATBENCH_BASELINES or ~/.local/share/statbench)\n"
 "      --against NAME     compare every cell with baseline NAME; exit status\n"
 "                         1 when a cell is slower with significance and by\n"
-"                         more than --threshold (a CI gate)\n"
+"                         more than --threshold, or cannot be compared (a\n"
+"                         CI gate)\n"
 "  -l, --list             list the kernels and whether this CPU runs them\n"
 "  -h, --help             this help\n"
 "  -V, --version          version\n"
@@ -1352,6 +1353,9 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         free(base);
     }
     status = emit(run, cli);
+    /* A cell without samples is no result, nor a baseline to keep. */
+    if (report_empty_cells(run) && status == 0)
+        status = 1;
     if (cli->save && status == 0) {
         char *path = baseline_path(cli->save, 1);
         if (!path || write_file(run, SB_FORMAT_JSON, path) != 0)
@@ -1362,13 +1366,26 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         free(path);
     }
     if (against) {
-        size_t slower = 0;
+        size_t slower = 0, lost = 0;
         for (size_t i = 0; i < sb_run_count(run); i++) {
             const sb_comparison *c = sb_run_comparison(run, i);
-            /* A cell without samples fails below, in its own words. */
-            if (sb_run_cell(run, i)->nsamples &&
-                sb_comparison_regressed(c, sb_run_options(run)->threshold))
+            /* A cell without samples has failed above, in its own
+             * words; one whose baseline cell has none cannot be judged,
+             * which is no pass either. */
+            if (!sb_run_cell(run, i)->nsamples ||
+                !sb_comparison_regressed(c, sb_run_options(run)->threshold))
+                continue;
+            if (isfinite(c->ratio.estimate))
                 slower++;
+            else
+                lost++;
+        }
+        if (lost && status == 0) {
+            fprintf(stderr,
+                    "%s: %zu cell%s cannot be compared with baseline '%s' "
+                    "(no valid samples there)\n",
+                    progname, lost, lost == 1 ? "" : "s", cli->against);
+            status = 1;
         }
         if (slower && status == 0) {
             fprintf(stderr,
@@ -1379,8 +1396,6 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         }
         sb_run_free(against);
     }
-    if (report_empty_cells(run) && status == 0)
-        status = 1;
     if (sb_run_interrupted(run) && !got_signal && *sb_run_partial(run)) {
         /* Not a request to stop: an invocation died.  A failure. */
         fprintf(stderr, "%s: %s: partial results above\n", progname,

@@ -138,6 +138,28 @@ else
         # Not vacuous: at the edge the timed calls did fail.
         check "at the edge timed mmaps failed, counted ($n_failed runs)" \
             test "$n_failed" -gt 0
+        # That run as a baseline (it was not saved with --save: a run
+        # with an empty cell is no baseline; copied here by hand): a cell
+        # compared with an empty one cannot pass --against.
+        if "$PY" -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1]))["cells"][0]["samples"] != 0)' \
+            "$tmp/edge0.json" 2>/dev/null; then
+            mkdir "$tmp/bl" && cp "$tmp/edge0.json" "$tmp/bl/edge.json"
+            STATBENCH_BASELINES=$tmp/bl "$STATBENCH" -q -k mmap_touch \
+                -s 67108864 --invocations 1 --max-time 5 --reject none \
+                --min-samples 2 --max-samples 5 --against edge \
+                >"$tmp/ag.out" 2>"$tmp/ag.err"
+            rc=$?
+            diag "$(cat "$tmp/ag.err")"
+            check "--against a baseline cell without samples: exit 1 (rc $rc)" \
+                test "$rc" -eq 1
+            check "  with a line saying it cannot be compared" \
+                grep -q "1 cell cannot be compared with baseline 'edge'" \
+                "$tmp/ag.err"
+        else
+            skip "--against a baseline cell without samples" \
+                "the edge run kept samples of the 64 MiB cell"
+        fi
     fi
 fi
 
