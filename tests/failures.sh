@@ -30,12 +30,12 @@ PY=$(command -v python3 || true)
 
 # --- 5, 6: mmap failing inside the run ---------------------------------------
 # ulimit -v at the edge: the smallest limit (to 4 KiB) under which the
-# kernel's setup still maps its 64 MiB.  The run allocates more after
+# kernel's setup still maps its 16 MiB.  The run allocates more after
 # setup, and then the timed calls' mmap fails: 32 small cells beside the
-# 64 MiB one make sure of that, their sample arrays (8 KiB each at the
+# 16 MiB one make sure of that, their sample arrays (8 KiB each at the
 # first sample) growing the heap after every setup is done.  A little
 # higher, fewer calls fail, or none.
-SIZES=67108864
+SIZES=16777216
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 \
     25 26 27 28 29 30 31 32; do
     SIZES="$SIZES,$((i * 4096))"
@@ -63,7 +63,7 @@ past_setup() { # NAME RC
 # outcome NAME RC: every cell either has kept samples that are real calls
 # (a page fault per page) and the run's notes name the failed calls, or
 # has none, and then the run failed with a line saying why.  Prints the
-# failed calls of the 64 MiB cell.
+# failed calls of the 16 MiB cell.
 outcome() {
     "$PY" - "$tmp/$1.json" "$2" "$tmp/$1.err" <<'PYEOF'
 import json, sys
@@ -107,7 +107,7 @@ else
     rc=$?
     if ! past_setup hi "$rc" && grep -q 'cannot mmap' "$tmp/hi.err"; then
         skip "mmap failing under ulimit -v" \
-            "no 64 MiB under 256 MiB: $(head -n 1 "$tmp/hi.err")"
+            "no 16 MiB under 256 MiB: $(head -n 1 "$tmp/hi.err")"
     elif ! past_setup hi "$rc"; then
         diag "$(cat "$tmp/hi.err")"
         check "mmap_touch runs under ulimit -v 256 MiB (rc $rc)" false
@@ -119,7 +119,7 @@ else
             rc=$?
             if past_setup probe "$rc"; then hi=$mid; else lo=$mid; fi
         done
-        diag "the kernel's setup maps 64 MiB from ulimit -v $hi KiB up"
+        diag "the kernel's setup maps 16 MiB from ulimit -v $hi KiB up"
         n_failed=0
         for extra in 0 256 4096; do
             limited $((hi + extra)) "edge$extra"
@@ -146,7 +146,7 @@ sys.exit(json.load(open(sys.argv[1]))["cells"][0]["samples"] != 0)' \
             "$tmp/edge0.json" 2>/dev/null; then
             mkdir "$tmp/bl" && cp "$tmp/edge0.json" "$tmp/bl/edge.json"
             STATBENCH_BASELINES=$tmp/bl "$STATBENCH" -q -k mmap_touch \
-                -s 67108864 --invocations 1 --max-time 5 --reject none \
+                -s 16777216 --invocations 1 --max-time 5 --reject none \
                 --min-samples 2 --max-samples 5 --against edge \
                 >"$tmp/ag.out" 2>"$tmp/ag.err"
             rc=$?
@@ -158,7 +158,7 @@ sys.exit(json.load(open(sys.argv[1]))["cells"][0]["samples"] != 0)' \
                 "$tmp/ag.err"
         else
             skip "--against a baseline cell without samples" \
-                "the edge run kept samples of the 64 MiB cell"
+                "the edge run kept samples of the 16 MiB cell"
         fi
     fi
 fi
