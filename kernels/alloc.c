@@ -103,12 +103,18 @@ static void map_touch_unmap(size_t n, int flags, void *state)
 {
     void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
-    /* fn cannot report; setup made the same mapping, so this only fails
-     * when memory ran out since then, and then there is nothing to touch. */
-    if (p == MAP_FAILED)
+    /* Setup made the same mapping, so this only fails when memory ran out
+     * since then (an address-space limit near the edge): a call that maps
+     * nothing takes no fault and would look thousands of times faster
+     * than the truth, so it is reported and its sample rejected. */
+    if (p == MAP_FAILED) {
+        sb_kernel_failed(errno);
         return;
+    }
     sb__alloc_touch(p, n, state_page(state));
-    munmap(p, n);
+    /* A mapping that stays would make every later call fail. */
+    if (munmap(p, n) != 0)
+        sb_kernel_failed(errno);
 }
 
 void sb__alloc_mmap_touch(void *dst, const void *src, size_t n, void *state)
@@ -155,8 +161,10 @@ void sb__alloc_malloc_touch(void *dst, const void *src, size_t n,
     (void)dst;
     (void)src;
     p = malloc(n);
-    if (!p)
+    if (!p) {
+        sb_kernel_failed(ENOMEM); /* as for mmap_touch */
         return;
+    }
     sb__alloc_touch(p, n, state_page(state));
     free(p);
 }
@@ -179,10 +187,13 @@ static void *map_aligned(size_t n, size_t hpage, size_t page)
     head = (hpage - ((uintptr_t)base & (hpage - 1))) & (hpage - 1);
     p = base + head;
     tail = len - head - body;
-    if (head)
-        munmap(base, head);
-    if (tail)
-        munmap(p + body, tail);
+    /* A trim that fails leaves address space mapped for good, and later
+     * calls would fail for want of it: report it now (from setup, the
+     * count is harmless: samples compare the count around themselves). */
+    if (head && munmap(base, head) != 0)
+        sb_kernel_failed(errno);
+    if (tail && munmap(p + body, tail) != 0)
+        sb_kernel_failed(errno);
     return p;
 }
 
@@ -194,17 +205,25 @@ void sb__alloc_thp(void *dst, const void *src, size_t n, void *state)
     unsigned char *p;
     (void)dst;
     (void)src;
-    if (n == 0 || n > SIZE_MAX - hpage - page)
+    if (n == 0 || n > SIZE_MAX - hpage - page) {
+        sb_kernel_failed(EINVAL); /* setup refuses these sizes */
         return;
+    }
     p = map_aligned(n, hpage, page);
-    if (p == MAP_FAILED)
+    if (p == MAP_FAILED) {
+        sb_kernel_failed(errno); /* as for mmap_touch */
         return;
+    }
     /* Before the first touch, so that the first fault in each 2 MiB range
      * allocates a huge page (with THP at [madvise], only advised ranges
-     * get them).  A failure leaves small pages: setup checked it works. */
-    madvise(p, n, MADV_HUGEPAGE);
+     * get them).  A failure leaves small pages, 512 times the faults: not
+     * this kernel's figure, so the call is reported failed (after its
+     * work, so that the mapping is still freed). */
+    if (madvise(p, n, MADV_HUGEPAGE) != 0)
+        sb_kernel_failed(errno);
     sb__alloc_touch(p, n, page);
-    munmap(p, n);
+    if (munmap(p, n) != 0)
+        sb_kernel_failed(errno);
 }
 
 int sb__alloc_thp_available(const char **why)

@@ -5,9 +5,11 @@
  * These kernels measure the operating system rather than an instruction
  * sequence: page faults (alloc) and the kernel's copy_to_user /
  * copy_from_user between a user buffer and the page cache (syscall).
- * Their fn cannot report a failure; setup checks that the work can be done
- * (allocates n bytes once, creates and fills the file) and fails there with
- * a message naming the size, the directory and errno.  tests/test_sysalloc.c
+ * Setup checks that the work can be done (allocates n bytes once, creates
+ * and fills the file) and fails there with a message naming the size, the
+ * directory and errno; a call of fn that fails all the same (memory ran
+ * out since setup) reports it with sb_kernel_failed(), and its sample is
+ * rejected.  tests/test_sysalloc.c
  * checks what a call really does: the page faults it takes and the bytes
  * it moves.
  *
@@ -73,7 +75,7 @@ void sb__alloc_touch(void *p, size_t n, size_t page);
  * fills it with sb__sys_pattern() bytes, flushes it to its filesystem
  * and reads it once so that every page sits in the page cache, clean.
  * fn retries on EINTR and on short transfers and gives up on any other
- * error (counted in sb__sys_failures()).  Errors of setup: SB_EINVAL (no
+ * error (reported with sb_kernel_failed(), counted in sb__sys_failures()).  Errors of setup: SB_EINVAL (no
  * cell, a size whose file would overflow off_t), SB_ENOMEM, SB_ESYS with
  * the directory, the system call and errno. */
 

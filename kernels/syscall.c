@@ -24,10 +24,11 @@
  * pages: pread then reads the disk, which the runner's page-fault counts do
  * not show.
  *
- * fn cannot report an error.  It retries on EINTR and on short transfers
- * and gives up on anything else (counted in the state, sb__sys_failures);
- * setup has already done the same transfer's system calls successfully, so
- * a failure means the machine changed under the run.  tests/test_sysalloc.c
+ * fn retries on EINTR and on short transfers and gives up on anything
+ * else, reported with sb_kernel_failed() (its sample is rejected) and
+ * counted in the state (sb__sys_failures, for the tests); setup has
+ * already done the same transfer's system calls successfully, so a
+ * failure means the machine changed under the run.  tests/test_sysalloc.c
  * checks that every byte moved is the right one, at every source and
  * destination offset 0..64.
  */
@@ -79,8 +80,10 @@ void sb__sys_pread(void *dst, const void *src, size_t n, void *state)
     unsigned char *d = dst;
     off_t off;
     (void)src;
-    if (!s)
+    if (!s) {
+        sb_kernel_failed(EINVAL); /* called without its setup */
         return;
+    }
     off = s->offset;
     while (n > 0) {
         ssize_t r = pread(s->fd, d, n, off);
@@ -94,6 +97,7 @@ void sb__sys_pread(void *dst, const void *src, size_t n, void *state)
             /* 0: end of file (n beyond the cell's size); < 0: a real
              * error.  Either way no further call would do better. */
             s->failures++;
+            sb_kernel_failed(r < 0 ? errno : 0);
             return;
         }
     }
@@ -105,8 +109,10 @@ void sb__sys_write(void *dst, const void *src, size_t n, void *state)
     const unsigned char *p = src;
     off_t off;
     (void)dst;
-    if (!s)
+    if (!s) {
+        sb_kernel_failed(EINVAL); /* called without its setup */
         return;
+    }
     off = s->offset;
     while (n > 0) {
         ssize_t r = pwrite(s->fd, p, n, off);
@@ -118,6 +124,7 @@ void sb__sys_write(void *dst, const void *src, size_t n, void *state)
             continue;
         } else {
             s->failures++;
+            sb_kernel_failed(r < 0 ? errno : 0); /* 0: a full device */
             return;
         }
     }

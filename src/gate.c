@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -52,6 +53,18 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
         rc = sb_plan_add(plan, &k[1], n, 0, 0, err);
     if (rc == SB_OK)
         rc = sb_run_execute(plan, &o, &run, err);
+    for (size_t i = 0; rc == SB_OK && i < 2; i++) {
+        /* A function without samples has no time to compare: every call
+         * failed, or every sample was disturbed.  Never a pass. */
+        const sb_cell_result *r = sb_run_cell(run, i);
+        if (r->nsamples == 0)
+            rc = sb__error(err, SB_ENOSAMPLES,
+                           "the %s function has no valid sample (%zu "
+                           "taken, all rejected: %zu of them with a "
+                           "failed call)",
+                           k[i].name, r->rejected_total,
+                           r->rejected[SB_REJECT_KERNEL_FAILED]);
+    }
     if (rc == SB_OK)
         rc = sb_run_set_baselines(run, base, err);
     if (rc == SB_OK) {
@@ -89,7 +102,11 @@ int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
 int sb_comparison_regressed(const sb_comparison *c, double threshold)
 {
     /* Slower (significant, the whole interval above 1) and by more than
-     * the threshold: a difference too small to matter never fails. */
+     * the threshold: a difference too small to matter never fails.  A
+     * comparison that could not be made (a cell without samples) fails:
+     * a gate must not pass what it could not measure. */
+    if (c && c->valid && !isfinite(c->ratio.estimate))
+        return 1;
     return c && c->valid && c->verdict == SB_VERDICT_SLOWER &&
            c->ratio.estimate > 1 + threshold;
 }

@@ -141,7 +141,8 @@ static void usage(FILE *f)
 "                         $STATBENCH_BASELINES or ~/.local/share/statbench)\n"
 "      --against NAME     compare every cell with baseline NAME; exit status\n"
 "                         1 when a cell is slower with significance and by\n"
-"                         more than --threshold (a CI gate)\n"
+"                         more than --threshold, or cannot be compared (a\n"
+"                         CI gate)\n"
 "  -l, --list             list the kernels and whether this CPU runs them\n"
 "  -h, --help             this help\n"
 "  -V, --version          version\n"
@@ -858,6 +859,40 @@ static int emit(const sb_run *run, const struct cli *cli)
     return status;
 }
 
+/* One line per cell that has no valid sample, saying what became of its
+ * samples; returns how many cells.  Such a cell's figures are NAN, and a
+ * run that has one is no success. */
+static size_t report_empty_cells(const sb_run *run)
+{
+    size_t empty = 0;
+    for (size_t i = 0; i < sb_run_count(run); i++) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        char why[160] = "";
+        size_t used = 0;
+        if (r->nsamples)
+            continue;
+        empty++;
+        for (int k = 0; k < SB_REJECT_NREASONS; k++)
+            if (r->rejected[k] && used < sizeof why)
+                used += (size_t)snprintf(why + used, sizeof why - used,
+                                         "%s%s %zu", used ? ", " : "",
+                                         sb_reject_name(k), r->rejected[k]);
+        if (r->rejected_total)
+            fprintf(stderr, "%s: %s, %zu bytes, offsets %zu/%zu: no valid "
+                            "sample: all %zu taken were rejected (%s)\n",
+                    progname, r->cell.kernel->name, r->cell.size,
+                    r->cell.src_align, r->cell.dst_align, r->rejected_total,
+                    why);
+        else
+            fprintf(stderr, "%s: %s, %zu bytes, offsets %zu/%zu: no sample "
+                            "taken before the run stopped (after %.1f s)\n",
+                    progname, r->cell.kernel->name, r->cell.size,
+                    r->cell.src_align, r->cell.dst_align,
+                    sb_run_elapsed(run));
+    }
+    return empty;
+}
+
 static void record_command(sb_run *run, const struct cli *cli)
 {
     int argc = cli->argc;
@@ -1473,6 +1508,7 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
     sb_run *run = NULL, *against = NULL;
     sb_error err = {0};
     int status, no_common = 0;
+    size_t empty;
 
     if (cli->save)
         free(baseline_path(cli->save, 0)); /* checks the name, early */
@@ -1542,7 +1578,14 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         free(base);
     }
     status = emit(run, cli);
-    if (cli->save) {
+    /* A cell without samples is no result, nor a baseline to keep. */
+    empty = report_empty_cells(run);
+    if (empty && status == 0)
+        status = 1;
+    if (cli->save && empty) {
+        say("not saved as baseline '%s': %zu cell%s without a valid sample",
+            cli->save, empty, empty == 1 ? "" : "s");
+    } else if (cli->save) {
         /* Saved even when an output above failed (the measurement is
          * good), and then said even with -q: the exit status is 1. */
         char *path = baseline_path(cli->save, 1);
@@ -1556,11 +1599,25 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         free(path);
     }
     if (against) {
-        size_t slower = 0;
+        size_t slower = 0, lost = 0;
         for (size_t i = 0; i < sb_run_count(run); i++) {
             const sb_comparison *c = sb_run_comparison(run, i);
-            if (sb_comparison_regressed(c, sb_run_options(run)->threshold))
+            /* A cell without samples has failed above, in its own
+             * words; one whose baseline cell has none cannot be judged,
+             * which is no pass either. */
+            if (!sb_run_cell(run, i)->nsamples ||
+                !sb_comparison_regressed(c, sb_run_options(run)->threshold))
+                continue;
+            if (isfinite(c->ratio.estimate))
                 slower++;
+            else
+                lost++;
+        }
+        if (lost && status == 0) {
+            say("%zu cell%s cannot be compared with baseline '%s' "
+                "(no valid samples there)",
+                lost, lost == 1 ? "" : "s", cli->against);
+            status = 1;
         }
         if (slower && status == 0) {
             say("%zu cell%s slower than baseline '%s' beyond the "
@@ -1572,7 +1629,11 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
     }
     if (no_common && status == 0)
         status = EXIT_USAGE; /* as compare */
-    if (sb_run_interrupted(run)) {
+    if (sb_run_interrupted(run) && !got_signal && *sb_run_partial(run)) {
+        /* Not a request to stop: an invocation died.  A failure. */
+        say("%s: partial results above", sb_run_partial(run));
+        status = 1;
+    } else if (sb_run_interrupted(run)) {
         fprintf(stderr, "%s: interrupted: partial results above\n",
                 progname);
         status = got_signal == SIGTERM ? 143 : 130;

@@ -48,7 +48,9 @@
  *     SB_REJECT_DISTURBED it is rejected and counted under the first of
  *     these it showed; every disturbance it showed is counted in
  *     disturbed[] whatever the policy.  Page faults are counted, never a
- *     reason to reject: the alloc kernels take them by design.
+ *     reason to reject: the alloc kernels take them by design.  A sample
+ *     in which the kernel reported a failed call (sb_kernel_failed) is
+ *     rejected under every policy: its time is not that of the work.
  *  7. Stop when every cell's median CI half-width is within opt->precision
  *     of its median and every cell has opt->min_samples (never with a
  *     precision of 0: no target), or at opt->max_samples rounds, or when
@@ -120,6 +122,8 @@ struct work {
     double per_iter;   /* ticks per call, from the warm-up */
     int keep_irq;      /* samples too long to dodge interrupts: an
                           interrupt is no reason to reject them */
+    int fail_errno;    /* of the last failed call in a sample, for the
+                          note (sb_kernel_failed) */
 };
 
 /* Check costs kept for their median: the last this many samples'. */
@@ -424,7 +428,8 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     struct rusage a, b;
     uint64_t va[SB_MAX_COUNTERS], vb[SB_MAX_COUNTERS];
     uint64_t c0, c1, c2, c3, t, dirq = 0;
-    int ok_ru, ok_ctr, cpu0, cpu1, tsc = pr->tsc;
+    int ok_ru, ok_ctr, cpu0, cpu1, tsc = pr->tsc, e;
+    size_t failed;
 
 #ifdef SB_HAVE_X86_64
     if (w->cold) {
@@ -441,12 +446,14 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     ok_ru = getrusage(RUSAGE_THREAD, &a) == 0;
     cpu0 = sched_getcpu();
     ok_ctr = !pr->nctr || sb__counters_read(pr->ctr, va) == 0;
+    failed = sb__kernel_failures(NULL);
     c1 = sb__timer_stop(tsc);
 
     t = sb__timed_sample(tsc, fn, w->dst, w->src, c->size, w->state, k);
 
     /* Checks after: the counters first. */
     c2 = sb__timer_start(tsc);
+    failed = sb__kernel_failures(&e) - failed;
     ok_ctr = (!pr->nctr || sb__counters_read(pr->ctr, vb) == 0) && ok_ctr;
     cpu1 = sched_getcpu();
     ok_ru = getrusage(RUSAGE_THREAD, &b) == 0 && ok_ru;
@@ -483,6 +490,10 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
         s->flags |= 1u << SB_REJECT_MIGRATION;
     if (dirq)
         s->flags |= 1u << SB_REJECT_INTERRUPT;
+    if (failed) {
+        s->flags |= 1u << SB_REJECT_KERNEL_FAILED;
+        w->fail_errno = e;
+    }
 }
 
 static void empty_call(void *dst, const void *src, size_t n, void *state)
@@ -987,6 +998,12 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
             for (int q = 0; q < SB_REJECT_NREASONS; q++)
                 if (v.flags & (1u << q))
                     r->disturbed[q]++;
+            if (v.flags & (1u << SB_REJECT_KERNEL_FAILED)) {
+                /* Under every policy: its time is not that of the work
+                 * (an mmap that failed maps and faults nothing). */
+                r->rejected[SB_REJECT_KERNEL_FAILED]++;
+                continue;
+            }
             if (opt->reject == SB_REJECT_DISTURBED &&
                 (v.flags & ~(w[order[j]].keep_irq
                                  ? 1u << SB_REJECT_INTERRUPT
@@ -1038,20 +1055,19 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
         if (done)
             break;
     }
-    /* A system-call kernel cannot report a failed pread or pwrite from
-     * inside the timed call; its state counts them, and a run with any is
-     * refused: its times would not be those of whole transfers. */
+    /* Samples with a failed kernel call were rejected above; the notes
+     * say which cells lost some and why, since the counts alone do not
+     * name the error. */
     for (size_t i = 0; i < n; i++) {
         const sb_cell *c = sb_plan_cell(plan, i);
-        if (w[i].has_state && c->kernel->family == SB_FAMILY_SYSCALL &&
-            c->kernel->setup && sb__sys_failures(w[i].state) > 0) {
-            rc = sb__error(err, SB_ESYS,
-                           "kernel %s, %zu bytes: %zu of its system calls "
-                           "failed, so its times are not of whole transfers",
-                           c->kernel->name, c->size,
-                           sb__sys_failures(w[i].state));
-            goto out;
-        }
+        size_t lost = inv->cells[i].rejected[SB_REJECT_KERNEL_FAILED];
+        if (lost)
+            note(&inv->meta,
+                 "kernel %s, %zu bytes: %zu sample%s rejected: a call "
+                 "failed (%s)", c->kernel->name, c->size, lost,
+                 lost == 1 ? "" : "s",
+                 w[i].fail_errno ? strerror(w[i].fail_errno)
+                                 : "no error code");
     }
     inv->interrupted = sb__stopped(stop);
     inv->elapsed = sb__now() - t0;

@@ -539,7 +539,7 @@ static int csv(const sb_run *run, FILE *f)
           "ratio_ci_hi,p,p_adjusted,a12,verdict,test,user_us_per_call,"
           "sys_us_per_call,rejected_migration,rejected_interrupt,"
           "disturbed_context_switch,disturbed_migration,"
-          "disturbed_interrupt",
+          "disturbed_interrupt,rejected_kernel_failed",
           f);
     for (size_t k = 0; k < m->ncounters; k++) {
         static const char *const part[] = {"per_call", "per_call_lo",
@@ -585,7 +585,7 @@ static int csv(const sb_run *run, FILE *f)
                     c->test);
         else
             fputs(",,,,,,,,", f);
-        fprintf(f, "%.6g,%.6g,%zu,%zu,%zu,%zu,%zu",
+        fprintf(f, "%.6g,%.6g,%zu,%zu,%zu,%zu,%zu,%zu",
                 cpu_share(r, 0, 1e6 * r->interval.estimate /
                                     sb_run_meta(run)->timer.hz),
                 cpu_share(r, 1, 1e6 * r->interval.estimate /
@@ -594,7 +594,8 @@ static int csv(const sb_run *run, FILE *f)
                 r->rejected[SB_REJECT_INTERRUPT],
                 r->disturbed[SB_REJECT_CTXSW],
                 r->disturbed[SB_REJECT_MIGRATION],
-                r->disturbed[SB_REJECT_INTERRUPT]);
+                r->disturbed[SB_REJECT_INTERRUPT],
+                r->rejected[SB_REJECT_KERNEL_FAILED]);
         for (size_t k = 0; k < m->ncounters; k++) {
             if (k < r->ncounters)
                 fprintf(f, ",%.6g,%.6g,%.6g,%.6g",
@@ -664,6 +665,8 @@ const char *sb_reject_name(int reason)
         return "migration";
     case SB_REJECT_INTERRUPT:
         return "interrupt";
+    case SB_REJECT_KERNEL_FAILED:
+        return "kernel-failed";
     }
     return "?";
 }

@@ -497,6 +497,20 @@ int sb_run_interrupted(const sb_run *run)
     return run ? run->interrupted : 0;
 }
 
+const char *sb_run_partial(const sb_run *run)
+{
+    return run ? run->partial : "";
+}
+
+size_t sb_run_empty_cells(const sb_run *run)
+{
+    size_t empty = 0;
+    for (size_t i = 0; run && i < run->ncells; i++)
+        if (run->cells[i].nsamples == 0)
+            empty++;
+    return empty;
+}
+
 double sb_run_elapsed(const sb_run *run)
 {
     return run ? run->elapsed : 0;

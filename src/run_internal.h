@@ -56,6 +56,7 @@ struct sb_run {
     size_t ncells;
     sb_comparison *cmp;     /* ncells entries, or NULL */
     int interrupted;
+    char partial[256];      /* why it stopped early unasked, or "" */
     double elapsed;
     size_t rounds;
     size_t invocations;     /* invocations that delivered data */

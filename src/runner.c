@@ -12,9 +12,17 @@
  * SIGINT during a run: sb_run_request_stop() (from the caller's handler)
  * stops the current invocation after its sample (the parent passes it on
  * to the child measuring); a child's own copy of the handler does the
- * same there, since the terminal signals the whole process group.  Every sample measured so far is kept.  A run's own stop
- * (its progress callback, sb_options.stop) stops that run only: see
- * sb__stop in measure.c.
+ * same there, since the terminal signals the whole process group.  Every
+ * sample measured so far is kept.  A run's own stop (its progress
+ * callback, sb_options.stop) stops that run only: see sb__stop in
+ * measure.c.
+ *
+ * An invocation that dies (SIGKILL, SIGSEGV, a kernel of the caller's
+ * calling exit()) ends the run the same way: the invocations that
+ * finished are kept, the run is marked interrupted, and sb_run_partial()
+ * and a note say which invocation died and how.  A child dies with its
+ * parent (PR_SET_PDEATHSIG), so that no pinned, memory-locked process
+ * outlives a killed run.
  */
 #include "config.h"
 
@@ -22,8 +30,10 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -202,15 +212,18 @@ static void await_child(int fd, const sb__stop *stop)
     }
 }
 
-/* Run invocation i in a child process and collect its data. */
+/* Run invocation i in a child process and collect its data.  *died is
+ * set when the child ended without sending its data (a signal other than
+ * SIGINT and SIGTERM, or exit()), err then saying which and how. */
 static int forked_invocation(const sb_plan *plan, const sb_options *opt,
                              size_t i, const sb__budget *bud,
                              const sb__stop *stop, sb__invocation *inv,
-                             sb_error *err)
+                             sb_error *err, int *died)
 {
     int fd[2], status = 0, child_rc = SB_OK, got;
-    pid_t pid;
+    pid_t pid, parent = getpid();
 
+    *died = 0;
     if (pipe(fd) != 0)
         return sb__error(err, SB_ESYS, "pipe failed: %s", strerror(errno));
     pid = fork();
@@ -224,6 +237,13 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
          * parent's exit handlers or flushing its stdio buffers. */
         sb_error e = {0};
         int rc;
+        /* A parent killed outright (SIGKILL, the OOM killer) must not
+         * leave its child measuring, pinned and with its memory locked,
+         * to the end of its budget: the kernel kills the child when the
+         * parent goes.  A parent gone before prctl took effect is caught
+         * by the check of getppid() (the child was re-parented). */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(1);
         close(fd[0]);
         rc = sb__measure(plan, opt, opt->seed + i, bud, stop, inv, &e);
         rc = send_invocation(fd[1], rc, &e, inv) == 0 ? 0 : 1;
@@ -243,12 +263,21 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
             return sb__error(err, SB_EINTR,
                              "invocation %zu ended by signal %d", i,
                              WTERMSIG(status));
+        *died = 1;
         if (WIFSIGNALED(status))
             return sb__error(err, SB_ESYS,
                              "invocation %zu died with signal %d (%s)", i,
                              WTERMSIG(status), strsignal(WTERMSIG(status)));
+        /* A kernel of the caller's that called exit(), say (status 0
+         * included: the data is still missing). */
+        if (WIFEXITED(status) && got != 0)
+            return sb__error(err, SB_ESYS,
+                             "invocation %zu exited with status %d before "
+                             "sending its data",
+                             i, WEXITSTATUS(status));
         return sb__error(err, SB_ESYS,
-                         "invocation %zu sent incomplete data", i);
+                         "invocation %zu sent its data but exited with "
+                         "status %d", i, WEXITSTATUS(status));
     }
     if (child_rc != SB_OK) {
         sb__invocation_free(inv);
@@ -257,6 +286,16 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
         return child_rc;
     }
     return SB_OK;
+}
+
+/* Append one line to a run's notes (as measure.c's note()). */
+static void add_note(sb_meta *meta, const char *line)
+{
+    size_t used = strlen(meta->notes);
+    if (used && used + 1 < sizeof meta->notes)
+        meta->notes[used++] = '\n';
+    if (used + 1 < sizeof meta->notes)
+        snprintf(meta->notes + used, sizeof meta->notes - used, "%s", line);
 }
 
 /* Whether every cell's t interval over its invocations' medians is
@@ -309,7 +348,8 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     double budget, wall0 = sb__now(), irq_count = 0, irq_seconds = 0;
     double *check_cost = NULL;
     size_t ncost = 0;
-    int rc = SB_OK;
+    int rc = SB_OK, died = 0;
+    sb_error ie = {0};
     sb__stop stop;
 
     sb_init();
@@ -375,16 +415,30 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         }
         bud.deadline = now + b;
         rc = ninv == 1
-                 ? sb__measure(plan, opt, opt->seed, &bud, &stop, &inv, err)
-                 : forked_invocation(plan, opt, i, &bud, &stop, &inv, err);
+                 ? sb__measure(plan, opt, opt->seed, &bud, &stop, &inv, &ie)
+                 : forked_invocation(plan, opt, i, &bud, &stop, &inv, &ie,
+                                     &died);
         if (rc == SB_EINTR && run->invocations > 0) {
             /* A child ended by SIGINT or SIGTERM: an interruption. */
             run->interrupted = 1;
             rc = SB_OK;
             break;
         }
-        if (rc != SB_OK)
+        if (rc != SB_OK && died && run->invocations > 0) {
+            /* A child killed (SIGKILL, SIGSEGV, the OOM killer) or ended
+             * by exit(): the invocations before it keep their data, and
+             * the run ends there, partial, as after an interruption. */
+            run->interrupted = 1;
+            snprintf(run->partial, sizeof run->partial, "%s", ie.text);
+            add_note(&run->meta, run->partial);
+            rc = SB_OK;
             break;
+        }
+        if (rc != SB_OK) {
+            if (err)
+                *err = ie;
+            break;
+        }
         if (run->invocations == 0) {
             run->meta = inv.meta;
             run->meta.env = env;

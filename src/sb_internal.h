@@ -48,6 +48,11 @@ int sb__error(sb_error *err, int code, const char *fmt, ...) SB__PRINTF(3, 4);
 uint64_t sb__timed_sample(int tsc, sb_kernel_fn fn, void *dst, const void *src,
                           size_t n, void *state, size_t k);
 
+/* registry.c: how many calls sb_kernel_failed() has counted in this
+ * thread so far (it only grows); *last_errno (optional) receives the
+ * errnum of the last. */
+size_t sb__kernel_failures(int *last_errno);
+
 /* timer.c: seconds since an arbitrary start (CLOCK_MONOTONIC). */
 double sb__now(void);
 

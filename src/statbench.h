@@ -52,7 +52,8 @@ extern "C" {
     X(ESYS, -4, "system call failed")                                    \
     X(EIO, -5, "input/output error")                                     \
     X(ENUMERIC, -6, "numerical error")                                   \
-    X(EINTR, -7, "interrupted")
+    X(EINTR, -7, "interrupted")                                          \
+    X(ENOSAMPLES, -8, "a cell has no valid sample")
 
 enum sb_status {
 #define SB__ENUM(name, value, text) SB_##name = value,
@@ -369,6 +370,17 @@ typedef struct sb_kernel {
     int (*available)(const char **why);
 } sb_kernel;
 
+/* For a kernel's fn, which returns nothing: report that this call could
+ * not do its work (an mmap, a malloc or a read failed), errnum an errno
+ * value or 0.  The sample that holds the call is then rejected under
+ * SB_REJECT_KERNEL_FAILED whatever sb_options.reject says, since its time
+ * is not that of the work, and the run's notes name the error.  Setup
+ * should have checked that the work can be done; this is for what changes
+ * during a run (memory running out).  Counted per thread: call it from
+ * the thread that called fn.  Costs nothing until called, so fn's only
+ * price is its test of the failure. */
+SB_API void sb_kernel_failed(int errnum);
+
 /* The SB_FEAT_* bits this CPU has (read with CPUID once, then cached). */
 SB_API unsigned sb_cpu_features(void);
 
@@ -541,7 +553,9 @@ enum sb_cache {
 enum sb_reject_policy {
     SB_REJECT_DISTURBED = 0, /* context switch, CPU migration, interrupt on
                                 the pinned CPU */
-    SB_REJECT_NONE           /* keep every sample; still counted */
+    SB_REJECT_NONE           /* keep every disturbed sample; still
+                                counted (a sample with a failed kernel
+                                call is rejected all the same) */
 };
 
 /* "hot", "cold"; "?" otherwise. */
@@ -563,6 +577,9 @@ enum sb_reject_reason {
     SB_REJECT_OUTLIER,    /* removed by the outlier policy */
     SB_REJECT_MIGRATION,  /* the thread moved to another CPU */
     SB_REJECT_INTERRUPT,  /* an interrupt arrived on the pinned CPU */
+    SB_REJECT_KERNEL_FAILED, /* a call of the kernel failed
+                                (sb_kernel_failed); rejected under every
+                                policy */
     SB_REJECT_NREASONS
 };
 
@@ -705,11 +722,14 @@ typedef struct sb_run sb_run;
 /* Measure every cell of plan with opt.  On success *out is a new run the
  * caller frees with sb_run_free().  A run stopped by opt->progress,
  * opt->stop or sb_run_request_stop() still succeeds, with
- * sb_run_interrupted() true and every sample taken so far.  Runs may
- * execute in several threads at once.  Errors: SB_EINVAL (empty plan, bad
- * option, or a plan that cannot fit in opt->max_time: the first invocation
- * times one sample of every cell before it measures, and the message says
- * how long the plan needs),
+ * sb_run_interrupted() true and every sample taken so far; so does one
+ * whose forked invocation died after others had finished
+ * (sb_run_partial() says which and how).  A successful run may still hold
+ * cells without samples: check sb_run_empty_cells().  Runs may execute in
+ * several threads at once.  Errors: SB_EINVAL (empty plan, bad option, or
+ * a plan that cannot fit in opt->max_time: the first invocation times one
+ * sample of every cell before it measures, and the message says how long
+ * the plan needs),
  * SB_EUNAVAIL (a kernel this CPU cannot run), SB_ENOMEM, SB_ESYS. */
 SB_API int sb_run_execute(const sb_plan *plan, const sb_options *opt,
                           sb_run **out, sb_error *err);
@@ -728,6 +748,17 @@ SB_API const sb_cell_result *sb_run_cell(const sb_run *run, size_t i);
 SB_API const sb_meta *sb_run_meta(const sb_run *run);
 SB_API const sb_options *sb_run_options(const sb_run *run);
 SB_API int sb_run_interrupted(const sb_run *run);
+/* Why the run stopped early when nobody asked it to: "" when it did not;
+ * else one line such as "invocation 3 died with signal 9 (Killed)" (a
+ * forked invocation killed or ended by exit() before it sent its data).
+ * Such a run keeps the invocations that finished and is marked
+ * interrupted; the line is also in sb_meta.notes. */
+SB_API const char *sb_run_partial(const sb_run *run);
+/* The cells of run without a single kept sample: every sample rejected
+ * (a kernel whose calls failed, a CPU busy with other work), or none
+ * taken before the run stopped.  Their figures are NAN: a caller must
+ * treat them as a failure, never as a result.  0 for a complete run. */
+SB_API size_t sb_run_empty_cells(const sb_run *run);
 SB_API double sb_run_elapsed(const sb_run *run);  /* seconds measuring */
 SB_API size_t sb_run_rounds(const sb_run *run);
 
@@ -831,14 +862,19 @@ SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
 
 /* Whether a comparison is a regression: its verdict is slower (the
  * adjusted p below alpha and the whole interval above 1) and the ratio
- * exceeds 1 + threshold.  1 or 0. */
+ * exceeds 1 + threshold; or it could not be made (a cell without
+ * samples, non-positive times: the ratio is NAN), since a gate must not
+ * pass what it could not measure.  1 or 0. */
 SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
 
 /* A one-call regression gate for a test program: as
  * sb_compare_functions, then 1 when the candidate regressed
  * (sb_comparison_regressed at opt->threshold), 0 when not (faster,
  * equivalent, inconclusive, or slower by less than the threshold), or a
- * negative status on error.  out (optional) receives the comparison. */
+ * negative status on error: SB_ENOSAMPLES when a function has no valid
+ * sample (every call failed, see sb_kernel_failed, or every sample was
+ * disturbed), which sb_compare_functions returns too.  out (optional)
+ * receives the comparison. */
 SB_API int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
                    const sb_options *opt, sb_comparison *out, sb_error *err);
 
