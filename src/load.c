@@ -81,8 +81,16 @@ int sb_run_from_samples(const char *const *names,
 
     sb_init();
     if (!out || !names || !values || !n || m == 0)
-        return sb__error(err, SB_EINVAL, "sb_run_from_samples: no data");
+        return sb__error(err, SB_EINVAL, "sb_run_from_samples: %s",
+                         !out ? "out is NULL" : !names ? "names is NULL"
+                         : !values ? "values is NULL" : !n ? "n is NULL"
+                                                          : "no cells");
     *out = NULL;
+    for (size_t i = 0; i < m; i++)
+        if (!names[i] || (n[i] > 0 && !values[i]))
+            return sb__error(err, SB_EINVAL,
+                             "sb_run_from_samples: %s[%zu] is NULL",
+                             !names[i] ? "names" : "values", i);
     if (opt)
         o = *opt;
     else
@@ -483,7 +491,8 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
 
     sb_init();
     if (!out || !f)
-        return sb__error(err, SB_EINVAL, "sb_run_load: no file");
+        return sb__error(err, SB_EINVAL, "sb_run_load: %s is NULL",
+                         !f ? "f" : "out");
     *out = NULL;
     if (!name)
         name = "run";

@@ -554,7 +554,8 @@ int sb_report(const sb_run *run, int format, FILE *f, sb_error *err)
     locale_t c_locale, old = (locale_t)0;
 
     if (!run || !f)
-        return sb__error(err, SB_EINVAL, "sb_report: no run or file");
+        return sb__error(err, SB_EINVAL, "sb_report: %s is NULL",
+                         !run ? "run" : "f");
     /* Numbers in the C locale whatever the caller's LC_NUMERIC: a decimal
      * comma would break CSV and JSON.  uselocale is per thread. */
     c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
