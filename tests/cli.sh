@@ -227,6 +227,11 @@ check "CI level 0" bad_input "'0'" --ci 0
 check "CI level 100" bad_input "'100'" --ci 100
 check "CI level 150" bad_input "'150'" --ci 150
 check "CI level not a number" bad_input "'abc'" --ci abc
+check "hexadecimal seconds refused" bad_input "'0x10': hexadecimal" \
+    --max-time 0x10
+check "hexadecimal size refused" bad_input "'0x10': hexadecimal" --size 0x10
+check "hexadecimal seed refused" bad_input "'0x10': hexadecimal" --seed 0x10
+check "infinite seconds refused" bad_input "'inf': not a finite" --max-time inf
 check "unknown format" bad_input "'xml'" --format xml
 check "unknown option" bad_input "'--frobnicate'" --frobnicate
 check "missing option value" bad_input "--size" --size
