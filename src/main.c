@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -195,6 +196,13 @@ static int list_counters(void)
 
 static volatile sig_atomic_t got_signal;
 
+/* The first signal any process of the run got.  The forked invocations
+ * inherit on_signal, and their stop request ends the run in every process,
+ * so a SIGTERM sent to a child alone must reach the parent's exit status:
+ * cmd_measure() maps this to shared memory. */
+static volatile sig_atomic_t local_signal;
+static volatile sig_atomic_t *run_signal = &local_signal;
+
 static void on_signal(int sig)
 {
     if (got_signal) {
@@ -204,6 +212,8 @@ static void on_signal(int sig)
         return;
     }
     got_signal = sig;
+    if (!*run_signal)
+        *run_signal = sig;
     sb_run_request_stop();
 }
 
@@ -1290,6 +1300,12 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         cli->opt.progress = progress;
         cli->opt.progress_arg = NULL;
     }
+    {
+        void *m = mmap(NULL, sizeof *run_signal, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED)
+            run_signal = m;
+    }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     if (sb_run_execute(plan, &cli->opt, &run, &err) != SB_OK) {
@@ -1346,7 +1362,10 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
     if (sb_run_interrupted(run)) {
         fprintf(stderr, "%s: interrupted: partial results above\n",
                 progname);
-        status = got_signal == SIGTERM ? 143 : 130;
+        /* The signal this process got, else the one a forked invocation
+         * got. */
+        int sig = got_signal ? got_signal : *run_signal;
+        status = sig == SIGTERM ? 143 : 130;
     }
     sb_run_free(run);
     sb_plan_free(plan);

@@ -140,6 +140,41 @@ assert all(c['samples'] > 0 for c in d['cells'])
 "
 fi
 
+# --- SIGTERM to one forked invocation: status 143, like SIGTERM to the parent
+# Every invocation lasts its whole budget (the minimum sample count is out of
+# reach), so the second one is certain to start; it gets the SIGTERM.
+if command -v pgrep >/dev/null && [ -d /proc/self ]; then
+    "$STATBENCH" -k libc -s 4K --invocations 3 --max-time 6 \
+        --min-samples 100000000 --max-samples 100000000 -q \
+        >"$tmp/cterm.txt" 2>"$tmp/cterm.err" &
+    pid=$!
+    first=
+    killed=
+    i=0
+    while [ $i -lt 200 ] && kill -0 $pid 2>/dev/null; do
+        # Children only count once the libtool wrapper has exec'd.
+        case $(readlink "/proc/$pid/exe" 2>/dev/null) in
+        *statbench*)
+            c=$(pgrep -P $pid | head -n 1)
+            if [ -n "$c" ] && [ -z "$first" ]; then
+                first=$c
+            elif [ -n "$c" ] && [ "$c" != "$first" ]; then
+                kill -TERM "$c" && killed=$c
+                break
+            fi ;;
+        esac
+        sleep 0.05
+        i=$((i + 1))
+    done
+    wait $pid
+    rc=$?
+    check "SIGTERM to a forked invocation was sent" test -n "$killed"
+    check "SIGTERM to a forked invocation: exit status 143 (rc $rc)" \
+        test "$rc" -eq 143
+else
+    skip "SIGTERM to a forked invocation" "no pgrep or /proc"
+fi
+
 # --- check-env and noise ----------------------------------------------------
 "$STATBENCH" check-env >"$tmp/env" 2>"$tmp/err"
 rc=$?
