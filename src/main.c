@@ -1372,6 +1372,19 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
     return status;
 }
 
+/* At exit: what went to stdout must have arrived.  printf to a full disk
+ * or /dev/full fails only when the buffer is flushed, after the command
+ * has returned 0 (--help, --version, check-env, a table). */
+static void check_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: writing to standard output failed%s%s\n",
+                progname, errno ? ": " : "", errno ? strerror(errno) : "");
+        _exit(1);
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct cli cli = {.kernels = "movsl", .aligns = "0", .dst_aligns = "0",
@@ -1379,6 +1392,7 @@ int main(int argc, char **argv)
     const char *sub = argc > 1 ? argv[1] : "";
     int (*cmd)(int, char **, struct cli *) = cmd_measure;
 
+    atexit(check_stdout);
     sb_options_init(&cli.opt);
     if (!strcmp(sub, "compare") || !strcmp(sub, "analyze") ||
         !strcmp(sub, "check-env") || !strcmp(sub, "noise") ||

@@ -175,6 +175,21 @@ else
     skip "SIGTERM to a forked invocation" "no pgrep or /proc"
 fi
 
+# --- stdout on a full device: not a success ----------------------------------
+if [ -c /dev/full ]; then
+    for args in --help --version check-env --list; do
+        "$STATBENCH" $args >/dev/full 2>"$tmp/full.err"
+        rc=$?
+        lines=$(wc -l <"$tmp/full.err")
+        check "$args to /dev/full: status 1 (rc $rc), one line on stderr" \
+            test "$rc" -eq 1 -a "$lines" -eq 1
+        grep -q 'standard output' "$tmp/full.err" ||
+            diag "$(cat "$tmp/full.err")"
+    done
+else
+    skip "stdout to /dev/full" "no /dev/full"
+fi
+
 # --- check-env and noise ----------------------------------------------------
 "$STATBENCH" check-env >"$tmp/env" 2>"$tmp/err"
 rc=$?
