@@ -176,6 +176,23 @@ static void copy_str(char *dst, size_t len, json_t *o, const char *key)
     snprintf(dst, len, "%s", s ? s : "");
 }
 
+/* A seed written as a string: 1 to 20 decimal digits that fit in 64 bits
+ * (anything else leaves *out alone). */
+static void parse_seed(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i;
+
+    for (i = 0; s[i]; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - d) / 10)
+            return;
+        v = v * 10 + d;
+    }
+    if (i > 0)
+        *out = v;
+}
+
 static int load_meta(sb_run *run, json_t *root, const char *name,
                      sb_error *err)
 {
@@ -311,8 +328,13 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
             op->reject = SB_REJECT_NONE;
         if (!get_size(o, "max_invocations", &z) && z >= 1)
             op->max_invocations = z;
+        /* A negative integer is what earlier versions wrote for a seed
+         * above INT64_MAX: the same 64 bits.  Now such a seed is a string
+         * of decimal digits. */
         if (json_is_integer(seed))
             op->seed = (uint64_t)json_integer_value(seed);
+        else if (json_is_string(seed))
+            parse_seed(json_string_value(seed), &op->seed);
     }
     return SB_OK;
 }

@@ -281,6 +281,20 @@ check "hexadecimal seconds refused" bad_input "'0x10': hexadecimal" \
     --max-time 0x10
 check "hexadecimal size refused" bad_input "'0x10': hexadecimal" --size 0x10
 check "hexadecimal seed refused" bad_input "'0x10': hexadecimal" --seed 0x10
+
+# --- a seed above 2^63 - 1 is written losslessly, and read back -------------
+"$STATBENCH" -k libc -s 4K --invocations 1 --max-time 0.2 -q \
+    --seed 18446744073709551615 -f json -o "$tmp/seed.json" >/dev/null 2>&1
+check "a seed of 2^64 - 1 is written as its digits" \
+    grep -q '"seed": "18446744073709551615"' "$tmp/seed.json"
+"$STATBENCH" report "$tmp/seed.json" -f json >"$tmp/seed2.json" 2>/dev/null
+check "  and read back as the same seed" \
+    grep -q '"seed": "18446744073709551615"' "$tmp/seed2.json"
+sed 's/"seed": "18446744073709551615"/"seed": -1/' "$tmp/seed.json" \
+    >"$tmp/seed_old.json"
+"$STATBENCH" report "$tmp/seed_old.json" -f json >"$tmp/seed3.json" 2>/dev/null
+check "  and the old form (-1) is read as the same 64 bits" \
+    grep -q '"seed": "18446744073709551615"' "$tmp/seed3.json"
 check "infinite seconds refused" bad_input "'inf': not a finite" --max-time inf
 check "unknown format" bad_input "'xml'" --format xml
 check "unknown option" bad_input "'--frobnicate'" --frobnicate
