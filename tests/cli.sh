@@ -281,6 +281,18 @@ check "hexadecimal seconds refused" bad_input "'0x10': hexadecimal" \
     --max-time 0x10
 check "hexadecimal size refused" bad_input "'0x10': hexadecimal" --size 0x10
 check "hexadecimal seed refused" bad_input "'0x10': hexadecimal" --seed 0x10
+check "a kernel listed twice is refused" \
+    bad_input "libc is listed twice" -k libc,libc
+check "a kernel named and in all is refused" \
+    bad_input "libc is listed twice" -k all,libc
+check "a size listed twice is refused" \
+    bad_input "4096 is listed twice" -k libc -s 4K,4096
+check "a size in two ranges is refused" \
+    bad_input "4096 is listed twice" -k libc -s '1K..8K:*2,4K..16K:*4'
+check "an offset listed twice is refused" \
+    bad_input "3 is listed twice" -k libc -a 0..4,3
+check "a destination offset listed twice is refused" \
+    bad_input "1 is listed twice" -k libc --dst-align 1,1
 
 # --- a seed above 2^63 - 1 is written losslessly, and read back -------------
 "$STATBENCH" -k libc -s 4K --invocations 1 --max-time 0.2 -q \
