@@ -175,6 +175,18 @@ else
     skip "SIGTERM to a forked invocation" "no pgrep or /proc"
 fi
 
+# --- the alloc table shows "-" where a figure cannot be given, never "nan" ----
+# (The user/sys split needs 0.1 s of CPU time: a short run has less.)
+"$STATBENCH" -k malloc_touch -s 64K --invocations 1 --max-time 0.05 -q \
+    >"$tmp/alloc.txt" 2>"$tmp/err"
+rc=$?
+check "a short alloc run exits 0 (rc $rc)" test "$rc" -eq 0
+check "  and its table has no nan" sh -c "! grep -qi nan '$tmp/alloc.txt'"
+check "  but a row with user and sys columns (a number or -)" \
+    awk '$1 == "malloc_touch" && NF >= 12 &&
+        ($8 == "-" || $8 + 0 == $8) && ($9 == "-" || $9 + 0 == $9) { ok = 1 }
+        END { exit !ok }' "$tmp/alloc.txt"
+
 # --- stdout on a full device: not a success ----------------------------------
 if [ -c /dev/full ]; then
     for args in --help --version check-env --list; do
