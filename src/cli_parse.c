@@ -41,7 +41,7 @@ static int parse_value_n(const char *start, size_t len,
     buf[len] = '\0';
 
     p = buf;
-    /* strtoul would read "0x10" as 16; values are decimal only. */
+    /* "0x10" gets its own reason: values are decimal only. */
     if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
         return fail(msg, msglen, "'%s': %s", buf,
                     "hexadecimal is not accepted (decimal only)");
