@@ -255,6 +255,45 @@ static int check_execute_null(void)
     return ok;
 }
 
+/* Each invalid option value alone is refused by sb_plan_check (which
+ * sb_run_execute runs first). */
+static int options_invalid(void)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_options opt;
+    sb_error e = {0, ""};
+    int ok = plan != NULL, bad;
+
+    ok = ok && sb_plan_add(plan, sb_kernel_find("libc"), 64, 0, 0, NULL) ==
+                   SB_OK;
+    for (int i = 0; ok && i < 14; i++) {
+        sb_options_init(&opt);
+        switch (i) {
+        case 0: opt.ci_level = NAN; break;
+        case 1: opt.ci_level = 1; break;
+        case 2: opt.precision = -0.1; break;
+        case 3: opt.max_time = NAN; break;
+        case 4: opt.max_time = INFINITY; break;
+        case 5: opt.sample_seconds = 0; break;
+        case 6: opt.min_samples = 1; break;
+        case 7: opt.max_samples = 50; break;
+        case 8: opt.invocations = 0; break;
+        case 9: opt.outliers = 99; break;
+        case 10: opt.bootstrap = 50; break;
+        case 11: opt.cache = 99; break;
+        case 12: opt.alpha = NAN; break;
+        case 13: opt.counters = ""; break;
+        }
+        bad = sb_plan_check(plan, &opt, &e);
+        if (bad != SB_EINVAL)
+            ok = 0;
+    }
+    sb_options_init(&opt);
+    ok = ok && sb_plan_check(plan, &opt, &e) == SB_OK;
+    sb_plan_free(plan);
+    return ok;
+}
+
 static int run_accessors_null(void)
 {
     sb_error e = {0, ""};
@@ -408,6 +447,7 @@ int main(void)
     CASE(plan_add_bad);
     CASE(options_env_null);
     CASE(check_execute_null);
+    CASE(options_invalid);
     CASE(run_accessors_null);
     CASE(from_samples_null);
     CASE(load_null);
