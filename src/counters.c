@@ -313,8 +313,8 @@ static int papi_init(char *line, size_t len)
     pthread_mutex_lock(&papi_lock);
     if (!papi_tried && (spare = spare_fds(PAPI_FDS)) < PAPI_FDS)
         snprintf(line, len,
-                 "PAPI not started: %d file descriptors free, it needs "
-                 "%d (ulimit -n)", spare, PAPI_FDS);
+                 "PAPI not started: %d file descriptor%s free, it needs "
+                 "%d (ulimit -n)", spare, spare == 1 ? "" : "s", PAPI_FDS);
     else {
         if (!papi_tried)
             papi_probe();
