@@ -159,7 +159,7 @@ static int few_fds_reason(void)
     if (sb_counters_available(names, why, 8) != 8)
         return 0;
 #ifdef SB_HAVE_PAPI
-    return strstr(why[0], "file descriptors") != NULL;
+    return strstr(why[0], "file descriptor") != NULL;
 #else
     return why[0][0] != '\0';
 #endif
