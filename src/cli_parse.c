@@ -41,6 +41,10 @@ static int parse_value_n(const char *start, size_t len,
     buf[len] = '\0';
 
     p = buf;
+    /* "0x10" gets its own reason: values are decimal only. */
+    if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
+        return fail(msg, msglen, "'%s': %s", buf,
+                    "hexadecimal is not accepted (decimal only)");
     if (!isdigit((unsigned char)*p))
         return fail(msg, msglen, "'%s': %s", buf,
                     kind == CLI_SIZE ? "not a size (want e.g. 4096, 10K, 1M)"
@@ -192,23 +196,85 @@ int cli_parse_list(const char *s, enum cli_value_kind kind, uint64_t **vals,
     return 0;
 }
 
+/* The length of the decimal number at s ([+-] digits [. digits]
+ * [e [+-] digits], at least one digit before the exponent), or 0.  strtod
+ * alone would also take hexadecimal ("0x10" as 16), "inf", "nan" and
+ * "infinity". */
+static size_t decimal_len(const char *s)
+{
+    size_t i = 0, digits = 0;
+
+    if (s[i] == '+' || s[i] == '-')
+        i++;
+    for (; isdigit((unsigned char)s[i]); i++)
+        digits++;
+    if (s[i] == '.')
+        for (i++; isdigit((unsigned char)s[i]); i++)
+            digits++;
+    if (!digits)
+        return 0;
+    if (s[i] == 'e' || s[i] == 'E') {
+        size_t j = i + 1, e = 0;
+        if (s[j] == '+' || s[j] == '-')
+            j++;
+        for (; isdigit((unsigned char)s[j]); j++)
+            e++;
+        if (e)
+            i = j;
+    }
+    return i;
+}
+
+/* Read the decimal number at s into *v; *end is set past it.  Returns
+ * NULL, or why s is refused. */
+static const char *read_decimal(const char *s, double *v, const char **end)
+{
+    size_t len = decimal_len(s);
+    const char *p = s;
+    char *e;
+
+    *end = s;
+    if (*p == '+' || *p == '-')
+        p++;
+    if (*p == '0' && (p[1] == 'x' || p[1] == 'X'))
+        return "hexadecimal is not accepted (decimal only)";
+    if (!len) {
+        if (!strncasecmp(p, "inf", 3) || !strncasecmp(p, "nan", 3))
+            return "not a finite number";
+        return "not a number";
+    }
+    errno = 0;
+    *v = strtod(s, &e);
+    if ((size_t)(e - s) != len)
+        return "not a number";
+    *end = e;
+    /* ERANGE is set for subnormal results too (1e-320), which are finite
+     * and kept; only an overflow and an underflow to zero are refused. */
+    if (isinf(*v))
+        return "too large for a double (above 1.8e308)";
+    if (errno == ERANGE && *v == 0)
+        return "too small for a double: it rounds to 0 (below 4.9e-324)";
+    return NULL;
+}
+
 int cli_parse_double(const char *s, double lo, double hi, double *out,
                      char *msg, size_t msglen)
 {
-    char *end;
-    double v;
+    const char *end, *why;
+    double v = 0;
 
     if (!s || !*s)
         return fail(msg, msglen, "'%s': %s", s ? s : "", "empty number");
-    errno = 0;
-    v = strtod(s, &end);
-    if (*end || end == s || errno == ERANGE || !isfinite(v))
-        return fail(msg, msglen, "'%s': %s", s, "not a number");
-    if (!(v > lo && v < hi)) {
-        char why[96];
-        snprintf(why, sizeof why, "must lie strictly between %g and %g", lo,
-                 hi);
+    why = read_decimal(s, &v, &end);
+    if (!why && *end)
+        why = "not a number";
+    if (why)
         return fail(msg, msglen, "'%s': %s", s, why);
+    if (!(v > lo && v < hi)) {
+        char range[96];
+        snprintf(range, sizeof range, "must lie strictly between %g and %g",
+                 lo, hi);
+        return fail(msg, msglen, "'%s': %s", s, range);
     }
     *out = v;
     return 0;
@@ -232,36 +298,69 @@ char *cli_format_size(uint64_t bytes, char *buf, size_t buflen)
     return buf;
 }
 
+/* Read one line of f into line (without its newline): 1, or 0 at the
+ * end of the file, -1 for a line longer than CLI_LINE_MAX characters, -2
+ * for a NUL byte.  fgets cannot tell a NUL from the end of its buffer. */
+static int read_line(FILE *f, char line[CLI_LINE_MAX + 1])
+{
+    size_t len = 0;
+    int c;
+
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (c == '\0')
+            return -2;
+        if (len == CLI_LINE_MAX)
+            return -1;
+        line[len++] = (char)c;
+    }
+    line[len] = '\0';
+    return c == EOF && len == 0 ? 0 : 1;
+}
+
 int cli_read_numbers(FILE *f, const char *name, double **vals, size_t *n,
                      char *msg, size_t msglen)
 {
-    char line[512];
+    char line[CLI_LINE_MAX + 1];
     size_t cap = 0, lineno = 0, count = 0;
     double *v = NULL;
+    int got;
 
     *vals = NULL;
     *n = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *p = line, *end;
-        double x;
+    while ((got = read_line(f, line)) != 0) {
+        const char *p = line, *end, *why;
+        double x = 0;
         lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            snprintf(msg, msglen, "%s:%zu: line too long", name, lineno);
+        if (got < 0) {
+            if (got == -2)
+                snprintf(msg, msglen, "%s:%zu: NUL byte in line %zu", name,
+                         lineno, lineno);
+            else
+                snprintf(msg, msglen,
+                         "%s:%zu: line longer than %d characters", name,
+                         lineno, CLI_LINE_MAX);
             free(v);
             return -1;
         }
         while (*p == ' ' || *p == '\t')
             p++;
-        if (*p == '\n' || *p == '\r' || *p == '\0' || *p == '#')
+        if (*p == '\r' || *p == '\0' || *p == '#')
             continue;
-        errno = 0;
-        x = strtod(p, &end);
-        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+        why = read_decimal(p, &x, &end);
+        while (!why && (*end == ' ' || *end == '\t' || *end == '\r'))
             end++;
-        if (end == p || *end || errno == ERANGE || !isfinite(x)) {
-            p[strcspn(p, "\r\n")] = '\0';
-            snprintf(msg, msglen, "%s:%zu: '%.64s' is not a finite number",
-                     name, lineno, p);
+        if (!why && *end)
+            why = "not a number";
+        if (why) {
+            char shown[72];
+            snprintf(shown, sizeof shown, "%.64s", p);
+            shown[strcspn(shown, "\r")] = '\0';
+            /* One line, whatever the file held. */
+            for (char *q = shown; *q; q++)
+                if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                    *q = '?';
+            snprintf(msg, msglen, "%s:%zu: '%s': %s", name, lineno, shown,
+                     why);
             free(v);
             return -1;
         }

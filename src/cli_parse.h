@@ -31,16 +31,21 @@ int cli_parse_value(const char *s, enum cli_value_kind kind, uint64_t *out,
 int cli_parse_list(const char *s, enum cli_value_kind kind, uint64_t **vals,
                    size_t *n, char *msg, size_t msglen);
 
-/* A floating-point number strictly between lo and hi (exclusive), all of s
- * consumed. */
+/* A decimal floating-point number strictly between lo and hi (exclusive),
+ * all of s consumed: no hexadecimal, "inf" or "nan". */
 int cli_parse_double(const char *s, double lo, double hi, double *out,
                      char *msg, size_t msglen);
 
-/* The numbers of an analyze file: one per line; blank lines and lines
- * whose first non-blank character is '#' are skipped; anything else (a
- * word, NaN, an infinity, an overflow, a line over 511 characters) is an
- * error "NAME:LINE: ..." in msg.  No number at all is an error too.  On
- * success *vals is a new malloc'd array of *n values. */
+/* Longest line of an analyze file, without its newline. */
+#define CLI_LINE_MAX 511
+
+/* The numbers of an analyze file: one decimal number per line (subnormals
+ * included); blank lines and lines whose first non-blank character is '#'
+ * are skipped; anything else (a word, NaN, an infinity, hexadecimal, an
+ * overflow, a value that rounds to 0, a NUL byte, a line over
+ * CLI_LINE_MAX characters) is an error "NAME:LINE: ..." in msg.  No number
+ * at all is an error too.  On success *vals is a new malloc'd array of *n
+ * values. */
 int cli_read_numbers(FILE *f, const char *name, double **vals, size_t *n,
                      char *msg, size_t msglen);
 

@@ -174,7 +174,8 @@ static int ensure_cmp(sb_run *run, sb_error *err)
 int sb_run_set_baselines(sb_run *run, const size_t *base, sb_error *err)
 {
     if (!run || !base)
-        return sb__error(err, SB_EINVAL, "sb_run_set_baselines: no run");
+        return sb__error(err, SB_EINVAL, "sb_run_set_baselines: %s is NULL",
+                         !run ? "run" : "base");
     for (size_t i = 0; i < run->ncells; i++)
         if (base[i] != SIZE_MAX && base[i] >= run->ncells)
             return sb__error(err, SB_EINVAL,
@@ -221,7 +222,8 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
     const sb_cell_result **index;
 
     if (!run || !before)
-        return sb__error(err, SB_EINVAL, "sb_run_compare_to: no run");
+        return sb__error(err, SB_EINVAL, "sb_run_compare_to: %s is NULL",
+                         !run ? "run" : "before");
     if (ensure_cmp(run, err) != SB_OK)
         return SB_ENOMEM;
     index = malloc((before->ncells + 1) * sizeof *index);

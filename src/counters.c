@@ -33,6 +33,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,15 +211,61 @@ int sb__counters_parse(const char *list, char (*names)[64], size_t max,
 #ifdef SB_HAVE_PAPI
 static char papi_line[256];
 static int papi_ok;
+static int papi_tried;
+static pthread_mutex_t papi_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* PAPI is initialised once per process (pthread_once), so concurrent
- * runs do not race on PAPI_library_init; thread support lets each
- * measuring thread have its own event set. */
+/* PAPI_library_init reads /proc and /sys files, some while another is
+ * open (two at once on a VM without a PMU, more where the perf_event
+ * component and libpfm4 scan the PMUs).  Some of those reads go through
+ * PAPI's fopen_or_die(), which calls err(1, ...) when the open fails: with
+ * one or two free descriptors, PAPI exits the host program.  So PAPI is
+ * only initialised when this many descriptors are free, a wide margin over
+ * what it was seen to need; below that the counters it would give are
+ * reported missing with the reason, and the software events keep their
+ * other sources. */
+#define PAPI_FDS 16
+
+/* How many descriptors (up to want) this process can still open: dup an
+ * open descriptor until that fails, then close the copies.  Opening
+ * /dev/null stands in when 0, 1 and 2 are all closed. */
+static int spare_fds(int want)
+{
+    int fds[PAPI_FDS], n = 0, src = -1, own = -1;
+
+    for (int fd = 0; fd <= 2 && src < 0; fd++)
+        if (fcntl(fd, F_GETFD) >= 0)
+            src = fd;
+    if (src < 0) {
+        own = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (own < 0)
+            return 0;
+        src = own;
+    }
+    while (n < want && n < PAPI_FDS) {
+        int fd = fcntl(src, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0)
+            break;
+        fds[n++] = fd;
+    }
+    for (int i = 0; i < n; i++)
+        close(fds[i]);
+    if (own >= 0) {
+        close(own);
+        n++;
+    }
+    return n;
+}
+
+/* Initialise PAPI once per process, under a lock so that concurrent runs
+ * do not race on PAPI_library_init; thread support lets each measuring
+ * thread have its own event set.  Only called with papi_lock held. */
 static void papi_probe(void)
 {
-    int v = PAPI_library_init(PAPI_VER_CURRENT);
+    int v;
     char perf[160] = "no perf_event component";
 
+    papi_tried = 1;
+    v = PAPI_library_init(PAPI_VER_CURRENT);
     if (v != PAPI_VER_CURRENT) {
         snprintf(papi_line, sizeof papi_line,
                  "PAPI %d.%d: initialisation failed (%s)",
@@ -227,6 +274,9 @@ static void papi_probe(void)
                  v < 0 ? PAPI_strerror(v) : "version mismatch");
         return;
     }
+    /* PAPI_VERBOSE in the environment would make PAPI print its errors;
+     * the library never prints. */
+    PAPI_set_debug(PAPI_QUIET);
     if (PAPI_thread_init((unsigned long (*)(void))pthread_self) != PAPI_OK) {
         snprintf(papi_line, sizeof papi_line,
                  "PAPI %d.%d: thread support failed",
@@ -253,11 +303,26 @@ static void papi_probe(void)
              PAPI_VERSION_REVISION(PAPI_VER_CURRENT), perf);
 }
 
-static int papi_init(void)
+/* 1 when PAPI is initialised.  line (len bytes) receives the backend's
+ * description or why PAPI is off.  Too few free descriptors leave PAPI
+ * uninitialised for now, so a later call with more may still start it. */
+static int papi_init(char *line, size_t len)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, papi_probe);
-    return papi_ok;
+    int ok, spare;
+
+    pthread_mutex_lock(&papi_lock);
+    if (!papi_tried && (spare = spare_fds(PAPI_FDS)) < PAPI_FDS)
+        snprintf(line, len,
+                 "PAPI not started: %d file descriptor%s free, it needs "
+                 "%d (ulimit -n)", spare, spare == 1 ? "" : "s", PAPI_FDS);
+    else {
+        if (!papi_tried)
+            papi_probe();
+        snprintf(line, len, "%s", papi_line);
+    }
+    ok = papi_ok;
+    pthread_mutex_unlock(&papi_lock);
+    return ok;
 }
 
 /* Why PAPI cannot add name: its error, or for a disabled component the
@@ -285,8 +350,7 @@ static void papi_why(const char *name, int rc, char *why, size_t len)
 void sb__counters_describe(char *buf, size_t len)
 {
 #ifdef SB_HAVE_PAPI
-    papi_init();
-    snprintf(buf, len, "%s", papi_line);
+    papi_init(buf, len);
 #else
     snprintf(buf, len, "counters off (built --without-papi)");
 #endif
@@ -347,7 +411,7 @@ static void open_entry(struct sb__counters *c, struct entry *e, int try_papi)
 #ifdef SB_HAVE_PAPI
     if (!try_papi) {
         snprintf(why, sizeof why, "%.95s", e->why);
-    } else if (papi_init()) {
+    } else if (papi_init(why, sizeof why)) {
         int rc = PAPI_OK;
         if (c->es == PAPI_NULL)
             rc = PAPI_create_eventset(&c->es);
@@ -359,8 +423,6 @@ static void open_entry(struct sb__counters *c, struct entry *e, int try_papi)
             return;
         }
         papi_why(e->name, rc, why, sizeof why);
-    } else {
-        snprintf(why, sizeof why, "%.95s", papi_line);
     }
 #else
     (void)try_papi;

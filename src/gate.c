@@ -39,8 +39,9 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
     if (run_out)
         *run_out = NULL;
     if (!baseline || !candidate || !out)
-        return sb__error(err, SB_EINVAL,
-                         "sb_compare_functions: a function or out is NULL");
+        return sb__error(err, SB_EINVAL, "sb_compare_functions: %s is NULL",
+                         !baseline ? "baseline"
+                         : !candidate ? "candidate" : "out");
     if (opt)
         o = *opt;
     else

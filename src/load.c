@@ -80,8 +80,16 @@ int sb_run_from_samples(const char *const *names,
 
     sb_init();
     if (!out || !names || !values || !n || m == 0)
-        return sb__error(err, SB_EINVAL, "sb_run_from_samples: no data");
+        return sb__error(err, SB_EINVAL, "sb_run_from_samples: %s",
+                         !out ? "out is NULL" : !names ? "names is NULL"
+                         : !values ? "values is NULL" : !n ? "n is NULL"
+                                                          : "no cells");
     *out = NULL;
+    for (size_t i = 0; i < m; i++)
+        if (!names[i] || (n[i] > 0 && !values[i]))
+            return sb__error(err, SB_EINVAL,
+                             "sb_run_from_samples: %s[%zu] is NULL",
+                             !names[i] ? "names" : "values", i);
     if (opt)
         o = *opt;
     else
@@ -168,6 +176,23 @@ static void copy_str(char *dst, size_t len, json_t *o, const char *key)
     const char *s = get_str(o, key);
     snprintf(dst, len, "%s", s ? s : "");
     sb__clean_text(dst);
+}
+
+/* A seed written as a string: 1 to 20 decimal digits that fit in 64 bits
+ * (anything else leaves *out alone). */
+static void parse_seed(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i;
+
+    for (i = 0; s[i]; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - d) / 10)
+            return;
+        v = v * 10 + d;
+    }
+    if (i > 0)
+        *out = v;
 }
 
 static int load_meta(sb_run *run, json_t *root, const char *name,
@@ -310,8 +335,13 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
             op->reject = SB_REJECT_NONE;
         if (!get_size(o, "max_invocations", &z) && z >= 1)
             op->max_invocations = z;
+        /* A negative integer is what earlier versions wrote for a seed
+         * above INT64_MAX: the same 64 bits.  Now such a seed is a string
+         * of decimal digits. */
         if (json_is_integer(seed))
             op->seed = (uint64_t)json_integer_value(seed);
+        else if (json_is_string(seed))
+            parse_seed(json_string_value(seed), &op->seed);
     }
     return SB_OK;
 }
@@ -502,7 +532,8 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
 
     sb_init();
     if (!out || !f)
-        return sb__error(err, SB_EINVAL, "sb_run_load: no file");
+        return sb__error(err, SB_EINVAL, "sb_run_load: %s is NULL",
+                         !f ? "f" : "out");
     *out = NULL;
     if (!name)
         name = "run";

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -219,6 +220,13 @@ static int list_counters(void)
 
 static volatile sig_atomic_t got_signal;
 
+/* The first signal any process of the run got.  The forked invocations
+ * inherit on_signal, and their stop request ends the run in every process,
+ * so a SIGTERM sent to a child alone must reach the parent's exit status:
+ * cmd_measure() maps this to shared memory. */
+static volatile sig_atomic_t local_signal;
+static volatile sig_atomic_t *run_signal = &local_signal;
+
 static void on_signal(int sig)
 {
     if (got_signal) {
@@ -228,6 +236,8 @@ static void on_signal(int sig)
         return;
     }
     got_signal = sig;
+    if (!*run_signal)
+        *run_signal = sig;
     sb_run_request_stop();
 }
 
@@ -1331,6 +1341,37 @@ static size_t *baselines(const sb_run *run, const char *spec)
     return base;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A value listed twice (directly or through overlapping ranges) would be
+ * measured twice as separate cells: refuse it, naming it. */
+static void refuse_repeats(const char *option, const char *text,
+                           const uint64_t *v, size_t n)
+{
+    uint64_t *s = malloc((n ? n : 1) * sizeof *s);
+    char num[32];
+
+    if (!s) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        exit(1);
+    }
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_u64);
+    for (size_t i = 1; i < n; i++)
+        if (s[i] == s[i - 1]) {
+            char head[300];
+            snprintf(num, sizeof num, "%llu", (unsigned long long)s[i]);
+            free(s);
+            snprintf(head, sizeof head, "%s '%.200s'", option, text);
+            die_usage("%s: %s is listed twice", head, num);
+        }
+    free(s);
+}
+
 /* The cells of one kernel: every size, destination and source offset,
  * source offsets innermost (an alignment sweep reads down the table).
  * asz, when not 0, replaces the default size for alloc kernels. */
@@ -1357,6 +1398,8 @@ static void add_cells(sb_plan *plan, const struct cli *cli)
     uint64_t *sz = NULL, *al = NULL, *dal = NULL, asz = 0;
     size_t nsz = 0, nal = 0, ndal = 0;
     char msg[256], defsize[32], *copy, *save = NULL, *name;
+    unsigned char *seen;
+    int had_all = 0;
     unsigned fams = 0;
 
     snprintf(defsize, sizeof defsize, "%d", DEFAULT_SIZE);
@@ -1382,6 +1425,9 @@ static void add_cells(sb_plan *plan, const struct cli *cli)
                       "size 4096", cli->dst_aligns,
                       (snprintf(msg, sizeof msg, "%llu",
                                 (unsigned long long)dal[i]), msg));
+    refuse_repeats("--size", cli->sizes ? cli->sizes : defsize, sz, nsz);
+    refuse_repeats("--align", cli->aligns, al, nal);
+    refuse_repeats("--dst-align", cli->dst_aligns, dal, ndal);
     for (size_t i = 0; i < nsz; i++)
         if (sz[i] > SIZE_MAX / 4)
             die_usage("--size %s: %s is too large for memory", cli->sizes,
@@ -1431,10 +1477,17 @@ static void add_cells(sb_plan *plan, const struct cli *cli)
     if (!*copy || copy[strlen(copy) - 1] == ',' || copy[0] == ',' ||
         strstr(copy, ",,"))
         die_usage("--kernel '%s': empty kernel name%s", cli->kernels, "");
+    /* Which kernels --kernel named, so that none is measured twice. */
+    seen = calloc(sb_kernel_count() ? sb_kernel_count() : 1, 1);
+    if (!seen) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        exit(1);
+    }
     for (name = strtok_r(copy, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
         size_t first = 0, last = 0;
         int all = !strcmp(name, "all");
+        had_all |= all;
         if (all) {
             last = sb_kernel_count();
         } else {
@@ -1450,11 +1503,22 @@ static void add_cells(sb_plan *plan, const struct cli *cli)
             const sb_kernel *k = sb_kernel_at(ki);
             if (all && !sb_kernel_available(k, NULL))
                 continue;
+            if (seen[ki]) {
+                char head[300];
+                snprintf(head, sizeof head, "--kernel '%.200s'",
+                         cli->kernels);
+                die_usage(had_all ? "%s: %s is listed twice (all includes "
+                                    "every available kernel)"
+                                  : "%s: %s is listed twice",
+                          head, k->name);
+            }
+            seen[ki] = 1;
             if (fams & (1u << k->family))
                 continue; /* already added by --family */
             add_kernel_cells(plan, k, sz, nsz, asz, al, nal, dal, ndal);
         }
     }
+    free(seen);
     free(copy);
     free(sz);
     free(al);
@@ -1549,6 +1613,12 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
         cli->opt.progress = progress;
         cli->opt.progress_arg = NULL;
     }
+    {
+        void *m = mmap(NULL, sizeof *run_signal, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED)
+            run_signal = m;
+    }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     if (sb_run_execute(plan, &cli->opt, &run, &err) != SB_OK) {
@@ -1636,11 +1706,27 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
     } else if (sb_run_interrupted(run)) {
         fprintf(stderr, "%s: interrupted: partial results above\n",
                 progname);
-        status = got_signal == SIGTERM ? 143 : 130;
+        /* The signal this process got, else the one a forked invocation
+         * got. */
+        int sig = got_signal ? got_signal : *run_signal;
+        status = sig == SIGTERM ? 143 : 130;
     }
     sb_run_free(run);
     sb_plan_free(plan);
     return status;
+}
+
+/* At exit: what went to stdout must have arrived.  printf to a full disk
+ * or /dev/full fails only when the buffer is flushed, after the command
+ * has returned 0 (--help, --version, check-env, a table). */
+static void check_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: writing to standard output failed%s%s\n",
+                progname, errno ? ": " : "", errno ? strerror(errno) : "");
+        _exit(1);
+    }
 }
 
 int main(int argc, char **argv)
@@ -1650,6 +1736,7 @@ int main(int argc, char **argv)
     const char *sub = argc > 1 ? argv[1] : "";
     int (*cmd)(int, char **, struct cli *) = cmd_measure;
 
+    atexit(check_stdout);
     sb_options_init(&cli.opt);
     if (!strcmp(sub, "compare") || !strcmp(sub, "analyze") ||
         !strcmp(sub, "check-env") || !strcmp(sub, "noise") ||

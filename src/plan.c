@@ -29,8 +29,23 @@ void sb_plan_free(sb_plan *plan)
 int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
                 size_t src_align, size_t dst_align, sb_error *err)
 {
-    if (!plan || !kernel || !kernel->fn)
-        return sb__error(err, SB_EINVAL, "sb_plan_add: no plan or kernel");
+    if (!plan)
+        return sb__error(err, SB_EINVAL, "sb_plan_add: plan is NULL");
+    if (!kernel)
+        return sb__error(err, SB_EINVAL, "sb_plan_add: kernel is NULL");
+    /* Reports, JSON and comparisons all use the name. */
+    if (!kernel->name || !*kernel->name)
+        return sb__error(err, SB_EINVAL,
+                         "sb_plan_add: the kernel's name is %s",
+                         kernel->name ? "empty" : "NULL");
+    if (!kernel->fn)
+        return sb__error(err, SB_EINVAL, "sb_plan_add: kernel %s: fn is NULL",
+                         kernel->name);
+    if (kernel->family < SB_FAMILY_COPY ||
+        kernel->family > SB_FAMILY_EXTERNAL)
+        return sb__error(err, SB_EINVAL,
+                         "sb_plan_add: kernel %s: family %d is not an enum "
+                         "sb_family value", kernel->name, kernel->family);
     if (src_align >= SB_PAGE_SIZE || dst_align >= SB_PAGE_SIZE)
         return sb__error(err, SB_EINVAL,
                          "alignment %zu: must be below the page size %d",
@@ -68,6 +83,8 @@ const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i)
 
 void sb_options_init(sb_options *opt)
 {
+    if (!opt)
+        return;
     *opt = (sb_options){
         .ci_level = 0.95,
         .precision = 0.01,
@@ -234,7 +251,8 @@ int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
     if (!plan || !opt)
-        return sb__error(err, SB_EINVAL, "no plan or options");
+        return sb__error(err, SB_EINVAL, "sb_plan_check: %s is NULL",
+                         !plan ? "plan" : "opt");
     if (plan->n == 0)
         return sb__error(err, SB_EINVAL, "the plan has no cells");
     if (sb__options_check(opt, err) != SB_OK)

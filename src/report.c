@@ -293,16 +293,28 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
          * system time (getrusage of the measuring thread). */
         double pages = (double)r->cell.size / SB_PAGE_SIZE;
         double us = 1e6 / hz;
-        fprintf(f,
-                "%-14s %9zu %10.2f %10.2f %10.2f %7.2f %8.1f %9.2f %9.2f "
-                "%6zu %5zu %5zu",
+        double ns_page = pages > 0 ? r->interval.estimate * us * 1e3 / pages
+                                   : NAN;
+        double split[2] = {cpu_share(r, 0, r->interval.estimate * us),
+                           cpu_share(r, 1, r->interval.estimate * us)};
+        fprintf(f, "%-14s %9zu %10.2f %10.2f %10.2f %7.2f",
                 r->cell.kernel->name, r->cell.size, r->interval.estimate * us,
                 r->interval.lo * us, r->interval.hi * us,
-                100 * r->rel_halfwidth,
-                pages > 0 ? r->interval.estimate * us * 1e3 / pages : NAN,
-                cpu_share(r, 0, r->interval.estimate * us),
-                cpu_share(r, 1, r->interval.estimate * us),
-                r->nsamples, r->rejected_total, outlier_count(r));
+                100 * r->rel_halfwidth);
+        /* A figure that cannot be given (too few CPU-time ticks for the
+         * split, no page) is "-", as the README says, not "nan". */
+        if (isfinite(ns_page))
+            fprintf(f, " %8.1f", ns_page);
+        else
+            fprintf(f, " %8s", "-");
+        for (int k = 0; k < 2; k++) {
+            if (isfinite(split[k]))
+                fprintf(f, " %9.2f", split[k]);
+            else
+                fprintf(f, " %9s", "-");
+        }
+        fprintf(f, " %6zu %5zu %5zu", r->nsamples, r->rejected_total,
+                outlier_count(r));
         btw_column(r, f, inv);
     } else {
         fprintf(f,
@@ -616,7 +628,8 @@ int sb_report(const sb_run *run, int format, FILE *f, sb_error *err)
     locale_t c_locale, old = (locale_t)0;
 
     if (!run || !f)
-        return sb__error(err, SB_EINVAL, "sb_report: no run or file");
+        return sb__error(err, SB_EINVAL, "sb_report: %s is NULL",
+                         !run ? "run" : "f");
     /* Numbers in the C locale whatever the caller's LC_NUMERIC: a decimal
      * comma would break CSV and JSON.  uselocale is per thread. */
     c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);

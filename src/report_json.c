@@ -83,6 +83,18 @@ static json_t *lines(const char *text)
     return a;
 }
 
+/* The seed losslessly: jansson's integers are signed 64-bit, so a seed
+ * above INT64_MAX is written as a string of its decimal digits (a JSON
+ * number would wrap to a negative value). */
+static json_t *seed_json(uint64_t seed)
+{
+    char buf[24];
+    if (seed <= (uint64_t)INT64_MAX)
+        return json_integer((json_int_t)seed);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
+    return json_string(buf);
+}
+
 static json_t *meta(const sb_run *run)
 {
     const sb_meta *m = sb_run_meta(run);
@@ -93,7 +105,7 @@ static json_t *meta(const sb_run *run)
     for (size_t i = 0; names && i < m->ncounters && i < SB_MAX_COUNTERS; i++)
         json_array_append_new(names, str(m->counter_names[i]));
     j = json_pack(
-        "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:I, s:o,"
+        "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o,"
         " s:{s:s, s:o, s:o, s:b, s:o, s:o, s:s, s:o},"
         " s:{s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:I, s:s, s:I, s:o, s:o,"
         "    s:s}}",
@@ -102,7 +114,7 @@ static json_t *meta(const sb_run *run)
         "hostname", str(m->hostname), "cpu_model", str(m->cpu_model),
         "kernel_version", str(m->kernel_version), "cpu_features",
         features(m->cpu_features), "cpu", m->cpu, "pin_note",
-        str(m->pin_note), "seed", (json_int_t)o->seed, "counters",
+        str(m->pin_note), "seed", seed_json(o->seed), "counters",
         str(m->counters), "timer", "kind",
         t->kind == SB_TIMER_TSC ? "tsc" : "clock_monotonic_raw", "hz",
         num(t->hz), "hz_source", str(t->hz_source), "invariant",

@@ -555,9 +555,15 @@ int sb_run_set_command(sb_run *run, int argc, char *const argv[],
     char *s;
 
     if (!run || argc < 0 || (argc > 0 && !argv))
-        return sb__error(err, SB_EINVAL, "sb_run_set_command: bad argument");
-    for (int i = 0; i < argc; i++)
+        return sb__error(err, SB_EINVAL, "sb_run_set_command: %s",
+                         !run ? "run is NULL" : argc < 0 ? "argc is negative"
+                                                         : "argv is NULL");
+    for (int i = 0; i < argc; i++) {
+        if (!argv[i])
+            return sb__error(err, SB_EINVAL,
+                             "sb_run_set_command: argv[%d] is NULL", i);
         len += strlen(argv[i]) + 1;
+    }
     s = malloc(len);
     if (!s)
         return sb__error(err, SB_ENOMEM, "out of memory");

@@ -12,7 +12,12 @@
  *    sb_error the caller passed (NULL is allowed) with a one-line message.
  *  - The library never prints, never exits and never aborts.  GSL's default
  *    error handler is switched off by sb_init() and by every entry point
- *    that calls GSL.
+ *    that calls GSL.  PAPI is started only when at least 16 file
+ *    descriptors are free (PAPI exits its process when it cannot open a
+ *    file it needs): with fewer, its counters are missing with the reason.
+ *  - A NULL pointer where an object, array or output is needed is refused:
+ *    SB_EINVAL with a message naming the argument ("sb_plan_add: kernel is
+ *    NULL"), or, for functions without a status, 0, NULL or no effect.
  *  - Ownership is in the name: *_new() returns an object the caller frees
  *    with the matching *_free(); *_init() fills a struct the caller owns.
  *    Pointers returned by accessors stay owned by the object they came from.
@@ -432,7 +437,8 @@ typedef struct sb_timer_info {
 
 /* Set up the timer: choose TSC or the fallback, find its frequency, measure
  * overheads.  force_clock != 0 selects the clock_gettime fallback.  Takes
- * about 50 ms (frequency calibration).  Returns SB_OK or SB_ESYS. */
+ * about 50 ms (frequency calibration).  Returns SB_OK, SB_EINVAL for a NULL
+ * out, or SB_ESYS. */
 SB_API int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err);
 
 /* ------------------------------------------------------------------------ */
@@ -457,8 +463,10 @@ SB_API void sb_plan_free(sb_plan *plan);
  * It may be a built-in kernel (sb_kernel_find) or one of the caller's own:
  * fill an sb_kernel with a unique name, a family, a description, the
  * features it needs (0 for plain C) and fn, and pass it here; that is how
- * a user registers a kernel.  SB_EINVAL for a NULL kernel or fn or an
- * alignment of 4096 or more, SB_ENOMEM. */
+ * a user registers a kernel.  SB_EINVAL for a NULL plan or kernel, a
+ * kernel whose name is NULL or empty, whose fn is NULL or whose family is
+ * not an enum sb_family value, or an alignment of 4096 or more;
+ * SB_ENOMEM. */
 SB_API int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
                        size_t src_align, size_t dst_align, sb_error *err);
 SB_API size_t sb_plan_count(const sb_plan *plan);
@@ -534,6 +542,7 @@ typedef struct sb_options {
     volatile sig_atomic_t *stop;
 } sb_options;
 
+/* A NULL opt is left alone. */
 SB_API void sb_options_init(sb_options *opt);
 
 /* The cache state each timed call starts from. */
@@ -833,13 +842,14 @@ SB_API int sb_run_load(FILE *f, const char *name, const sb_options *opt,
 /* A run made from samples measured elsewhere: m cells named names[i],
  * each with n[i] values values[i] (ticks, or any unit: size 0 and hz 1),
  * analysed with opt as one invocation.  SB_EINVAL for empty or
- * non-finite data. */
+ * non-finite data, or a NULL names[i] or values[i]. */
 SB_API int sb_run_from_samples(const char *const *names,
                                const double *const *values, const size_t *n,
                                size_t m, const sb_options *opt, sb_run **out,
                                sb_error *err);
 
-/* Record the command line in the run's metadata (argv is copied). */
+/* Record the command line in the run's metadata (argv is copied).
+ * SB_EINVAL for a NULL run, a negative argc or a NULL argv[i]. */
 SB_API int sb_run_set_command(sb_run *run, int argc, char *const argv[],
                               sb_error *err);
 SB_API const char *sb_run_command(const sb_run *run);

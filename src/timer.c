@@ -162,6 +162,8 @@ int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err)
     struct timespec ts;
 
     sb_init();
+    if (!out)
+        return sb__error(err, SB_EINVAL, "sb_timer_init: out is NULL");
     memset(out, 0, sizeof *out);
     if (clock_gettime(CLOCK_MONOTONIC_RAW, &ts) != 0)
         return sb__error(err, SB_ESYS, "clock_gettime(CLOCK_MONOTONIC_RAW) "

@@ -141,6 +141,68 @@ assert all(c['samples'] > 0 for c in d['cells'])
 "
 fi
 
+# --- SIGTERM to one forked invocation: status 143, like SIGTERM to the parent
+# Every invocation lasts its whole budget (the minimum sample count is out of
+# reach), so the second one is certain to start; it gets the SIGTERM.
+if command -v pgrep >/dev/null && [ -d /proc/self ]; then
+    "$STATBENCH" -k libc -s 4K --invocations 3 --max-time 6 \
+        --min-samples 100000000 --max-samples 100000000 -q \
+        >"$tmp/cterm.txt" 2>"$tmp/cterm.err" &
+    pid=$!
+    first=
+    killed=
+    i=0
+    while [ $i -lt 200 ] && kill -0 $pid 2>/dev/null; do
+        # Children only count once the libtool wrapper has exec'd.
+        case $(readlink "/proc/$pid/exe" 2>/dev/null) in
+        *statbench*)
+            c=$(pgrep -P $pid | head -n 1)
+            if [ -n "$c" ] && [ -z "$first" ]; then
+                first=$c
+            elif [ -n "$c" ] && [ "$c" != "$first" ]; then
+                kill -TERM "$c" && killed=$c
+                break
+            fi ;;
+        esac
+        sleep 0.05
+        i=$((i + 1))
+    done
+    wait $pid
+    rc=$?
+    check "SIGTERM to a forked invocation was sent" test -n "$killed"
+    check "SIGTERM to a forked invocation: exit status 143 (rc $rc)" \
+        test "$rc" -eq 143
+else
+    skip "SIGTERM to a forked invocation" "no pgrep or /proc"
+fi
+
+# --- the alloc table shows "-" where a figure cannot be given, never "nan" ----
+# (The user/sys split needs 0.1 s of CPU time: a short run has less.)
+"$STATBENCH" -k malloc_touch -s 64K --invocations 1 --max-time 0.05 -q \
+    >"$tmp/alloc.txt" 2>"$tmp/err"
+rc=$?
+check "a short alloc run exits 0 (rc $rc)" test "$rc" -eq 0
+check "  and its table has no nan" sh -c "! grep -qi nan '$tmp/alloc.txt'"
+check "  but a row with user and sys columns (a number or -)" \
+    awk '$1 == "malloc_touch" && NF >= 12 &&
+        ($8 == "-" || $8 + 0 == $8) && ($9 == "-" || $9 + 0 == $9) { ok = 1 }
+        END { exit !ok }' "$tmp/alloc.txt"
+
+# --- stdout on a full device: not a success ----------------------------------
+if [ -c /dev/full ]; then
+    for args in --help --version check-env --list; do
+        "$STATBENCH" $args >/dev/full 2>"$tmp/full.err"
+        rc=$?
+        lines=$(wc -l <"$tmp/full.err")
+        check "$args to /dev/full: status 1 (rc $rc), one line on stderr" \
+            test "$rc" -eq 1 -a "$lines" -eq 1
+        grep -q 'standard output' "$tmp/full.err" ||
+            diag "$(cat "$tmp/full.err")"
+    done
+else
+    skip "stdout to /dev/full" "no /dev/full"
+fi
+
 # --- check-env and noise ----------------------------------------------------
 "$STATBENCH" check-env >"$tmp/env" 2>"$tmp/err"
 rc=$?
@@ -228,6 +290,37 @@ check "CI level 0" bad_input "'0'" --ci 0
 check "CI level 100" bad_input "'100'" --ci 100
 check "CI level 150" bad_input "'150'" --ci 150
 check "CI level not a number" bad_input "'abc'" --ci abc
+check "hexadecimal seconds refused" bad_input "'0x10': hexadecimal" \
+    --max-time 0x10
+check "hexadecimal size refused" bad_input "'0x10': hexadecimal" --size 0x10
+check "hexadecimal seed refused" bad_input "'0x10': hexadecimal" --seed 0x10
+check "a kernel listed twice is refused" \
+    bad_input "libc is listed twice" -k libc,libc
+check "a kernel named and in all is refused" \
+    bad_input "libc is listed twice" -k all,libc
+check "a size listed twice is refused" \
+    bad_input "4096 is listed twice" -k libc -s 4K,4096
+check "a size in two ranges is refused" \
+    bad_input "4096 is listed twice" -k libc -s '1K..8K:*2,4K..16K:*4'
+check "an offset listed twice is refused" \
+    bad_input "3 is listed twice" -k libc -a 0..4,3
+check "a destination offset listed twice is refused" \
+    bad_input "1 is listed twice" -k libc --dst-align 1,1
+
+# --- a seed above 2^63 - 1 is written losslessly, and read back -------------
+"$STATBENCH" -k libc -s 4K --invocations 1 --max-time 0.2 -q \
+    --seed 18446744073709551615 -f json -o "$tmp/seed.json" >/dev/null 2>&1
+check "a seed of 2^64 - 1 is written as its digits" \
+    grep -q '"seed": "18446744073709551615"' "$tmp/seed.json"
+"$STATBENCH" report "$tmp/seed.json" -f json >"$tmp/seed2.json" 2>/dev/null
+check "  and read back as the same seed" \
+    grep -q '"seed": "18446744073709551615"' "$tmp/seed2.json"
+sed 's/"seed": "18446744073709551615"/"seed": -1/' "$tmp/seed.json" \
+    >"$tmp/seed_old.json"
+"$STATBENCH" report "$tmp/seed_old.json" -f json >"$tmp/seed3.json" 2>/dev/null
+check "  and the old form (-1) is read as the same 64 bits" \
+    grep -q '"seed": "18446744073709551615"' "$tmp/seed3.json"
+check "infinite seconds refused" bad_input "'inf': not a finite" --max-time inf
 check "unknown format" bad_input "'xml'" --format xml
 check "unknown option" bad_input "'--frobnicate'" --frobnicate
 check "missing option value" bad_input "--size" --size

@@ -232,6 +232,23 @@ printf '{"schema": "statbench-run", "schema_version": 99, "cells": []}\n' >"$tmp
 check "analyze: a word" bad_input "words:3: 'abc'" analyze "$tmp/words"
 check "analyze: NaN" bad_input "nan:2: 'nan'" analyze "$tmp/nan"
 check "analyze: infinity" bad_input "inf:2: 'inf'" analyze "$tmp/inf"
+printf '1\n2\000\n3\n' >"$tmp/nul"
+printf '1e-320\n2\n3\n' >"$tmp/subnormal"
+printf '0x10\n' >"$tmp/hex"
+check "analyze: a NUL byte is named" bad_input "nul:2: NUL byte in line 2" \
+    analyze "$tmp/nul"
+check "analyze: hexadecimal refused" bad_input "hex:1: '0x10': hexadecimal" \
+    analyze "$tmp/hex"
+"$STATBENCH" analyze "$tmp/subnormal" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "analyze: a subnormal (1e-320) is a finite number (rc $rc)" \
+    test "$rc" -eq 0 -a ! -s "$tmp/err"
+awk 'BEGIN { printf "4"; for (i = 1; i < 511; i++) printf " "
+             print ""; print 5; print 6 }' </dev/null >"$tmp/l511"
+"$STATBENCH" analyze "$tmp/l511" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "analyze: a line of 511 characters is read (rc $rc)" \
+    test "$rc" -eq 0 -a ! -s "$tmp/err"
 check "analyze: no numbers" bad_input "no numbers" analyze "$tmp/empty"
 check "analyze: missing file" bad_input "nosuchfile" analyze "$tmp/nosuchfile"
 check "analyze: three files" bad_input "one or two files" analyze a b c

@@ -1,7 +1,9 @@
 /* test_parse.c: the size, list and range parser, good and bad inputs. */
 #include "config.h"
 
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +61,92 @@ static void list_bad(const char *s, enum cli_value_kind kind,
                 "bad list '%s' rejected: %s", s, msg))
         tap_diag("  rc %d, want a message containing '%s'", rc, needle);
     free(v);
+}
+
+/* cli_read_numbers over len bytes of text: its status, the message. */
+static int read_text(const char *text, size_t len, double *first, size_t *n,
+                     char *msg, size_t msglen)
+{
+    FILE *f = tmpfile();
+    double *v = NULL;
+    int rc;
+
+    msg[0] = '\0';
+    if (!f || fwrite(text, 1, len, f) != len) {
+        snprintf(msg, msglen, "tmpfile failed");
+        if (f)
+            fclose(f);
+        return -9;
+    }
+    rewind(f);
+    rc = cli_read_numbers(f, "in", &v, n, msg, msglen);
+    if (rc == 0)
+        *first = v[0];
+    free(v);
+    fclose(f);
+    return rc;
+}
+
+static void numbers_checks(void)
+{
+    char msg[256], line[600];
+    double d = 0, first = 0;
+    size_t n = 0;
+    int rc;
+
+    /* Hexadecimal, "inf" and "nan" go through strtod; refused, naming
+     * the value. */
+    rc = cli_parse_double("0x10", 0, 1e6, &d, msg, sizeof msg);
+    tap_ok(rc == -1 && strstr(msg, "'0x10'") && strstr(msg, "hexadecimal"),
+           "double '0x10' refused as hexadecimal: %s", msg);
+    rc = cli_parse_double("0x1p3", 0, 1e6, &d, msg, sizeof msg);
+    tap_ok(rc == -1 && strstr(msg, "hexadecimal"),
+           "double '0x1p3' refused as hexadecimal: %s", msg);
+    rc = cli_parse_double("inf", 0, INFINITY, &d, msg, sizeof msg);
+    tap_ok(rc == -1 && strstr(msg, "not a finite number"),
+           "double 'inf' refused as not finite: %s", msg);
+    rc = cli_parse_double("1e999", 0, INFINITY, &d, msg, sizeof msg);
+    tap_ok(rc == -1 && strstr(msg, "too large"),
+           "double '1e999' refused as too large: %s", msg);
+    /* A subnormal is a finite number. */
+    rc = cli_parse_double("1e-320", 0, 1, &d, msg, sizeof msg);
+    tap_ok(rc == 0 && d > 0 && d < 1e-310, "double '1e-320' accepted (%s)",
+           msg);
+    rc = cli_parse_double("1e-400", -1, 1, &d, msg, sizeof msg);
+    tap_ok(rc == -1 && strstr(msg, "rounds to 0"),
+           "double '1e-400' refused as rounding to 0: %s", msg);
+    TAP_IS_INT(cli_parse_double(".5", 0, 1, &d, msg, sizeof msg), 0,
+               "double '.5' accepted");
+    value_bad("0x10", CLI_INT, "hexadecimal");
+    value_bad("0X10", CLI_SIZE, "hexadecimal");
+
+    rc = read_text("1\n2\0\n3\n", 7, &first, &n, msg, sizeof msg);
+    tap_ok(rc == -1 && strstr(msg, "NUL byte in line 2"),
+           "a NUL byte is named as such: %s", msg);
+    memset(line, ' ', sizeof line);
+    line[0] = '7';
+    line[CLI_LINE_MAX] = '\n';
+    rc = read_text(line, CLI_LINE_MAX + 1, &first, &n, msg, sizeof msg);
+    tap_ok(rc == 0 && n == 1 && first == 7,
+           "a line of exactly %d characters is read (%s)", CLI_LINE_MAX,
+           msg);
+    line[CLI_LINE_MAX] = ' ';
+    line[CLI_LINE_MAX + 1] = '\n';
+    rc = read_text(line, CLI_LINE_MAX + 2, &first, &n, msg, sizeof msg);
+    tap_ok(rc == -1 && strstr(msg, "longer than 511"),
+           "a line of %d characters is refused: %s", CLI_LINE_MAX + 1, msg);
+    rc = read_text("1e-320\n", 7, &first, &n, msg, sizeof msg);
+    tap_ok(rc == 0 && first > 0 && first < 1e-310,
+           "a subnormal line is read (%s)", msg);
+    rc = read_text("1e-400\n", 7, &first, &n, msg, sizeof msg);
+    tap_ok(rc == -1 && strstr(msg, "'1e-400'") && strstr(msg, "rounds to 0"),
+           "a line underflowing to 0 is refused: %s", msg);
+    rc = read_text("0x10\n", 5, &first, &n, msg, sizeof msg);
+    tap_ok(rc == -1 && strstr(msg, "hexadecimal"),
+           "a hexadecimal line is refused: %s", msg);
+    rc = read_text("5", 1, &first, &n, msg, sizeof msg);
+    tap_ok(rc == 0 && n == 1 && first == 5,
+           "a last line without newline is read (%s)", msg);
 }
 
 int main(void)
@@ -154,5 +242,6 @@ int main(void)
                "format 10000 B");
     TAP_IS_STR(cli_format_size(16777216, buf, sizeof buf),
                "16777216 B (16 MiB)", "format 16 MiB");
+    numbers_checks();
     return tap_done();
 }

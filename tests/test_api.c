@@ -1,0 +1,457 @@
+/*
+ * test_api.c: the public API refuses bad arguments instead of crashing,
+ * and never exits the host program.
+ *
+ * Each case runs in a forked child, so that a crash (or an exit from
+ * inside a library the library calls) fails that case alone and the
+ * report names it: the child ends with _exit(CASE_OK) only when every
+ * call returned what it should.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "statbench.h"
+#include "tap.h"
+
+/* A status no library exit would give: err(1, ...) ends with 1. */
+#define CASE_OK 42
+
+/* Run fn in a child; return a description of how the child ended. */
+static int run_case(int (*fn)(void), char *how, size_t len)
+{
+    int st;
+    pid_t pid;
+
+    fflush(stdout);
+    pid = fork();
+    if (pid < 0) {
+        snprintf(how, len, "fork failed");
+        return 0;
+    }
+    if (pid == 0)
+        _exit(fn() ? CASE_OK : 1);
+    if (waitpid(pid, &st, 0) != pid) {
+        snprintf(how, len, "waitpid failed");
+        return 0;
+    }
+    if (WIFSIGNALED(st))
+        snprintf(how, len, "child killed by signal %d", WTERMSIG(st));
+    else if (WEXITSTATUS(st) != CASE_OK)
+        snprintf(how, len, "child exited with %d", WEXITSTATUS(st));
+    else
+        snprintf(how, len, "returned");
+    return WIFEXITED(st) && WEXITSTATUS(st) == CASE_OK;
+}
+
+#define CASE(fn)                                                          \
+    do {                                                                  \
+        char how_[64];                                                    \
+        if (!tap_ok(run_case(fn, how_, sizeof how_), "%s", #fn))          \
+            tap_diag("  %s", how_);                                       \
+    } while (0)
+
+/* An error that is SB_EINVAL with a message naming the argument. */
+static int einval(int rc, const sb_error *e, const char *arg)
+{
+    return rc == SB_EINVAL && e->code == SB_EINVAL && strstr(e->text, arg);
+}
+
+/* ---- Few file descriptors ------------------------------------------ */
+
+/* The lowest descriptor a new open would get. */
+static int lowest_free(void)
+{
+    int fd = fcntl(0, F_DUPFD, 0);
+    if (fd < 0)
+        fd = open("/dev/null", O_RDONLY);
+    if (fd >= 0)
+        close(fd);
+    return fd < 0 ? 3 : fd;
+}
+
+static int fd_limit;
+
+static int few_fds(void)
+{
+    struct rlimit r = {(rlim_t)fd_limit, (rlim_t)fd_limit};
+    char names[8][64], why[8][96];
+    sb_options opt;
+    sb_plan *plan;
+    sb_run *run = NULL;
+    sb_error e = {0, ""};
+    size_t n;
+
+    /* Made before the limit: the run itself is allowed to fail for lack
+     * of descriptors, but only by returning. */
+    plan = sb_plan_new();
+    if (!plan || sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0,
+                             NULL) != SB_OK)
+        return 0;
+    sb_options_init(&opt);
+    opt.invocations = 1;
+    opt.max_time = 0.2;
+    opt.min_samples = 10;
+    opt.max_samples = 20;
+    opt.no_pin = 1;
+    opt.mlock = 0;
+    opt.counters = "PAPI_TOT_CYC,PAPI_TOT_INS,NO_SUCH_EVENT";
+    /* stderr into a file, to see that nothing was printed; PAPI_VERBOSE
+     * would make PAPI print its errors unless the library quiets it. */
+    {
+        FILE *t = tmpfile();
+        if (!t || dup2(fileno(t), 2) < 0)
+            return 0;
+        fclose(t);
+    }
+    setenv("PAPI_VERBOSE", "1", 1);
+    if (setrlimit(RLIMIT_NOFILE, &r) != 0)
+        return 0;
+    n = sb_counters_available(names, why, 8);
+    if (n != 8)
+        return 0;
+    if (sb_run_execute(plan, &opt, &run, &e) == SB_OK)
+        sb_run_free(run);
+    sb_plan_free(plan);
+    return lseek(2, 0, SEEK_END) == 0;
+}
+
+static void check_few_fds(void)
+{
+    int low = lowest_free();
+    /* Absolute limits, and limits leaving 0 .. 18 descriptors free above
+     * those this process already holds: PAPI_library_init used to call
+     * err(1, ...) when it could open one file but not the next. */
+    for (int lim = 3; lim <= 10; lim++) {
+        char how[64];
+        fd_limit = lim;
+        if (!tap_ok(run_case(few_fds, how, sizeof how),
+                    "RLIMIT_NOFILE %d: counters and a run return", lim))
+            tap_diag("  %s", how);
+    }
+    for (int spare = 0; spare <= 18; spare++) {
+        char how[64];
+        fd_limit = low + spare;
+        if (!tap_ok(run_case(few_fds, how, sizeof how),
+                    "%d descriptors free: counters and a run return",
+                    spare))
+            tap_diag("  %s", how);
+    }
+}
+
+/* With too few descriptors for PAPI, the hardware counters are missing
+ * with a reason that says so (built with PAPI). */
+static int few_fds_reason(void)
+{
+    struct rlimit r;
+    char names[8][64], why[8][96];
+    r.rlim_cur = r.rlim_max = (rlim_t)(lowest_free() + 2);
+    if (setrlimit(RLIMIT_NOFILE, &r) != 0)
+        return 0;
+    if (sb_counters_available(names, why, 8) != 8)
+        return 0;
+#ifdef SB_HAVE_PAPI
+    return strstr(why[0], "file descriptor") != NULL;
+#else
+    return why[0][0] != '\0';
+#endif
+}
+
+/* ---- NULL and invalid arguments ------------------------------------ */
+
+static void nop(void *dst, const void *src, size_t n, void *state)
+{
+    (void)dst, (void)src, (void)n, (void)state;
+}
+
+static sb_run *small_run(void)
+{
+    static const double a[] = {1, 2, 3, 4, 5}, b[] = {2, 3, 4, 5, 6};
+    const char *names[] = {"a", "b"};
+    const double *values[] = {a, b};
+    size_t n[] = {5, 5};
+    sb_run *run = NULL;
+    if (sb_run_from_samples(names, values, n, 2, NULL, &run, NULL) != SB_OK)
+        return NULL;
+    return run;
+}
+
+static int timer_null(void)
+{
+    sb_error e = {0, ""};
+    return einval(sb_timer_init(NULL, 0, &e), &e, "out") &&
+           sb_timer_init(NULL, 1, NULL) == SB_EINVAL;
+}
+
+static int plan_add_bad(void)
+{
+    sb_error e = {0, ""};
+    sb_plan *plan = sb_plan_new();
+    sb_kernel k = {.name = NULL, .family = SB_FAMILY_COPY,
+                   .description = "x", .fn = nop};
+    int ok = plan != NULL;
+
+    ok = ok && einval(sb_plan_add(NULL, sb_kernel_find("libc"), 64, 0, 0,
+                                  &e), &e, "plan");
+    ok = ok && einval(sb_plan_add(plan, NULL, 64, 0, 0, &e), &e, "kernel");
+    ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "name");
+    k.name = "";
+    ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "name");
+    k.name = "mine";
+    k.fn = NULL;
+    ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "fn");
+    k.fn = nop;
+    k.family = 99;
+    ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "family");
+    k.family = -1;
+    ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "family");
+    ok = ok && sb_plan_count(plan) == 0;
+    /* Nothing bad got in, so the report of a run cannot meet it. */
+    k.family = SB_FAMILY_COPY;
+    ok = ok && sb_plan_add(plan, &k, 64, 0, 0, &e) == SB_OK;
+    ok = ok && sb_plan_count(NULL) == 0 && sb_plan_cell(NULL, 0) == NULL &&
+         sb_plan_cell(plan, 1) == NULL;
+    sb_plan_free(plan);
+    sb_plan_free(NULL);
+    return ok;
+}
+
+static int options_env_null(void)
+{
+    sb_options_init(NULL);
+    sb_env_audit(-1, NULL);
+    return sb_strerror(12345) != NULL && sb_kernel_find(NULL) == NULL &&
+           sb_kernel_at(sb_kernel_count()) == NULL &&
+           !sb_kernel_available(NULL, NULL) &&
+           sb_counters_available(NULL, NULL, 8) == 8;
+}
+
+static int check_execute_null(void)
+{
+    sb_error e = {0, ""};
+    sb_options opt;
+    sb_plan *plan = sb_plan_new();
+    sb_run *run = (sb_run *)&e;
+    int ok = plan != NULL;
+
+    sb_options_init(&opt);
+    ok = ok && sb_plan_add(plan, sb_kernel_find("libc"), 64, 0, 0, NULL) ==
+                   SB_OK;
+    ok = ok && einval(sb_plan_check(NULL, &opt, &e), &e, "plan");
+    ok = ok && einval(sb_plan_check(plan, NULL, &e), &e, "opt");
+    ok = ok && einval(sb_run_execute(plan, &opt, NULL, &e), &e, "out");
+    ok = ok && einval(sb_run_execute(NULL, &opt, &run, &e), &e, "plan") &&
+         run == NULL;
+    ok = ok && einval(sb_run_execute(plan, NULL, &run, &e), &e, "opt");
+    sb_plan_free(plan);
+    return ok;
+}
+
+/* Each invalid option value alone is refused by sb_plan_check (which
+ * sb_run_execute runs first). */
+static int options_invalid(void)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_options opt;
+    sb_error e = {0, ""};
+    int ok = plan != NULL, bad;
+
+    ok = ok && sb_plan_add(plan, sb_kernel_find("libc"), 64, 0, 0, NULL) ==
+                   SB_OK;
+    for (int i = 0; ok && i < 14; i++) {
+        sb_options_init(&opt);
+        switch (i) {
+        case 0: opt.ci_level = NAN; break;
+        case 1: opt.ci_level = 1; break;
+        case 2: opt.precision = -0.1; break;
+        case 3: opt.max_time = NAN; break;
+        case 4: opt.max_time = INFINITY; break;
+        case 5: opt.sample_seconds = 0; break;
+        case 6: opt.min_samples = 1; break;
+        case 7: opt.max_samples = 50; break;
+        case 8: opt.invocations = 0; break;
+        case 9: opt.outliers = 99; break;
+        case 10: opt.bootstrap = 50; break;
+        case 11: opt.cache = 99; break;
+        case 12: opt.alpha = NAN; break;
+        case 13: opt.counters = ""; break;
+        }
+        bad = sb_plan_check(plan, &opt, &e);
+        if (bad != SB_EINVAL)
+            ok = 0;
+    }
+    sb_options_init(&opt);
+    ok = ok && sb_plan_check(plan, &opt, &e) == SB_OK;
+    sb_plan_free(plan);
+    return ok;
+}
+
+static int run_accessors_null(void)
+{
+    sb_error e = {0, ""};
+    size_t base[2] = {SIZE_MAX, 0};
+    char *argv[] = {"x", NULL, "y"};
+    sb_run *run = small_run();
+    int ok = run != NULL;
+
+    sb_run_free(NULL);
+    ok = ok && sb_run_count(NULL) == 0 && sb_run_cell(NULL, 0) == NULL &&
+         sb_run_cell(run, 2) == NULL && sb_run_meta(NULL) == NULL &&
+         sb_run_options(NULL) == NULL && sb_run_interrupted(NULL) == 0 &&
+         sb_run_elapsed(NULL) == 0 && sb_run_rounds(NULL) == 0 &&
+         sb_run_counter_samples(NULL, 0, 0) == NULL &&
+         sb_run_counter_samples(run, 0, 99) == NULL &&
+         sb_run_sample_flags(NULL, 0) == NULL &&
+         sb_run_comparison(NULL, 0) == NULL &&
+         sb_run_command(NULL) != NULL;
+    ok = ok && einval(sb_run_set_baselines(NULL, base, &e), &e, "run");
+    ok = ok && einval(sb_run_set_baselines(run, NULL, &e), &e, "base");
+    ok = ok && einval(sb_run_compare_to(NULL, run, NULL, &e), &e, "run");
+    ok = ok && einval(sb_run_compare_to(run, NULL, NULL, &e), &e, "before");
+    ok = ok && einval(sb_run_set_command(NULL, 1, argv, &e), &e, "run");
+    ok = ok && einval(sb_run_set_command(run, 1, NULL, &e), &e, "argv");
+    ok = ok && einval(sb_run_set_command(run, 3, argv, &e), &e, "argv[1]");
+    ok = ok && einval(sb_run_set_command(run, -1, argv, &e), &e, "argc");
+    ok = ok && sb_run_set_command(run, 1, argv, &e) == SB_OK &&
+         !strcmp(sb_run_command(run), "x");
+    ok = ok && einval(sb_report(NULL, SB_FORMAT_TABLE, stdout, &e), &e,
+                      "run");
+    ok = ok && einval(sb_report(run, SB_FORMAT_TABLE, NULL, &e), &e, "f");
+    ok = ok && einval(sb_report(run, 99, stdout, &e), &e, "format");
+    ok = ok && sb_plot(NULL, "x.svg", SB_PLOT_AUTO, NULL, &e) == SB_EINVAL;
+    ok = ok && sb_plot(run, NULL, SB_PLOT_AUTO, NULL, &e) == SB_EINVAL;
+    sb_run_free(run);
+    return ok;
+}
+
+static int from_samples_null(void)
+{
+    static const double a[] = {1, 2, 3};
+    const char *names[] = {"a", NULL};
+    const double *values[] = {a, NULL};
+    const char *good_names[] = {"a", "b"};
+    size_t n[] = {3, 3};
+    sb_error e = {0, ""};
+    sb_run *run = NULL;
+
+    return einval(sb_run_from_samples(names, values, n, 2, NULL, &run, &e),
+                  &e, "names[1]") &&
+           einval(sb_run_from_samples(good_names, values, n, 2, NULL, &run,
+                                      &e), &e, "values[1]") &&
+           einval(sb_run_from_samples(NULL, values, n, 1, NULL, &run, &e),
+                  &e, "names") &&
+           einval(sb_run_from_samples(good_names, NULL, n, 1, NULL, &run,
+                                      &e), &e, "values") &&
+           einval(sb_run_from_samples(good_names, values, NULL, 1, NULL,
+                                      &run, &e), &e, "n") &&
+           einval(sb_run_from_samples(good_names, values, n, 1, NULL, NULL,
+                                      &e), &e, "out") &&
+           run == NULL;
+}
+
+static int load_null(void)
+{
+    sb_error e = {0, ""};
+    sb_run *run = NULL;
+    return einval(sb_run_load(NULL, "x", NULL, &run, &e), &e, "f") &&
+           einval(sb_run_load(stdin, "x", NULL, NULL, &e), &e, "out");
+}
+
+static int gate_null(void)
+{
+    sb_error e = {0, ""};
+    sb_comparison c;
+    char buf[8] = "z";
+    int ok;
+
+    ok = einval(sb_compare_functions(NULL, nop, 64, NULL, &c, NULL, &e), &e,
+                "baseline");
+    ok = ok && einval(sb_compare_functions(nop, NULL, 64, NULL, &c, NULL,
+                                           &e), &e, "candidate");
+    ok = ok && einval(sb_compare_functions(nop, nop, 64, NULL, NULL, NULL,
+                                           &e), &e, "out");
+    ok = ok && sb_gate(NULL, nop, 64, NULL, NULL, &e) == SB_EINVAL;
+    ok = ok && sb_comparison_regressed(NULL, 0.01) == 0;
+    ok = ok && sb_format_rounded(1.5, 0.1, NULL, 8) >= 0 &&
+         sb_format_rounded(1.5, 0.1, buf, 0) >= 0 && buf[0] == 'z';
+    return ok;
+}
+
+static int stats_null(void)
+{
+    static const double x[] = {1, 2, 3, 4, 5, 6};
+    sb_interval iv;
+    sb_summary s;
+    sb_outliers o;
+    sb_mad_outliers mo;
+    sb_levels lv;
+    double d, u, p, t, df, w[6];
+    const double *groups[] = {x, NULL};
+    size_t gn[] = {6, 6};
+
+    return sb_stats_median_ci(NULL, 6, 0.95, &iv) == SB_EINVAL &&
+           sb_stats_median_ci(x, 6, 0.95, NULL) == SB_EINVAL &&
+           sb_stats_mean_ci(NULL, 6, 0.95, &iv) == SB_EINVAL &&
+           sb_stats_mean_ci(x, 6, 0.95, NULL) == SB_EINVAL &&
+           sb_stats_tukey(NULL, 6, &o) == SB_EINVAL &&
+           sb_stats_tukey(x, 6, NULL) == SB_EINVAL &&
+           sb_stats_summarize(NULL, 6, 0.95, w, &s) == SB_EINVAL &&
+           sb_stats_summarize(x, 6, 0.95, NULL, &s) == SB_EINVAL &&
+           sb_stats_summarize(x, 6, 0.95, w, NULL) == SB_EINVAL &&
+           sb_stats_quantile_ci(NULL, 6, 0.5, 0.95, &iv) == SB_EINVAL &&
+           sb_stats_quantile_ci(x, 6, 0.5, 0.95, NULL) == SB_EINVAL &&
+           sb_stats_median_boot_ci(NULL, 6, 0.95, 100, SB_BOOT_BCA, 1,
+                                   &iv) == SB_EINVAL &&
+           sb_stats_median_boot_ci(x, 6, 0.95, 100, SB_BOOT_BCA, 1,
+                                   NULL) == SB_EINVAL &&
+           sb_stats_ratio_boot_ci(x, 6, NULL, 6, 0.95, 100, SB_BOOT_BCA, 1,
+                                  &iv) == SB_EINVAL &&
+           sb_stats_ratio_boot_ci(NULL, 6, x, 6, 0.95, 100, SB_BOOT_BCA, 1,
+                                  &iv) == SB_EINVAL &&
+           sb_stats_mad_outliers(NULL, 6, 3, &mo) == SB_EINVAL &&
+           sb_stats_mad_outliers(x, 6, 3, NULL) == SB_EINVAL &&
+           sb_stats_lag1(NULL, 6, &d) == SB_EINVAL &&
+           sb_stats_lag1(x, 6, NULL) == SB_EINVAL &&
+           sb_stats_mann_whitney(NULL, 6, x, 6, &u, &p, NULL) ==
+               SB_EINVAL &&
+           sb_stats_mann_whitney(x, 6, x, 6, NULL, &p, NULL) == SB_EINVAL &&
+           sb_stats_welch_log(x, 6, NULL, 6, 0.95, &t, &df, &p, NULL) ==
+               SB_EINVAL &&
+           sb_stats_paired_log(x, NULL, 6, 0.95, &iv, &p) == SB_EINVAL &&
+           sb_stats_paired_log(x, x, 6, 0.95, NULL, &p) == SB_EINVAL &&
+           sb_stats_holm(NULL, 3, w) == SB_EINVAL &&
+           sb_stats_holm(x, 1, NULL) == SB_EINVAL &&
+           sb_stats_verdict(NULL, 0.01, 0.05, 0.01) ==
+               SB_VERDICT_INCONCLUSIVE &&
+           sb_stats_levels(groups, gn, 2, 0.95, &lv) == SB_EINVAL &&
+           sb_stats_levels(NULL, gn, 2, 0.95, &lv) == SB_EINVAL &&
+           sb_stats_levels(groups, NULL, 2, 0.95, &lv) == SB_EINVAL &&
+           sb_stats_levels(groups, gn, 2, 0.95, NULL) == SB_EINVAL;
+}
+
+int main(void)
+{
+    /* Before anything initialises PAPI in this process: the children
+     * must each start it under their own limit. */
+    check_few_fds();
+    CASE(few_fds_reason);
+    CASE(timer_null);
+    CASE(plan_add_bad);
+    CASE(options_env_null);
+    CASE(check_execute_null);
+    CASE(options_invalid);
+    CASE(run_accessors_null);
+    CASE(from_samples_null);
+    CASE(load_null);
+    CASE(gate_null);
+    CASE(stats_null);
+    return tap_done();
+}
