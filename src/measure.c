@@ -1,5 +1,5 @@
 /*
- * measure.c: one invocation of the measurement protocol (DESIGN.md,
+ * measure.c: one invocation of the measurement protocol (docs/design.md,
  * steps 2 to 6), in the calling process.
  *
  *  1. Pin the thread to one CPU: the last of the isolated CPUs

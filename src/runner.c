@@ -1,5 +1,5 @@
 /*
- * runner.c: a run of several invocations (DESIGN.md, step 9).
+ * runner.c: a run of several invocations (docs/design.md, protocol step 9).
  *
  * With one invocation the plan is measured in this process.  With N > 1
  * each invocation is a fresh process (fork) that measures the whole plan

@@ -2,7 +2,7 @@
  * timer_asm.h: the timer's reads, inlined into the measuring loop.
  *
  * TSC reads are serialized the way Intel's "How to Benchmark Code Execution
- * Times" white paper and the DESIGN protocol ask:
+ * Times" white paper and the protocol of docs/design.md (step 1) ask:
  *   start: lfence; rdtsc; lfence  - earlier work has finished, and the
  *                                   kernel cannot start before the read;
  *   stop:  rdtscp; lfence         - the kernel has finished (rdtscp waits
