@@ -489,10 +489,16 @@ static void gp_preamble(fig *F)
             "# the figure's name; the terminal stays the one chosen below).\n"
             "\n",
             F->name, F->name, F->name, F->ending);
+    /* gnuplot opens a file name that starts with '<' as a command's
+     * output and one that starts with '|' as a command's input, quotes or
+     * not: every name the script opens starts with "./" or "/", so that a
+     * figure called "<touch x.svg" is a file of that name. */
     fputs("dir = ''\n"
           "if (exists(\"ARG0\")) { i = strlen(ARG0); "
           "while (i > 0 && ARG0[i:i] ne '/') { i = i - 1 }; "
-          "if (i > 0) { dir = ARG0[1:i] } }\n",
+          "if (i > 0) { dir = ARG0[1:i] } }\n"
+          "if (strlen(dir) == 0 || (dir[1:1] ne '/' && dir[1:1] ne '.')) "
+          "{ dir = './'.dir }\n",
           f);
     fputs("data = dir.", f);
     put_str(f, F->name);
@@ -1221,7 +1227,7 @@ static int run_gnuplot(const char *prog, const char *script, const char *tmp,
     size_t used = 0;
 
     /* out='tmp' with the quote doubled, as gnuplot's single quotes want. */
-    setout = malloc(2 * strlen(tmp) + 16);
+    setout = malloc(2 * strlen(tmp) + 18);
     scriptarg = malloc(strlen(script) + 3);
     if (!setout || !scriptarg) {
         free(setout);
@@ -1229,7 +1235,9 @@ static int run_gnuplot(const char *prog, const char *script, const char *tmp,
         return sb__error(err, SB_ENOMEM, "out of memory");
     }
     {
-        char *o = setout + sprintf(setout, "out='");
+        /* "./" before a relative name: see the script's dir above. */
+        char *o = setout + sprintf(setout, "out='%s",
+                                   tmp[0] == '/' ? "" : "./");
         for (const char *p = tmp; *p; p++) {
             if (*p == '\'')
                 *o++ = '\'';
@@ -1237,8 +1245,10 @@ static int run_gnuplot(const char *prog, const char *script, const char *tmp,
         }
         strcpy(o, "'");
     }
-    /* A script named "-x.gp" would read as an option. */
-    sprintf(scriptarg, "%s%s", script[0] == '-' ? "./" : "", script);
+    /* A script named "-x.gp" would read as an option, and one named
+     * "<x.gp" or "|x.gp" would give the script a dir that gnuplot reads
+     * as a command: "./" before every relative name. */
+    sprintf(scriptarg, "%s%s", script[0] == '/' ? "" : "./", script);
     argv[0] = (char *)prog;
     argv[1] = "-e";
     argv[2] = setout;
@@ -1346,7 +1356,7 @@ static char *shell_command(const char *path)
         strcpy(o, path);
         return s;
     }
-    if (path[0] == '-') {
+    if (strchr("-<|", path[0])) { /* an option, or a command to gnuplot */
         strcpy(o, "./");
         o += 2;
     }

@@ -63,6 +63,23 @@ else
 fi
 cd "$tmp" || exit 1
 
+# Figure names that gnuplot would open as a pipe: a file name that starts
+# with '<' (a command's output) or '|' (a command's input), quoted or not.
+# Every name the script opens starts with "./" or "/".
+for name in '<touch PWNED6; echo 1 2.svg' '|touch PWNED7.svg'; do
+    "$STATBENCH" analyze ./n.txt --plot "$name" >out 2>err
+    rc=$?
+    check "analyze --plot '$name' exits 0 (rc $rc)" test "$rc" -eq 0
+    check "  the script opens its data as ./NAME, never as a pipe" \
+        grep -qF "dir = './'.dir" "${name%.svg}.gp"
+    if [ -n "$have_gnuplot" ]; then
+        check "  gnuplot ran nothing (no PWNED file), the figure is there" \
+            sh -c '! ls PWNED* >/dev/null 2>&1 && test -s "$1"' _ "$name"
+    else
+        skip "  gnuplot ran nothing" "no gnuplot"
+    fi
+done
+
 # --- 2. links planted at the figure's files -------------------------------
 # Another user's links at FIG.gp, FIG.dat and FIG.svg, pointing at a
 # private file: the run replaces the links and the file keeps its bytes.
