@@ -280,7 +280,7 @@ static int write_stream(const sb_run *run, int format, const char *path,
     return rc == SB_OK ? 0 : write_failed(path, errno, &err);
 }
 
-/* A FIFO, character device or socket written where it is: replacing it
+/* A FIFO or character device written where it is: replacing it
  * would break it for every other user (root's -o /dev/full).  type is
  * the file type lstat or stat saw; the file opened must still be one. */
 static int write_in_place(const sb_run *run, int format, const char *path,
@@ -338,7 +338,9 @@ static int replace_file(const sb_run *run, int format, const char *path,
     snprintf(tmp, len, "%s.XXXXXX", path);
     fd = mkstemp(tmp);
     if (fd >= 0) {
-        fchmod(fd, mode != (mode_t)-1 ? mode & 07777
+        /* The permission bits only: a set-user-ID bit planted on the old
+         * file must not come back on a file we wrote. */
+        fchmod(fd, mode != (mode_t)-1 ? mode & 0777
                                        : 0644 & ~current_umask());
         f = fdopen(fd, "w");
         if (!f)
@@ -387,13 +389,15 @@ static FILE *std_stream(const struct stat *st)
 
 /* Write the report to path (-o and --save), never turning it against the
  * user: a new or regular file is replaced atomically (replace_file); our
- * own standard output or error is written through its stream; a FIFO,
- * character device or socket is written in place.  Refused, with one
- * line: a directory, a block device, a regular file without write
- * permission (by its mode bits: root passes access() but a read-only file
- * stays read-only), and a symbolic link to anything but a FIFO, device
- * or socket (renaming would replace the link, and writing through it is
- * what a link planted in a shared directory wants: name the target). */
+ * own standard output or error is written through its stream; a FIFO or
+ * character device is written in place.  Refused, with one line: a
+ * directory, a block device, a socket (open(2) cannot write one), a
+ * regular file without write permission (by its mode bits: root passes
+ * access() but a read-only file stays read-only), a symbolic link to
+ * anything but a FIFO or device (renaming would replace the link, and
+ * writing through it is what a link planted in a shared directory wants:
+ * name the target), and a link to a FIFO or device that belongs to
+ * another user (who could point it at /dev/port, a tty or their FIFO). */
 static int write_file(const sb_run *run, int format, const char *path)
 {
     struct stat st, t;
@@ -412,9 +416,15 @@ static int write_file(const sb_run *run, int format, const char *path)
             what = "a symbolic link to nothing";
         else if ((std = std_stream(&t)))
             return write_stream(run, format, path, std);
-        else if (S_ISCHR(t.st_mode) || S_ISFIFO(t.st_mode) ||
-                 S_ISSOCK(t.st_mode))
+        else if ((S_ISCHR(t.st_mode) || S_ISFIFO(t.st_mode)) &&
+                 st.st_uid != 0 && st.st_uid != geteuid())
+            what = "a symbolic link of another user's (name the target "
+                   "itself)";
+        else if (S_ISCHR(t.st_mode) || S_ISFIFO(t.st_mode))
             return write_in_place(run, format, path, t.st_mode & S_IFMT, 1);
+        else if (S_ISSOCK(t.st_mode))
+            what = "a symbolic link to a socket (a socket cannot be "
+                   "opened for writing)";
         else if (S_ISDIR(t.st_mode))
             what = "a symbolic link to a directory";
         else
@@ -427,9 +437,10 @@ static int write_file(const sb_run *run, int format, const char *path)
         if (ok)
             return replace_file(run, format, path, st.st_mode);
         what = "read-only (kept; make it writable or choose another name)";
-    } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
-               S_ISSOCK(st.st_mode)) {
+    } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
         return write_in_place(run, format, path, st.st_mode & S_IFMT, 0);
+    } else if (S_ISSOCK(st.st_mode)) {
+        what = "a socket (it cannot be opened for writing)";
     } else if (S_ISDIR(st.st_mode)) {
         what = "a directory";
     } else if (S_ISBLK(st.st_mode)) {
@@ -1622,8 +1633,13 @@ static int cmd_measure(int argc, char **argv, struct cli *cli)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     if (sb_run_execute(plan, &cli->opt, &run, &err) != SB_OK) {
-        fprintf(stderr, "%s: %s\n", progname, err.text);
+        int sig = got_signal ? got_signal : *run_signal;
+        say("%s", err.text);
         sb_plan_free(plan);
+        /* Interrupted before any invocation delivered a sample: still
+         * the status of an interruption, as the exit status promises. */
+        if (err.code == SB_EINTR && sig)
+            return sig == SIGTERM ? 143 : 130;
         return err.code == SB_EINVAL || err.code == SB_EUNAVAIL ? EXIT_USAGE
                                                                 : 1;
     }

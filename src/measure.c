@@ -30,7 +30,11 @@
  *  5. Rounds: each round visits every cell once, in a fresh random order
  *     from a seeded generator, so slow drift of the machine lands on all
  *     cells alike.  Every cell gets one sample per round, so all cells end
- *     with the same number of samples taken.
+ *     with the same number of samples taken, but for a round the deadline
+ *     cut, and for the samples that a cell without one it could keep
+ *     takes after the deadline (at most a tenth of the budget, 20 ms at
+ *     least, and 64 samples: one context switch must not leave a cell of
+ *     a short run empty).
  *  6. Per sample: one untimed call brings the cell's buffers back into the
  *     cache after the other cells ran (the "hot" state), then the checks
  *     and counters are read, then k timed calls, then the checks again:
@@ -793,6 +797,40 @@ static int probe_open(struct probe *pr, const sb_options *opt,
     return SB_OK;
 }
 
+/* One sample taken for cell r: its CPU time and disturbances counted, then
+ * kept or rejected by the policy (design.md, protocol steps 5 and 7).
+ * Returns SB_OK, or SB_ENOMEM when keeping it failed. */
+static int record_sample(const sb_options *opt, const struct work *w,
+                         sb__raw_cell *r, const struct sample *v)
+{
+    /* CPU time over every sample taken, kept or not: getrusage moves at
+     * the timer tick, and the samples that hold a tick are the ones with
+     * an interrupt, so counting only kept samples would count none. */
+    r->user += v->user;
+    r->sys += v->sys;
+    r->calls += (double)r->iters;
+    for (int q = 0; q < SB_REJECT_NREASONS; q++)
+        if (v->flags & (1u << q))
+            r->disturbed[q]++;
+    if (v->flags & (1u << SB_REJECT_KERNEL_FAILED)) {
+        /* Under every policy: its time is not that of the work (an mmap
+         * that failed maps and faults nothing). */
+        r->rejected[SB_REJECT_KERNEL_FAILED]++;
+        return SB_OK;
+    }
+    if (opt->reject == SB_REJECT_DISTURBED &&
+        (v->flags & ~(w->keep_irq ? 1u << SB_REJECT_INTERRUPT : 0u))) {
+        /* Counted under the strongest evidence it showed. */
+        int why = v->flags & (1u << SB_REJECT_CTXSW) ? SB_REJECT_CTXSW
+                  : v->flags & (1u << SB_REJECT_MIGRATION)
+                      ? SB_REJECT_MIGRATION
+                      : SB_REJECT_INTERRUPT;
+        r->rejected[why]++;
+        return SB_OK;
+    }
+    return push_sample(r, v);
+}
+
 /* Close the checks and fill the invocation's figures. */
 static void probe_close(struct probe *pr, sb__invocation *inv)
 {
@@ -989,34 +1027,7 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
             }
             take_sample(sb_plan_cell(plan, order[j]), &w[order[j]],
                         r->iters, &pr, overhead, &v);
-            /* CPU time over every sample taken, kept or not: getrusage moves at
-             * the timer tick, and the samples that hold a tick are the ones with
-             * an interrupt, so counting only kept samples would count none. */
-            r->user += v.user;
-            r->sys += v.sys;
-            r->calls += (double)r->iters;
-            for (int q = 0; q < SB_REJECT_NREASONS; q++)
-                if (v.flags & (1u << q))
-                    r->disturbed[q]++;
-            if (v.flags & (1u << SB_REJECT_KERNEL_FAILED)) {
-                /* Under every policy: its time is not that of the work
-                 * (an mmap that failed maps and faults nothing). */
-                r->rejected[SB_REJECT_KERNEL_FAILED]++;
-                continue;
-            }
-            if (opt->reject == SB_REJECT_DISTURBED &&
-                (v.flags & ~(w[order[j]].keep_irq
-                                 ? 1u << SB_REJECT_INTERRUPT
-                                 : 0u))) {
-                /* Counted under the strongest evidence it showed. */
-                int why = v.flags & (1u << SB_REJECT_CTXSW) ? SB_REJECT_CTXSW
-                          : v.flags & (1u << SB_REJECT_MIGRATION)
-                              ? SB_REJECT_MIGRATION
-                              : SB_REJECT_INTERRUPT;
-                r->rejected[why]++;
-                continue;
-            }
-            if (push_sample(r, &v) != SB_OK) {
+            if (record_sample(opt, &w[order[j]], r, &v) != SB_OK) {
                 rc = sb__error(err, SB_ENOMEM, "out of memory for samples");
                 goto out;
             }
@@ -1054,6 +1065,34 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
                        opt->precision;
         if (done)
             break;
+    }
+    /* The deadline (or the sample cap) came before some cell had a sample
+     * it could keep: a run of 0.05 s takes one sample a cell, and one
+     * context switch in it would leave the cell empty, which fails the
+     * run.  Such cells take more samples, until each has one, for at most
+     * a tenth of the invocation's budget (20 ms at least) past the
+     * deadline and 64 samples each: only a persistent disturbance, or a
+     * kernel whose calls keep failing, leaves a cell empty. */
+    if (!sb__stopped(stop)) {
+        double hard = deadline + fmax(0.1 * budget, 0.02);
+        for (int extra = 0; extra < 64 && sb__now() < hard; extra++) {
+            int wanting = 0;
+            for (size_t i = 0; i < n && !sb__stopped(stop); i++) {
+                struct sample v;
+                if (inv->cells[i].nsamples || !inv->cells[i].iters)
+                    continue;
+                wanting = 1;
+                take_sample(sb_plan_cell(plan, i), &w[i],
+                            inv->cells[i].iters, &pr, overhead, &v);
+                if (record_sample(opt, &w[i], &inv->cells[i], &v) != SB_OK) {
+                    rc = sb__error(err, SB_ENOMEM,
+                                   "out of memory for samples");
+                    goto out;
+                }
+            }
+            if (!wanting || sb__stopped(stop))
+                break;
+        }
     }
     /* Samples with a failed kernel call were rejected above; the notes
      * say which cells lost some and why, since the counts alone do not

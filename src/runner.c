@@ -193,21 +193,29 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
 }
 
 /* Wait until the child's data start to arrive (it writes them only
- * when it has measured) or it ends.  Meanwhile a stop asked for here
+ * when it has measured) or it ends; kill it at kill_at (returns -1).  Meanwhile a stop asked for here
  * (sb_run_request_stop() from a signal handler, sb_options.stop), in
  * memory the child does not share, is passed on through the run's shared
  * flag, within 20 ms. */
-static void await_child(int fd, const sb__stop *stop)
+static int await_child(int fd, const sb__stop *stop, pid_t pid,
+                       double kill_at)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
     int relayed = 0;
     for (;;) {
         int r = poll(&p, 1, 20);
         if (r > 0 || (r < 0 && errno != EINTR))
-            return;
+            return 0;
         if (!relayed && sb__stopped(stop)) {
             sb__stop_set(stop);
             relayed = 1;
+        }
+        /* A child that measures far past its budget is hung (a lock held
+         * by another thread of the parent at fork, say): --max-time must
+         * still bound the run. */
+        if (sb__now() > kill_at) {
+            kill(pid, SIGKILL);
+            return -1;
         }
     }
 }
@@ -220,7 +228,7 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
                              const sb__stop *stop, sb__invocation *inv,
                              sb_error *err, int *died)
 {
-    int fd[2], status = 0, child_rc = SB_OK, got;
+    int fd[2], status = 0, child_rc = SB_OK, got, hung;
     pid_t pid, parent = getpid();
 
     *died = 0;
@@ -250,7 +258,11 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
         _exit(rc);
     }
     close(fd[1]);
-    await_child(fd[0], stop);
+    /* Past the run's deadline by the budget again and 10 s, no
+     * invocation is still measuring: check_budget refused any plan whose
+     * unavoidable samples could not fit. */
+    hung = await_child(fd[0], stop, pid,
+                       bud->run_deadline + opt->max_time + 10.0) != 0;
     got = receive_invocation(fd[0], sb_plan_count(plan), inv, err,
                              &child_rc);
     close(fd[0]);
@@ -264,6 +276,11 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
                              "invocation %zu ended by signal %d", i,
                              WTERMSIG(status));
         *died = 1;
+        if (hung)
+            return sb__error(err, SB_ESYS,
+                             "invocation %zu was still measuring %.3g s "
+                             "after the run's deadline: killed", i,
+                             opt->max_time + 10.0);
         if (WIFSIGNALED(status))
             return sb__error(err, SB_ESYS,
                              "invocation %zu died with signal %d (%s)", i,

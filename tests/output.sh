@@ -109,6 +109,39 @@ refused "$tmp/dangling" "a symbolic link to nothing" "dangling link"
 check "-o dangling link: nothing created" test ! -e "$tmp/nothing"
 ln -s dir "$tmp/dirlink"
 refused "$tmp/dirlink" "a symbolic link to a directory" "link to a directory"
+# A link of another user's to a FIFO: refused, the FIFO never opened
+# (it could as well point at /dev/port or a terminal).  Needs root to give
+# the link away (chown -h).
+mkfifo "$tmp/their.fifo"
+ln -s their.fifo "$tmp/theirlink"
+if [ "$(id -u)" -eq 0 ] && chown -h 65534:65534 "$tmp/theirlink" 2>/dev/null
+then
+    to "$STATBENCH" report "$tmp/run.json" -o "$tmp/theirlink" >/dev/null \
+        2>"$tmp/err"
+    rc=$?
+    check "-o another user's link to a FIFO: exit 1, not blocked (rc $rc)" \
+        test "$rc" -eq 1
+    check "-o another user's link: one line naming it" \
+        err_line "$tmp/theirlink: a symbolic link of another user's"
+else
+    skip "-o another user's link to a FIFO" "not root, or no chown -h"
+    skip "-o another user's link: one line naming it" "not root"
+fi
+# A socket cannot be opened for writing: refused by its type.
+if [ -n "$(command -v python3)" ] &&
+    python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
+        "$tmp/sock" 2>/dev/null; then
+    refused "$tmp/sock" "a socket" "socket"
+    check "-o socket: still a socket" test -S "$tmp/sock"
+else
+    skip "-o socket" "no python3 to make one"
+fi
+# A replaced file keeps its permission bits, never a set-user-ID bit.
+echo old >"$tmp/suid.csv"
+chmod 4755 "$tmp/suid.csv"
+"$STATBENCH" report "$tmp/run.json" -o "$tmp/suid.csv" >/dev/null 2>&1
+check "-o over a set-user-ID file: replaced as 755, no set-user-ID bit" \
+    test "$(stat -c %a "$tmp/suid.csv")" = 755
 
 # A regular file is replaced atomically and keeps its permissions.
 echo old >"$tmp/private.csv"
@@ -224,7 +257,7 @@ sed 's/"interrupted": false/"interrupted": true/' "$esc" \
 check "--against an interrupted baseline: a warning" \
     grep -q "against cut: this baseline was interrupted" "$tmp/err"
 # An -o that cannot be written does not silently drop the --save.
-"$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q \
+"$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q --reject none \
     -o "$tmp/nodir/x.csv" --save s2 >/dev/null 2>"$tmp/err"
 rc=$?
 check "-o into a missing directory with --save: exit 1 (rc $rc)" \
