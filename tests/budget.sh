@@ -16,25 +16,8 @@
 # the test fails on the old behaviour.  T = 1 s keeps the suite fast.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbbudget.XXXXXX") || exit 1
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-PY=$(command -v python3 || true)
+run_scratch sbbudget
 
-if [ "$(date +%N)" != N ]; then
-    now_ms() { echo $(($(date +%s%N) / 1000000)); }
-elif [ -n "$PY" ]; then
-    now_ms() { "$PY" -c 'import time; print(int(time.time() * 1000))'; }
-else
-    now_ms() { echo $(($(date +%s) * 1000)); }
-fi
 
 T=1
 BOUND_MS=$(((3 * T + 5) * 1000))

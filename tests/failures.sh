@@ -16,17 +16,7 @@
 # kernel that calls exit()) is tests/test_failures.c.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbfail.XXXXXX") || exit 1
-pid= # the run in progress, if any
-cleanup() {
-    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-PY=$(command -v python3 || true)
+run_scratch sbfail
 
 # --- 5, 6: mmap failing inside the run ---------------------------------------
 # ulimit -v at the edge: the smallest limit (to 4 KiB) under which the

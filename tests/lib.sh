@@ -52,3 +52,28 @@ bad_input() {
     diag "rc $rc, $lines stderr lines: $(cat "$tmp/err")"
     return 1
 }
+
+# run_scratch PREFIX: a scratch directory in $tmp, removed on every way
+# out, with $pid (a run in the background, if any) killed; signals end the
+# script with the shell's usual status.  Also sets PY (python3 or empty)
+# and now_ms (milliseconds since the epoch).
+run_scratch() {
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 1
+    pid=
+    trap 'run_cleanup' EXIT
+    trap 'exit 129' HUP
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    PY=$(command -v python3 || true)
+}
+run_cleanup() {
+    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+if [ "$(date +%N)" != N ]; then
+    now_ms() { echo $(($(date +%s%N) / 1000000)); }
+elif command -v python3 >/dev/null 2>&1; then
+    now_ms() { python3 -c 'import time; print(int(time.time() * 1000))'; }
+else
+    now_ms() { echo $(($(date +%s) * 1000)); }
+fi

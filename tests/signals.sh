@@ -10,26 +10,8 @@
 # The runs would take 60 s; every wait is bounded (30 s, then SIGKILL).
 . "${top_srcdir:-.}/tests/lib.sh"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbsig.XXXXXX") || exit 1
-pid= # the run in progress, if any
-cleanup() {
-    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-PY=$(command -v python3 || true)
+run_scratch sbsig
 
-# Milliseconds since the epoch.
-if [ "$(date +%N)" != N ]; then
-    now_ms() { echo $(($(date +%s%N) / 1000000)); }
-elif [ -n "$PY" ]; then
-    now_ms() { "$PY" -c 'import time; print(int(time.time() * 1000))'; }
-else
-    now_ms() { echo $(($(date +%s) * 1000)); }
-fi
 
 # wait_bounded PID: wait for PID to end, at most 30 s, then SIGKILL it.
 # Sets rc (its status) and took (milliseconds from the call).
