@@ -9,7 +9,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort_double.h>
@@ -125,13 +124,16 @@ int sb_stats_spread(const double *x, size_t n, sb_spread *out)
 
     if (!x || !out || n == 0)
         return SB_EINVAL;
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x[i]))
-            return SB_EINVAL;
-    s = malloc(n * sizeof *s);
-    if (!s)
+    if (!(s = malloc(n * sizeof *s)))
         return SB_ENOMEM;
-    memcpy(s, x, n * sizeof *s);
+    /* A NaN has no place in an ascending order: refused before sorting. */
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i])) {
+            free(s);
+            return SB_EINVAL;
+        }
+        s[i] = x[i];
+    }
     gsl_sort(s, 1, n);
     out->median = quantile7(s, n, 0.5);
     out->q1 = quantile7(s, n, 0.25);

@@ -23,34 +23,37 @@
 
 const char *progname = "statbench";
 
-/* One line naming the bad value, then exit 2.  Control characters in the
- * user's text are shown as '?', so the message stays one line. */
+/* One message line on stderr, "statbench: ...", of at most size bytes:
+ * the file names and values it quotes have their control characters as
+ * '?' (sb__clean_text), so a hostile name cannot reach the terminal as an
+ * escape sequence, and the message stays one line. */
+static void vsay(size_t size, const char *fmt, va_list ap)
+{
+    char line[8192];
+
+    vsnprintf(line, size < sizeof line ? size : sizeof line, fmt, ap);
+    sb__clean_text(line);
+    fprintf(stderr, "%s: %s\n", progname, line);
+}
+
+/* One line naming the bad value, then exit 2. */
 void die_usage(const char *fmt, ...)
 {
-    char line[1024];
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vsay(1024, fmt, ap);
     va_end(ap);
-    sb__clean_text(line);
-    fprintf(stderr, "%s: %s\n", progname, line);
     exit(EXIT_USAGE);
 }
 
-/* One message line on stderr, "statbench: ...": the file names and
- * values it quotes have their control characters as '?' (sb__clean_text),
- * so a hostile name cannot reach the terminal as an escape sequence. */
 void say(const char *fmt, ...)
 {
-    char line[8192];
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vsay(8192, fmt, ap);
     va_end(ap);
-    sb__clean_text(line);
-    fprintf(stderr, "%s: %s\n", progname, line);
 }
 
 /* At exit: what went to stdout must have arrived.  printf to a full disk

@@ -372,7 +372,8 @@ static const struct cli_option options[] = {
          outlier_policy,
          "keep, reject-severe (beyond 3 IQR) or reject-all\n"
          "(beyond 1.5 IQR) Tukey outliers (default keep)"),
-    WHOLE("bootstrap", "N", ALL | ANALYSIS, set_bootstrap, opt.bootstrap, 0, 1000000,
+    WHOLE("bootstrap", "N", ALL | ANALYSIS, set_bootstrap, opt.bootstrap, 0,
+          1000000,
           "median CI of a single invocation by BCa bootstrap\n"
           "with N resamples (default 0: order statistics)"),
     STRING("baseline", 0, "B", M, baseline,

@@ -48,6 +48,22 @@ static int write_stream(const sb_run *run, int format, const char *path,
     return rc == SB_OK ? 0 : write_failed(path, errno, &err);
 }
 
+/* The report into f, which is closed; the errno of a failure in *e. */
+static int report_and_close(const sb_run *run, int format, FILE *f,
+                            sb_error *err, int *e)
+{
+    int rc;
+
+    errno = 0;
+    rc = sb_report(run, format, f, err);
+    *e = errno;
+    if (fclose(f) != 0 && rc == SB_OK) {
+        rc = SB_EIO;
+        *e = errno;
+    }
+    return rc;
+}
+
 /* A FIFO, character device or socket written where it is: replacing it
  * would break it for every other user (root's -o /dev/full).  type is
  * the file type lstat or stat saw; the file opened must still be one. */
@@ -76,13 +92,7 @@ static int write_in_place(const sb_run *run, int format, const char *path,
         close(fd);
         return -1;
     }
-    errno = 0;
-    rc = sb_report(run, format, f, &err);
-    e = errno;
-    if (fclose(f) != 0 && rc == SB_OK) {
-        rc = SB_EIO;
-        e = errno;
-    }
+    rc = report_and_close(run, format, f, &err, &e);
     return rc == SB_OK ? 0 : write_failed(path, e, &err);
 }
 
@@ -119,13 +129,7 @@ static int replace_file(const sb_run *run, int format, const char *path,
         free(tmp);
         return -1;
     }
-    errno = 0;
-    rc = sb_report(run, format, f, &err);
-    e = errno;
-    if (fclose(f) != 0 && rc == SB_OK) {
-        rc = SB_EIO;
-        e = errno;
-    }
+    rc = report_and_close(run, format, f, &err, &e);
     if (rc == SB_OK && rename(tmp, path) != 0) {
         rc = SB_EIO;
         e = errno;
