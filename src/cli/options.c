@@ -472,6 +472,18 @@ void cli_usage(FILE *f)
 
 /* ---- parsing ------------------------------------------------------------ */
 
+/* The row of what getopt_long returned: a long option's code is 256 plus
+ * its row; a short one is its letter.  NULL for ':' and '?'. */
+static const struct cli_option *by_code(int c)
+{
+    if (c >= 256)
+        return &options[c - 256];
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (options[i].name && options[i].shortc == c)
+            return &options[i];
+    return NULL;
+}
+
 void cli_parse_options(int argc, char **argv, struct cli *cli)
 {
     struct option longopts[NOPTIONS + 1];
@@ -497,14 +509,7 @@ void cli_parse_options(int argc, char **argv, struct cli *cli)
 
     opterr = 0; /* our own one-line messages */
     while ((c = getopt_long(argc, argv, shorts, longopts, &idx)) != -1) {
-        const struct cli_option *o = NULL;
-        if (c >= 256)
-            o = &options[c - 256];
-        else
-            for (size_t i = 0; i < NOPTIONS && !o && c != ':' && c != '?';
-                 i++)
-                if (options[i].name && options[i].shortc == c)
-                    o = &options[i];
+        const struct cli_option *o = by_code(c);
         if (c == ':')
             die_usage("%s: missing value", argv[optind - 1]);
         if (!o && optopt >= 256)
