@@ -234,23 +234,6 @@ int sb_kernel_available(const sb_kernel *k, const char **why)
     return 1;
 }
 
-const char *sb_family_name(int family)
-{
-    switch (family) {
-    case SB_FAMILY_COPY:
-        return "copy";
-    case SB_FAMILY_CLEAR:
-        return "clear";
-    case SB_FAMILY_ALLOC:
-        return "alloc";
-    case SB_FAMILY_SYSCALL:
-        return "syscall";
-    case SB_FAMILY_EXTERNAL:
-        return "external";
-    }
-    return "?";
-}
-
 /* The failed calls sb_kernel_failed() counted in this thread, and the
  * errno of the last.  Per thread because a run measures in one thread
  * (its own, or a forked invocation's only one) and several runs may

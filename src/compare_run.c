@@ -207,6 +207,51 @@ static int cell_order(const sb_cell *a, const sb_cell *b)
     return 0;
 }
 
+int sb_cell_same(const sb_cell *a, const sb_cell *b)
+{
+    return a && b && a->kernel && b->kernel && cell_order(a, b) == 0;
+}
+
+int sb_run_baseline_by(sb_run *run, const char *kernel, size_t src_align,
+                       size_t *matched, sb_error *err)
+{
+    size_t found = 0, *base;
+    int rc = SB_OK;
+
+    if (matched)
+        *matched = 0;
+    if (!run)
+        return sb__error(err, SB_EINVAL, "sb_run_baseline_by: run is NULL");
+    base = malloc((run->ncells + 1) * sizeof *base);
+    if (!base)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < run->ncells; i++) {
+        /* The cell wanted: this one with its kernel, or its source
+         * offset, replaced; then the one matcher of compare. */
+        sb_kernel named = {.name = kernel};
+        sb_cell want = run->cells[i].cell;
+        if (kernel)
+            want.kernel = &named;
+        else
+            want.src_align = src_align;
+        base[i] = SIZE_MAX;
+        for (size_t j = 0; j < run->ncells; j++)
+            if ((kernel || run->cells[j].cell.kernel ==
+                               run->cells[i].cell.kernel) &&
+                sb_cell_same(&want, &run->cells[j].cell)) {
+                base[i] = j;
+                found++;
+                break;
+            }
+    }
+    if (found)
+        rc = sb_run_set_baselines(run, base, err);
+    free(base);
+    if (matched)
+        *matched = found;
+    return rc;
+}
+
 /* qsort and bsearch over pointers to the cells of the earlier run, so
  * that matching stays O(n log n) however many cells a file holds. */
 static int by_cell(const void *x, const void *y)

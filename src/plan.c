@@ -110,30 +110,6 @@ void sb_options_init(sb_options *opt)
     };
 }
 
-const char *sb_cache_name(int cache)
-{
-    switch (cache) {
-    case SB_CACHE_HOT:
-        return "hot";
-    case SB_CACHE_COLD:
-        return "cold";
-    }
-    return "?";
-}
-
-const char *sb_outlier_policy_name(int policy)
-{
-    switch (policy) {
-    case SB_OUTLIERS_KEEP:
-        return "keep";
-    case SB_OUTLIERS_REJECT_SEVERE:
-        return "reject-severe";
-    case SB_OUTLIERS_REJECT_ALL:
-        return "reject-all";
-    }
-    return "?";
-}
-
 int sb__options_check(const sb_options *opt, sb_error *err)
 {
     if (!(opt->ci_level > 0 && opt->ci_level < 1))

@@ -667,19 +667,3 @@ static int report(const sb_run *run, int format, FILE *f, sb_error *err)
     return SB_OK;
 }
 
-const char *sb_reject_name(int reason)
-{
-    switch (reason) {
-    case SB_REJECT_CTXSW:
-        return "context-switch";
-    case SB_REJECT_OUTLIER:
-        return "outlier";
-    case SB_REJECT_MIGRATION:
-        return "migration";
-    case SB_REJECT_INTERRUPT:
-        return "interrupt";
-    case SB_REJECT_KERNEL_FAILED:
-        return "kernel-failed";
-    }
-    return "?";
-}

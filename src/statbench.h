@@ -239,6 +239,24 @@ SB_API int sb_stats_lag1(const double *x, size_t n, double *r1);
  * df, alpha or power outside (0, 1). */
 SB_API double sb_stats_mde(double se, double df, double alpha, double power);
 
+/* The smallest relative change a comparison of two runs of m invocations
+ * each detects (paired over nothing: two separate runs), when the
+ * invocations' medians vary with relative standard deviation rel_sd:
+ * sb_stats_mde(rel_sd / sqrt(m), 2 m - 2, alpha, power), m taken as at
+ * least 2.  NAN as sb_stats_mde. */
+SB_API double sb_stats_mde_runs(double rel_sd, double m, double alpha,
+                                double power);
+
+/* The spread of a sample: quantiles by linear interpolation between order
+ * statistics (R's type 7). */
+typedef struct sb_spread {
+    double median, q1, q3, p99, max;
+} sb_spread;
+
+/* The spread of x[0..n-1] (any order; x is not changed).  SB_EINVAL for
+ * n == 0 or a value that is not finite, SB_ENOMEM. */
+SB_API int sb_stats_spread(const double *x, size_t n, sb_spread *out);
+
 /* ---- Comparisons -------------------------------------------------------- */
 
 /* Mann-Whitney U test of x against y, two-sided.  u = number of pairs
@@ -297,6 +315,7 @@ SB_API int sb_stats_verdict(const sb_interval *ratio, double p_adjusted,
 
 /* "equivalent", "faster", "slower", "inconclusive"; "?" otherwise. */
 SB_API const char *sb_verdict_name(int verdict);
+SB_API int sb_verdict_parse(const char *name);
 
 /* ---- Invocation level --------------------------------------------------- */
 
@@ -395,6 +414,7 @@ SB_API const char *sb_feature_name(unsigned bit);
 
 /* Name of a family ("copy"), or "?" for an unknown value. */
 SB_API const char *sb_family_name(int family);
+SB_API int sb_family_parse(const char *name);
 
 /* The built-in kernels, in a fixed order: sb_kernel_at(0 .. count - 1).
  * Returned pointers are static and never freed. */
@@ -420,6 +440,10 @@ enum sb_timer_kind {
     SB_TIMER_TSC = 0,   /* lfence; rdtsc ... rdtscp; lfence */
     SB_TIMER_CLOCK      /* clock_gettime(CLOCK_MONOTONIC_RAW), in ns */
 };
+
+/* "tsc", "clock" (the names of --timer); "?" otherwise, and the reverse. */
+SB_API const char *sb_timer_name(int kind);
+SB_API int sb_timer_parse(const char *name);
 
 /* The timer a run uses, measured once per process.
  * Ticks are TSC reference cycles (constant rate, not core clock cycles) for
@@ -569,6 +593,14 @@ enum sb_reject_policy {
 
 /* "hot", "cold"; "?" otherwise. */
 SB_API const char *sb_cache_name(int cache);
+/* The value of a name sb_cache_name gives; -1 for any other string.  The
+ * same pair exists for every enum with names: family, outlier_policy,
+ * reject_policy, reject (reasons), verdict, timer, plot_kind. */
+SB_API int sb_cache_parse(const char *name);
+
+/* "disturbed", "none"; "?" otherwise, and the reverse. */
+SB_API const char *sb_reject_policy_name(int policy);
+SB_API int sb_reject_policy_parse(const char *name);
 
 /* What happens to Tukey outliers (counted in every case). */
 enum sb_outlier_policy {
@@ -579,6 +611,7 @@ enum sb_outlier_policy {
 
 /* "keep", "reject-severe", "reject-all"; "?" otherwise. */
 SB_API const char *sb_outlier_policy_name(int policy);
+SB_API int sb_outlier_policy_parse(const char *name);
 
 /* Why a sample was rejected. */
 enum sb_reject_reason {
@@ -594,6 +627,7 @@ enum sb_reject_reason {
 
 /* Name of a reject reason ("context-switch"). */
 SB_API const char *sb_reject_name(int reason);
+SB_API int sb_reject_parse(const char *name);
 
 /* Most counters read around a sample. */
 #define SB_MAX_COUNTERS 12
@@ -817,6 +851,21 @@ SB_API size_t sb_counters_available(char names[][64], char why[][96],
 SB_API int sb_run_set_baselines(sb_run *run, const size_t *base,
                                 sb_error *err);
 
+/* Compare every cell of run with a baseline cell of the same run: the
+ * same cell (size and offsets) of the kernel named kernel or, when kernel
+ * is NULL, the same kernel's cell at source offset src_align (statbench
+ * --baseline KERNEL or align=N); then as above.  Cells without such a
+ * cell get no comparison.  *matched (optional): the cells that found one,
+ * a cell that is its own baseline included; with none, nothing is
+ * compared. */
+SB_API int sb_run_baseline_by(sb_run *run, const char *kernel,
+                              size_t src_align, size_t *matched,
+                              sb_error *err);
+
+/* Whether a and b are the same cell to compare: the same kernel name,
+ * size and offsets (what sb_run_compare_to matches). */
+SB_API int sb_cell_same(const sb_cell *a, const sb_cell *b);
+
 /* Compare every cell of run with the cell of before that has the same
  * kernel name, size and offsets (unpaired: separate runs), then as above.
  * Cells without a match get no comparison.  Returns SB_OK and the number
@@ -936,6 +985,11 @@ enum sb_plot_kind {
                             this CPU's cache sizes drawn in */
     SB_PLOT_DISTRIBUTION /* the sample distribution of each cell */
 };
+
+/* "auto", "sweep", "matrix", "sizes", "distribution"; "?" otherwise, and
+ * the reverse. */
+SB_API const char *sb_plot_kind_name(int kind);
+SB_API int sb_plot_kind_parse(const char *name);
 
 /* Draw the run into path, whose ending says the terminal: .svg, .pdf or
  * .png.  Always writes path's stem + ".gp" (the gnuplot script) and

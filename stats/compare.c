@@ -419,17 +419,3 @@ int sb_stats_verdict(const sb_interval *ratio, double p_adjusted,
     return SB_VERDICT_INCONCLUSIVE;
 }
 
-const char *sb_verdict_name(int verdict)
-{
-    switch (verdict) {
-    case SB_VERDICT_EQUIVALENT:
-        return "equivalent";
-    case SB_VERDICT_FASTER:
-        return "faster";
-    case SB_VERDICT_SLOWER:
-        return "slower";
-    case SB_VERDICT_INCONCLUSIVE:
-        return "inconclusive";
-    }
-    return "?";
-}

@@ -2,13 +2,16 @@
  * diagnostics.c: small tools around the estimates: an interval carried
  * through a monotone function, the lag-1 autocorrelation of samples in
  * measured order (drift and periodic disturbance show up there before they
- * spoil an interval), and the minimum detectable effect of a comparison.
+ * spoil an interval), the minimum detectable effect of a comparison, and
+ * the quantiles that describe a sample's spread.
  */
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort_double.h>
 
 #include "sb_internal.h"
 
@@ -92,4 +95,51 @@ double sb_stats_mde(double se, double df, double alpha, double power)
     if (!isfinite(qa) || !isfinite(qp))
         return NAN;
     return (qa + qp) * sqrt(2.0) * se;
+}
+
+double sb_stats_mde_runs(double rel_sd, double m, double alpha, double power)
+{
+    /* Fewer than two invocations leave no degrees of freedom; a budget
+     * that buys less is read as the two a comparison needs at least. */
+    if (!(m >= 2.0))
+        m = 2.0;
+    if (!(rel_sd >= 0.0))
+        return NAN;
+    return sb_stats_mde(rel_sd / sqrt(m), 2.0 * m - 2.0, alpha, power);
+}
+
+/* The p quantile of sorted[0..n-1], n > 0, interpolated linearly. */
+static double quantile7(const double *sorted, size_t n, double p)
+{
+    double h = p * (double)(n - 1);
+    size_t i = (size_t)h;
+    if (i + 1 >= n)
+        return sorted[n - 1];
+    return sorted[i] + (h - (double)i) * (sorted[i + 1] - sorted[i]);
+}
+
+int sb_stats_spread(const double *x, size_t n, sb_spread *out)
+{
+    double *s;
+
+    if (!x || !out || n == 0)
+        return SB_EINVAL;
+    if (!(s = malloc(n * sizeof *s)))
+        return SB_ENOMEM;
+    /* A NaN has no place in an ascending order: refused before sorting. */
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i])) {
+            free(s);
+            return SB_EINVAL;
+        }
+        s[i] = x[i];
+    }
+    gsl_sort(s, 1, n);
+    out->median = quantile7(s, n, 0.5);
+    out->q1 = quantile7(s, n, 0.25);
+    out->q3 = quantile7(s, n, 0.75);
+    out->p99 = quantile7(s, n, 0.99);
+    out->max = s[n - 1];
+    free(s);
+    return SB_OK;
 }

@@ -327,6 +327,12 @@ check "  and the old form (-1) is read as the same 64 bits" \
 check "infinite seconds refused" bad_input "'inf': not a finite" --max-time inf
 check "unknown format" bad_input "'xml'" --format xml
 check "unknown option" bad_input "'--frobnicate'" --frobnicate
+check "a value given to an option that takes none" \
+    bad_input "--no-pin takes no value" --no-pin=3
+check "report refuses a measuring option, by the table" \
+    bad_input "'--cache' is an option of a measurement" report --cache cold x.json
+check "check-env refuses --max-time, which noise takes" \
+    bad_input "'--max-time' is not an option" check-env --max-time 3
 check "missing option value" bad_input "--size" --size
 check "stray argument" bad_input "'extra'" extra
 check "precision below 0" bad_input "'-1'" --precision -1

@@ -437,6 +437,63 @@ static int stats_null(void)
            sb_stats_levels(groups, gn, 2, 0.95, NULL) == SB_EINVAL;
 }
 
+/* Every name of the enums parses back to its value; anything else is -1. */
+static int names_round_trip(void)
+{
+    static const struct {
+        const char *(*name)(int);
+        int (*parse)(const char *);
+        int n;
+    } pairs[] = {
+        {sb_family_name, sb_family_parse, SB_FAMILY_EXTERNAL + 1},
+        {sb_cache_name, sb_cache_parse, 2},
+        {sb_outlier_policy_name, sb_outlier_policy_parse, 3},
+        {sb_reject_policy_name, sb_reject_policy_parse, 2},
+        {sb_reject_name, sb_reject_parse, SB_REJECT_NREASONS},
+        {sb_verdict_name, sb_verdict_parse, 4},
+        {sb_timer_name, sb_timer_parse, 2},
+        {sb_plot_kind_name, sb_plot_kind_parse, 5},
+    };
+    int ok = 1;
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        for (int v = 0; v < pairs[i].n; v++)
+            ok &= strcmp(pairs[i].name(v), "?") != 0 &&
+                  pairs[i].parse(pairs[i].name(v)) == v;
+        ok &= !strcmp(pairs[i].name(pairs[i].n), "?") &&
+              pairs[i].parse("?") == -1 && pairs[i].parse(NULL) == -1 &&
+              pairs[i].parse("") == -1;
+    }
+    return ok && sb_cache_parse("cold") == SB_CACHE_COLD &&
+           sb_reject_policy_parse("none") == SB_REJECT_NONE &&
+           sb_cache_parse("Hot") == -1;
+}
+
+/* --baseline's matcher: by kernel name, by source offset, and none. */
+static int baseline_by(void)
+{
+    sb_run *run = small_run();
+    size_t matched = 99;
+    int ok = run != NULL;
+
+    if (!run)
+        return 0;
+    ok &= sb_run_baseline_by(run, "zzz", 0, &matched, NULL) == SB_OK &&
+          matched == 0 && !sb_run_comparison(run, 1);
+    ok &= sb_run_baseline_by(run, NULL, 5, &matched, NULL) == SB_OK &&
+          matched == 0;
+    ok &= sb_run_baseline_by(run, "a", 0, &matched, NULL) == SB_OK &&
+          matched == 2 && !sb_run_comparison(run, 0) &&
+          sb_run_comparison(run, 1) && sb_run_comparison(run, 1)->base == 0;
+    ok &= sb_cell_same(&sb_run_cell(run, 0)->cell,
+                       &sb_run_cell(run, 0)->cell) &&
+          !sb_cell_same(&sb_run_cell(run, 0)->cell,
+                        &sb_run_cell(run, 1)->cell) &&
+          !sb_cell_same(NULL, &sb_run_cell(run, 1)->cell);
+    ok &= sb_run_baseline_by(NULL, "a", 0, NULL, NULL) == SB_EINVAL;
+    sb_run_free(run);
+    return ok;
+}
+
 int main(void)
 {
     /* Before anything initialises PAPI in this process: the children
@@ -453,5 +510,7 @@ int main(void)
     CASE(load_null);
     CASE(gate_null);
     CASE(stats_null);
+    CASE(names_round_trip);
+    CASE(baseline_by);
     return tap_done();
 }

@@ -411,6 +411,38 @@ static void check_edges(void)
     }
 }
 
+/* noise's statistics: the spread of a sample (R's quantile type 7, values
+ * computed by hand: sorted 1 2 3 4 100, p99 at 3.96 is 4 + 0.96 * 96) and
+ * the smallest change two runs of m invocations detect. */
+static void check_spread_mde(void)
+{
+    const double x[5] = {4, 1, 3, 2, 100}, bad[2] = {1, NAN};
+    sb_spread s;
+
+    TAP_IS_INT(sb_stats_spread(x, 5, &s), SB_OK, "spread: SB_OK");
+    TAP_IS_REL(s.median, 3.0, 1e-12, "spread: median");
+    TAP_IS_REL(s.q1, 2.0, 1e-12, "spread: first quartile");
+    TAP_IS_REL(s.q3, 4.0, 1e-12, "spread: third quartile");
+    TAP_IS_REL(s.p99, 96.16, 1e-12, "spread: 99th percentile");
+    TAP_IS_REL(s.max, 100.0, 0.0, "spread: max");
+    TAP_IS_REL(x[0], 4.0, 0.0, "spread: the data left unsorted");
+    TAP_IS_INT(sb_stats_spread(x, 0, &s), SB_EINVAL, "spread: n 0");
+    TAP_IS_INT(sb_stats_spread(bad, 2, &s), SB_EINVAL, "spread: NaN");
+    TAP_IS_INT(sb_stats_spread(NULL, 2, &s), SB_EINVAL, "spread: NULL");
+    /* m = 2: df 2, t(0.975) 4.302653 + t(0.8) 1.060660, times
+     * sqrt(2) se with se = 0.1 / sqrt(2). */
+    TAP_IS_REL(sb_stats_mde_runs(0.1, 2, 0.05, 0.8), 0.5363313, 1e-6,
+               "mde of two runs of 2 invocations");
+    TAP_IS_REL(sb_stats_mde_runs(0.1, 0.5, 0.05, 0.8),
+               sb_stats_mde_runs(0.1, 2, 0.05, 0.8), 0.0,
+               "mde: fewer than 2 invocations read as 2");
+    TAP_IS_REL(sb_stats_mde_runs(0.1, 5, 0.05, 0.8),
+               sb_stats_mde(0.1 / sqrt(5), 8, 0.05, 0.8), 1e-15,
+               "mde of 5 invocations: se / sqrt(5), 8 degrees of freedom");
+    tap_ok(isnan(sb_stats_mde_runs(-1, 5, 0.05, 0.8)),
+           "mde: a negative sd is NAN");
+}
+
 int main(void)
 {
     const char *top = getenv("top_srcdir");
@@ -432,5 +464,6 @@ int main(void)
     }
     check_bad_input();
     check_edges();
+    check_spread_mde();
     return tap_done();
 }

@@ -1,6 +1,6 @@
 /*
  * fuzz_numbers.c: libFuzzer harness for the analyze reader,
- * cli_read_numbers() in src/cli_parse.c, and for what `statbench analyze`
+ * cli_read_numbers() in src/cli/cli_parse.c, and for what `statbench analyze`
  * does with the numbers it accepts.  The input is the whole file, read
  * through a memory FILE.  Besides the sanitizers, the harness checks the
  * header's promises: on success at least one value, every one finite; on

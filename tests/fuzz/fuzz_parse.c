@@ -1,6 +1,6 @@
 /*
  * fuzz_parse.c: libFuzzer harness for the command line's value parsers
- * (src/cli_parse.c): cli_parse_value, cli_parse_list and cli_parse_double.
+ * (src/cli/cli_parse.c): cli_parse_value, cli_parse_list and cli_parse_double.
  *
  * The first byte of the input picks the parser, the rest is the text it
  * parses (copied and NUL-terminated, so an embedded NUL ends it early):

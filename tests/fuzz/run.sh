@@ -94,11 +94,11 @@ make -C "$tree" -j"$jobs" libsbcore.la >>"$log" 2>&1 || {
     exit 1
 }
 
-# The harnesses: the parsers compiled in from src/cli_parse.c; the analyze
+# The harnesses: the parsers compiled in from src/cli/cli_parse.c; the analyze
 # reader's, the JSON reader's and the figure writer's linked against the
 # library too (libtool adds GSL, jansson and PAPI).
 # (A path with blanks is not supported: $fz is split into words.)
-fz="$CC $CFLAGS -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -I$tree -I$top/src"
+fz="$CC $CFLAGS -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -I$tree -I$top/src -I$top/src/cli"
 build() { # build COMMAND...
     "$@" >>"$log" 2>&1 || {
         tail -n 30 "$log"
@@ -106,8 +106,8 @@ build() { # build COMMAND...
         exit 1
     }
 }
-build $fz -o "$bld/fuzz_parse" "$here/fuzz_parse.c" "$top/src/cli_parse.c" -lm
-build $fz -c -o "$bld/cli_parse.o" "$top/src/cli_parse.c"
+build $fz -o "$bld/fuzz_parse" "$here/fuzz_parse.c" "$top/src/cli/cli_parse.c" -lm
+build $fz -c -o "$bld/cli_parse.o" "$top/src/cli/cli_parse.c"
 for h in numbers json plot; do
     build $fz -c -o "$bld/fuzz_$h.o" "$here/fuzz_$h.c"
     build "$tree/libtool" --tag=CC --mode=link $fz -o "$bld/fuzz_$h" \

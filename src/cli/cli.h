@@ -1,0 +1,88 @@
+/*
+ * cli.h: what the parts of the statbench command share: the parsed
+ * command line, the subcommands, the one-line messages and the writing of
+ * outputs (design.md, "Who owns what": src/cli/).
+ */
+#ifndef SB_CLI_H
+#define SB_CLI_H
+
+#include <stdio.h>
+
+#include "statbench.h"
+
+#define DEFAULT_SIZE 10240
+#define DEFAULT_ALLOC_SIZE (16u << 20)
+#define MAX_OUTPUTS 8
+#define EXIT_USAGE 2
+
+/* The subcommands, as bits: each option of the table names those that
+ * accept it. */
+enum {
+    SUB_MEASURE = 1u << 0,
+    SUB_COMPARE = 1u << 1,
+    SUB_REPORT = 1u << 2,
+    SUB_ANALYZE = 1u << 3,
+    SUB_CHECK_ENV = 1u << 4,
+    SUB_NOISE = 1u << 5,
+    SUB_ALL = (1u << 6) - 1
+};
+
+struct cli_option;
+
+/* Everything the command line says. */
+struct cli {
+    const char *kernels, *sizes, *aligns, *dst_aligns, *baseline;
+    const char *outputs[MAX_OUTPUTS];
+    int noutputs;
+    const char *families, *save, *against, *plot;
+    int plot_kind;
+    int kernel_given, max_time_given;
+    int stats_option; /* --ci, --outliers, ... given */
+    int list_counters;
+    int format, quiet;
+    unsigned sub;                    /* SUB_* of this command */
+    const struct cli_option *refused; /* the first option sub refuses */
+    int argc;             /* the command line as typed, for the record */
+    char **argv;
+    sb_options opt;
+};
+
+extern const char *progname;
+
+/* One line naming the bad value on stderr, then exit 2. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2), noreturn))
+#endif
+void die_usage(const char *fmt, ...);
+
+/* One message line on stderr, "statbench: ...". */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+void say(const char *fmt, ...);
+
+/* options.c: the option table. */
+void cli_parse_options(int argc, char **argv, struct cli *cli);
+void cli_check_subcommand(const struct cli *cli, const char *sub);
+void cli_usage(FILE *f);
+int cli_list_counters(void);
+
+/* output.c: the outputs of a run. */
+int cli_write_file(const sb_run *run, int format, const char *path);
+int cli_emit(const sb_run *run, const struct cli *cli);
+sb_run *cli_load_or_die(const char *path, const sb_options *opt);
+void cli_record_command(sb_run *run, const struct cli *cli);
+void cli_check_cpu(const struct cli *cli);
+
+/* The subcommands: argv[optind..argc-1] are their operands. */
+int cmd_measure(int argc, char **argv, struct cli *cli);
+int cmd_compare(int argc, char **argv, struct cli *cli);
+int cmd_report(int argc, char **argv, struct cli *cli);
+int cmd_analyze(int argc, char **argv, struct cli *cli);
+int cmd_check_env(int argc, char **argv, struct cli *cli);
+int cmd_noise(int argc, char **argv, struct cli *cli);
+
+/* cmd_measure.c: the signal that stopped the run, for cmd_noise too. */
+void cli_catch_signals(void);
+
+#endif

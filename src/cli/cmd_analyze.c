@@ -1,0 +1,72 @@
+/*
+ * cmd_analyze.c: statbench analyze FILE [FILE2]: the statistics of plain
+ * files of numbers, one per line; FILE2 is compared with FILE.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_parse.h"
+
+/* The numbers of an analyze file (cli_read_numbers), or exit 2 with its
+ * one-line message. */
+static double *read_numbers(const char *path, size_t *n)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    char msg[512];
+    double *v = NULL;
+
+    if (!f) {
+        say("%s: %s", path, strerror(errno));
+        exit(EXIT_USAGE);
+    }
+    if (cli_read_numbers(f, path, &v, n, msg, sizeof msg) != 0)
+        die_usage("%s", msg);
+    if (f != stdin)
+        fclose(f);
+    return v;
+}
+
+int cmd_analyze(int argc, char **argv, struct cli *cli)
+{
+    size_t m = (size_t)(argc - optind), n[2];
+    const char *names[2];
+    double *v[2];
+    const double *cv[2];
+    sb_run *run = NULL;
+    sb_error err = {0};
+    int status;
+
+    if (m < 1 || m > 2)
+        die_usage("analyze takes one or two files: %s analyze FILE "
+                  "[FILE2]", progname);
+    for (size_t i = 0; i < m; i++) {
+        names[i] = argv[optind + (int)i];
+        v[i] = read_numbers(names[i], &n[i]);
+        cv[i] = v[i];
+    }
+    status = sb_run_from_samples(names, cv, n, m, &cli->opt, &run, &err);
+    for (size_t i = 0; i < m; i++)
+        free(v[i]); /* the run holds its own copy */
+    if (status != SB_OK) {
+        fprintf(stderr, "%s: %s\n", progname, err.text);
+        return EXIT_USAGE;
+    }
+    if (m == 2) {
+        size_t base[2] = {SIZE_MAX, 0};
+        if (sb_run_set_baselines(run, base, &err) != SB_OK) {
+            fprintf(stderr, "%s: %s\n", progname, err.text);
+            sb_run_free(run);
+            return 1;
+        }
+    }
+    cli_record_command(run, cli);
+    status = cli_emit(run, cli);
+    sb_run_free(run);
+    return status;
+}

@@ -1,0 +1,52 @@
+/*
+ * cmd_check_env.c: statbench check-env audits this machine for noise
+ * sources, with advice for each finding.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <sched.h>
+
+#include "cli.h"
+#include "text.h"
+
+/* The CPU a run would pin to by default: the last one allowed. */
+static int default_cpu(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return -1;
+    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+        if (CPU_ISSET(c, &set))
+            return c;
+    return -1;
+}
+
+int cmd_check_env(int argc, char **argv, struct cli *cli)
+{
+    sb_env env;
+    int cpu = cli->opt.cpu >= 0 ? cli->opt.cpu : default_cpu(), warns = 0;
+
+    cli_check_cpu(cli);
+    if (optind < argc)
+        die_usage("check-env takes no file: unexpected '%s'", argv[optind]);
+    sb_env_audit(cpu, &env);
+    printf("statbench %s check-env: the environment of CPU %d\n\n",
+           sb_version(), cpu);
+    for (size_t i = 0; i < env.n; i++) {
+        sb_env_item *e = &env.items[i];
+        /* Values read from the system (a CPU model, a host's files):
+         * printed without their control characters. */
+        sb__clean_text(e->key);
+        sb__clean_text(e->value);
+        sb__clean_text(e->advice);
+        printf("%-7s %-16s %s\n", e->warn ? "WARN" : "ok", e->key, e->value);
+        if (e->advice[0])
+            printf("%-7s %-16s -> %s\n", "", "", e->advice);
+        warns += e->warn;
+    }
+    printf("\n%d finding%s to look at.  Every run records this audit in its "
+           "metadata\nand prints the warnings in its header.\n",
+           warns, warns == 1 ? "" : "s");
+    return ferror(stdout) ? 1 : 0;
+}

@@ -1,0 +1,607 @@
+/*
+ * cmd_measure.c: statbench [OPTION]...: measure the cells the options
+ * name, compare them with a baseline (--baseline, --against) and write
+ * the outputs.  Exit status: 0 success, 1 a run or output failure (or,
+ * with --against, a cell slower than its baseline), 2 bad input, 130 or
+ * 143 when interrupted by SIGINT or SIGTERM (partial results are still
+ * written).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_parse.h"
+
+static volatile sig_atomic_t got_signal;
+
+/* The first signal any process of the run got.  The forked invocations
+ * inherit on_signal, and their stop request ends the run in every process,
+ * so a SIGTERM sent to a child alone must reach the parent's exit status:
+ * cmd_measure() maps this to shared memory. */
+static volatile sig_atomic_t local_signal;
+static volatile sig_atomic_t *run_signal = &local_signal;
+
+
+static void on_signal(int sig)
+{
+    if (got_signal) {
+        /* A second signal: stop at once. */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    got_signal = sig;
+    if (!*run_signal)
+        *run_signal = sig;
+    sb_run_request_stop();
+}
+
+static int progress(void *arg, size_t round, double elapsed)
+{
+    (void)arg;
+    fprintf(stderr, "\r%s: round %zu, %.1f s ", progname, round, elapsed);
+    return 0;
+}
+
+/* One line per cell that has no valid sample, saying what became of its
+ * samples; returns how many cells.  Such a cell's figures are NAN, and a
+ * run that has one is no success. */
+static size_t report_empty_cells(const sb_run *run)
+{
+    size_t empty = 0;
+    for (size_t i = 0; i < sb_run_count(run); i++) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        char why[160] = "";
+        size_t used = 0;
+        if (r->nsamples)
+            continue;
+        empty++;
+        for (int k = 0; k < SB_REJECT_NREASONS; k++)
+            if (r->rejected[k] && used < sizeof why)
+                used += (size_t)snprintf(why + used, sizeof why - used,
+                                         "%s%s %zu", used ? ", " : "",
+                                         sb_reject_name(k), r->rejected[k]);
+        if (r->rejected_total)
+            fprintf(stderr, "%s: %s, %zu bytes, offsets %zu/%zu: no valid "
+                            "sample: all %zu taken were rejected (%s)\n",
+                    progname, r->cell.kernel->name, r->cell.size,
+                    r->cell.src_align, r->cell.dst_align, r->rejected_total,
+                    why);
+        else
+            fprintf(stderr, "%s: %s, %zu bytes, offsets %zu/%zu: no sample "
+                            "taken before the run stopped (after %.1f s)\n",
+                    progname, r->cell.kernel->name, r->cell.size,
+                    r->cell.src_align, r->cell.dst_align,
+                    sb_run_elapsed(run));
+    }
+    return empty;
+}
+
+/* Where saved baselines live: $STATBENCH_BASELINES, else
+ * $XDG_DATA_HOME/statbench/baselines, else
+ * ~/.local/share/statbench/baselines; with none of the three set, nowhere
+ * (not the current directory without a word: refused, asking for
+ * STATBENCH_BASELINES).  A name is letters, digits, '.', '_' and '-' (no
+ * path).  With create, the directory is made.  Returns a new path
+ * NAME.json or exits with status 2 on a bad name or directory. */
+static char *baseline_path(const char *name, int create)
+{
+    const char *dir = getenv("STATBENCH_BASELINES"), *xdg, *home;
+    char base[4096], *path;
+    size_t len;
+    int w;
+
+    if (!*name || strlen(name) > 128 || name[0] == '.' ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789._-") != strlen(name))
+        die_usage("baseline name '%s': use letters, digits, '.', '_' and "
+                  "'-'", name);
+    if (dir && *dir) {
+        w = snprintf(base, sizeof base, "%s", dir);
+        dir = "STATBENCH_BASELINES";
+    } else if ((xdg = getenv("XDG_DATA_HOME")) && *xdg) {
+        w = snprintf(base, sizeof base, "%s/statbench/baselines", xdg);
+        dir = "XDG_DATA_HOME";
+    } else if ((home = getenv("HOME")) && *home) {
+        w = snprintf(base, sizeof base, "%s/.local/share/statbench/baselines",
+                     home);
+        dir = "HOME";
+    } else {
+        die_usage("baseline '%s': HOME is not set: set STATBENCH_BASELINES "
+                  "to the directory of baselines", name);
+        return NULL;
+    }
+    /* Never a shortened path: it would name another directory. */
+    if (w < 0 || (size_t)w >= sizeof base)
+        die_usage("baseline directory from %s: longer than %zu bytes", dir,
+                  sizeof base - 1);
+    if (create) {
+        /* mkdir -p */
+        for (char *p = base + 1; *p; p++)
+            if (*p == '/') {
+                *p = '\0';
+                mkdir(base, 0755);
+                *p = '/';
+            }
+        if (mkdir(base, 0755) != 0 && errno != EEXIST) {
+            say("%s: %s", base, strerror(errno));
+            return NULL;
+        }
+    }
+    len = strlen(base) + strlen(name) + 8;
+    path = malloc(len);
+    if (path)
+        snprintf(path, len, "%s/%s.json", base, name);
+    return path;
+}
+
+/* --baseline KERNEL or align=N: every cell compared with that cell of the
+ * run, by the library's matcher, the one compare uses. */
+static void set_baselines(sb_run *run, const char *spec)
+{
+    int by_align = !strncmp(spec, "align=", 6);
+    uint64_t align = 0;
+    size_t matched = 0;
+    sb_error err = {0};
+    char msg[200];
+
+    if (by_align &&
+        cli_parse_value(spec + 6, CLI_INT, &align, msg, sizeof msg) != 0)
+        die_usage("--baseline %s", msg);
+    if (sb_run_baseline_by(run, by_align ? NULL : spec, (size_t)align,
+                           &matched, &err) != SB_OK)
+        fprintf(stderr, "%s: %s\n", progname, err.text);
+    else if (matched == 0)
+        die_usage("--baseline '%s': no measured cell matches (a kernel of "
+                  "--kernel, or align=N of --align)", spec);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A value listed twice (directly or through overlapping ranges) would be
+ * measured twice as separate cells: refuse it, naming it. */
+static void refuse_repeats(const char *option, const char *text,
+                           const uint64_t *v, size_t n)
+{
+    uint64_t *s = malloc((n ? n : 1) * sizeof *s);
+
+    if (!s) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        exit(1);
+    }
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_u64);
+    for (size_t i = 1; i < n; i++)
+        if (s[i] == s[i - 1])
+            die_usage("%s '%.200s': %llu is listed twice", option, text,
+                      (unsigned long long)s[i]);
+    free(s);
+}
+
+/* The cells of one kernel: every size, destination and source offset,
+ * source offsets innermost (an alignment sweep reads down the table).
+ * asz, when not 0, replaces the default size for alloc kernels. */
+static void add_kernel_cells(sb_plan *plan, const sb_kernel *k,
+                             const uint64_t *sz, size_t nsz, uint64_t asz,
+                             const uint64_t *al, size_t nal,
+                             const uint64_t *dal, size_t ndal)
+{
+    sb_error err = {0};
+    int alloc = k->family == SB_FAMILY_ALLOC;
+
+    for (size_t i = 0; i < (alloc && asz ? 1 : nsz); i++)
+        for (size_t j = 0; j < (alloc ? 1 : ndal); j++)
+            for (size_t a = 0; a < (alloc ? 1 : nal); a++)
+                if (sb_plan_add(plan, k,
+                                (size_t)(alloc && asz ? asz : sz[i]),
+                                alloc ? 0 : (size_t)al[a],
+                                alloc ? 0 : (size_t)dal[j], &err) != SB_OK)
+                    die_usage("%s", err.text);
+}
+
+/* The values of --size, --align and --dst-align, checked. */
+struct lists {
+    uint64_t *sz, *al, *dal, asz; /* asz: alloc kernels' size, or 0 */
+    size_t nsz, nal, ndal;
+};
+
+static void parse_lists(const struct cli *cli, struct lists *l)
+{
+    char msg[256], defsize[32];
+    const char *sizes = cli->sizes ? cli->sizes : defsize;
+
+    snprintf(defsize, sizeof defsize, "%d", DEFAULT_SIZE);
+    if (cli_parse_list(sizes, CLI_SIZE, &l->sz, &l->nsz, msg, sizeof msg))
+        die_usage("--size %s", msg);
+    if (!cli->sizes)
+        l->asz = DEFAULT_ALLOC_SIZE; /* alloc kernels: the threads' 16 MiB */
+    if (cli_parse_list(cli->aligns, CLI_INT, &l->al, &l->nal, msg,
+                       sizeof msg))
+        die_usage("--align %s", msg);
+    if (cli_parse_list(cli->dst_aligns, CLI_INT, &l->dal, &l->ndal, msg,
+                       sizeof msg))
+        die_usage("--dst-align %s", msg);
+    for (size_t i = 0; i < l->nal; i++)
+        if (l->al[i] >= 4096)
+            die_usage("--align %s: offset %llu must be below the page size "
+                      "4096", cli->aligns, (unsigned long long)l->al[i]);
+    for (size_t i = 0; i < l->ndal; i++)
+        if (l->dal[i] >= 4096)
+            die_usage("--dst-align %s: offset %llu must be below the page "
+                      "size 4096", cli->dst_aligns,
+                      (unsigned long long)l->dal[i]);
+    refuse_repeats("--size", sizes, l->sz, l->nsz);
+    refuse_repeats("--align", cli->aligns, l->al, l->nal);
+    refuse_repeats("--dst-align", cli->dst_aligns, l->dal, l->ndal);
+    for (size_t i = 0; i < l->nsz; i++)
+        if (l->sz[i] > SIZE_MAX / 4)
+            die_usage("--size %s: %llu is too large for memory", cli->sizes,
+                      (unsigned long long)l->sz[i]);
+}
+
+/* The families of --family, as bits (1u << SB_FAMILY_*). */
+static unsigned parse_families(const char *families)
+{
+    char *fc = strdup(families), *fs = NULL, *fn;
+    unsigned fams = 0;
+
+    if (!fc) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        exit(1);
+    }
+    for (fn = strtok_r(fc, ",", &fs); fn; fn = strtok_r(NULL, ",", &fs)) {
+        int f = sb_family_parse(fn);
+        if (f < 0 || f >= SB_FAMILY_EXTERNAL)
+            die_usage("--family '%s': unknown family (use copy, clear, "
+                      "alloc or syscall)", fn);
+        fams |= 1u << f;
+    }
+    free(fc);
+    if (!fams)
+        die_usage("--family '%s': no family named", families);
+    return fams;
+}
+
+static void add_kernel(sb_plan *plan, const sb_kernel *k,
+                       const struct lists *l)
+{
+    add_kernel_cells(plan, k, l->sz, l->nsz, l->asz, l->al, l->nal, l->dal,
+                     l->ndal);
+}
+
+/* The kernels of --kernel, each once, but for those --family added. */
+static void add_named_kernels(sb_plan *plan, const struct cli *cli,
+                              unsigned fams, const struct lists *l)
+{
+    char *copy = strdup(cli->kernels), *save = NULL, *name;
+    unsigned char *seen = calloc(sb_kernel_count() ? sb_kernel_count() : 1, 1);
+    int had_all = 0;
+
+    if (!copy || !seen) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        exit(1);
+    }
+    if (!*copy || copy[strlen(copy) - 1] == ',' || copy[0] == ',' ||
+        strstr(copy, ",,"))
+        die_usage("--kernel '%s': empty kernel name", cli->kernels);
+    for (name = strtok_r(copy, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        size_t first = 0, last = 0;
+        int all = !strcmp(name, "all");
+        had_all |= all;
+        if (all) {
+            last = sb_kernel_count();
+        } else {
+            const sb_kernel *k = sb_kernel_find(name);
+            if (!k)
+                die_usage("--kernel '%s': unknown kernel (see %s --list)",
+                          name, progname);
+            while (sb_kernel_at(first) != k)
+                first++;
+            last = first + 1;
+        }
+        for (size_t ki = first; ki < last; ki++) {
+            const sb_kernel *k = sb_kernel_at(ki);
+            if (all && !sb_kernel_available(k, NULL))
+                continue;
+            if (seen[ki])
+                die_usage(had_all ? "--kernel '%.200s': %s is listed twice "
+                                    "(all includes every available kernel)"
+                                  : "--kernel '%.200s': %s is listed twice",
+                          cli->kernels, k->name);
+            seen[ki] = 1;
+            if (!(fams & (1u << k->family))) /* else added by --family */
+                add_kernel(plan, k, l);
+        }
+    }
+    free(seen);
+    free(copy);
+}
+
+static void add_cells(sb_plan *plan, const struct cli *cli)
+{
+    struct lists l = {0};
+    unsigned fams;
+
+    parse_lists(cli, &l);
+    fams = cli->families ? parse_families(cli->families) : 0;
+    for (size_t ki = 0; ki < sb_kernel_count(); ki++) {
+        const sb_kernel *k = sb_kernel_at(ki);
+        if ((fams & (1u << k->family)) && sb_kernel_available(k, NULL))
+            add_kernel(plan, k, &l);
+    }
+    /* --family alone measures its kernels; with --kernel, both. */
+    if (!cli->families || cli->kernel_given)
+        add_named_kernels(plan, cli, fams, &l);
+    free(l.sz);
+    free(l.al);
+    free(l.dal);
+}
+
+/* A baseline spec must name something the plan measures; checked before
+ * measuring so that a typo costs no time. */
+static void check_baseline(const sb_plan *plan, const char *spec)
+{
+    uint64_t align;
+    char msg[200];
+    int by_align = !strncmp(spec, "align=", 6);
+
+    if (by_align &&
+        cli_parse_value(spec + 6, CLI_INT, &align, msg, sizeof msg) != 0)
+        die_usage("--baseline %s", msg);
+    for (size_t i = 0; i < sb_plan_count(plan); i++) {
+        const sb_cell *c = sb_plan_cell(plan, i);
+        if (by_align ? c->src_align == align
+                     : !strcmp(c->kernel->name, spec))
+            return;
+    }
+    die_usage("--baseline '%s': no measured cell matches (a kernel of "
+              "--kernel, or align=N of --align)", spec);
+}
+
+/* --against must share a cell with the plan (the library's matcher, as
+ * compare needs its two runs to): checked before measuring, so that it
+ * costs no time, and with compare's exit status 2. */
+static void check_against(const sb_plan *plan, const sb_run *base,
+                          const char *name)
+{
+    for (size_t i = 0; i < sb_plan_count(plan); i++)
+        for (size_t j = 0; j < sb_run_count(base); j++)
+            if (sb_cell_same(sb_plan_cell(plan, i),
+                             &sb_run_cell(base, j)->cell))
+                return;
+    die_usage("--against %s: no cell in common with this run (same "
+              "kernel, size and offsets)", name);
+}
+
+/* The saved run of --against, checked before anything is measured; or
+ * NULL without --against. */
+static sb_run *load_against(const struct cli *cli)
+{
+    char *path;
+    FILE *f;
+    sb_run *against;
+
+    if (cli->save)
+        free(baseline_path(cli->save, 0)); /* checks the name, early */
+    if (!cli->against)
+        return NULL;
+    path = baseline_path(cli->against, 0);
+    f = path ? fopen(path, "r") : NULL;
+    if (!f)
+        die_usage("--against '%s': no such saved baseline (save one "
+                  "with --save NAME)", cli->against);
+    fclose(f);
+    against = cli_load_or_die(path, NULL);
+    free(path);
+    if (sb_run_interrupted(against))
+        say("--against %s: this baseline was interrupted (saved from "
+            "partial results): its cells rest on fewer samples",
+            cli->against);
+    if (cli->baseline)
+        die_usage("--against and --baseline '%s' cannot be combined",
+                  cli->baseline);
+    return against;
+}
+
+void cli_catch_signals(void)
+{
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+}
+
+/* Measure the plan, the stop signals caught; NULL and an exit status in
+ * *status when the run could not be made. */
+static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
+{
+    sb_run *run = NULL;
+    sb_error err = {0};
+    void *m;
+
+    if (!cli->quiet && isatty(STDERR_FILENO)) {
+        cli->opt.progress = progress;
+        cli->opt.progress_arg = NULL;
+    }
+    m = mmap(NULL, sizeof *run_signal, PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m != MAP_FAILED)
+        run_signal = m;
+    cli_catch_signals();
+    if (sb_run_execute(plan, &cli->opt, &run, &err) != SB_OK) {
+        int sig = got_signal ? got_signal : *run_signal;
+        say("%s", err.text);
+        /* Interrupted before any invocation delivered a sample: still
+         * the status of an interruption, as the exit status promises. */
+        if (err.code == SB_EINTR && sig)
+            *status = sig == SIGTERM ? 143 : 130;
+        else
+            *status = err.code == SB_EINVAL || err.code == SB_EUNAVAIL
+                          ? EXIT_USAGE
+                          : 1;
+        return NULL;
+    }
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (cli->opt.progress)
+        fputs("\r\033[K", stderr);
+    cli_record_command(run, cli);
+    return run;
+}
+
+/* --save: the run kept as a baseline, unless a cell has no sample. */
+static int save_baseline(const sb_run *run, const struct cli *cli,
+                         size_t empty, int status)
+{
+    char *path;
+    int failed = status;
+
+    if (empty) {
+        say("not saved as baseline '%s': %zu cell%s without a valid sample",
+            cli->save, empty, empty == 1 ? "" : "s");
+        return status;
+    }
+    /* Saved even when an output above failed (the measurement is good),
+     * and then said even with -q: the exit status is 1. */
+    path = baseline_path(cli->save, 1);
+    if (!path || cli_write_file(run, SB_FORMAT_JSON, path) != 0)
+        status = 1;
+    else if (!cli->quiet || failed)
+        say("saved as baseline '%s' (%s)%s%s", cli->save, path,
+            sb_run_interrupted(run) ? ", marked interrupted" : "",
+            failed ? "; an output above was not written" : "");
+    free(path);
+    return status;
+}
+
+/* --against as a gate: status 1 when a cell is slower than its baseline
+ * beyond the threshold, with significance, or cannot be compared. */
+static int gate(const sb_run *run, const char *name, int status)
+{
+    size_t slower = 0, lost = 0;
+
+    for (size_t i = 0; i < sb_run_count(run); i++) {
+        const sb_comparison *c = sb_run_comparison(run, i);
+        /* A cell without samples has failed above, in its own words;
+         * one whose baseline cell has none cannot be judged, which is
+         * no pass either. */
+        if (!sb_run_cell(run, i)->nsamples ||
+            !sb_comparison_regressed(c, sb_run_options(run)->threshold))
+            continue;
+        if (isfinite(c->ratio.estimate))
+            slower++;
+        else
+            lost++;
+    }
+    if (lost && status == 0) {
+        say("%zu cell%s cannot be compared with baseline '%s' "
+            "(no valid samples there)",
+            lost, lost == 1 ? "" : "s", name);
+        status = 1;
+    }
+    if (slower && status == 0) {
+        say("%zu cell%s slower than baseline '%s' beyond the "
+            "threshold, with significance",
+            slower, slower == 1 ? "" : "s", name);
+        status = 1;
+    }
+    return status;
+}
+
+/* The comparison --against or --baseline asks for; 1 when --against
+ * shares no cell with the run. */
+static int compare_run(sb_run *run, const sb_run *against,
+                       const struct cli *cli)
+{
+    sb_error err = {0};
+    size_t matched = 0;
+
+    if (against) {
+        if (sb_run_compare_to(run, against, &matched, &err) != SB_OK) {
+            fprintf(stderr, "%s: %s\n", progname, err.text);
+        } else if (matched == 0) {
+            say("--against %s: no cell in common (same kernel, size and "
+                "offsets)", cli->against);
+            return 1;
+        }
+    } else if (cli->baseline) {
+        set_baselines(run, cli->baseline);
+    }
+    return 0;
+}
+
+/* The exit status of an interrupted run. */
+static int interrupted(const sb_run *run, int status)
+{
+    if (!sb_run_interrupted(run))
+        return status;
+    if (!got_signal && *sb_run_partial(run)) {
+        /* Not a request to stop: an invocation died.  A failure. */
+        say("%s: partial results above", sb_run_partial(run));
+        return 1;
+    }
+    fprintf(stderr, "%s: interrupted: partial results above\n", progname);
+    /* The signal this process got, else the one a forked invocation
+     * got. */
+    return (got_signal ? got_signal : *run_signal) == SIGTERM ? 143 : 130;
+}
+
+int cmd_measure(int argc, char **argv, struct cli *cli)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_run *run, *against = load_against(cli);
+    sb_error err = {0};
+    int status = 1, no_common;
+    size_t empty;
+
+    if (optind < argc)
+        die_usage("unexpected argument '%s' (see %s --help)", argv[optind],
+                  progname);
+    if (!plan) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        return 1;
+    }
+    add_cells(plan, cli);
+    if (cli->baseline)
+        check_baseline(plan, cli->baseline);
+    if (against)
+        check_against(plan, against, cli->against);
+    if (sb_plan_check(plan, &cli->opt, &err) != SB_OK)
+        die_usage("%s", err.text);
+    if (!(run = measure(plan, cli, &status))) {
+        sb_plan_free(plan);
+        return status;
+    }
+    no_common = compare_run(run, against, cli);
+    status = cli_emit(run, cli);
+    /* A cell without samples is no result, nor a baseline to keep. */
+    empty = report_empty_cells(run);
+    if (empty && status == 0)
+        status = 1;
+    if (cli->save)
+        status = save_baseline(run, cli, empty, status);
+    if (against) {
+        status = gate(run, cli->against, status);
+        sb_run_free(against);
+    }
+    if (no_common && status == 0)
+        status = EXIT_USAGE; /* as compare */
+    status = interrupted(run, status);
+    sb_run_free(run);
+    sb_plan_free(plan);
+    return status;
+}

@@ -1,0 +1,112 @@
+/*
+ * main.c: the statbench command.
+ *
+ *   statbench --kernel movsl --align 0..32 --ci 95
+ *
+ * Finds the subcommand, has the option table (options.c) parse the
+ * options and check that the subcommand takes them, and dispatches to
+ * cmd_*.c.  Exit status: 0 success, 1 a run or output failure, 2 bad
+ * input, 130 or 143 when interrupted by SIGINT or SIGTERM (partial
+ * results are still written).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "text.h"
+
+const char *progname = "statbench";
+
+/* One message line on stderr, "statbench: ...", of at most size bytes:
+ * the file names and values it quotes have their control characters as
+ * '?' (sb__clean_text), so a hostile name cannot reach the terminal as an
+ * escape sequence, and the message stays one line. */
+static void vsay(size_t size, const char *fmt, va_list ap)
+{
+    char line[8192];
+
+    vsnprintf(line, size < sizeof line ? size : sizeof line, fmt, ap);
+    sb__clean_text(line);
+    fprintf(stderr, "%s: %s\n", progname, line);
+}
+
+/* One line naming the bad value, then exit 2. */
+void die_usage(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsay(1024, fmt, ap);
+    va_end(ap);
+    exit(EXIT_USAGE);
+}
+
+void say(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsay(8192, fmt, ap);
+    va_end(ap);
+}
+
+/* At exit: what went to stdout must have arrived.  printf to a full disk
+ * or /dev/full fails only when the buffer is flushed, after the command
+ * has returned 0 (--help, --version, check-env, a table). */
+static void check_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: writing to standard output failed%s%s\n",
+                progname, errno ? ": " : "", errno ? strerror(errno) : "");
+        _exit(1);
+    }
+}
+
+static const struct {
+    const char *name;
+    unsigned bit;
+    int (*cmd)(int argc, char **argv, struct cli *cli);
+} subcommands[] = {
+    {"compare", SUB_COMPARE, cmd_compare},
+    {"analyze", SUB_ANALYZE, cmd_analyze},
+    {"check-env", SUB_CHECK_ENV, cmd_check_env},
+    {"noise", SUB_NOISE, cmd_noise},
+    {"report", SUB_REPORT, cmd_report},
+};
+
+int main(int argc, char **argv)
+{
+    struct cli cli = {.kernels = "movsl", .aligns = "0", .dst_aligns = "0",
+                      .format = SB_FORMAT_TABLE, .sub = SUB_MEASURE,
+                      .argc = argc, .argv = argv};
+    const char *sub = argc > 1 ? argv[1] : "";
+    int (*cmd)(int, char **, struct cli *) = cmd_measure;
+
+    atexit(check_stdout);
+    sb_options_init(&cli.opt);
+    for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
+        if (!strcmp(sub, subcommands[i].name)) {
+            cmd = subcommands[i].cmd;
+            cli.sub = subcommands[i].bit;
+            /* getopt_long permutes: the files may come anywhere. */
+            argv++;
+            argc--;
+            break;
+        }
+    cli_parse_options(argc, argv, &cli);
+    if (cli.list_counters) {
+        if (cli.sub != SUB_MEASURE)
+            die_usage("%s: '--counters list' is an option of a measurement",
+                      sub);
+        return cli_list_counters();
+    }
+    cli_check_subcommand(&cli, sub);
+    return cmd(argc, argv, &cli);
+}

@@ -1,0 +1,549 @@
+/*
+ * options.c: the command line as one table.  Each option is one row:
+ * its names, its argument, what it sets, the subcommands that accept it
+ * and its help.  getopt_long's array, the check that a subcommand accepts
+ * what it was given and --help are all made from the rows, so that the
+ * three cannot drift apart (design.md, "Where a new thing goes").
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_parse.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* What a row does with its argument. */
+struct cli_option {
+    const char *name; /* long name; NULL: a line of help text only */
+    int shortc;       /* short name, or 0 */
+    const char *arg;  /* the argument in --help; NULL: takes none */
+    unsigned subs;    /* the SUB_* that accept it */
+    void (*set)(struct cli *cli, const struct cli_option *o,
+                const char *arg);
+    size_t field;     /* offsetof(struct cli, ...) that set writes */
+    double lo, hi;    /* the range of a number; hi also a flag's value */
+    double scale, divisor; /* a number is stored as d * scale / divisor
+                              (percent / 100, microseconds * 1e-6) */
+    const char *unit; /* after a number's message: " (seconds)" */
+    const char *(*name_of)(int value); /* an enum's names, 0..hi-1 */
+    int (*parse)(const char *name);
+    const char *help; /* lines of help, '\n' between them */
+};
+
+#define FIELD(f) offsetof(struct cli, f)
+#define AT(cli, o, type) ((type *)((char *)(cli) + (o)->field))
+
+/* ---- what an option sets --------------------------------------------- */
+
+static void set_string(struct cli *cli, const struct cli_option *o,
+                       const char *arg)
+{
+    *AT(cli, o, const char *) = arg;
+}
+
+static void set_flag(struct cli *cli, const struct cli_option *o,
+                     const char *arg)
+{
+    (void)arg;
+    *AT(cli, o, int) = (int)o->hi;
+}
+
+/* A number in (lo, hi), times scale. */
+static void set_double(struct cli *cli, const struct cli_option *o,
+                       const char *arg)
+{
+    char msg[256];
+    double d;
+    if (cli_parse_double(arg, o->lo, o->hi, &d, msg, sizeof msg))
+        die_usage("--%s %s%s", o->name, msg, o->unit);
+    *AT(cli, o, double) = d * o->scale / o->divisor;
+}
+
+/* A percentage in [0, 100); 0 is allowed (--precision 0: no target). */
+static void set_percent(struct cli *cli, const struct cli_option *o,
+                        const char *arg)
+{
+    char msg[256];
+    double d;
+    if (cli_parse_double(arg, -1, 100, &d, msg, sizeof msg) || d < 0)
+        die_usage("--%s '%s': must lie in [0, 100) (a percentage%s)",
+                  o->name, arg, o->unit);
+    *AT(cli, o, double) = d / 100;
+}
+
+/* A whole number in [lo, hi]. */
+static uint64_t whole(const struct cli_option *o, const char *arg)
+{
+    uint64_t v;
+    char msg[200];
+    if (cli_parse_value(arg, CLI_INT, &v, msg, sizeof msg) != 0)
+        die_usage("--%s %s", o->name, msg);
+    if ((double)v > o->hi)
+        die_usage("--%s '%s': must be at most %llu", o->name, arg,
+                  (unsigned long long)o->hi);
+    if ((double)v < o->lo)
+        die_usage("--%s '%s': must be at least %.0f", o->name, arg, o->lo);
+    return v;
+}
+
+static void set_size_t(struct cli *cli, const struct cli_option *o,
+                       const char *arg)
+{
+    *AT(cli, o, size_t) = (size_t)whole(o, arg);
+}
+
+static void set_int(struct cli *cli, const struct cli_option *o,
+                    const char *arg)
+{
+    *AT(cli, o, int) = (int)whole(o, arg);
+}
+
+static void set_u64(struct cli *cli, const struct cli_option *o,
+                    const char *arg)
+{
+    uint64_t v;
+    char msg[200];
+    if (cli_parse_value(arg, CLI_INT, &v, msg, sizeof msg) != 0)
+        die_usage("--%s %s", o->name, msg);
+    *AT(cli, o, uint64_t) = v;
+}
+
+static void set_bootstrap(struct cli *cli, const struct cli_option *o,
+                          const char *arg)
+{
+    set_size_t(cli, o, arg);
+    if (cli->opt.bootstrap != 0 && cli->opt.bootstrap < 100)
+        die_usage("--bootstrap '%s': use 0 (off) or at least 100 "
+                  "resamples", arg);
+}
+
+/* One of an enum's names (the library's sb_*_parse); the message lists
+ * them from the library's sb_*_name. */
+static void set_enum(struct cli *cli, const struct cli_option *o,
+                     const char *arg)
+{
+    int v = o->parse(arg);
+    char list[256] = "";
+    size_t used = 0;
+
+    if (v >= 0) {
+        *AT(cli, o, int) = v;
+        return;
+    }
+    for (int i = 0; i < (int)o->hi && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                 i == 0 ? "" : i + 1 < (int)o->hi ? ", "
+                                                                  : " or ",
+                                 o->name_of(i));
+    die_usage("--%s '%s': unknown %s(use %s)", o->name, arg, o->unit, list);
+}
+
+/* The format of --format.  The ending of an -o file is output.c's. */
+static void set_format(struct cli *cli, const struct cli_option *o,
+                       const char *arg)
+{
+    (void)o;
+    if (!strcmp(arg, "table"))
+        cli->format = SB_FORMAT_TABLE;
+    else if (!strcmp(arg, "csv"))
+        cli->format = SB_FORMAT_CSV;
+    else if (!strcmp(arg, "json"))
+        cli->format = SB_FORMAT_JSON;
+    else if (!strcmp(arg, "markdown") || !strcmp(arg, "md"))
+        cli->format = SB_FORMAT_MARKDOWN;
+    else if (!strcmp(arg, "latex") || !strcmp(arg, "tex"))
+        cli->format = SB_FORMAT_LATEX;
+    else
+        die_usage("--format '%s': unknown format (use table, csv, json, "
+                  "markdown or latex)", arg);
+}
+
+static void set_output(struct cli *cli, const struct cli_option *o,
+                       const char *arg)
+{
+    (void)o;
+    if (cli->noutputs == MAX_OUTPUTS)
+        die_usage("-o %s: at most 8 output files", arg);
+    cli->outputs[cli->noutputs++] = arg;
+}
+
+static void set_plot(struct cli *cli, const struct cli_option *o,
+                     const char *arg)
+{
+    const char *dot = strrchr(arg, '.');
+    (void)o;
+    if (!dot ||
+        (strcmp(dot, ".svg") && strcmp(dot, ".pdf") && strcmp(dot, ".png")))
+        die_usage("--plot '%s': the file must end in .svg, .pdf or .png",
+                  arg);
+    cli->plot = arg;
+}
+
+static void set_counters(struct cli *cli, const struct cli_option *o,
+                         const char *arg)
+{
+    (void)o;
+    if (!strcmp(arg, "list"))
+        cli->list_counters = 1; /* after all options are checked */
+    else
+        cli->opt.counters = arg;
+}
+
+static int list_kernels(void)
+{
+    printf("%-13s %-7s %-24s %s\n", "kernel", "family", "available",
+           "description");
+    for (size_t i = 0; i < sb_kernel_count(); i++) {
+        const sb_kernel *k = sb_kernel_at(i);
+        const char *why = NULL;
+        char avail[64];
+        if (sb_kernel_available(k, &why))
+            snprintf(avail, sizeof avail, "yes");
+        else
+            snprintf(avail, sizeof avail, "no (%s)", why ? why : "?");
+        printf("%-13s %-7s %-24s %s\n", k->name, sb_family_name(k->family),
+               avail, k->description);
+    }
+    return ferror(stdout) ? 1 : 0;
+}
+
+int cli_list_counters(void)
+{
+    char names[SB_MAX_COUNTERS * 2][64], why[SB_MAX_COUNTERS * 2][96];
+    size_t n = sb_counters_available(names, why, SB_MAX_COUNTERS * 2);
+
+    if (n > SB_MAX_COUNTERS * 2)
+        n = SB_MAX_COUNTERS * 2;
+    printf("%-24s %s\n", "counter", "on this machine");
+    for (size_t i = 0; i < n; i++)
+        printf("%-24s %s\n", names[i], why[i][0] ? why[i] : "available");
+    printf("\nAny other PAPI preset or native event name may be given to "
+           "--counters;\none this machine lacks is reported missing in the "
+           "run's header.\n");
+    return ferror(stdout) ? 1 : 0;
+}
+
+/* -l, -h and -V: an answer, then exit. */
+static void act(struct cli *cli, const struct cli_option *o, const char *arg)
+{
+    (void)cli, (void)arg;
+    switch (o->shortc) {
+    case 'l':
+        exit(list_kernels());
+    case 'h':
+        cli_usage(stdout);
+        exit(0);
+    default:
+        printf("statbench %s\n", sb_version());
+        exit(0);
+    }
+}
+
+/* ---- the table, in the order of --help -------------------------------- */
+
+/* Who accepts what: the measuring options are the measurement's; noise
+ * and check-env take a few of them; the statistics and output options
+ * are everybody's. */
+#define M SUB_MEASURE
+#define NZ SUB_NOISE
+#define ENV SUB_CHECK_ENV
+#define ALL SUB_ALL
+/* Not a subcommand: an option of how a run is analysed, which report
+ * and compare apply to a saved run. */
+#define ANALYSIS (1u << 8)
+
+#define TEXT(t) {.help = t}
+#define STRING(n, s, a, subs, f, h)                                         \
+    {n, s, a, subs, set_string, FIELD(f), .help = h}
+#define FLAG(n, s, subs, f, v, h)                                           \
+    {n, s, NULL, subs, set_flag, FIELD(f), .hi = v, .help = h}
+#define NUMBER(n, a, subs, f, l, u, k, d, unit_, h)                         \
+    {n, 0, a, subs, set_double, FIELD(f), l, u, k, d, unit_, .help = h}
+#define WHOLE(n, a, subs, fn, f, l, u, h)                                   \
+    {n, 0, a, subs, fn, FIELD(f), l, u, .help = h}
+#define ENUM(n, a, subs, f, count, what, pair, h)                           \
+    {n, 0, a, subs, set_enum, FIELD(f), .hi = count, .unit = what,          \
+     .name_of = sb_##pair##_name, .parse = sb_##pair##_parse, .help = h}
+#define SPECIAL(n, s, a, subs, fn, h) {n, s, a, subs, fn, .help = h}
+
+static const struct cli_option options[] = {
+    TEXT("Usage: statbench [OPTION]...\n"
+         "Measure memory kernels with serialized TSC reads and report each "
+         "cell's\n"
+         "median throughput with a distribution-free confidence interval.\n"
+         "\n"
+         "  statbench --kernel movsl --align 0..32 --ci 95\n"
+         "\n"
+         "What to measure:\n"),
+    STRING("kernel", 'k', "LIST", M, kernels,
+           "kernels, comma-separated, or 'all' (default movsl);\n"
+           "see --list"),
+    STRING("family", 0, "LIST", M, families,
+           "every available kernel of these families: copy,\n"
+           "clear, alloc, syscall"),
+    STRING("size", 's', "LIST", M, sizes,
+           "bytes per call (default " STR(DEFAULT_SIZE) ": the size of the\n"
+           "threads' cptimer runs; source and destination\n"
+           "together fit in the L1 data cache, so a hot-cache\n"
+           "sweep measures the copy itself, not DRAM; alloc\n"
+           "kernels default to 16M, the threads' mmap size)"),
+    STRING("align", 'a', "LIST", M, aligns,
+           "source offset from a page boundary, 0..4095\n"
+           "(default 0); the destination stays page-aligned"),
+    STRING("dst-align", 0, "LIST", M, dst_aligns,
+           "destination offset from a page boundary (default 0);\n"
+           "with several source and destination offsets the\n"
+           "table is a matrix per kernel and size"),
+    ENUM("cache", "hot|cold", M, opt.cache, 2, "cache state ", cache,
+         "hot: buffers in the cache (an untimed call before\n"
+         "each sample); cold: every line of both buffers\n"
+         "flushed (clflush) before each timed call\n"
+         "(default hot)"),
+    TEXT("  LIST is comma-separated values and ranges: 0..32, 0..64:8, "
+         "512..16M:*2.\n"
+         "  Sizes take K, M, G suffixes (K = 1024).\n"
+         "\n"
+         "How to measure:\n"),
+    NUMBER("ci", "LEVEL", ALL | ANALYSIS, opt.ci_level, 0, 100, 1, 100,
+           " (a percentage)",
+           "confidence level in percent, in (0, 100) (default 95)"),
+    {"precision", 0, "PCT", M, set_percent, FIELD(opt.precision),
+     .unit = "; 0: no target",
+     .help = "stop when every cell's CI half-width is within PCT\n"
+             "percent of its median (default 1); 0: no target,\n"
+             "measure until --max-time, --max-samples or a stop\n"
+             "(exactly --invocations invocations)"},
+    NUMBER("max-time", "SEC", M | NZ, opt.max_time, 0, 1e7, 1, 1,
+           " (seconds)",
+           "time budget of the whole run, setup and warm-up\n"
+           "included (default 30); a plan that cannot fit is\n"
+           "refused with the time it needs"),
+    WHOLE("min-samples", "N", M, set_size_t, opt.min_samples, 0, 100000000,
+          "samples per cell before the stop rule (default 100)"),
+    WHOLE("max-samples", "N", M, set_size_t, opt.max_samples, 0, 100000000,
+          "samples per cell at most (default 10000)"),
+    NUMBER("sample-us", "US", M, opt.sample_seconds, 0, 1e6, 1e-6, 1,
+           " (microseconds)",
+           "target length of one sample in microseconds\n"
+           "(default 50)"),
+    {"seed", 0, "N", ALL, set_u64, FIELD(opt.seed),
+     .help = "seed of the random cell order (default 1)"},
+    WHOLE("cpu", "N", M | NZ | ENV, set_int, opt.cpu, 0, 1u << 20,
+          "CPU to pin to (default: the last allowed CPU)"),
+    FLAG("no-pin", 0, M | NZ, opt.no_pin, 1, "do not pin"),
+    ENUM("timer", "tsc|clock", M | NZ, opt.force_clock_timer, 2, "timer ",
+         timer, "timer (default tsc where invariant, else clock)"),
+    SPECIAL("counters", 0, "LIST", M | NZ, set_counters,
+            "counters read around every sample: PAPI preset or\n"
+            "native names and perf::CONTEXT-SWITCHES,\n"
+            "perf::CPU-MIGRATIONS, perf::PAGE-FAULTS; 'list'\n"
+            "shows what this machine offers (default: cycles,\n"
+            "instructions, L1/L2 data-cache and data-TLB misses\n"
+            "where the hardware has them, and the three\n"
+            "software events)"),
+    ENUM("reject", "POLICY", M | NZ, opt.reject, 2, "policy ", reject_policy,
+         "disturbed (default: reject samples with a context\n"
+         "switch, CPU migration or interrupt on the pinned\n"
+         "CPU) or none (keep them; still counted)"),
+    FLAG("rt", 0, M | NZ, opt.rt, 1,
+         "SCHED_FIFO while measuring (needs the privilege;\n"
+         "without it a note, and the run goes on)"),
+    FLAG("no-mlock", 0, M | NZ, opt.mlock, 0,
+         "do not lock the buffers in memory (mlockall)"),
+    WHOLE("invocations", "N", M | NZ, set_size_t, opt.invocations, 1, 1000,
+          "fresh processes measuring the whole plan, each\n"
+          "with MAX-TIME / N (default 6: the interval then\n"
+          "holds the variation between processes)"),
+    WHOLE("max-invocations", "M", M, set_size_t, opt.max_invocations, 0,
+          1000,
+          "more invocations while time remains and a\n"
+          "cell misses the precision target (default 100)"),
+    TEXT("\n"
+         "Statistics:\n"),
+    ENUM("outliers", "POLICY", ALL | ANALYSIS, opt.outliers, 3, "policy ",
+         outlier_policy,
+         "keep, reject-severe (beyond 3 IQR) or reject-all\n"
+         "(beyond 1.5 IQR) Tukey outliers (default keep)"),
+    WHOLE("bootstrap", "N", ALL | ANALYSIS, set_bootstrap, opt.bootstrap, 0,
+          1000000,
+          "median CI of a single invocation by BCa bootstrap\n"
+          "with N resamples (default 0: order statistics)"),
+    STRING("baseline", 0, "B", M, baseline,
+           "compare every row with a baseline: a kernel name\n"
+           "(the same cell of that kernel) or align=N (the\n"
+           "same kernel at source offset N)"),
+    {"threshold", 0, "PCT", ALL | ANALYSIS, set_percent, FIELD(opt.threshold),
+     .unit = "", .help = "practical threshold of verdicts (default 1)"},
+    NUMBER("alpha", "A", ALL | ANALYSIS, opt.alpha, 0, 1, 1, 1, "",
+           "significance level of verdicts (default 0.05)"),
+    TEXT("\n"
+         "Subcommands:\n"
+         "  statbench check-env [--cpu N]     audit this machine for noise "
+         "sources,\n"
+         "                                    with advice for each finding\n"
+         "  statbench noise [--max-time SEC]  measure this machine's timing "
+         "jitter,\n"
+         "                                    interrupt rate and "
+         "between-process\n"
+         "                                    variation (default 10 s), and "
+         "the\n"
+         "                                    smallest change a time budget "
+         "detects\n"
+         "  statbench compare A.json B.json   compare two saved runs cell by "
+         "cell\n"
+         "                                    (B against A)\n"
+         "  statbench report RUN.json         re-render a saved run "
+         "(--format, -o)\n"
+         "  statbench analyze FILE [FILE2]    statistics of plain files of "
+         "numbers,\n"
+         "                                    one per line; FILE2 is "
+         "compared with\n"
+         "                                    FILE\n"
+         "\n"
+         "Output:\n"),
+    SPECIAL("format", 'f', "FMT", ALL, set_format,
+            "table, csv, json, markdown or latex (default table)"),
+    SPECIAL("output", 'o', "FILE", ALL, set_output,
+            "write to FILE, in the format its ending names (.json,\n"
+            ".csv, .tex, .md, .txt) or else FMT; may be given up\n"
+            "to 8 times; the table still goes to stdout"),
+    FLAG("quiet", 'q', ALL, quiet, 1, "no progress line on stderr"),
+    SPECIAL("plot", 0, "FILE", ALL, set_plot,
+            "a figure with gnuplot: FILE.svg, .pdf or .png (the\n"
+            ".gp script and .dat data are written beside it)"),
+    ENUM("plot-kind", "KIND", ALL, plot_kind, 5, "", plot_kind,
+         "auto, sweep, matrix, sizes or distribution\n"
+         "(default auto: from the run's shape)"),
+    STRING("save", 0, "NAME", M, save,
+           "keep the run as baseline NAME (JSON under\n"
+           "$STATBENCH_BASELINES or ~/.local/share/statbench)"),
+    STRING("against", 0, "NAME", M, against,
+           "compare every cell with baseline NAME; exit status\n"
+           "1 when a cell is slower with significance and by\n"
+           "more than --threshold, or cannot be compared (a\n"
+           "CI gate)"),
+    SPECIAL("list", 'l', NULL, ALL, act,
+            "list the kernels and whether this CPU runs them"),
+    SPECIAL("help", 'h', NULL, ALL, act, "this help"),
+    SPECIAL("version", 'V', NULL, ALL, act, "version"),
+    TEXT("\n"
+         "Throughput is in MB/s with 1 MB = 10^6 bytes.  Exit status: 0 "
+         "success,\n"
+         "1 failure (or, with --against, a cell slower than its baseline), "
+         "2 bad\n"
+         "input, 130/143 interrupted (partial results written).\n"),
+};
+
+#define NOPTIONS (sizeof options / sizeof *options)
+
+/* Each row as --help shows it: "  -k, --kernel LIST", the help beside it
+ * from column 25, its further lines indented as far. */
+void cli_usage(FILE *f)
+{
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const struct cli_option *o = &options[i];
+        char head[64];
+        const char *h = o->help, *nl;
+
+        if (!o->name) {
+            fputs(h, f);
+            continue;
+        }
+        snprintf(head, sizeof head, "  %c%c%s--%s%s%s",
+                 o->shortc ? '-' : ' ', o->shortc ? o->shortc : ' ',
+                 o->shortc ? ", " : "  ", o->name, o->arg ? " " : "",
+                 o->arg ? o->arg : "");
+        fprintf(f, "%-23s  ", head);
+        while ((nl = strchr(h, '\n'))) {
+            fprintf(f, "%.*s\n%25s", (int)(nl - h), h, "");
+            h = nl + 1;
+        }
+        fprintf(f, "%s\n", h);
+    }
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+/* The row of what getopt_long returned: a long option's code is 256 plus
+ * its row; a short one is its letter.  NULL for ':' and '?'. */
+static const struct cli_option *by_code(int c)
+{
+    if (c >= 256)
+        return &options[c - 256];
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (options[i].name && options[i].shortc == c)
+            return &options[i];
+    return NULL;
+}
+
+void cli_parse_options(int argc, char **argv, struct cli *cli)
+{
+    struct option longopts[NOPTIONS + 1];
+    char shorts[2 * NOPTIONS + 2] = ":";
+    size_t n = 0, ns = 1;
+    int c, idx;
+
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const struct cli_option *o = &options[i];
+        if (!o->name)
+            continue;
+        longopts[n++] = (struct option){o->name, o->arg ? required_argument
+                                                         : no_argument,
+                                        NULL, 256 + (int)i};
+        if (o->shortc) {
+            shorts[ns++] = (char)o->shortc;
+            if (o->arg)
+                shorts[ns++] = ':';
+        }
+    }
+    longopts[n] = (struct option){NULL, 0, NULL, 0};
+    shorts[ns] = '\0';
+
+    opterr = 0; /* our own one-line messages */
+    while ((c = getopt_long(argc, argv, shorts, longopts, &idx)) != -1) {
+        const struct cli_option *o = by_code(c);
+        if (c == ':')
+            die_usage("%s: missing value", argv[optind - 1]);
+        if (!o && optopt >= 256)
+            die_usage("%s: --%s takes no value", argv[optind - 1],
+                      options[optopt - 256].name);
+        if (!o) {
+            if (optopt)
+                die_usage("unknown option '-%c' (see %s --help)",
+                          (char)optopt, progname);
+            die_usage("unknown option '%s' (see %s --help)",
+                      argv[optind - 1], progname);
+        }
+        if (!(o->subs & cli->sub) && !cli->refused)
+            cli->refused = o;
+        if (o->subs & ANALYSIS)
+            cli->stats_option = 1;
+        if (o->field == FIELD(kernels) && o->set == set_string)
+            cli->kernel_given = 1;
+        if (o->field == FIELD(opt.max_time) && o->set == set_double)
+            cli->max_time_given = 1;
+        o->set(cli, o, optarg);
+    }
+}
+
+/* The first option given that this subcommand does not take, refused in
+ * the words of the subcommand: compare, report and analyze take none of
+ * the measurement's options; noise and check-env a few of them. */
+void cli_check_subcommand(const struct cli *cli, const char *sub)
+{
+    if (!cli->refused)
+        return;
+    if (cli->sub & (SUB_NOISE | SUB_CHECK_ENV))
+        die_usage("%s: '--%s' is not an option of this subcommand", sub,
+                  cli->refused->name);
+    die_usage("%s: '--%s' is an option of a measurement, not of this "
+              "subcommand", sub, cli->refused->name);
+}

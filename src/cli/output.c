@@ -1,0 +1,313 @@
+/*
+ * output.c: the outputs of a run: every -o file in the format its ending
+ * names, the table on standard output, the figure of --plot, and saved
+ * runs read back.  A file is never turned against the user: see
+ * cli_write_file.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static mode_t current_umask(void)
+{
+    mode_t m = umask(022);
+    umask(m);
+    return m;
+}
+
+/* One line for a failed write: the system's reason when there is one
+ * (ENOSPC of /dev/full), else the library's. */
+static int write_failed(const char *path, int saved_errno, const sb_error *err)
+{
+    say("%s: writing failed: %s", path,
+        saved_errno ? strerror(saved_errno)
+        : err->text[0] ? err->text : "error");
+    return -1;
+}
+
+/* The report into a stream we keep open (our standard output or error). */
+static int write_stream(const sb_run *run, int format, const char *path,
+                        FILE *f)
+{
+    sb_error err = {0};
+    int rc;
+
+    fflush(stdout);
+    errno = 0;
+    rc = sb_report(run, format, f, &err);
+    if (rc == SB_OK && fflush(f) != 0)
+        rc = SB_EIO;
+    return rc == SB_OK ? 0 : write_failed(path, errno, &err);
+}
+
+/* The report into f, which is closed; the errno of a failure in *e. */
+static int report_and_close(const sb_run *run, int format, FILE *f,
+                            sb_error *err, int *e)
+{
+    int rc;
+
+    errno = 0;
+    rc = sb_report(run, format, f, err);
+    *e = errno;
+    if (fclose(f) != 0 && rc == SB_OK) {
+        rc = SB_EIO;
+        *e = errno;
+    }
+    return rc;
+}
+
+/* A FIFO or character device written where it is: replacing it
+ * would break it for every other user (root's -o /dev/full).  type is
+ * the file type lstat or stat saw; the file opened must still be one. */
+static int write_in_place(const sb_run *run, int format, const char *path,
+                          mode_t type, int follow)
+{
+    struct stat st;
+    sb_error err = {0};
+    FILE *f;
+    int rc, fd, e;
+
+    fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
+                        (follow ? 0 : O_NOFOLLOW));
+    if (fd < 0) {
+        say("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || (st.st_mode & S_IFMT) != type) {
+        say("%s: changed while being opened; not written", path);
+        close(fd);
+        return -1;
+    }
+    f = fdopen(fd, "w");
+    if (!f) {
+        say("%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    rc = report_and_close(run, format, f, &err, &e);
+    return rc == SB_OK ? 0 : write_failed(path, e, &err);
+}
+
+/* A new or regular file replaced atomically: a fresh temporary file beside
+ * the target (mkstemp: never an existing file or link), renamed over it
+ * once complete.  mode is the replaced file's permissions (a private file
+ * stays private), or (mode_t)-1 for a new file. */
+static int replace_file(const sb_run *run, int format, const char *path,
+                        mode_t mode)
+{
+    size_t len = strlen(path) + 16;
+    char *tmp = malloc(len);
+    FILE *f = NULL;
+    sb_error err = {0};
+    int rc, fd = -1, e;
+
+    if (!tmp) {
+        say("%s: out of memory", path);
+        return -1;
+    }
+    snprintf(tmp, len, "%s.XXXXXX", path);
+    fd = mkstemp(tmp);
+    if (fd >= 0) {
+        /* The permission bits only: a set-user-ID bit planted on the old
+         * file must not come back on a file we wrote. */
+        fchmod(fd, mode != (mode_t)-1 ? mode & 0777
+                                       : 0644 & ~current_umask());
+        f = fdopen(fd, "w");
+        if (!f)
+            close(fd);
+    }
+    if (!f) {
+        say("%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            remove(tmp);
+        free(tmp);
+        return -1;
+    }
+    rc = report_and_close(run, format, f, &err, &e);
+    if (rc == SB_OK && rename(tmp, path) != 0) {
+        rc = SB_EIO;
+        e = errno;
+    }
+    if (rc != SB_OK) {
+        write_failed(path, e, &err);
+        remove(tmp);
+    }
+    free(tmp);
+    return rc == SB_OK ? 0 : -1;
+}
+
+/* Whether st is the file of our standard output or error: -o /dev/stdout
+ * (a link to /proc/self/fd/1) or -o FILE >FILE write through the stream
+ * already open, in order with the table. */
+static FILE *std_stream(const struct stat *st)
+{
+    struct stat s;
+    if (fstat(STDOUT_FILENO, &s) == 0 && s.st_dev == st->st_dev &&
+        s.st_ino == st->st_ino)
+        return stdout;
+    if (fstat(STDERR_FILENO, &s) == 0 && s.st_dev == st->st_dev &&
+        s.st_ino == st->st_ino)
+        return stderr;
+    return NULL;
+}
+
+/* Write the report to path (-o and --save), never turning it against the
+ * user: a new or regular file is replaced atomically (replace_file); our
+ * own standard output or error is written through its stream; a FIFO or
+ * character device is written in place.  Refused, with one line: a
+ * directory, a block device, a socket (open(2) cannot write one), a
+ * regular file without write permission (by its mode bits: root passes
+ * access() but a read-only file stays read-only), a symbolic link to
+ * anything but a FIFO or device (renaming would replace the link, and
+ * writing through it is what a link planted in a shared directory wants:
+ * name the target), and a link to a FIFO or device that belongs to
+ * another user (who could point it at /dev/port, a tty or their FIFO). */
+int cli_write_file(const sb_run *run, int format, const char *path)
+{
+    struct stat st, t;
+    FILE *std;
+    const char *what;
+
+    if (lstat(path, &st) != 0) {
+        if (errno != ENOENT) {
+            say("%s: %s", path, strerror(errno));
+            return -1;
+        }
+        return replace_file(run, format, path, (mode_t)-1);
+    }
+    if (S_ISLNK(st.st_mode)) {
+        if (stat(path, &t) != 0)
+            what = "a symbolic link to nothing";
+        else if ((std = std_stream(&t)))
+            return write_stream(run, format, path, std);
+        else if ((S_ISCHR(t.st_mode) || S_ISFIFO(t.st_mode)) &&
+                 st.st_uid != 0 && st.st_uid != geteuid())
+            what = "a symbolic link of another user's (name the target "
+                   "itself)";
+        else if (S_ISCHR(t.st_mode) || S_ISFIFO(t.st_mode))
+            return write_in_place(run, format, path, t.st_mode & S_IFMT, 1);
+        else if (S_ISSOCK(t.st_mode))
+            what = "a symbolic link to a socket (a socket cannot be "
+                   "opened for writing)";
+        else if (S_ISDIR(t.st_mode))
+            what = "a symbolic link to a directory";
+        else
+            what = "a symbolic link (give the path of its target)";
+    } else if ((std = std_stream(&st))) {
+        return write_stream(run, format, path, std);
+    } else if (S_ISREG(st.st_mode)) {
+        int ok = geteuid() == 0 ? (st.st_mode & 0222) != 0
+                                : access(path, W_OK) == 0;
+        if (ok)
+            return replace_file(run, format, path, st.st_mode);
+        what = "read-only (kept; make it writable or choose another name)";
+    } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+        return write_in_place(run, format, path, st.st_mode & S_IFMT, 0);
+    } else if (S_ISSOCK(st.st_mode)) {
+        what = "a socket (it cannot be opened for writing)";
+    } else if (S_ISDIR(st.st_mode)) {
+        what = "a directory";
+    } else if (S_ISBLK(st.st_mode)) {
+        what = "a block device";
+    } else {
+        what = "not a regular file";
+    }
+    say("%s: %s: not written", path, what);
+    return -1;
+}
+
+/* The format of an -o file: from its ending (.json, .csv, .tex, .md,
+ * .txt), else the --format given. */
+static int output_format(const char *path, int fallback)
+{
+    const char *dot = strrchr(path, '.');
+    if (dot && !strcmp(dot, ".json"))
+        return SB_FORMAT_JSON;
+    if (dot && !strcmp(dot, ".csv"))
+        return SB_FORMAT_CSV;
+    if (dot && !strcmp(dot, ".tex"))
+        return SB_FORMAT_LATEX;
+    if (dot && !strcmp(dot, ".md"))
+        return SB_FORMAT_MARKDOWN;
+    if (dot && !strcmp(dot, ".txt"))
+        return SB_FORMAT_TABLE;
+    return fallback;
+}
+
+/* Write the run: each -o FILE in its format (and the table to stdout), or
+ * FMT to stdout; and the figure of --plot.  Returns 0 or 1. */
+int cli_emit(const sb_run *run, const struct cli *cli)
+{
+    sb_error err = {0};
+    int status = 0;
+
+    if (cli->plot) {
+        int rc = sb_plot(run, cli->plot, cli->plot_kind, NULL, &err);
+        if (rc == SB_EUNAVAIL) {
+            /* No gnuplot: the script and data are there; say how. */
+            say("--plot %s: %s", cli->plot, err.text);
+        } else if (rc != SB_OK) {
+            say("--plot %s: %s", cli->plot, err.text);
+            status = 1;
+        }
+        memset(&err, 0, sizeof err);
+    }
+    if (cli->noutputs) {
+        for (int i = 0; i < cli->noutputs; i++)
+            if (cli_write_file(run,
+                               output_format(cli->outputs[i], cli->format),
+                               cli->outputs[i]) != 0)
+                status = 1;
+        if (sb_report(run, SB_FORMAT_TABLE, stdout, &err) != SB_OK)
+            status = 1;
+    } else if (sb_report(run, cli->format, stdout, &err) != SB_OK) {
+        fprintf(stderr, "%s: %s\n", progname, err.text);
+        status = 1;
+    }
+    return status;
+}
+
+void cli_record_command(sb_run *run, const struct cli *cli)
+{
+    int argc = cli->argc;
+    char **argv = cli->argv;
+    /* Record the command as typed, whatever libtool named the binary. */
+    char *saved = argv[0];
+    argv[0] = (char *)progname;
+    sb_run_set_command(run, argc, argv, NULL);
+    argv[0] = saved;
+}
+
+sb_run *cli_load_or_die(const char *path, const sb_options *opt)
+{
+    FILE *f = fopen(path, "r");
+    sb_error err = {0};
+    sb_run *run = NULL;
+
+    if (!f) {
+        say("%s: %s", path, strerror(errno));
+        exit(EXIT_USAGE);
+    }
+    if (sb_run_load(f, path, opt, &run, &err) != SB_OK) {
+        fclose(f);
+        fprintf(stderr, "%s: %s\n", progname, err.text);
+        exit(EXIT_USAGE);
+    }
+    fclose(f);
+    return run;
+}
+
+/* noise and check-env pin to one CPU: one that exists. */
+void cli_check_cpu(const struct cli *cli)
+{
+    if (cli->opt.cpu >= 0 && cli->opt.cpu >= sysconf(_SC_NPROCESSORS_CONF))
+        die_usage("cpu %d: no such CPU on this machine", cli->opt.cpu);
+}

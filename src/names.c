@@ -1,0 +1,70 @@
+/*
+ * names.c: the names of the public enums, each pair of sb_X_name and
+ * sb_X_parse generated from one list, so that a value is spelled once
+ * for the writers, the loader and the command line (design.md, "Where a
+ * new thing goes").
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "statbench.h"
+
+/* Each list is X(value, "name"), in the order of the enum. */
+#define SB__FAMILIES(X)                                                     \
+    X(SB_FAMILY_COPY, "copy") X(SB_FAMILY_CLEAR, "clear")                  \
+    X(SB_FAMILY_ALLOC, "alloc") X(SB_FAMILY_SYSCALL, "syscall")            \
+    X(SB_FAMILY_EXTERNAL, "external")
+#define SB__CACHES(X) X(SB_CACHE_HOT, "hot") X(SB_CACHE_COLD, "cold")
+#define SB__OUTLIER_POLICIES(X)                                             \
+    X(SB_OUTLIERS_KEEP, "keep")                                             \
+    X(SB_OUTLIERS_REJECT_SEVERE, "reject-severe")                           \
+    X(SB_OUTLIERS_REJECT_ALL, "reject-all")
+#define SB__REJECT_POLICIES(X)                                              \
+    X(SB_REJECT_DISTURBED, "disturbed") X(SB_REJECT_NONE, "none")
+#define SB__REJECT_REASONS(X)                                               \
+    X(SB_REJECT_CTXSW, "context-switch") X(SB_REJECT_OUTLIER, "outlier")   \
+    X(SB_REJECT_MIGRATION, "migration")                                     \
+    X(SB_REJECT_INTERRUPT, "interrupt")                                     \
+    X(SB_REJECT_KERNEL_FAILED, "kernel-failed")
+#define SB__VERDICTS(X)                                                     \
+    X(SB_VERDICT_EQUIVALENT, "equivalent") X(SB_VERDICT_FASTER, "faster")  \
+    X(SB_VERDICT_SLOWER, "slower")                                          \
+    X(SB_VERDICT_INCONCLUSIVE, "inconclusive")
+#define SB__TIMERS(X) X(SB_TIMER_TSC, "tsc") X(SB_TIMER_CLOCK, "clock")
+#define SB__PLOT_KINDS(X)                                                   \
+    X(SB_PLOT_AUTO, "auto") X(SB_PLOT_SWEEP, "sweep")                      \
+    X(SB_PLOT_MATRIX, "matrix") X(SB_PLOT_SIZES, "sizes")                  \
+    X(SB_PLOT_DISTRIBUTION, "distribution")
+
+#define SB__NAME_CASE(value, text)                                          \
+    case value:                                                             \
+        return text;
+#define SB__PARSE_IF(value, text)                                           \
+    if (!strcmp(name, text))                                                \
+        return value;
+
+/* sb_<fn>_name: the name, "?" for a value outside the list; sb_<fn>_parse:
+ * the value of a name, -1 for anything else (NULL included). */
+#define SB__NAME_PAIR(fn, LIST)                                             \
+    const char *sb_##fn##_name(int value)                                   \
+    {                                                                       \
+        switch (value) { LIST(SB__NAME_CASE) }                              \
+        return "?";                                                         \
+    }                                                                       \
+    int sb_##fn##_parse(const char *name)                                   \
+    {                                                                       \
+        if (!name)                                                          \
+            return -1;                                                      \
+        LIST(SB__PARSE_IF)                                                  \
+        return -1;                                                          \
+    }
+
+SB__NAME_PAIR(family, SB__FAMILIES)
+SB__NAME_PAIR(cache, SB__CACHES)
+SB__NAME_PAIR(outlier_policy, SB__OUTLIER_POLICIES)
+SB__NAME_PAIR(reject_policy, SB__REJECT_POLICIES)
+SB__NAME_PAIR(reject, SB__REJECT_REASONS)
+SB__NAME_PAIR(verdict, SB__VERDICTS)
+SB__NAME_PAIR(timer, SB__TIMERS)
+SB__NAME_PAIR(plot_kind, SB__PLOT_KINDS)
