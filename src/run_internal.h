@@ -108,10 +108,6 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
                 sb__invocation *inv, sb_error *err);
 void sb__invocation_free(sb__invocation *inv);
 
-/* measure.c: parse a CPU list file ("0-3,6") into set; -1 when there
- * is no such file or it does not parse. */
-int sb__read_cpulist(const char *path, cpu_set_t *set);
-
 /* measure.c: the CPU a run pins to (see the file's comment), -1 when
  * none is allowed; note (optional) says why. */
 int sb__choose_cpu(const sb_options *opt, const cpu_set_t *allowed,

@@ -29,10 +29,6 @@ struct sb_plan;
 int sb__buffer_bytes(const struct sb_plan *plan, size_t *src_bytes,
                      size_t *dst_bytes);
 
-/* plan.c: 1 when cpu is online, 0 when not, -1 on error; set
- * (optional) receives the online CPUs as "0-3,6". */
-int sb__cpu_allowed(int cpu, char *set, size_t setlen);
-
 /* plan.c: the options that need no plan (level, precision, invocations,
  * outliers, bootstrap, alpha, threshold, reject policy, the syntax of the
  * counter list); SB_OK or SB_EINVAL. */
