@@ -52,7 +52,7 @@
 #include <papi.h>
 #endif
 
-#include "sb_internal.h"
+#include "counters.h"
 
 /* Test hook: pretend perf_event_open(2) is refused. */
 int sb__counters_no_perf;

@@ -108,9 +108,14 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 
-#include "kernels_sys.h"
-#include "run_internal.h"
+#include "counters.h"
+#include "failed.h"
+#include "interrupts.h"
+#include "measure.h"
+#include "meta.h"
+#include "plan.h"
 #include "sysinfo.h"
+#include "timer.h"
 #include "timer_asm.h"
 
 /* Per-cell working state of one invocation. */

@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "counters.h"
+#include "meta.h"
 #include "sysinfo.h"
 
 void sb__meta_fill(sb_meta *meta)

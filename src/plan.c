@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "counters.h"
+#include "plan.h"
 #include "run_internal.h"
 #include "sysinfo.h"
 

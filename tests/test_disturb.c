@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "counters.h"
+#include "interrupts.h"
 #include "run_internal.h"
 #include "tap.h"
 
