@@ -50,7 +50,18 @@ void sb__counters_rusage(const sb__counters *c, const struct rusage *ru,
 /* 1 when special counter which (as above) comes from getrusage. */
 int sb__counters_from_rusage(const sb__counters *c, int which);
 void sb__counters_close(sb__counters *c);
-/* Test hook: non-zero makes perf_event_open look refused. */
-extern int sb__counters_no_perf;
+/* Test hook: a test program that defines int sb__counters_no_perf and
+ * sets it non-zero makes perf_event_open look refused
+ * (tests/test_disturb.c).  The library holds no definition: the
+ * reference is weak, so its address is NULL in every other program, and
+ * hidden, so that a program's own variable of that name cannot reach the
+ * shared library (there the reference is resolved to NULL at link time).
+ * Compilers without weak symbols have no hook. */
+#if defined(__GNUC__)
+extern int sb__counters_no_perf __attribute__((weak, visibility("hidden")));
+#define SB__COUNTERS_NO_PERF (&sb__counters_no_perf && sb__counters_no_perf)
+#else
+#define SB__COUNTERS_NO_PERF 0
+#endif
 
 #endif

@@ -750,12 +750,9 @@ static void check_clocksource(const struct ctx *c, sb_env_item *it)
 
 static void check_paranoid(const struct ctx *c, sb_env_item *it)
 {
-    char v[16];
     long x;
 
-    if (read_line(c, v, sizeof v, "/proc/sys/kernel/perf_event_paranoid") !=
-            0 ||
-        parse_long(v, &x) != 0)
+    if (sb__perf_paranoid(c->root, &x) != 0)
         return;
     if (x < 0)
         VALUE(it, "%ld: no restrictions", x);

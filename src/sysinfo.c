@@ -344,6 +344,22 @@ size_t sb__caches(const char *root, int cpu, sb__cache *out, size_t max)
     return n;
 }
 
+int sb__perf_paranoid(const char *root, long *out)
+{
+    char v[16], *end;
+    long x;
+    if (sb__sys_line(root, v, sizeof v, "%s",
+                     "/proc/sys/kernel/perf_event_paranoid") != 0 ||
+        !v[0])
+        return -1;
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = x;
+    return 0;
+}
+
 int sb__clocksource(const char *root, char *buf, size_t len)
 {
     if (sb__sys_line(root, buf, len, "%s",

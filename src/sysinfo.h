@@ -98,4 +98,8 @@ size_t sb__caches(const char *root, int cpu, sb__cache *out, size_t max);
  * cannot be read or is empty. */
 int sb__clocksource(const char *root, char *buf, size_t len);
 
+/* kernel.perf_event_paranoid (-1 to 4 in practice) into *out; 0, or -1
+ * when it cannot be read or is not a whole number. */
+int sb__perf_paranoid(const char *root, long *out);
+
 #endif

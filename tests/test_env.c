@@ -473,9 +473,16 @@ static void test_sysinfo(void)
     tap_ok(sb__clocksource(root, buf, sizeof buf) == 0 &&
                !strcmp(buf, "tsc"),
            "clocksource: quiet's tsc");
+    tap_ok(sb__perf_paranoid(root, &lo) == 0 && lo == 2,
+           "perf_event_paranoid: quiet's 2");
+    snprintf(root, sizeof root, "%s/vm", fixtures);
+    tap_ok(sb__perf_paranoid(root, &lo) == 0 && lo == -1,
+           "perf_event_paranoid: vm's -1");
     snprintf(root, sizeof root, "%s/nonexistent", fixtures);
     TAP_IS_INT(sb__clocksource(root, buf, sizeof buf), -1,
                "clocksource: no file is -1");
+    TAP_IS_INT(sb__perf_paranoid(root, &lo), -1,
+               "perf_event_paranoid: no file is -1");
 }
 
 int main(void)
