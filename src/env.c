@@ -105,21 +105,6 @@ static int parse_decimal(const char *s, double *out)
     return 0;
 }
 
-/* A whole decimal integer, optionally negative, with nothing after it. */
-static int parse_long(const char *s, long *out)
-{
-    char *end;
-    long v;
-    if (!*s)
-        return -1;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* ---- Files below the root ----------------------------------------------- */
 
 static FILE *open_at(const struct ctx *c, const char *fmt, ...)
@@ -687,18 +672,20 @@ static void check_thp(const struct ctx *c, sb_env_item *it)
 
 static void check_aslr(const struct ctx *c, sb_env_item *it)
 {
-    char v[16];
     long x;
-    int have = read_line(c, v, sizeof v,
-                         "/proc/sys/kernel/randomize_va_space") == 0 &&
-               parse_long(v, &x) == 0;
+    int have = sb__sys_long(c->root, &x, "%s",
+                            "/proc/sys/kernel/randomize_va_space") == 0;
 
 #ifdef __linux__
     if (c->real) {
         int p = personality(0xffffffff);
         if (p != -1 && (p & ADDR_NO_RANDOMIZE)) {
-            VALUE(it, "off for this process (setarch -R), system %s",
-                  have ? v : "unknown");
+            if (have)
+                VALUE(it, "off for this process (setarch -R), system %ld",
+                      x);
+            else
+                VALUE(it, "off for this process (setarch -R), system "
+                          "unknown");
             it->warn = 1;
             ADVICE(it, "run without setarch -R so that layouts differ "
                        "between runs");

@@ -88,6 +88,26 @@ int sb__sys_line(const char *root, char *buf, size_t len, const char *fmt,
     return r;
 }
 
+int sb__sys_long(const char *root, long *out, const char *fmt, ...)
+{
+    char v[32], *end;
+    va_list ap;
+    long x;
+    int r;
+
+    va_start(ap, fmt);
+    r = sb__sys_vline(root, v, sizeof v, fmt, ap);
+    va_end(ap);
+    if (r != 0 || !v[0])
+        return -1;
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = x;
+    return 0;
+}
+
 int sb__sys_vexists(const char *root, const char *fmt, va_list ap)
 {
     char path[512];
@@ -346,18 +366,8 @@ size_t sb__caches(const char *root, int cpu, sb__cache *out, size_t max)
 
 int sb__perf_paranoid(const char *root, long *out)
 {
-    char v[16], *end;
-    long x;
-    if (sb__sys_line(root, v, sizeof v, "%s",
-                     "/proc/sys/kernel/perf_event_paranoid") != 0 ||
-        !v[0])
-        return -1;
-    errno = 0;
-    x = strtol(v, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = x;
-    return 0;
+    return sb__sys_long(root, out, "%s",
+                        "/proc/sys/kernel/perf_event_paranoid");
 }
 
 int sb__clocksource(const char *root, char *buf, size_t len)

@@ -32,6 +32,11 @@ int sb__sys_vline(const char *root, char *buf, size_t len, const char *fmt,
 int sb__sys_line(const char *root, char *buf, size_t len, const char *fmt,
                  ...) SB__PRINTF(4, 5);
 
+/* The first line of a file below root as a whole decimal number,
+ * optionally negative, with nothing after it, into *out; 0, or -1. */
+int sb__sys_long(const char *root, long *out, const char *fmt, ...)
+    SB__PRINTF(3, 4);
+
 /* Whether a path below root exists. */
 int sb__sys_vexists(const char *root, const char *fmt, va_list ap);
 
@@ -99,7 +104,7 @@ size_t sb__caches(const char *root, int cpu, sb__cache *out, size_t max);
 int sb__clocksource(const char *root, char *buf, size_t len);
 
 /* kernel.perf_event_paranoid (-1 to 4 in practice) into *out; 0, or -1
- * when it cannot be read or is not a whole number. */
+ * when it cannot be read or is not a whole number (sb__sys_long). */
 int sb__perf_paranoid(const char *root, long *out);
 
 #endif
