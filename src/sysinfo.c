@@ -118,13 +118,19 @@ int sb__sys_vexists(const char *root, const char *fmt, va_list ap)
 
 /* ---- /proc/cpuinfo ------------------------------------------------------ */
 
-void sb__cpuinfo_read(const char *root, sb__cpuinfo *out)
+/* One pass over root's /proc/cpuinfo: the first "model name" into model
+ * (when not NULL) and whether the first "flags" line holds flag into
+ * *has (1, 0; -1 when there is no flags line or no file).  It stops as
+ * soon as it has both. */
+static void cpuinfo_scan(const char *root, const char *flag, char *model,
+                         size_t mlen, int *has)
 {
     FILE *f = sys_open(root, "%s", "/proc/cpuinfo");
-    int have_model = 0, ch;
+    int have_model = model == NULL, ch;
 
-    out->model[0] = '\0';
-    out->hypervisor = -1;
+    if (model)
+        model[0] = '\0';
+    *has = -1;
     if (!f)
         return;
     for (;;) {
@@ -144,22 +150,22 @@ void sb__cpuinfo_read(const char *root, sb__cpuinfo *out)
             while ((ch = getc(f)) == ' ' || ch == '\t')
                 ;
             for (; ch != EOF && ch != '\n'; ch = getc(f))
-                if (mn + 1 < sizeof out->model)
-                    out->model[mn++] = (char)ch;
-            out->model[mn] = '\0';
-            trim(out->model);
+                if (mn + 1 < mlen)
+                    model[mn++] = (char)ch;
+            model[mn] = '\0';
+            trim(model);
             have_model = 1;
-        } else if (out->hypervisor < 0 && !strcmp(key, "flags")) {
-            char tok[16];
+        } else if (*has < 0 && !strcmp(key, "flags")) {
+            char tok[32];
             size_t tn = 0;
             int over = 0;
-            out->hypervisor = 0;
+            *has = 0;
             do {
                 ch = getc(f);
                 if (ch == ' ' || ch == '\t' || ch == '\n' || ch == EOF) {
                     tok[tn] = '\0';
-                    if (tn && !over && !strcmp(tok, "hypervisor"))
-                        out->hypervisor = 1;
+                    if (tn && !over && !strcmp(tok, flag))
+                        *has = 1;
                     tn = 0;
                     over = 0;
                 } else if (tn + 1 < sizeof tok) {
@@ -172,10 +178,23 @@ void sb__cpuinfo_read(const char *root, sb__cpuinfo *out)
             while (ch != '\n' && ch != EOF)
                 ch = getc(f);
         }
-        if (ch == EOF || (have_model && out->hypervisor >= 0))
+        if (ch == EOF || (have_model && *has >= 0))
             break;
     }
     fclose(f);
+}
+
+void sb__cpuinfo_read(const char *root, sb__cpuinfo *out)
+{
+    cpuinfo_scan(root, "hypervisor", out->model, sizeof out->model,
+                 &out->hypervisor);
+}
+
+int sb__cpuinfo_flag(const char *root, const char *flag)
+{
+    int has;
+    cpuinfo_scan(root, flag, NULL, 0, &has);
+    return has;
 }
 
 void sb__cpuinfo_model(const char *root, const sb__cpuinfo *ci, char *buf,

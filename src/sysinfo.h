@@ -52,6 +52,11 @@ typedef struct sb__cpuinfo {
  * of a current x86 CPU is longer than any sensible buffer. */
 void sb__cpuinfo_read(const char *root, sb__cpuinfo *out);
 
+/* Whether the first "flags" line of root's /proc/cpuinfo holds flag
+ * ("avx2", fewer than 32 characters): 1, 0, or -1 when there is no flags
+ * line or no file. */
+int sb__cpuinfo_flag(const char *root, const char *flag);
+
 /* The CPU's name: ci's model name; else, on the real system (root "") of
  * an x86-64 build, the CPUID brand string; else "unknown". */
 void sb__cpuinfo_model(const char *root, const sb__cpuinfo *ci, char *buf,

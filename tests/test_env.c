@@ -424,12 +424,17 @@ static void test_sysinfo(void)
     TAP_IS_INT(ci.hypervisor, 0, "cpuinfo: no hypervisor flag");
     sb__cpuinfo_model(root, &ci, buf, sizeof buf);
     TAP_IS_STR(buf, ci.model, "cpuinfo: the model as recorded");
+    TAP_IS_INT(sb__cpuinfo_flag(root, "sse2"), 1, "cpuinfo: sse2 flag");
+    TAP_IS_INT(sb__cpuinfo_flag(root, "sse"), 1, "cpuinfo: sse flag");
+    TAP_IS_INT(sb__cpuinfo_flag(root, "ss2"), 0, "cpuinfo: no ss2 flag");
     snprintf(root, sizeof root, "%s/vm", fixtures);
     sb__cpuinfo_read(root, &ci);
     TAP_IS_INT(ci.hypervisor, 1, "cpuinfo: the hypervisor flag");
+    TAP_IS_INT(sb__cpuinfo_flag(root, "lm"), 1, "cpuinfo: the last flag");
     snprintf(root, sizeof root, "%s/nonexistent", fixtures);
     sb__cpuinfo_read(root, &ci);
     TAP_IS_INT(ci.hypervisor, -1, "cpuinfo: no file, flag unknown");
+    TAP_IS_INT(sb__cpuinfo_flag(root, "sse2"), -1, "cpuinfo: no file, -1");
     sb__cpuinfo_model(root, &ci, buf, sizeof buf);
     TAP_IS_STR(buf, "unknown", "cpuinfo: no file, no CPUID for a fake root");
 
