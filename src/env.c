@@ -573,7 +573,8 @@ static void check_isolation(const struct ctx *c, sb_env_item *it)
         return;
     }
     if (c->pinned &&
-        (sb__cpulist_has(iso, c->cpu) == 1 || sb__cpulist_has(nohz, c->cpu) == 1)) {
+        (sb__cpulist_has(iso, c->cpu) == 1 ||
+         sb__cpulist_has(nohz, c->cpu) == 1)) {
         VALUE(it, "cpu %d isolated (isolcpus %s, nohz_full %s)", c->cpu,
               iso_txt, nohz_txt);
         return;

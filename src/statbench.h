@@ -12,9 +12,10 @@
  *    sb_error the caller passed (NULL is allowed) with a one-line message.
  *  - The library never prints, never exits and never aborts.  GSL's default
  *    error handler is switched off, for the whole process, by sb_init()
- *    and by every entry point that calls GSL (see sb_init).  PAPI is started only when at least 16 file
- *    descriptors are free (PAPI exits its process when it cannot open a
- *    file it needs): with fewer, its counters are missing with the reason.
+ *    and by every entry point that calls GSL (see sb_init).  PAPI is
+ *    started only when at least 16 file descriptors are free (PAPI exits
+ *    its process when it cannot open a file it needs): with fewer, its
+ *    counters are missing with the reason.
  *  - A NULL pointer where an object, array or output is needed is refused:
  *    SB_EINVAL with a message naming the argument ("sb_plan_add: kernel is
  *    NULL"), or, for functions without a status, 0, NULL or no effect.

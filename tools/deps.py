@@ -26,7 +26,9 @@ graph = {k: sorted({defs[s] for s in u if s in defs and defs[s] != k})
 verbose = '-v' in sys.argv
 for k in sorted(graph):
     src = os.path.join(b, k)
-    inc = re.findall(r'#include "([^"]+)"', open(src).read()) if os.path.exists(src) else []
+    inc = []
+    if os.path.exists(src):
+        inc = re.findall(r'#include "([^"]+)"', open(src).read())
     if verbose:
         print(f'{k}: includes {" ".join(inc)}; calls {" ".join(graph[k])}')
 # cycles: strongly connected components of more than one file
@@ -59,7 +61,8 @@ for c in sccs:
         print(f'   {a} -> {x}: {" ".join(sorted(s))}')
 print(f'{len(sccs)} cycle(s)')
 # Which .c defines the functions each internal header declares.
-hdrs = glob.glob(os.path.join(b, 'src/*.h')) + glob.glob(os.path.join(b, 'kernels/*.h')) + glob.glob(os.path.join(b, 'stats/*.h'))
+hdrs = [h for d in ('src', 'kernels', 'stats')
+        for h in glob.glob(os.path.join(b, d, '*.h'))]
 for h in sorted(hdrs):
     if h.endswith(('config.h', 'statbench.h')):
         continue
@@ -69,5 +72,6 @@ for h in sorted(hdrs):
     for nm in names:
         if nm in defs:
             owners.setdefault(defs[nm], []).append(nm)
-    if len(owners) > 1 or '-v' in sys.argv:
-        print(f'{os.path.relpath(h, b)}: ' + '; '.join(f'{k} ({len(v)})' for k, v in sorted(owners.items())))
+    if len(owners) > 1 or verbose:
+        where = '; '.join(f'{k} ({len(v)})' for k, v in sorted(owners.items()))
+        print(f'{os.path.relpath(h, b)}: {where}')
