@@ -1,9 +1,10 @@
 /*
  * sysinfo.h: what the library knows of the machine from /proc and /sys,
  * never installed.  src/sysinfo.c is the one reader of /proc/cpuinfo, of
- * CPU lists ("0-3,6"), of the cache sizes and of the clocksource; the
- * environment audit (env.c), the record of the machine (meta.c), the
- * choice of CPU (measure.c, plan.c) and the figures (plot.c) ask it.
+ * CPU lists ("0-3,6"), of the cache sizes, of the clocksource and of
+ * perf's paranoia; the environment audit (env.c), the record of the
+ * machine (meta.c), the choice of CPU (measure.c, plan.c), the counters
+ * (counters.c) and the figures (plot.c) ask it, and so do the tests.
  *
  * Every file is read below a root: "" for the real system, a directory
  * such as "tests/fixtures/env/quiet" for a fake tree in the tests.
