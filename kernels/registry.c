@@ -233,24 +233,3 @@ int sb_kernel_available(const sb_kernel *k, const char **why)
         *why = NULL;
     return 1;
 }
-
-/* The failed calls sb_kernel_failed() counted in this thread, and the
- * errno of the last.  Per thread because a run measures in one thread
- * (its own, or a forked invocation's only one) and several runs may
- * measure at once in different threads; the measuring loop reads the
- * count around each sample, outside the timed region. */
-static _Thread_local size_t sb__failures;
-static _Thread_local int sb__failure_errno;
-
-void sb_kernel_failed(int errnum)
-{
-    sb__failures++;
-    sb__failure_errno = errnum;
-}
-
-size_t sb__kernel_failures(int *last_errno)
-{
-    if (last_errno)
-        *last_errno = sb__failure_errno;
-    return sb__failures;
-}

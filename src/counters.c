@@ -52,10 +52,8 @@
 #include <papi.h>
 #endif
 
-#include "sb_internal.h"
-
-/* Test hook: pretend perf_event_open(2) is refused. */
-int sb__counters_no_perf;
+#include "counters.h"
+#include "sysinfo.h"
 
 /* The default hardware counters (PAPI presets). */
 static const char *const default_hw[] = {
@@ -364,7 +362,7 @@ static int perf_open(struct sb__counters *c, int sw, char *why, size_t len)
     struct perf_event_attr a;
     int fd, group = c->nperf ? c->perf_fd[0] : -1;
 
-    if (sb__counters_no_perf) {
+    if (SB__COUNTERS_NO_PERF) {
         snprintf(why, len, "perf_event_open: refused (test)");
         return -1;
     }
@@ -377,14 +375,12 @@ static int perf_open(struct sb__counters *c, int sw, char *why, size_t len)
                       PERF_FLAG_FD_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-        int paranoid = 0, have = f && fscanf(f, "%d", &paranoid) == 1;
-        if (f)
-            fclose(f);
+        long paranoid = 0;
+        int have = sb__perf_paranoid("", &paranoid) == 0;
         if ((e == EACCES || e == EPERM) && have)
             snprintf(why, len,
                      "perf_event_open: %s (kernel.perf_event_paranoid is "
-                     "%d)", strerror(e), paranoid);
+                     "%ld)", strerror(e), paranoid);
         else
             snprintf(why, len, "perf_event_open: %s", strerror(e));
         return -1;

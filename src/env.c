@@ -36,7 +36,7 @@
 #endif
 
 #include "env_internal.h"
-#include "sb_internal.h"
+#include "sysinfo.h"
 
 /* A sibling busier than this share of the sampling window warns.  With
  * USER_HZ 100 a 100 ms window holds about 10 ticks per CPU, so one busy
@@ -53,18 +53,10 @@ struct ctx {
     int pinned;            /* 0: cpu < 0 was asked for */
     int real;              /* root is "": CPUID and personality apply */
     double sample_seconds;
-    char model[128];       /* "model name" of /proc/cpuinfo, or "" */
-    int hv_flag;           /* "hypervisor" flag: 1, 0, -1 unknown */
+    sb__cpuinfo ci;        /* /proc/cpuinfo: model and hypervisor flag */
 };
 
 /* ---- Small string helpers ---------------------------------------------- */
-
-static void trim(char *s)
-{
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-}
 
 /* printf into buf, truncating. */
 static void setf(char *buf, size_t len, const char *fmt, ...)
@@ -113,100 +105,7 @@ static int parse_decimal(const char *s, double *out)
     return 0;
 }
 
-/* A whole decimal integer, optionally negative, with nothing after it. */
-static int parse_long(const char *s, long *out)
-{
-    char *end;
-    long v;
-    if (!*s)
-        return -1;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* ---- CPU lists ("0-3,6") ------------------------------------------------ */
-
-/* sysfs writes "" or "(null)" for an empty list. */
-static int cl_empty(const char *s)
-{
-    return *s == '\0' || !strcmp(s, "(null)");
-}
-
-/* The next range "a" or "a-b" of a CPU list: 1 with *lo and *hi set, 0 at
- * the end, -1 when the text is not a list. */
-static int cl_next(const char **p, long *lo, long *hi)
-{
-    const char *s = *p;
-    char *end;
-
-    if (*s == '\0')
-        return 0;
-    if (!isdigit((unsigned char)*s))
-        return -1;
-    errno = 0;
-    *lo = strtol(s, &end, 10);
-    *hi = *lo;
-    if (*end == '-') {
-        s = end + 1;
-        if (!isdigit((unsigned char)*s))
-            return -1;
-        *hi = strtol(s, &end, 10);
-    }
-    if (errno || *hi < *lo || (*end != ',' && *end != '\0'))
-        return -1;
-    *p = *end == ',' ? end + 1 : end;
-    return 1;
-}
-
-/* How many CPUs a list names; -1 when it is not a list. */
-static long cl_count(const char *s)
-{
-    long lo, hi, n = 0;
-    int r;
-    if (cl_empty(s))
-        return 0;
-    while ((r = cl_next(&s, &lo, &hi)) == 1)
-        n += hi - lo + 1;
-    return r < 0 ? -1 : n;
-}
-
-/* Whether a list holds cpu: 1, 0, or -1 when it is not a list. */
-static int cl_has(const char *s, long cpu)
-{
-    long lo, hi;
-    int r;
-    if (cl_empty(s))
-        return 0;
-    while ((r = cl_next(&s, &lo, &hi)) == 1)
-        if (lo <= cpu && cpu <= hi)
-            return 1;
-    return r;
-}
-
-/* The first CPU of a list, or -1. */
-static long cl_first(const char *s)
-{
-    long lo, hi;
-    return !cl_empty(s) && cl_next(&s, &lo, &hi) == 1 ? lo : -1;
-}
-
 /* ---- Files below the root ----------------------------------------------- */
-
-static FILE *vopen_at(const struct ctx *c, const char *fmt, va_list ap)
-{
-    char path[512];
-    int r = snprintf(path, sizeof path, "%s", c->root), s;
-    if (r < 0 || (size_t)r >= sizeof path)
-        return NULL;
-    s = vsnprintf(path + r, sizeof path - (size_t)r, fmt, ap);
-    if (s < 0 || (size_t)s >= sizeof path - (size_t)r)
-        return NULL; /* a path that does not fit is not read */
-    return fopen(path, "re");
-}
 
 static FILE *open_at(const struct ctx *c, const char *fmt, ...)
     SB__PRINTF(2, 3);
@@ -215,7 +114,7 @@ static FILE *open_at(const struct ctx *c, const char *fmt, ...)
     va_list ap;
     FILE *f;
     va_start(ap, fmt);
-    f = vopen_at(c, fmt, ap);
+    f = sb__sys_vopen(c->root, fmt, ap);
     va_end(ap);
     return f;
 }
@@ -229,23 +128,11 @@ static int read_line(const struct ctx *c, char *buf, size_t len,
                      const char *fmt, ...)
 {
     va_list ap;
-    FILE *f;
-    int ok;
-
-    buf[0] = '\0';
+    int r;
     va_start(ap, fmt);
-    f = vopen_at(c, fmt, ap);
+    r = sb__sys_vline(c->root, buf, len, fmt, ap);
     va_end(ap);
-    if (!f)
-        return -1;
-    if (!fgets(buf, (int)len, f))
-        buf[0] = '\0';
-    ok = !ferror(f);
-    fclose(f);
-    if (!ok)
-        buf[0] = '\0';
-    trim(buf);
-    return ok ? 0 : -1;
+    return r;
 }
 
 /* Whether a path below the root exists. */
@@ -253,80 +140,12 @@ static int exists_at(const struct ctx *c, const char *fmt, ...)
     SB__PRINTF(2, 3);
 static int exists_at(const struct ctx *c, const char *fmt, ...)
 {
-    char path[512];
     va_list ap;
-    int r = snprintf(path, sizeof path, "%s", c->root), s;
-    if (r < 0 || (size_t)r >= sizeof path)
-        return 0;
+    int r;
     va_start(ap, fmt);
-    s = vsnprintf(path + r, sizeof path - (size_t)r, fmt, ap);
+    r = sb__sys_vexists(c->root, fmt, ap);
     va_end(ap);
-    if (s < 0 || (size_t)s >= sizeof path - (size_t)r)
-        return 0;
-    return access(path, F_OK) == 0;
-}
-
-/* The first "model name" of /proc/cpuinfo and whether its first "flags"
- * line holds "hypervisor", read once and character by character: the
- * flags line of a current x86 CPU is longer than any sensible buffer. */
-static void read_cpuinfo(struct ctx *c)
-{
-    FILE *f = open_at(c, "/proc/cpuinfo");
-    int have_model = 0, ch;
-
-    c->model[0] = '\0';
-    c->hv_flag = -1;
-    if (!f)
-        return;
-    for (;;) {
-        char key[32];
-        size_t kn = 0;
-        while ((ch = getc(f)) != EOF && ch != ':' && ch != '\n')
-            if (kn + 1 < sizeof key)
-                key[kn++] = (char)ch;
-        if (ch == EOF)
-            break;
-        key[kn] = '\0';
-        trim(key);
-        if (ch == '\n')
-            continue;
-        if (!have_model && !strcmp(key, "model name")) {
-            size_t mn = 0;
-            while ((ch = getc(f)) == ' ' || ch == '\t')
-                ;
-            for (; ch != EOF && ch != '\n'; ch = getc(f))
-                if (mn + 1 < sizeof c->model)
-                    c->model[mn++] = (char)ch;
-            c->model[mn] = '\0';
-            trim(c->model);
-            have_model = 1;
-        } else if (c->hv_flag < 0 && !strcmp(key, "flags")) {
-            char tok[16];
-            size_t tn = 0;
-            int over = 0;
-            c->hv_flag = 0;
-            do {
-                ch = getc(f);
-                if (ch == ' ' || ch == '\t' || ch == '\n' || ch == EOF) {
-                    tok[tn] = '\0';
-                    if (tn && !over && !strcmp(tok, "hypervisor"))
-                        c->hv_flag = 1;
-                    tn = 0;
-                    over = 0;
-                } else if (tn + 1 < sizeof tok) {
-                    tok[tn++] = (char)ch;
-                } else {
-                    over = 1;
-                }
-            } while (ch != '\n' && ch != EOF);
-        } else {
-            while (ch != '\n' && ch != EOF)
-                ch = getc(f);
-        }
-        if (ch == EOF || (have_model && c->hv_flag >= 0))
-            break;
-    }
-    fclose(f);
+    return r;
 }
 
 /* ---- /proc/stat --------------------------------------------------------- */
@@ -502,27 +321,15 @@ static void check_cpu(const struct ctx *c, sb_env_item *it)
     char model[128], list[256];
     const char *kind = "";
 
-    setf(model, sizeof model, "%s", c->model[0] ? c->model : "unknown");
-#ifdef SB_HAVE_X86_64
-    if (c->real && !c->model[0]) {
-        unsigned r[12];
-        if (__get_cpuid(0x80000004, &r[0], &r[1], &r[2], &r[3])) {
-            for (unsigned i = 0; i < 3; i++)
-                __cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1],
-                        r[4 * i + 2], r[4 * i + 3]);
-            setf(model, sizeof model, "%.48s", (const char *)r);
-            trim(model);
-        }
-    }
-#endif
+    sb__cpuinfo_model(c->root, &c->ci, model, sizeof model);
     /* Hybrid parts (Alder Lake and later) list their core types: a P-core
      * and an E-core give different figures for the same kernel. */
     if (read_line(c, list, sizeof list, "/sys/devices/cpu_core/cpus") == 0 &&
-        cl_has(list, c->cpu) == 1)
+        sb__cpulist_has(list, c->cpu) == 1)
         kind = " (P-core)";
     else if (read_line(c, list, sizeof list, "/sys/devices/cpu_atom/cpus") ==
                  0 &&
-             cl_has(list, c->cpu) == 1)
+             sb__cpulist_has(list, c->cpu) == 1)
         kind = " (E-core)";
     if (c->pinned)
         VALUE(it, "cpu %d%s: %s", c->cpu, kind, model);
@@ -650,7 +457,7 @@ static void check_smt(const struct ctx *c, sb_env_item *it)
                   c->cpu) != 0 ||
         !list[0])
         return;
-    while ((r = cl_next(&p, &lo, &hi)) == 1)
+    while ((r = sb__cpulist_next(&p, &lo, &hi)) == 1)
         for (long id = lo; id <= hi && n < MAX_SIBLINGS; id++)
             if (id != c->cpu)
                 sib[n++] = (int)id;
@@ -719,10 +526,10 @@ static void check_vm(const struct ctx *c, sb_env_item *it)
     else if (read_line(c, type, sizeof type, "/sys/hypervisor/type") == 0 &&
              type[0])
         VALUE(it, "yes: %s (/sys/hypervisor/type)", type);
-    else if (c->hv_flag == 1)
+    else if (c->ci.hypervisor == 1)
         VALUE(it, "yes (hypervisor flag in /proc/cpuinfo)");
     else {
-        if (cpuid_hv == 0 || c->hv_flag == 0)
+        if (cpuid_hv == 0 || c->ci.hypervisor == 0)
             VALUE(it, "no");
         return;
     }
@@ -744,8 +551,8 @@ static void check_isolation(const struct ctx *c, sb_env_item *it)
     if (read_line(c, nohz, sizeof nohz,
                   "/sys/devices/system/cpu/nohz_full") != 0)
         nohz[0] = '\0';
-    niso = cl_count(iso);
-    nnohz = cl_count(nohz);
+    niso = sb__cpulist_count(iso);
+    nnohz = sb__cpulist_count(nohz);
     if (niso < 0 || nnohz < 0)
         return;
     iso_txt = niso ? iso : "none";
@@ -766,7 +573,8 @@ static void check_isolation(const struct ctx *c, sb_env_item *it)
         return;
     }
     if (c->pinned &&
-        (cl_has(iso, c->cpu) == 1 || cl_has(nohz, c->cpu) == 1)) {
+        (sb__cpulist_has(iso, c->cpu) == 1 ||
+         sb__cpulist_has(nohz, c->cpu) == 1)) {
         VALUE(it, "cpu %d isolated (isolcpus %s, nohz_full %s)", c->cpu,
               iso_txt, nohz_txt);
         return;
@@ -777,7 +585,7 @@ static void check_isolation(const struct ctx *c, sb_env_item *it)
     else
         VALUE(it, "not pinned (isolcpus %s, nohz_full %s)", iso_txt,
               nohz_txt);
-    first = niso ? cl_first(iso) : cl_first(nohz);
+    first = niso ? sb__cpulist_first(iso) : sb__cpulist_first(nohz);
     it->warn = 1;
     ADVICE(it, "pin to an isolated CPU: --cpu %ld", first);
 }
@@ -789,7 +597,7 @@ static long online_cpus(const struct ctx *c)
     long n = -1;
     if (read_line(c, list, sizeof list, "/sys/devices/system/cpu/online") ==
         0)
-        n = cl_count(list);
+        n = sb__cpulist_count(list);
     if (n <= 0 && c->real)
         n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? n : -1;
@@ -865,18 +673,20 @@ static void check_thp(const struct ctx *c, sb_env_item *it)
 
 static void check_aslr(const struct ctx *c, sb_env_item *it)
 {
-    char v[16];
     long x;
-    int have = read_line(c, v, sizeof v,
-                         "/proc/sys/kernel/randomize_va_space") == 0 &&
-               parse_long(v, &x) == 0;
+    int have = sb__sys_long(c->root, &x, "%s",
+                            "/proc/sys/kernel/randomize_va_space") == 0;
 
 #ifdef __linux__
     if (c->real) {
         int p = personality(0xffffffff);
         if (p != -1 && (p & ADDR_NO_RANDOMIZE)) {
-            VALUE(it, "off for this process (setarch -R), system %s",
-                  have ? v : "unknown");
+            if (have)
+                VALUE(it, "off for this process (setarch -R), system %ld",
+                      x);
+            else
+                VALUE(it, "off for this process (setarch -R), system "
+                          "unknown");
             it->warn = 1;
             ADVICE(it, "run without setarch -R so that layouts differ "
                        "between runs");
@@ -913,10 +723,7 @@ static void check_clocksource(const struct ctx *c, sb_env_item *it)
 {
     char cs[64];
 
-    if (read_line(c, cs, sizeof cs,
-                  "/sys/devices/system/clocksource/clocksource0/"
-                  "current_clocksource") != 0 ||
-        !cs[0])
+    if (sb__clocksource(c->root, cs, sizeof cs) != 0)
         return;
     if (!strcmp(cs, "tsc")) {
         VALUE(it, "tsc");
@@ -931,12 +738,9 @@ static void check_clocksource(const struct ctx *c, sb_env_item *it)
 
 static void check_paranoid(const struct ctx *c, sb_env_item *it)
 {
-    char v[16];
     long x;
 
-    if (read_line(c, v, sizeof v, "/proc/sys/kernel/perf_event_paranoid") !=
-            0 ||
-        parse_long(v, &x) != 0)
+    if (sb__perf_paranoid(c->root, &x) != 0)
         return;
     if (x < 0)
         VALUE(it, "%ld: no restrictions", x);
@@ -990,7 +794,7 @@ void sb__env_audit_at(const char *root, int cpu, double sample_seconds,
     c.cpu = cpu >= 0 ? cpu : 0;
     c.real = root[0] == '\0';
     c.sample_seconds = sample_seconds;
-    read_cpuinfo(&c);
+    sb__cpuinfo_read(root, &c.ci);
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
         sb_env_item *it = &out->items[out->n++];
         setf(it->key, sizeof it->key, "%s", checks[i].key);

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sb_internal.h"
+#include "interrupts.h"
 
 #define PROC_INTERRUPTS "/proc/interrupts"
 

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "plan.h"
 #include "run_internal.h"
 
 #define SCHEMA_VERSION 1

@@ -112,8 +112,14 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 
-#include "kernels_sys.h"
-#include "run_internal.h"
+#include "counters.h"
+#include "failed.h"
+#include "interrupts.h"
+#include "measure.h"
+#include "meta.h"
+#include "plan.h"
+#include "sysinfo.h"
+#include "timer.h"
 #include "timer_asm.h"
 
 /* Per-cell working state of one invocation. */
@@ -258,46 +264,6 @@ static void flush_range(const void *p, size_t n)
 }
 #endif
 
-/* The CPUs of a sysfs cpulist ("2-3,6") into set; 0, or -1 when there is
- * no such file or it does not parse. */
-int sb__read_cpulist(const char *path, cpu_set_t *set)
-{
-    FILE *f = fopen(path, "r");
-    char buf[512], *p;
-    int any = 0;
-
-    CPU_ZERO(set);
-    if (!f)
-        return -1;
-    p = fgets(buf, sizeof buf, f);
-    fclose(f);
-    if (!p)
-        return -1;
-    while (*p && *p != '\n') {
-        char *end;
-        long a = strtol(p, &end, 10), b;
-        if (end == p || a < 0)
-            return -1;
-        b = a;
-        p = end;
-        if (*p == '-') {
-            b = strtol(p + 1, &end, 10);
-            if (end == p + 1 || b < a)
-                return -1;
-            p = end;
-        }
-        for (long c = a; c <= b && c < CPU_SETSIZE; c++) {
-            CPU_SET((int)c, set);
-            any = 1;
-        }
-        if (*p == ',')
-            p++;
-        else if (*p && *p != '\n')
-            return -1;
-    }
-    return any ? 0 : -1;
-}
-
 /* The CPU a run pins to, from the allowed set: --cpu, else the last
  * isolated CPU this process may run on, else the last allowed one; note
  * (optional) says why.  -1 when nothing is allowed. */
@@ -318,7 +284,7 @@ int sb__choose_cpu(const sb_options *opt, const cpu_set_t *allowed,
         snprintf(note, len, "chosen with --cpu (online: %s)", set);
         return cpu;
     }
-    if (sb__read_cpulist("/sys/devices/system/cpu/isolated", &iso) == 0) {
+    if (sb__read_cpulist("", "/sys/devices/system/cpu/isolated", &iso) == 0) {
         /* Isolated CPUs (isolcpus=) run no other tasks and take fewer
          * interrupts: the best place to measure, when allowed. */
         /* Not only those in the inherited mask: with isolcpus= the kernel

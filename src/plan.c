@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "counters.h"
+#include "plan.h"
 #include "run_internal.h"
+#include "sysinfo.h"
 
 struct sb_plan {
     sb_cell *cells;
@@ -180,45 +183,6 @@ int sb__buffer_bytes(const sb_plan *plan, size_t *src_bytes,
     *src_bytes = (s / SB_PAGE_SIZE + 1) * SB_PAGE_SIZE;
     *dst_bytes = (d / SB_PAGE_SIZE + 1) * SB_PAGE_SIZE;
     return 0;
-}
-
-int sb__cpu_allowed(int cpu, char *set, size_t setlen)
-{
-    cpu_set_t mask;
-    int first = -1, last = -1, ok = 0;
-    size_t used = 0;
-
-    /* The online CPUs, not only this process's affinity mask: with
-     * isolcpus= every process starts outside the isolated CPUs, which are
-     * the best ones to pin to.  Where the cpuset forbids one,
-     * sched_setaffinity says so when the run pins. */
-    if (sb__read_cpulist("/sys/devices/system/cpu/online", &mask) != 0 &&
-        sched_getaffinity(0, sizeof mask, &mask) != 0)
-        return -1;
-    if (set && setlen)
-        set[0] = '\0';
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        int in = CPU_ISSET(c, &mask);
-        if (in && c == cpu)
-            ok = 1;
-        if (in && first < 0)
-            first = c;
-        if (in)
-            last = c;
-        if (first >= 0 && (!in || c == CPU_SETSIZE - 1)) {
-            if (set && used < setlen) {
-                int w = last > first
-                            ? snprintf(set + used, setlen - used, "%s%d-%d",
-                                       used ? "," : "", first, last)
-                            : snprintf(set + used, setlen - used, "%s%d",
-                                       used ? "," : "", first);
-                if (w > 0)
-                    used += (size_t)w;
-            }
-            first = -1;
-        }
-    }
-    return ok;
 }
 
 int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "run_internal.h"
+#include "sysinfo.h"
 
 extern char **environ;
 
@@ -405,32 +406,6 @@ static int matrix_find(const sb_run *run, matrix *m)
 
 /* ---- The figure's files ----------------------------------------------- */
 
-/* The CPU model of this machine as /proc/cpuinfo names it, or "unknown"
- * (as meta.c records it when it cannot tell). */
-static void this_cpu_model(char *buf, size_t len)
-{
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-
-    snprintf(buf, len, "unknown");
-    if (!f)
-        return;
-    while (fgets(line, sizeof line, f)) {
-        char *p = strchr(line, ':');
-        size_t n;
-        if (strncmp(line, "model name", 10) || !p)
-            continue;
-        for (p++; *p == ' ' || *p == '\t'; p++)
-            ;
-        snprintf(buf, len, "%s", p);
-        n = strlen(buf);
-        while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-            buf[--n] = '\0';
-        break;
-    }
-    fclose(f);
-}
-
 /* The second line of every title: the machine and the cache state. */
 static void machine_line(const sb_run *run, char *buf, size_t len)
 {
@@ -578,71 +553,7 @@ static void dat_header(fig *F, const char *columns, const char *blocks)
 
 #define CACHE_MAX 8
 
-typedef struct cache {
-    char label[8];      /* "L1d", "L2", "L3" */
-    size_t bytes;
-} cache;
-
-/* One small sysfs file's first word, or "" when it cannot be read. */
-static void read_word(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    buf[0] = '\0';
-    if (!f)
-        return;
-    if (fgets(buf, (int)len, f))
-        buf[strcspn(buf, " \t\n")] = '\0';
-    fclose(f);
-}
-
-/* The data and unified caches of CPU 0 from
- * /sys/devices/system/cpu/cpu0/cache/index*: level, type, size ("48K").
- * Instruction caches and entries with a missing file are skipped; each
- * label is kept once.  Returns how many were found. */
-static size_t read_caches(cache *out, size_t max)
-{
-    size_t n = 0;
-    for (int idx = 0; idx < 16 && n < max; idx++) {
-        char p[96], level[16], type[32], size[32], label[8];
-        unsigned long long bytes;
-        char *end;
-        int dup = 0;
-
-        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu0/cache/index%d/",
-                 idx);
-        {
-            char q[128];
-            snprintf(q, sizeof q, "%slevel", p);
-            read_word(q, level, sizeof level);
-            snprintf(q, sizeof q, "%stype", p);
-            read_word(q, type, sizeof type);
-            snprintf(q, sizeof q, "%ssize", p);
-            read_word(q, size, sizeof size);
-        }
-        if (!level[0] || !type[0] || !size[0] ||
-            !strcmp(type, "Instruction") || level[0] < '1' ||
-            level[0] > '9' || level[1])
-            continue;
-        bytes = strtoull(size, &end, 10);
-        if (*end == 'K')
-            bytes <<= 10;
-        else if (*end == 'M')
-            bytes <<= 20;
-        else if (*end == 'G')
-            bytes <<= 30;
-        if (!bytes || bytes > SIZE_MAX)
-            continue;
-        snprintf(label, sizeof label, "L%c%s", level[0],
-                 level[0] == '1' && !strcmp(type, "Data") ? "d" : "");
-        for (size_t k = 0; k < n; k++)
-            dup |= !strcmp(out[k].label, label);
-        if (dup)
-            continue;
-        memcpy(out[n].label, label, sizeof label);
-        out[n++].bytes = (size_t)bytes;
-    }
-    return n;
-}
+typedef sb__cache cache; /* "L1d", "L2", "L3" and bytes (sysinfo.c) */
 
 /* ---- Sweep and sizes -------------------------------------------------- */
 
@@ -739,9 +650,9 @@ static void write_lines(fig *F, const lines *L)
         const char *there = sb_run_meta(run)->cpu_model;
         cache c[CACHE_MAX];
         size_t nc = 0;
-        this_cpu_model(here, sizeof here);
+        sb__cpu_model(here, sizeof here);
         if (!run->imported && there[0] && !strcmp(here, there))
-            nc = read_caches(c, CACHE_MAX);
+            nc = sb__caches("", 0, c, CACHE_MAX);
         for (size_t k = 0; k < nc; k++) {
             char h[32];
             if ((double)c[k].bytes < L->xmin / 1.25 ||

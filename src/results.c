@@ -29,6 +29,7 @@
 #include <gsl/gsl_sort.h>
 
 #include "run_internal.h"
+#include "timer.h"
 
 #define AUTOCORR_WARN 0.2
 

@@ -38,7 +38,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run_internal.h"
+#include "measure.h"
+#include "timer.h"
 
 /* ---- The pipe protocol between an invocation and the parent ------------ */
 

@@ -11,10 +11,11 @@
  *    SB_OK (0) on success or a negative SB_E* code, and fill the optional
  *    sb_error the caller passed (NULL is allowed) with a one-line message.
  *  - The library never prints, never exits and never aborts.  GSL's default
- *    error handler is switched off by sb_init() and by every entry point
- *    that calls GSL.  PAPI is started only when at least 16 file
- *    descriptors are free (PAPI exits its process when it cannot open a
- *    file it needs): with fewer, its counters are missing with the reason.
+ *    error handler is switched off, for the whole process, by sb_init()
+ *    and by every entry point that calls GSL (see sb_init).  PAPI is
+ *    started only when at least 16 file descriptors are free (PAPI exits
+ *    its process when it cannot open a file it needs): with fewer, its
+ *    counters are missing with the reason.
  *  - A NULL pointer where an object, array or output is needed is refused:
  *    SB_EINVAL with a message naming the argument ("sb_plan_add: kernel is
  *    NULL"), or, for functions without a status, 0, NULL or no effect.
@@ -77,8 +78,20 @@ typedef struct sb_error {
 SB_API const char *sb_strerror(int code);
 
 /* Switch GSL's abort-on-error handler off for the whole process, once
- * (pthread_once).  Every library entry point that uses GSL calls it;
- * calling it again is harmless.  Cannot fail. */
+ * (pthread_once): the library checks the status of every GSL call
+ * instead.  Every library entry point that uses GSL calls it; calling it
+ * again is harmless.  Cannot fail.
+ *
+ * GSL keeps one error handler per process, not per thread, so this
+ * reaches the host program too: after its first call into the library,
+ * a GSL error in the host's own code returns a status instead of
+ * aborting.  A host that wants its own handler installs it after that
+ * first call; the library's GSL calls then use it too, which is safe if
+ * the handler returns (one that aborts or jumps away defeats the
+ * library's error statuses).  The library does not save and restore the
+ * handler around its calls: with two threads in the library at once, one
+ * thread's restore would switch the abort back on while the other is
+ * still inside GSL, and GSL offers no per-thread handler. */
 SB_API void sb_init(void);
 
 /* The library's version string, "MAJOR.MINOR.PATCH". */

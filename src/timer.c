@@ -24,7 +24,7 @@
 #include <cpuid.h>
 #endif
 
-#include "sb_internal.h"
+#include "timer.h"
 #include "timer_asm.h"
 
 double sb__now(void)

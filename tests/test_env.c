@@ -3,7 +3,8 @@
  * (tests/fixtures/env/quiet, noisy and vm; see the README there), the
  * SMT sibling's load from two /proc/stat snapshots, "unknown" for an
  * empty root, and the real machine (whatever it reports, the items must
- * be well formed).
+ * be well formed); and the system-information module the audit reads
+ * through (sysinfo.c: cpuinfo, CPU lists, caches, the clocksource).
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "env_internal.h"
+#include "sysinfo.h"
 #include "tap.h"
 
 static const char *const keys[] = {
@@ -404,6 +406,90 @@ static void check_real(int cpu)
                "always has advice", cpu);
 }
 
+/* sysinfo.c against the fixture trees. */
+static void test_sysinfo(void)
+{
+    char root[1200], buf[64];
+    sb__cpuinfo ci;
+    sb__cache c[8];
+    cpu_set_t set;
+    const char *p;
+    long lo, hi;
+    size_t n;
+
+    snprintf(root, sizeof root, "%s/quiet", fixtures);
+    sb__cpuinfo_read(root, &ci);
+    TAP_IS_STR(ci.model, "Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz",
+               "cpuinfo: the first model name");
+    TAP_IS_INT(ci.hypervisor, 0, "cpuinfo: no hypervisor flag");
+    sb__cpuinfo_model(root, &ci, buf, sizeof buf);
+    TAP_IS_STR(buf, ci.model, "cpuinfo: the model as recorded");
+    TAP_IS_INT(sb__cpuinfo_flag(root, "sse2"), 1, "cpuinfo: sse2 flag");
+    TAP_IS_INT(sb__cpuinfo_flag(root, "sse"), 1, "cpuinfo: sse flag");
+    TAP_IS_INT(sb__cpuinfo_flag(root, "ss2"), 0, "cpuinfo: no ss2 flag");
+    snprintf(root, sizeof root, "%s/vm", fixtures);
+    sb__cpuinfo_read(root, &ci);
+    TAP_IS_INT(ci.hypervisor, 1, "cpuinfo: the hypervisor flag");
+    TAP_IS_INT(sb__cpuinfo_flag(root, "lm"), 1, "cpuinfo: the last flag");
+    snprintf(root, sizeof root, "%s/nonexistent", fixtures);
+    sb__cpuinfo_read(root, &ci);
+    TAP_IS_INT(ci.hypervisor, -1, "cpuinfo: no file, flag unknown");
+    TAP_IS_INT(sb__cpuinfo_flag(root, "sse2"), -1, "cpuinfo: no file, -1");
+    sb__cpuinfo_model(root, &ci, buf, sizeof buf);
+    TAP_IS_STR(buf, "unknown", "cpuinfo: no file, no CPUID for a fake root");
+
+    TAP_IS_INT(sb__cpulist_count("0-3,6"), 5, "cpulist: 0-3,6 counts 5");
+    TAP_IS_INT(sb__cpulist_count("(null)"), 0, "cpulist: (null) is empty");
+    TAP_IS_INT(sb__cpulist_count("3-1"), -1, "cpulist: 3-1 is not a list");
+    TAP_IS_INT(sb__cpulist_count("1,x"), -1, "cpulist: 1,x is not a list");
+    TAP_IS_INT(sb__cpulist_has("0-3,6", 6), 1, "cpulist: 6 in 0-3,6");
+    TAP_IS_INT(sb__cpulist_has("0-3,6", 4), 0, "cpulist: 4 not in 0-3,6");
+    TAP_IS_INT(sb__cpulist_first("5,1"), 5, "cpulist: first of 5,1");
+    p = "2-4,";
+    tap_ok(sb__cpulist_next(&p, &lo, &hi) == 1 && lo == 2 && hi == 4 &&
+               sb__cpulist_next(&p, &lo, &hi) == 0,
+           "cpulist: 2-4 then the end (a trailing comma allowed)");
+
+    snprintf(root, sizeof root, "%s/quiet", fixtures);
+    tap_ok(sb__read_cpulist(root, "/sys/devices/system/cpu/isolated",
+                            &set) == 0 &&
+               CPU_COUNT(&set) == 3 && CPU_ISSET(1, &set) &&
+               CPU_ISSET(3, &set),
+           "read_cpulist: quiet's isolated 1-3");
+    snprintf(root, sizeof root, "%s/noisy", fixtures);
+    TAP_IS_INT(sb__read_cpulist(root, "/sys/devices/system/cpu/isolated",
+                                &set),
+               -1, "read_cpulist: an empty list is -1");
+    TAP_IS_INT(sb__read_cpulist(root, "/sys/devices/system/cpu/nohz_full",
+                                &set),
+               -1, "read_cpulist: (null) is -1");
+    TAP_IS_INT(sb__read_cpulist(root, "/nonexistent", &set), -1,
+               "read_cpulist: no file is -1");
+
+    snprintf(root, sizeof root, "%s/quiet", fixtures);
+    n = sb__caches(root, 0, c, 8);
+    TAP_IS_INT(n, 3, "caches: L1d, L2, L3 (no instruction cache, L3 once)");
+    tap_ok(n == 3 && !strcmp(c[0].label, "L1d") && c[0].bytes == 32768 &&
+               !strcmp(c[1].label, "L2") && c[1].bytes == 262144 &&
+               !strcmp(c[2].label, "L3") && c[2].bytes == 12582912,
+           "caches: labels and sizes");
+    TAP_IS_INT(sb__caches(root, 0, c, 2), 2, "caches: at most max");
+    TAP_IS_INT(sb__caches(root, 5, c, 8), 0, "caches: none for cpu 5");
+    tap_ok(sb__clocksource(root, buf, sizeof buf) == 0 &&
+               !strcmp(buf, "tsc"),
+           "clocksource: quiet's tsc");
+    tap_ok(sb__perf_paranoid(root, &lo) == 0 && lo == 2,
+           "perf_event_paranoid: quiet's 2");
+    snprintf(root, sizeof root, "%s/vm", fixtures);
+    tap_ok(sb__perf_paranoid(root, &lo) == 0 && lo == -1,
+           "perf_event_paranoid: vm's -1");
+    snprintf(root, sizeof root, "%s/nonexistent", fixtures);
+    TAP_IS_INT(sb__clocksource(root, buf, sizeof buf), -1,
+               "clocksource: no file is -1");
+    TAP_IS_INT(sb__perf_paranoid(root, &lo), -1,
+               "perf_event_paranoid: no file is -1");
+}
+
 int main(void)
 {
     const char *top = getenv("top_srcdir");
@@ -421,6 +507,7 @@ int main(void)
     test_sibling_busy();
     test_snapshot();
     test_smt_judge();
+    test_sysinfo();
 
     /* The audit's failed opens do not leak into the caller's errno. */
     errno = EDOM;

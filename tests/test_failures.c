@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "kernels_sys.h"
-#include "sb_internal.h"
+#include "failed.h"
 #include "statbench.h"
 #include "tap.h"
 

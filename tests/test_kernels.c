@@ -50,6 +50,7 @@
 
 #include "kernels.h"
 #include "statbench.h"
+#include "sysinfo.h"
 #include "tap.h"
 
 #define PAGE 4096
@@ -371,23 +372,6 @@ static const struct {
 };
 #define NFEATURES (sizeof features / sizeof features[0])
 
-#if defined(SB_HAVE_X86_64) && defined(__linux__)
-/* /proc/cpuinfo's "flags" line has word w. */
-static int has_word(const char *line, const char *w)
-{
-    size_t len = strlen(w);
-    const char *p = line;
-    while ((p = strstr(p, w)) != NULL) {
-        if ((p == line || p[-1] == ' ' || p[-1] == '\t') &&
-            (p[len] == ' ' || p[len] == '\n' || p[len] == '\0'))
-            return 1;
-        p += len;
-    }
-    return 0;
-}
-
-#endif
-
 /* Compare with the features the Linux kernel found, which it also gates on
  * XCR0.  The kernel shows "fsrm" only since Linux 5.6, so for fsrm only
  * "the kernel has it, so must we" is checked. */
@@ -403,25 +387,15 @@ static void test_cpuinfo(unsigned have)
         {SB_FEAT_AVX2, "avx2", 1},   {SB_FEAT_AVX512F, "avx512f", 1},
         {SB_FEAT_ERMS, "erms", 1},   {SB_FEAT_FSRM, "fsrm", 0},
     };
-    char line[8192];
-    int found = 0;
     size_t i;
-    FILE *fp = fopen("/proc/cpuinfo", "r");
-    while (fp && fgets(line, sizeof line, fp))
-        if (strncmp(line, "flags", 5) == 0) {
-            found = 1;
-            break;
-        }
-    if (fp)
-        fclose(fp);
     for (i = 0; i < sizeof flags / sizeof flags[0]; ++i) {
-        int k, ours;
-        if (!found) {
+        /* sysinfo.c's reader, itself tested on fixtures (test_env). */
+        int k = sb__cpuinfo_flag("", flags[i].flag), ours;
+        if (k < 0) {
             tap_skip("%s agrees with /proc/cpuinfo: no flags line",
                      flags[i].flag);
             continue;
         }
-        k = has_word(line, flags[i].flag);
         ours = (have & flags[i].bit) != 0;
         if (!tap_ok(flags[i].both_ways ? k == ours : (!k || ours),
                     "%s agrees with /proc/cpuinfo", flags[i].flag))

@@ -32,6 +32,7 @@
 
 #include "gp_check.h"
 #include "statbench.h"
+#include "sysinfo.h"
 #include "tap.h"
 
 static char dir[256];
@@ -408,29 +409,6 @@ static void test_matrix(void)
     sb_run_free(run);
 }
 
-/* This machine's CPU model, so that the size figure draws its caches. */
-static void cpu_model(char *buf, size_t len)
-{
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    snprintf(buf, len, "unknown");
-    while (f && fgets(line, sizeof line, f)) {
-        char *p = strchr(line, ':');
-        size_t n;
-        if (strncmp(line, "model name", 10) || !p)
-            continue;
-        for (p++; *p == ' ' || *p == '\t'; p++)
-            ;
-        snprintf(buf, len, "%s", p);
-        n = strlen(buf);
-        while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-            buf[--n] = '\0';
-        break;
-    }
-    if (f)
-        fclose(f);
-}
-
 static void test_sizes(void)
 {
     spec c[16];
@@ -443,7 +421,8 @@ static void test_sizes(void)
             c[n] = (spec){k ? "sse2_nt" : "movsl", sz, 0, 0,
                           sz * (sz > 16384 ? 0.4 : 0.15) + (k ? 90 : 40),
                           300 + n};
-    cpu_model(model, sizeof model);
+    /* This machine's CPU model, so that the figure draws its caches. */
+    sb__cpu_model(model, sizeof model);
     run = json_run("sizes", model, c, n);
     if (!tap_ok(run != NULL, "sizes run loaded"))
         return;
@@ -453,7 +432,7 @@ static void test_sizes(void)
     tap_ok(file_has(gp, "set logscale x 2"), "sizes: a log2 size axis");
     if (access("/sys/devices/system/cpu/cpu0/cache/index0/size", R_OK) ==
             0 &&
-        file_has("/proc/cpuinfo", "model name"))
+        strcmp(model, "unknown"))
         tap_ok(file_has(gp, "set arrow") && file_has(gp, "this CPU's caches"),
                "sizes: this CPU's caches drawn");
     else

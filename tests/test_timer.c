@@ -9,7 +9,7 @@
 #include <math.h>
 #include <time.h>
 
-#include "sb_internal.h"
+#include "timer.h"
 #include "tap.h"
 #include "timer_asm.h"
 

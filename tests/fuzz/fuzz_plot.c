@@ -35,6 +35,7 @@
 #include "../gp_check.h"
 #include "fuzz.h"
 #include "statbench.h"
+#include "sysinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -51,28 +52,6 @@ typedef struct cellspec {
     double ticks;
 } cellspec;
 
-static void this_cpu_model(char *buf, size_t len)
-{
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    snprintf(buf, len, "unknown");
-    while (f && fgets(line, sizeof line, f)) {
-        char *p = strchr(line, ':');
-        size_t n;
-        if (strncmp(line, "model name", 10) || !p)
-            continue;
-        for (p++; *p == ' ' || *p == '\t'; p++)
-            ;
-        snprintf(buf, len, "%s", p);
-        n = strlen(buf);
-        while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-            buf[--n] = '\0';
-        break;
-    }
-    if (f)
-        fclose(f);
-}
-
 static void init(void)
 {
     snprintf(top, sizeof top, "%s/sbfuzzplotXXXXXX",
@@ -81,7 +60,7 @@ static void init(void)
     snprintf(hdir, sizeof hdir, "%s/hostile", top);
     snprintf(tdir, sizeof tdir, "%s/twin", top);
     CHECK(mkdir(hdir, 0700) == 0 && mkdir(tdir, 0700) == 0);
-    this_cpu_model(here_cpu, sizeof here_cpu);
+    sb__cpu_model(here_cpu, sizeof here_cpu); /* sysinfo.c, as plot.c */
 }
 
 /* A JSON string of any bytes: quotes, backslashes and control characters

@@ -1,0 +1,400 @@
+/*
+ * sysinfo.c: the machine as /proc and /sys describe it (see sysinfo.h and
+ * docs/design.md, "Who owns what").  One reader of each fact, so that the
+ * audit, the run's record and the figures cannot disagree about the CPU
+ * they describe.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef SB_HAVE_X86_64
+#include <cpuid.h>
+#endif
+
+#include "sysinfo.h"
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+}
+
+/* root followed by the formatted path into path; 0, or -1 when it does
+ * not fit (a path that does not fit is not read). */
+static int vpath(char *path, size_t len, const char *root, const char *fmt,
+                 va_list ap)
+{
+    int r = snprintf(path, len, "%s", root), s;
+    if (r < 0 || (size_t)r >= len)
+        return -1;
+    s = vsnprintf(path + r, len - (size_t)r, fmt, ap);
+    return s < 0 || (size_t)s >= len - (size_t)r ? -1 : 0;
+}
+
+FILE *sb__sys_vopen(const char *root, const char *fmt, va_list ap)
+{
+    char path[512];
+    if (vpath(path, sizeof path, root, fmt, ap) != 0)
+        return NULL;
+    return fopen(path, "re");
+}
+
+static FILE *sys_open(const char *root, const char *fmt, ...)
+    SB__PRINTF(2, 3);
+static FILE *sys_open(const char *root, const char *fmt, ...)
+{
+    va_list ap;
+    FILE *f;
+    va_start(ap, fmt);
+    f = sb__sys_vopen(root, fmt, ap);
+    va_end(ap);
+    return f;
+}
+
+int sb__sys_vline(const char *root, char *buf, size_t len, const char *fmt,
+                  va_list ap)
+{
+    FILE *f;
+    int ok;
+
+    buf[0] = '\0';
+    f = sb__sys_vopen(root, fmt, ap);
+    if (!f)
+        return -1;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = '\0';
+    ok = !ferror(f);
+    fclose(f);
+    if (!ok)
+        buf[0] = '\0';
+    trim(buf);
+    return ok ? 0 : -1;
+}
+
+int sb__sys_line(const char *root, char *buf, size_t len, const char *fmt,
+                 ...)
+{
+    va_list ap;
+    int r;
+    va_start(ap, fmt);
+    r = sb__sys_vline(root, buf, len, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+int sb__sys_long(const char *root, long *out, const char *fmt, ...)
+{
+    char v[32], *end;
+    va_list ap;
+    long x;
+    int r;
+
+    va_start(ap, fmt);
+    r = sb__sys_vline(root, v, sizeof v, fmt, ap);
+    va_end(ap);
+    if (r != 0 || !v[0])
+        return -1;
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+int sb__sys_vexists(const char *root, const char *fmt, va_list ap)
+{
+    char path[512];
+    if (vpath(path, sizeof path, root, fmt, ap) != 0)
+        return 0;
+    return access(path, F_OK) == 0;
+}
+
+/* ---- /proc/cpuinfo ------------------------------------------------------ */
+
+/* One pass over root's /proc/cpuinfo: the first "model name" into model
+ * (when not NULL) and whether the first "flags" line holds flag into
+ * *has (1, 0; -1 when there is no flags line or no file).  It stops as
+ * soon as it has both. */
+static void cpuinfo_scan(const char *root, const char *flag, char *model,
+                         size_t mlen, int *has)
+{
+    FILE *f = sys_open(root, "%s", "/proc/cpuinfo");
+    int have_model = model == NULL, ch;
+
+    if (model)
+        model[0] = '\0';
+    *has = -1;
+    if (!f)
+        return;
+    for (;;) {
+        char key[32];
+        size_t kn = 0;
+        while ((ch = getc(f)) != EOF && ch != ':' && ch != '\n')
+            if (kn + 1 < sizeof key)
+                key[kn++] = (char)ch;
+        if (ch == EOF)
+            break;
+        key[kn] = '\0';
+        trim(key);
+        if (ch == '\n')
+            continue;
+        if (!have_model && !strcmp(key, "model name")) {
+            size_t mn = 0;
+            while ((ch = getc(f)) == ' ' || ch == '\t')
+                ;
+            for (; ch != EOF && ch != '\n'; ch = getc(f))
+                if (mn + 1 < mlen)
+                    model[mn++] = (char)ch;
+            model[mn] = '\0';
+            trim(model);
+            have_model = 1;
+        } else if (*has < 0 && !strcmp(key, "flags")) {
+            char tok[32];
+            size_t tn = 0;
+            int over = 0;
+            *has = 0;
+            do {
+                ch = getc(f);
+                if (ch == ' ' || ch == '\t' || ch == '\n' || ch == EOF) {
+                    tok[tn] = '\0';
+                    if (tn && !over && !strcmp(tok, flag))
+                        *has = 1;
+                    tn = 0;
+                    over = 0;
+                } else if (tn + 1 < sizeof tok) {
+                    tok[tn++] = (char)ch;
+                } else {
+                    over = 1;
+                }
+            } while (ch != '\n' && ch != EOF);
+        } else {
+            while (ch != '\n' && ch != EOF)
+                ch = getc(f);
+        }
+        if (ch == EOF || (have_model && *has >= 0))
+            break;
+    }
+    fclose(f);
+}
+
+void sb__cpuinfo_read(const char *root, sb__cpuinfo *out)
+{
+    cpuinfo_scan(root, "hypervisor", out->model, sizeof out->model,
+                 &out->hypervisor);
+}
+
+int sb__cpuinfo_flag(const char *root, const char *flag)
+{
+    int has;
+    cpuinfo_scan(root, flag, NULL, 0, &has);
+    return has;
+}
+
+void sb__cpuinfo_model(const char *root, const sb__cpuinfo *ci, char *buf,
+                       size_t len)
+{
+    snprintf(buf, len, "%s", ci->model[0] ? ci->model : "unknown");
+#ifdef SB_HAVE_X86_64
+    /* CPUID describes this machine only, never a fake root. */
+    if (root[0] == '\0' && !ci->model[0]) {
+        unsigned r[12];
+        if (__get_cpuid(0x80000004, &r[0], &r[1], &r[2], &r[3])) {
+            for (unsigned i = 0; i < 3; i++)
+                __cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1],
+                        r[4 * i + 2], r[4 * i + 3]);
+            snprintf(buf, len, "%.48s", (const char *)r);
+            trim(buf);
+        }
+    }
+#else
+    (void)root;
+#endif
+}
+
+void sb__cpu_model(char *buf, size_t len)
+{
+    sb__cpuinfo ci;
+    sb__cpuinfo_read("", &ci);
+    sb__cpuinfo_model("", &ci, buf, len);
+}
+
+/* ---- CPU lists ("0-3,6") ------------------------------------------------ */
+
+int sb__cpulist_empty(const char *s)
+{
+    return *s == '\0' || !strcmp(s, "(null)");
+}
+
+int sb__cpulist_next(const char **p, long *lo, long *hi)
+{
+    const char *s = *p;
+    char *end;
+
+    if (*s == '\0')
+        return 0;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    *lo = strtol(s, &end, 10);
+    *hi = *lo;
+    if (*end == '-') {
+        s = end + 1;
+        if (!isdigit((unsigned char)*s))
+            return -1;
+        *hi = strtol(s, &end, 10);
+    }
+    if (errno || *hi < *lo || (*end != ',' && *end != '\0'))
+        return -1;
+    *p = *end == ',' ? end + 1 : end;
+    return 1;
+}
+
+long sb__cpulist_count(const char *s)
+{
+    long lo, hi, n = 0;
+    int r;
+    if (sb__cpulist_empty(s))
+        return 0;
+    while ((r = sb__cpulist_next(&s, &lo, &hi)) == 1)
+        n += hi - lo + 1;
+    return r < 0 ? -1 : n;
+}
+
+int sb__cpulist_has(const char *s, long cpu)
+{
+    long lo, hi;
+    int r;
+    if (sb__cpulist_empty(s))
+        return 0;
+    while ((r = sb__cpulist_next(&s, &lo, &hi)) == 1)
+        if (lo <= cpu && cpu <= hi)
+            return 1;
+    return r;
+}
+
+long sb__cpulist_first(const char *s)
+{
+    long lo, hi;
+    return !sb__cpulist_empty(s) && sb__cpulist_next(&s, &lo, &hi) == 1
+               ? lo
+               : -1;
+}
+
+int sb__read_cpulist(const char *root, const char *path, cpu_set_t *set)
+{
+    char buf[512];
+    const char *p = buf;
+    long lo, hi;
+    int r, any = 0;
+
+    CPU_ZERO(set);
+    if (sb__sys_line(root, buf, sizeof buf, "%s", path) != 0)
+        return -1;
+    while ((r = sb__cpulist_next(&p, &lo, &hi)) == 1)
+        for (long c = lo; c <= hi && c < CPU_SETSIZE; c++) {
+            CPU_SET((int)c, set);
+            any = 1;
+        }
+    return r == 0 && any ? 0 : -1;
+}
+
+int sb__cpu_allowed(int cpu, char *set, size_t setlen)
+{
+    cpu_set_t mask;
+    int first = -1, last = -1, ok = 0;
+    size_t used = 0;
+
+    /* Where the cpuset forbids an online CPU, sched_setaffinity says so
+     * when the run pins. */
+    if (sb__read_cpulist("", "/sys/devices/system/cpu/online", &mask) != 0 &&
+        sched_getaffinity(0, sizeof mask, &mask) != 0)
+        return -1;
+    if (set && setlen)
+        set[0] = '\0';
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        int in = CPU_ISSET(c, &mask);
+        if (in && c == cpu)
+            ok = 1;
+        if (in && first < 0)
+            first = c;
+        if (in)
+            last = c;
+        if (first >= 0 && (!in || c == CPU_SETSIZE - 1)) {
+            if (set && used < setlen) {
+                int w = last > first
+                            ? snprintf(set + used, setlen - used, "%s%d-%d",
+                                       used ? "," : "", first, last)
+                            : snprintf(set + used, setlen - used, "%s%d",
+                                       used ? "," : "", first);
+                if (w > 0)
+                    used += (size_t)w;
+            }
+            first = -1;
+        }
+    }
+    return ok;
+}
+
+/* ---- Caches and the clocksource ----------------------------------------- */
+
+size_t sb__caches(const char *root, int cpu, sb__cache *out, size_t max)
+{
+    size_t n = 0;
+    for (int idx = 0; idx < 16 && n < max; idx++) {
+        static const char dir[] = "/sys/devices/system/cpu/cpu%d/cache/"
+                                  "index%d/%s";
+        char level[16], type[32], size[32], label[8];
+        unsigned long long bytes;
+        char *end;
+        int dup = 0;
+
+        sb__sys_line(root, level, sizeof level, dir, cpu, idx, "level");
+        sb__sys_line(root, type, sizeof type, dir, cpu, idx, "type");
+        sb__sys_line(root, size, sizeof size, dir, cpu, idx, "size");
+        if (!level[0] || !type[0] || !size[0] ||
+            !strcmp(type, "Instruction") || level[0] < '1' ||
+            level[0] > '9' || level[1])
+            continue;
+        bytes = strtoull(size, &end, 10);
+        if (*end == 'K')
+            bytes <<= 10;
+        else if (*end == 'M')
+            bytes <<= 20;
+        else if (*end == 'G')
+            bytes <<= 30;
+        if (!bytes || bytes > SIZE_MAX)
+            continue;
+        snprintf(label, sizeof label, "L%c%s", level[0],
+                 level[0] == '1' && !strcmp(type, "Data") ? "d" : "");
+        for (size_t k = 0; k < n; k++)
+            dup |= !strcmp(out[k].label, label);
+        if (dup)
+            continue;
+        memcpy(out[n].label, label, sizeof label);
+        out[n++].bytes = (size_t)bytes;
+    }
+    return n;
+}
+
+int sb__perf_paranoid(const char *root, long *out)
+{
+    return sb__sys_long(root, out, "%s",
+                        "/proc/sys/kernel/perf_event_paranoid");
+}
+
+int sb__clocksource(const char *root, char *buf, size_t len)
+{
+    if (sb__sys_line(root, buf, len, "%s",
+                     "/sys/devices/system/clocksource/clocksource0/"
+                     "current_clocksource") != 0 ||
+        !buf[0])
+        return -1;
+    return 0;
+}

@@ -1,0 +1,24 @@
+/*
+ * timer.h: timer.c's internal functions, never installed; the inlined
+ * timer reads are in timer_asm.h.
+ */
+#ifndef SB_TIMER_H
+#define SB_TIMER_H
+
+#include "sb_internal.h"
+
+/* The timed region of one sample: k calls of fn between two timer reads,
+ * returning the raw tick difference.  Not inlined, so that the overhead
+ * measured with k == 0 is that of the code every sample runs. */
+uint64_t sb__timed_sample(int tsc, sb_kernel_fn fn, void *dst, const void *src,
+                          size_t n, void *state, size_t k);
+
+/* Seconds since an arbitrary start (CLOCK_MONOTONIC). */
+double sb__now(void);
+
+/* Median of a small array, which it sorts (used by every part that
+ * summarises a few readings: the timer, the measuring loop, the
+ * runner, the results). */
+double sb__median_inplace(double *x, size_t n);
+
+#endif

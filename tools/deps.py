@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""deps.py BUILDDIR [-v]: the calls between the source files of libsbcore
+(docs/design.md, "Who owns what"), read from the symbols of the built
+objects (nm): every cycle of files that call each other, with the
+functions that close it, and the internal headers that declare functions
+of more than one file.  -v also lists, per file, the headers it includes
+and the files it calls.  Run it after make, in the build directory."""
+import glob, os, re, subprocess, sys
+b = sys.argv[1]
+objs = glob.glob(os.path.join(b, '*/.libs/libsbcore_la-*.o'))
+defs, undef = {}, {}
+for o in objs:
+    name = re.sub(r'.*libsbcore_la-(.*)\.o', r'\1', o)
+    d = os.path.basename(os.path.dirname(os.path.dirname(o)))
+    key = f'{d}/{name}.c'
+    out = subprocess.run(['nm', o], capture_output=True, text=True).stdout
+    undef[key] = set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in 'TDBRC':
+            defs[parts[2]] = key
+        elif len(parts) == 2 and parts[0] == 'U':
+            undef[key].add(parts[1])
+graph = {k: sorted({defs[s] for s in u if s in defs and defs[s] != k})
+         for k, u in undef.items()}
+verbose = '-v' in sys.argv
+for k in sorted(graph):
+    src = os.path.join(b, k)
+    inc = []
+    if os.path.exists(src):
+        inc = re.findall(r'#include "([^"]+)"', open(src).read())
+    if verbose:
+        print(f'{k}: includes {" ".join(inc)}; calls {" ".join(graph[k])}')
+# cycles: strongly connected components of more than one file
+idx, low, st, on, sccs, n = {}, {}, [], set(), [], [0]
+sys.setrecursionlimit(10000)
+def sc(v):
+    idx[v] = low[v] = n[0]; n[0] += 1; st.append(v); on.add(v)
+    for w in graph.get(v, []):
+        if w not in idx:
+            sc(w); low[v] = min(low[v], low[w])
+        elif w in on:
+            low[v] = min(low[v], idx[w])
+    if low[v] == idx[v]:
+        c = []
+        while True:
+            w = st.pop(); on.discard(w); c.append(w)
+            if w == v: break
+        if len(c) > 1: sccs.append(sorted(c))
+for v in graph:
+    if v not in idx: sc(v)
+for c in sccs:
+    edges = [f'{a} -> {x}' for a in c for x in graph[a] if x in c]
+    syms = {}
+    for a in c:
+        for s in undef[a]:
+            if defs.get(s) in c and defs[s] != a:
+                syms.setdefault((a, defs[s]), []).append(s)
+    print('cycle:', ' '.join(c))
+    for (a, x), s in sorted(syms.items()):
+        print(f'   {a} -> {x}: {" ".join(sorted(s))}')
+print(f'{len(sccs)} cycle(s)')
+# Which .c defines the functions each internal header declares.
+hdrs = [h for d in ('src', 'kernels', 'stats')
+        for h in glob.glob(os.path.join(b, d, '*.h'))]
+for h in sorted(hdrs):
+    if h.endswith(('config.h', 'statbench.h')):
+        continue
+    txt = re.sub(r'/\*.*?\*/', '', open(h).read(), flags=re.S)
+    names = set(re.findall(r'\b(sb_{1,2}[a-z0-9_]+)\s*\(', txt))
+    owners = {}
+    for nm in names:
+        if nm in defs:
+            owners.setdefault(defs[nm], []).append(nm)
+    if len(owners) > 1 or verbose:
+        where = '; '.join(f'{k} ({len(v)})' for k, v in sorted(owners.items()))
+        print(f'{os.path.relpath(h, b)}: {where}')
