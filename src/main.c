@@ -579,11 +579,14 @@ static void parse_options(int argc, char **argv, struct cli *cli)
         case OPT_MAX_INVOCATIONS:
         case OPT_BASELINE:
         case OPT_PRECISION:
-            cli->measuring_option = 1;
+            /* --precision is also an analysis option (report, compare and
+             * analyze take it); noise and check-env refuse it. */
+            if (c != OPT_PRECISION)
+                cli->measuring_option = 1;
             for (size_t i = 0; longopts[i].name; i++)
                 if (longopts[i].val == c) {
                     size_t used = strlen(cli->measuring_given);
-                    if (!cli->measuring_name)
+                    if (!cli->measuring_name && c != OPT_PRECISION)
                         cli->measuring_name = longopts[i].name;
                     snprintf(cli->measuring_given + used,
                              sizeof cli->measuring_given - used, " %s ",
@@ -598,6 +601,7 @@ static void parse_options(int argc, char **argv, struct cli *cli)
         case OPT_BOOTSTRAP:
         case OPT_THRESHOLD:
         case OPT_ALPHA:
+        case OPT_PRECISION:
             cli->stats_option = 1;
             break;
         }
@@ -686,7 +690,7 @@ static void parse_options(int argc, char **argv, struct cli *cli)
         case OPT_PRECISION:
             /* 0 is allowed: no target, measure for the whole budget. */
             if (cli_parse_double(optarg, -1, 100, &d, msg, sizeof msg) ||
-                d < 0)
+                sb_precision_check(d / 100, NULL) != SB_OK)
                 die_usage("--precision '%s': %s", optarg,
                           "must lie in [0, 100) (a percentage; 0: no "
                           "target)");
@@ -926,12 +930,22 @@ static sb_run *load_or_die(const char *path, const sb_options *opt)
         say("%s: %s", path, strerror(errno));
         exit(EXIT_USAGE);
     }
-    if (sb_run_load(f, path, opt, &run, &err) != SB_OK) {
+    if (sb_run_load(f, path, NULL, &run, &err) != SB_OK) {
         fclose(f);
         fprintf(stderr, "%s: %s\n", progname, err.text);
         exit(EXIT_USAGE);
     }
     fclose(f);
+    if (opt) {
+        /* The statistics again, with the analysis options given. */
+        sb_analysis_options a;
+        sb_options_analysis(opt, &a);
+        if (sb_run_reanalyse(run, &a, &err) != SB_OK) {
+            fprintf(stderr, "%s: %s: %s\n", progname, path, err.text);
+            sb_run_free(run);
+            exit(EXIT_USAGE);
+        }
+    }
     return run;
 }
 

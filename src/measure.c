@@ -51,10 +51,12 @@
  *     reason to reject: the alloc kernels take them by design.  A sample
  *     in which the kernel reported a failed call (sb_kernel_failed) is
  *     rejected under every policy: its time is not that of the work.
- *  7. Stop when every cell's median CI half-width is within opt->precision
- *     of its median and every cell has opt->min_samples (never with a
- *     precision of 0: no target), or at opt->max_samples rounds, or when
- *     the budget is spent.
+ *  7. Stop when every cell has opt->min_samples and the interval of its
+ *     median meets the precision target by the one rule of the results
+ *     (cell_precise: sb__cell_interval, sb__precision_met; order
+ *     statistics, never a bootstrap), never with a precision of 0 (no
+ *     target); or at opt->max_samples rounds, or when the budget is
+ *     spent.
  *
  * Interrupts.  /proc/interrupts is read once per sample, after the timed
  * region, and the increase since the previous read is blamed on this
@@ -717,19 +719,24 @@ static int check_budget(const sb_plan *plan, const sb_options *opt,
     return SB_OK;
 }
 
-/* Relative half-width of the median CI of a cell's samples so far. */
-static double rel_halfwidth(const sb__raw_cell *r, double level,
-                            double *scratch)
+/* Whether a cell's samples so far meet the precision target: the one
+ * rule (sb__precision_met) on the one cell interval (sb__cell_interval)
+ * of this invocation's samples.  Never by bootstrap: it would draw
+ * opt->bootstrap resamples of every cell at every check, time taken from
+ * measuring, for an interval the order statistics already bound (the
+ * results use the bootstrap, and say when a cell falls short). */
+static int cell_precise(const sb__raw_cell *r, const sb_options *opt,
+                        double *scratch)
 {
+    sb_analysis_options a;
     sb_interval ci;
-    if (r->nsamples < 2)
-        return INFINITY;
-    memcpy(scratch, r->ticks, r->nsamples * sizeof *scratch);
-    gsl_sort(scratch, 1, r->nsamples);
-    if (sb_stats_median_ci(scratch, r->nsamples, level, &ci) != SB_OK ||
-        !(ci.estimate > 0))
-        return INFINITY;
-    return (ci.hi - ci.lo) / 2 / ci.estimate;
+    const char *how;
+
+    sb_options_analysis(opt, &a);
+    a.bootstrap = 0;
+    return sb__cell_interval(r->ticks, &r->nsamples, 1, &a, opt->seed,
+                             scratch, &ci, &how) == SB_OK &&
+           sb__precision_met(&ci, a.precision);
 }
 
 void sb__invocation_free(sb__invocation *inv)
@@ -1050,8 +1057,7 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
         done = 1;
         for (size_t i = 0; i < n && done; i++)
             done = inv->cells[i].nsamples >= opt->min_samples &&
-                   rel_halfwidth(&inv->cells[i], opt->ci_level, scratch) <=
-                       opt->precision;
+                   cell_precise(&inv->cells[i], opt, scratch);
         if (done)
             break;
     }
