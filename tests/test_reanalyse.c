@@ -115,6 +115,22 @@ static int same_results(const sb_run *x, const sb_run *y, const char **what)
     return 1;
 }
 
+/* The run as JSON, a new string (NULL on failure). */
+static char *json_of(const sb_run *run)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int rc = f ? sb_report(run, SB_FORMAT_JSON, f, NULL) : SB_EIO;
+
+    if (f)
+        fclose(f);
+    if (rc == SB_OK)
+        return text;
+    free(text);
+    return NULL;
+}
+
 /* sb_run_reanalyse(load(NULL), a) against load(a). */
 static void check_against_load(const sb_analysis_options *a, const char *name)
 {
@@ -294,12 +310,10 @@ static void check_outliers_restart(void)
 static void check_refused(void)
 {
     sb_analysis_options a;
-    sb_run *run = load(NULL), *saved = load(NULL);
+    sb_run *run = load(NULL);
+    char *before = run ? json_of(run) : NULL, *after;
     sb_error e = {0};
-    const char *what = "";
 
-    if (!run || !saved)
-        return;
     sb_analysis_options_init(&a);
     a.ci_level = 1.5;
     tap_ok(sb_run_reanalyse(run, &a, &e) == SB_EINVAL &&
@@ -316,15 +330,15 @@ static void check_refused(void)
                sb_precision_check(1, NULL) == SB_EINVAL &&
                sb_precision_check(NAN, NULL) == SB_EINVAL,
            "sb_precision_check: [0, 1)");
-    {
-        int ok = same_results(run, saved, &what);
-        tap_ok(ok, "a refused run is unchanged (%s)", what);
-    }
+    after = run ? json_of(run) : NULL;
+    tap_ok(before && after && !strcmp(before, after),
+           "a refused run is unchanged, to the byte of its JSON");
     tap_ok(sb_run_reanalyse(NULL, &a, &e) == SB_EINVAL &&
                sb_run_reanalyse(run, NULL, &e) == SB_EINVAL,
            "NULL run or options: SB_EINVAL");
+    free(before);
+    free(after);
     sb_run_free(run);
-    sb_run_free(saved);
 }
 
 /* One invocation of fixed values: the bootstrap and the order statistics
@@ -371,25 +385,6 @@ static void check_single_invocation(void)
     sb_run_free(y);
 }
 
-/* The run as JSON, a new string (NULL on failure). */
-static char *json_of(const sb_run *run)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    sb_error e = {0};
-    int rc = f ? sb_report(run, SB_FORMAT_JSON, f, &e) : SB_EIO;
-
-    if (f)
-        fclose(f);
-    if (rc != SB_OK) {
-        tap_diag("write: %s", e.text);
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 /* A measured run reanalysed with the options it was measured with is the
  * run it was, to the byte of its JSON, and after a detour through other
  * options too: the outlier policy starts again from the samples as
@@ -407,7 +402,9 @@ static void check_measured(void)
     sb_options_init(&o);
     o.invocations = 2;
     o.max_invocations = 2;
-    o.max_time = 0.6;
+    /* Ample time, so that a loaded machine cannot make the plan too long
+     * for it: the run ends at max_samples long before. */
+    o.max_time = 20;
     o.min_samples = o.max_samples = 40;
     o.outliers = SB_OUTLIERS_REJECT_ALL;
     o.ci_level = 0.80;
