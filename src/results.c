@@ -130,9 +130,9 @@ int sb__precision_met(const sb_interval *ci, double target)
 
     if (!(target > 0))
         return 1; /* no target: there is nothing to fall short of */
-    if (!(ci->estimate > 0))
-        return 0; /* a relative width needs a positive estimate */
-    rel = (ci->hi - ci->lo) / 2 / ci->estimate;
+    /* Relative to the estimate's size: a median of 0 has no relative
+     * width, a negative one (samples from elsewhere) its magnitude. */
+    rel = (ci->hi - ci->lo) / 2 / fabs(ci->estimate);
     /* An interval that does not reach its level (too few samples for the
      * order statistics) is narrow for the wrong reason. */
     return isfinite(rel) && rel <= target &&

@@ -155,8 +155,8 @@ int sb__cell_interval(const double *x, const size_t *group, size_t ngroups,
                       double *work, sb_interval *out, const char **method);
 
 /* results.c: the one precision rule: 1 when the interval ci meets the
- * relative target (half-width / estimate <= target, the level achieved,
- * the estimate positive), and always without a target (target 0: no
+ * relative target (half-width / |estimate| <= target, finite, the level
+ * achieved), and always without a target (target 0: no
  * cell falls short).  Whether to stop early is the caller's question:
  * without a target nothing stops on precision. */
 int sb__precision_met(const sb_interval *ci, double target);

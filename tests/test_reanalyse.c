@@ -450,9 +450,13 @@ static void check_rule(void)
     bad.achieved = 0.9;
     tap_ok(!sb__precision_met(&bad, 0.5),
            "an interval short of its level meets no target");
-    bad = ci;
-    bad.estimate = -100;
-    tap_ok(!sb__precision_met(&bad, 0.5), "nor one of a negative median");
+    bad = (sb_interval){-100, -101, -99, 0.95, 0.96};
+    tap_ok(sb__precision_met(&bad, 0.01) && !sb__precision_met(&bad, 0.005),
+           "a negative median: relative to its magnitude");
+    bad = (sb_interval){-100, -160, -40, 0.95, 0.96};
+    tap_ok(!sb__precision_met(&bad, 0.01), "a wide one falls short");
+    bad = (sb_interval){0, -1, 1, 0.95, 0.96};
+    tap_ok(!sb__precision_met(&bad, 0.5), "a median of 0 meets no target");
     bad = (sb_interval){NAN, NAN, NAN, 0.95, NAN};
     tap_ok(!sb__precision_met(&bad, 0.5) && sb__precision_met(&bad, 0),
            "nor one without samples; precision 0 is met by every interval");
