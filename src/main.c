@@ -941,7 +941,7 @@ static sb_run *load_or_die(const char *path, const sb_options *opt)
         sb_analysis_options a;
         sb_options_analysis(opt, &a);
         if (sb_run_reanalyse(run, &a, &err) != SB_OK) {
-            fprintf(stderr, "%s: %s: %s\n", progname, path, err.text);
+            fprintf(stderr, "%s: %s\n", progname, err.text);
             sb_run_free(run);
             exit(EXIT_USAGE);
         }
