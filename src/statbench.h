@@ -572,9 +572,11 @@ typedef struct sb_analysis_options {
 SB_API void sb_analysis_options_init(sb_analysis_options *a);
 /* The analysis fields of opt into a, and back. */
 SB_API void sb_options_analysis(const sb_options *opt, sb_analysis_options *a);
-SB_API void sb_options_set_analysis(sb_options *opt, const sb_analysis_options *a);
+SB_API void sb_options_set_analysis(sb_options *opt,
+                                    const sb_analysis_options *a);
 /* SB_EINVAL, with a message, when a field lies outside its range. */
-SB_API int sb_analysis_options_check(const sb_analysis_options *a, sb_error *err);
+SB_API int sb_analysis_options_check(const sb_analysis_options *a,
+                                     sb_error *err);
 /* The one range check of a precision target: [0, 1), 0 for none.
  * SB_EINVAL, with a message, outside it. */
 SB_API int sb_precision_check(double precision, sb_error *err);
