@@ -290,47 +290,41 @@ static size_t apply_outliers(sb_cell_result *r, sb__cell_samples *cs,
 }
 
 /* The per-call interval of one counter of a cell, over its kept samples'
- * values v (NAN: not read): with values from two or more invocations,
- * over the invocations' medians (sb__invocation_ci), else the
- * order-statistic interval of the samples' median.  Counts have many ties
- * (every call of an alloc kernel takes the same page faults), where a
- * bootstrap degenerates, so the order statistics serve even when the
- * time's interval is a bootstrap. */
+ * values v (NAN: not read): the cell interval (sb__cell_interval) of the
+ * values read, by invocation.  Counts have many ties (every call of an
+ * alloc kernel takes the same page faults), where a bootstrap
+ * degenerates, so the order statistics serve even when the time's
+ * interval is a bootstrap. */
 static int counter_interval(const sb_run *run, const sb_cell_result *r,
                             const double *v, double *work, sb_interval *out)
 {
-    double level = run->opt.ci_level;
-    double *med = malloc((r->invocations ? r->invocations : 1) *
-                         sizeof *med);
-    size_t at = 0, groups = 0, all = 0;
+    sb_analysis_options a;
+    double *x = malloc((r->nsamples ? r->nsamples : 1) * sizeof *x);
+    size_t *gn = malloc((r->invocations ? r->invocations : 1) * sizeof *gn);
+    size_t at = 0, n = 0;
     const char *how;
-    int rc;
+    int rc = SB_ENOMEM;
 
-    *out = (sb_interval){NAN, NAN, NAN, level, NAN};
-    if (!med)
-        return SB_ENOMEM;
-    for (size_t g = 0; g < r->invocations; g++) {
-        size_t ng = r->inv_nsamples[g], m = 0;
-        for (size_t q = 0; q < ng; q++)
-            if (isfinite(v[at + q]))
-                work[m++] = v[at + q];
-        if (m)
-            med[groups++] = sb__median_inplace(work, m);
-        at += ng;
-    }
-    if (groups >= 2) {
-        rc = sb__invocation_ci(med, groups, level, out, &how);
-    } else {
-        for (size_t q = 0; q < r->nsamples; q++)
-            if (isfinite(v[q]))
-                work[all++] = v[q];
-        rc = SB_OK;
-        if (all) {
-            gsl_sort(work, 1, all);
-            rc = sb_stats_median_ci(work, all, level, out);
+    sb_options_analysis(&run->opt, &a);
+    a.bootstrap = 0;
+    *out = (sb_interval){NAN, NAN, NAN, a.ci_level, NAN};
+    if (x && gn) {
+        for (size_t g = 0; g < r->invocations; g++) {
+            size_t ng = r->inv_nsamples[g];
+            gn[g] = 0;
+            for (size_t q = 0; q < ng; q++)
+                if (isfinite(v[at + q]))
+                    x[n + gn[g]++] = v[at + q];
+            n += gn[g];
+            at += ng;
         }
+        /* No value read: no interval, and no error. */
+        rc = n ? sb__cell_interval(x, gn, r->invocations, &a, run->opt.seed,
+                                   work, out, &how)
+               : SB_OK;
     }
-    free(med);
+    free(x);
+    free(gn);
     return rc;
 }
 
