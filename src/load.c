@@ -312,7 +312,8 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
         json_t *seed = json_object_get(m, "seed");
         if (!get_num(o, "ci_level", &v) && v > 0 && v < 1)
             op->ci_level = v;
-        if (!get_num(o, "precision", &v) && v >= 0 && v < 1)
+        if (!get_num(o, "precision", &v) &&
+            sb_precision_check(v, NULL) == SB_OK)
             op->precision = v;
         if (!get_num(o, "max_time_s", &v) && v > 0)
             op->max_time = v;
@@ -644,12 +645,9 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
     if (opt) {
         /* The statistical options are the caller's; the ones that
          * describe the measurement stay as saved. */
-        run->opt.ci_level = opt->ci_level;
-        run->opt.precision = opt->precision;
-        run->opt.outliers = opt->outliers;
-        run->opt.bootstrap = opt->bootstrap;
-        run->opt.alpha = opt->alpha;
-        run->opt.threshold = opt->threshold;
+        sb_analysis_options a;
+        sb_options_analysis(opt, &a);
+        sb_options_set_analysis(&run->opt, &a);
     } else {
         /* The saved samples are what the saved policy kept. */
         run->opt.outliers = SB_OUTLIERS_KEEP;

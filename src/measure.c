@@ -55,10 +55,12 @@
  *     reason to reject: the alloc kernels take them by design.  A sample
  *     in which the kernel reported a failed call (sb_kernel_failed) is
  *     rejected under every policy: its time is not that of the work.
- *  7. Stop when every cell's median CI half-width is within opt->precision
- *     of its median and every cell has opt->min_samples (never with a
- *     precision of 0: no target), or at opt->max_samples rounds, or when
- *     the budget is spent.
+ *  7. Stop when every cell has opt->min_samples and the interval of its
+ *     median meets the precision target by the one rule of the results
+ *     (stop_rule: sb__cell_interval, sb__precision_met; order
+ *     statistics, never a bootstrap), never with a precision of 0 (no
+ *     target); or at opt->max_samples rounds, or when the budget is
+ *     spent.
  *
  * Interrupts.  /proc/interrupts is read once per sample, after the timed
  * region, and the increase since the previous read is blamed on this
@@ -687,19 +689,44 @@ static int check_budget(const sb_plan *plan, const sb_options *opt,
     return SB_OK;
 }
 
-/* Relative half-width of the median CI of a cell's samples so far. */
-static double rel_halfwidth(const sb__raw_cell *r, double level,
-                            double *scratch)
+/* The stop rule (protocol step 6), after a round: 1 when every cell has
+ * opt->min_samples and its samples so far meet the precision target, 0
+ * to go on, SB_ENOMEM.  The one rule (sb__precision_met) on the one cell
+ * interval (sb__cell_interval) of this invocation's samples, never by
+ * bootstrap: that would draw opt->bootstrap resamples of every cell at
+ * every check, time taken from measuring, for an interval the order
+ * statistics already bound (the results use the bootstrap, and say when
+ * a cell falls short).  Precision 0: no target, so it never holds.
+ * *check_at is the next round to check at; *scratch grows to fit. */
+static int stop_rule(const sb__invocation *inv, const sb_options *opt,
+                     size_t *check_at, double **scratch)
 {
-    sb_interval ci;
-    if (r->nsamples < 2)
-        return INFINITY;
-    memcpy(scratch, r->ticks, r->nsamples * sizeof *scratch);
-    gsl_sort(scratch, 1, r->nsamples);
-    if (sb_stats_median_ci(scratch, r->nsamples, level, &ci) != SB_OK ||
-        !(ci.estimate > 0))
-        return INFINITY;
-    return (ci.hi - ci.lo) / 2 / ci.estimate;
+    sb_analysis_options a;
+    double *t;
+
+    if (inv->rounds < opt->min_samples || inv->rounds < *check_at ||
+        !(opt->precision > 0))
+        return 0;
+    /* It sorts every cell: check it at rounds that grow by about 1/16
+     * each time, so its cost stays a small part of the run. */
+    *check_at = inv->rounds + 1 + inv->rounds / 16;
+    t = realloc(*scratch, inv->rounds * sizeof *t);
+    if (!t)
+        return SB_ENOMEM;
+    *scratch = t;
+    sb_options_analysis(opt, &a);
+    a.bootstrap = 0;
+    for (size_t i = 0; i < inv->ncells; i++) {
+        const sb__raw_cell *r = &inv->cells[i];
+        sb_interval ci;
+        const char *how;
+        if (r->nsamples < opt->min_samples ||
+            sb__cell_interval(r->ticks, &r->nsamples, 1, &a, opt->seed, t,
+                              &ci, &how) != SB_OK ||
+            !sb__precision_met(&ci, a.precision))
+            return 0;
+    }
+    return 1;
 }
 
 void sb__invocation_free(sb__invocation *inv)
@@ -1009,26 +1036,11 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
         }
         if (inv->rounds >= opt->max_samples || sb__now() >= deadline)
             break;
-        /* Precision 0: no target, so the stop rule never holds. */
-        if (inv->rounds < opt->min_samples || inv->rounds < check_at ||
-            !(opt->precision > 0))
-            continue;
-        /* The stop rule sorts every cell: check it at rounds that grow by
-         * about 1/16 each time, so its cost stays a small part of the run. */
-        check_at = inv->rounds + 1 + inv->rounds / 16;
-        {
-            double *t = realloc(scratch, inv->rounds * sizeof *t);
-            if (!t) {
-                rc = sb__error(err, SB_ENOMEM, "out of memory");
-                goto out;
-            }
-            scratch = t;
+        done = stop_rule(inv, opt, &check_at, &scratch);
+        if (done == SB_ENOMEM) {
+            rc = sb__error(err, SB_ENOMEM, "out of memory");
+            goto out;
         }
-        done = 1;
-        for (size_t i = 0; i < n && done; i++)
-            done = inv->cells[i].nsamples >= opt->min_samples &&
-                   rel_halfwidth(&inv->cells[i], opt->ci_level, scratch) <=
-                       opt->precision;
         if (done)
             break;
     }

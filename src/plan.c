@@ -113,16 +113,85 @@ void sb_options_init(sb_options *opt)
     };
 }
 
-int sb__options_check(const sb_options *opt, sb_error *err)
+void sb_analysis_options_init(sb_analysis_options *a)
 {
-    if (!(opt->ci_level > 0 && opt->ci_level < 1))
-        return sb__error(err, SB_EINVAL,
-                         "confidence level %g: must lie strictly between 0 "
-                         "and 1 (0 and 100 %%)", opt->ci_level);
-    if (!(opt->precision >= 0 && opt->precision < 1))
+    sb_options o;
+    if (!a)
+        return;
+    sb_options_init(&o);
+    sb_options_analysis(&o, a);
+}
+
+void sb_options_analysis(const sb_options *opt, sb_analysis_options *a)
+{
+    *a = (sb_analysis_options){
+        .ci_level = opt->ci_level,
+        .precision = opt->precision,
+        .outliers = opt->outliers,
+        .bootstrap = opt->bootstrap,
+        .alpha = opt->alpha,
+        .threshold = opt->threshold,
+    };
+}
+
+void sb_options_set_analysis(sb_options *opt, const sb_analysis_options *a)
+{
+    opt->ci_level = a->ci_level;
+    opt->precision = a->precision;
+    opt->outliers = a->outliers;
+    opt->bootstrap = a->bootstrap;
+    opt->alpha = a->alpha;
+    opt->threshold = a->threshold;
+}
+
+int sb_precision_check(double precision, sb_error *err)
+{
+    if (!(precision >= 0 && precision < 1))
         return sb__error(err, SB_EINVAL,
                          "precision %g: must lie in [0, 1) (0: no target)",
-                         opt->precision);
+                         precision);
+    return SB_OK;
+}
+
+int sb_analysis_options_check(const sb_analysis_options *a, sb_error *err)
+{
+    int rc;
+    if (!a)
+        return sb__error(err, SB_EINVAL,
+                         "sb_analysis_options_check: a is NULL");
+    if (!(a->ci_level > 0 && a->ci_level < 1))
+        return sb__error(err, SB_EINVAL,
+                         "confidence level %g: must lie strictly between 0 "
+                         "and 1 (0 and 100 %%)", a->ci_level);
+    if ((rc = sb_precision_check(a->precision, err)) != SB_OK)
+        return rc;
+    if (a->outliers < SB_OUTLIERS_KEEP || a->outliers > SB_OUTLIERS_REJECT_ALL)
+        return sb__error(err, SB_EINVAL, "outlier policy %d: unknown",
+                         a->outliers);
+    if (a->bootstrap != 0 && (a->bootstrap < 100 || a->bootstrap > 1000000))
+        return sb__error(err, SB_EINVAL,
+                         "bootstrap %zu: use 0 (off) or 100 to 1000000 "
+                         "resamples", a->bootstrap);
+    if (!(a->alpha > 0 && a->alpha < 1))
+        return sb__error(err, SB_EINVAL,
+                         "alpha %g: must lie strictly between 0 and 1",
+                         a->alpha);
+    if (!(a->threshold >= 0 && a->threshold < 1))
+        return sb__error(err, SB_EINVAL,
+                         "threshold %g: must lie in [0, 1)", a->threshold);
+    return SB_OK;
+}
+
+/* The options that describe the measurement; the analysis options are
+ * checked first, as one group (sb_analysis_options_check). */
+int sb__options_check(const sb_options *opt, sb_error *err)
+{
+    sb_analysis_options a;
+    int rc;
+
+    sb_options_analysis(opt, &a);
+    if ((rc = sb_analysis_options_check(&a, err)) != SB_OK)
+        return rc;
     if (opt->invocations < 1 || opt->invocations > 1000)
         return sb__error(err, SB_EINVAL,
                          "invocations %zu: must lie between 1 and 1000",
@@ -131,33 +200,17 @@ int sb__options_check(const sb_options *opt, sb_error *err)
         return sb__error(err, SB_EINVAL,
                          "max invocations %zu: must be at most 1000",
                          opt->max_invocations);
-    if (opt->outliers < SB_OUTLIERS_KEEP ||
-        opt->outliers > SB_OUTLIERS_REJECT_ALL)
-        return sb__error(err, SB_EINVAL, "outlier policy %d: unknown",
-                         opt->outliers);
-    if (opt->bootstrap != 0 &&
-        (opt->bootstrap < 100 || opt->bootstrap > 1000000))
-        return sb__error(err, SB_EINVAL,
-                         "bootstrap %zu: use 0 (off) or 100 to 1000000 "
-                         "resamples", opt->bootstrap);
     if (opt->reject != SB_REJECT_DISTURBED && opt->reject != SB_REJECT_NONE)
         return sb__error(err, SB_EINVAL, "reject policy %d: unknown",
                          opt->reject);
     if (opt->counters) {
         char names[SB_MAX_COUNTERS][64];
         size_t n;
-        int rc = sb__counters_parse(opt->counters, names, SB_MAX_COUNTERS,
-                                    &n, err);
+        rc = sb__counters_parse(opt->counters, names, SB_MAX_COUNTERS, &n,
+                                err);
         if (rc != SB_OK)
             return rc;
     }
-    if (!(opt->alpha > 0 && opt->alpha < 1))
-        return sb__error(err, SB_EINVAL,
-                         "alpha %g: must lie strictly between 0 and 1",
-                         opt->alpha);
-    if (!(opt->threshold >= 0 && opt->threshold < 1))
-        return sb__error(err, SB_EINVAL,
-                         "threshold %g: must lie in [0, 1)", opt->threshold);
     return SB_OK;
 }
 

@@ -6,11 +6,15 @@
  *  - the outlier policy removes Tukey outliers per invocation (fences from
  *    that invocation's own quartiles), counted as rejected;
  *  - descriptive statistics of all samples pooled (ticks_summary);
- *  - the reported interval: with several invocations, Student t over the
- *    invocations' medians (sb_stats_levels), so that variation between
- *    processes is in it and samples are never pooled as if independent;
- *    with one, the order-statistic interval of the median, or a BCa
- *    bootstrap with opt.bootstrap resamples;
+ *  - the reported interval, sb__cell_interval, the one the stop rule and
+ *    the runner ask too: with several invocations, over the invocations'
+ *    medians (order statistics, or Student t when there are too few for
+ *    the level), so that variation between processes is in it and
+ *    samples are never pooled as if independent; with one, the
+ *    order-statistic interval of the median, or a BCa bootstrap with
+ *    opt.bootstrap resamples;
+ *  - whether it reached the precision target: sb__precision_met, the one
+ *    rule (design.md, protocol step 6);
  *  - throughput carried through the interval, diagnostics (lag-1
  *    autocorrelation, MAD outliers, minimum detectable effect);
  *  - each counter's count per call: the median of its per-sample values
@@ -18,6 +22,9 @@
  *    medians with several invocations, order statistics with one), and
  *    per byte.  Samples the outlier policy removes take their counter
  *    values and disturbance flags with them.
+ *
+ * sb_run_reanalyse does it all again with other analysis options, from
+ * the samples before the outlier policy (keep_before).
  */
 #include "config.h"
 
@@ -70,6 +77,67 @@ int sb__invocation_ci(const double *med, size_t m, double level,
     }
     free(sorted);
     return rc;
+}
+
+int sb__cell_interval(const double *x, const size_t *group, size_t ngroups,
+                      const sb_analysis_options *a, uint64_t seed,
+                      double *work, sb_interval *out, const char **method)
+{
+    size_t n = 0, groups = 0;
+    int rc;
+
+    *out = (sb_interval){NAN, NAN, NAN, a->ci_level, NAN};
+    *method = "none (no samples)";
+    for (size_t g = 0; g < ngroups; g++) {
+        n += group[g];
+        groups += group[g] != 0;
+    }
+    if (n == 0)
+        return SB_EINVAL;
+    if (groups >= 2) {
+        /* Samples are never pooled across processes as if independent:
+         * the interval is over the invocations' medians. */
+        double *med = malloc(groups * sizeof *med);
+        size_t at = 0, m = 0;
+        if (!med)
+            return SB_ENOMEM;
+        for (size_t g = 0; g < ngroups; g++) {
+            if (group[g]) {
+                memcpy(work, x + at, group[g] * sizeof *work);
+                med[m++] = sb__median_inplace(work, group[g]);
+            }
+            at += group[g];
+        }
+        rc = sb__invocation_ci(med, m, a->ci_level, out, method);
+        free(med);
+        return rc;
+    }
+    if (a->bootstrap >= 100 && n >= 2) {
+        /* The bootstrap resamples x in its own order, from seed: the same
+         * run gives the same interval every time it is analysed. */
+        *method = "BCa bootstrap of the median";
+        return sb_stats_median_boot_ci(x, n, a->ci_level, a->bootstrap,
+                                       SB_BOOT_BCA, seed, out);
+    }
+    memcpy(work, x, n * sizeof *work);
+    gsl_sort(work, 1, n);
+    *method = "order statistics (exact binomial)";
+    return sb_stats_median_ci(work, n, a->ci_level, out);
+}
+
+int sb__precision_met(const sb_interval *ci, double target)
+{
+    double rel;
+
+    if (!(target > 0))
+        return 1; /* no target: there is nothing to fall short of */
+    /* Relative to the estimate's size: a median of 0 has no relative
+     * width, a negative one (samples from elsewhere) its magnitude. */
+    rel = (ci->hi - ci->lo) / 2 / fabs(ci->estimate);
+    /* An interval that does not reach its level (too few samples for the
+     * order statistics) is narrow for the wrong reason. */
+    return isfinite(rel) && rel <= target &&
+           !(ci->achieved < ci->level - 1e-9);
 }
 
 sb_run *sb__run_alloc(size_t ncells, const sb_options *opt)
@@ -223,47 +291,41 @@ static size_t apply_outliers(sb_cell_result *r, sb__cell_samples *cs,
 }
 
 /* The per-call interval of one counter of a cell, over its kept samples'
- * values v (NAN: not read): with values from two or more invocations,
- * over the invocations' medians (sb__invocation_ci), else the
- * order-statistic interval of the samples' median.  Counts have many ties
- * (every call of an alloc kernel takes the same page faults), where a
- * bootstrap degenerates, so the order statistics serve even when the
- * time's interval is a bootstrap. */
+ * values v (NAN: not read): the cell interval (sb__cell_interval) of the
+ * values read, by invocation.  Counts have many ties (every call of an
+ * alloc kernel takes the same page faults), where a bootstrap
+ * degenerates, so the order statistics serve even when the time's
+ * interval is a bootstrap. */
 static int counter_interval(const sb_run *run, const sb_cell_result *r,
                             const double *v, double *work, sb_interval *out)
 {
-    double level = run->opt.ci_level;
-    double *med = malloc((r->invocations ? r->invocations : 1) *
-                         sizeof *med);
-    size_t at = 0, groups = 0, all = 0;
+    sb_analysis_options a;
+    double *x = malloc((r->nsamples ? r->nsamples : 1) * sizeof *x);
+    size_t *gn = malloc((r->invocations ? r->invocations : 1) * sizeof *gn);
+    size_t at = 0, n = 0;
     const char *how;
-    int rc;
+    int rc = SB_ENOMEM;
 
-    *out = (sb_interval){NAN, NAN, NAN, level, NAN};
-    if (!med)
-        return SB_ENOMEM;
-    for (size_t g = 0; g < r->invocations; g++) {
-        size_t ng = r->inv_nsamples[g], m = 0;
-        for (size_t q = 0; q < ng; q++)
-            if (isfinite(v[at + q]))
-                work[m++] = v[at + q];
-        if (m)
-            med[groups++] = sb__median_inplace(work, m);
-        at += ng;
-    }
-    if (groups >= 2) {
-        rc = sb__invocation_ci(med, groups, level, out, &how);
-    } else {
-        for (size_t q = 0; q < r->nsamples; q++)
-            if (isfinite(v[q]))
-                work[all++] = v[q];
-        rc = SB_OK;
-        if (all) {
-            gsl_sort(work, 1, all);
-            rc = sb_stats_median_ci(work, all, level, out);
+    sb_options_analysis(&run->opt, &a);
+    a.bootstrap = 0;
+    *out = (sb_interval){NAN, NAN, NAN, a.ci_level, NAN};
+    if (x && gn) {
+        for (size_t g = 0; g < r->invocations; g++) {
+            size_t ng = r->inv_nsamples[g];
+            gn[g] = 0;
+            for (size_t q = 0; q < ng; q++)
+                if (isfinite(v[at + q]))
+                    x[n + gn[g]++] = v[at + q];
+            n += gn[g];
+            at += ng;
         }
+        /* No value read: no interval, and no error. */
+        rc = n ? sb__cell_interval(x, gn, r->invocations, &a, run->opt.seed,
+                                   work, out, &how)
+               : SB_OK;
     }
-    free(med);
+    free(x);
+    free(gn);
     return rc;
 }
 
@@ -294,20 +356,20 @@ static int analyse_counters(const sb_run *run, sb_cell_result *r,
     return SB_OK;
 }
 
-static int analyse_cell(sb_run *run, size_t i, double *work)
+static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
+                        double *work)
 {
     sb_cell_result *r = &run->cells[i];
-    const sb_options *o = &run->opt;
     double hz = run->meta.timer.hz > 0 ? run->meta.timer.hz : 1;
     size_t removed;
     int rc;
 
     removed = apply_outliers(r, &run->samples[i], run_ncounters(run),
-                             o->outliers, work);
+                             a->outliers, work);
     r->rejected[SB_REJECT_OUTLIER] += removed;
     r->rejected_total += removed;
 
-    r->interval = (sb_interval){NAN, NAN, NAN, o->ci_level, NAN};
+    r->interval = (sb_interval){NAN, NAN, NAN, a->ci_level, NAN};
     r->mbps = r->interval;
     r->cycles_per_byte = r->rel_halfwidth = r->lag1 = r->mde = NAN;
     r->reached_precision = r->autocorrelated = 0;
@@ -318,7 +380,7 @@ static int analyse_cell(sb_run *run, size_t i, double *work)
     if (r->nsamples == 0)
         return SB_OK;
 
-    rc = sb_stats_summarize(r->ticks, r->nsamples, o->ci_level, work,
+    rc = sb_stats_summarize(r->ticks, r->nsamples, a->ci_level, work,
                             &r->ticks_summary);
     if (rc != SB_OK)
         return rc;
@@ -334,11 +396,9 @@ static int analyse_cell(sb_run *run, size_t i, double *work)
         double lag = 0;
         const double **gp = malloc(r->invocations * sizeof *gp);
         size_t *gn = malloc(r->invocations * sizeof *gn);
-        double *gm = malloc(r->invocations * sizeof *gm);
-        if (!gp || !gn || !gm) {
+        if (!gp || !gn) {
             free(gp);
             free(gn);
-            free(gm);
             return SB_ENOMEM;
         }
         for (size_t g = 0; g < r->invocations; g++) {
@@ -348,7 +408,6 @@ static int analyse_cell(sb_run *run, size_t i, double *work)
             if (ng) {
                 memcpy(work, r->ticks + at, ng * sizeof *work);
                 r->inv_median[g] = sb__median_inplace(work, ng);
-                gm[groups] = r->inv_median[g];
                 gp[groups] = r->ticks + at;
                 gn[groups++] = ng;
             }
@@ -361,30 +420,15 @@ static int analyse_cell(sb_run *run, size_t i, double *work)
         r->lag1 = nl ? lag / (double)nl : NAN;
         r->autocorrelated = nl && fabs(r->lag1) > AUTOCORR_WARN;
 
-        if (groups >= 2) {
-            rc = sb_stats_levels(gp, gn, groups, o->ci_level, &r->levels);
-            if (rc == SB_OK)
-                rc = sb__invocation_ci(gm, groups, o->ci_level,
-                                       &r->interval, &r->method);
-        } else {
-            rc = SB_OK;
-            memcpy(work, r->ticks, r->nsamples * sizeof *work);
-            gsl_sort(work, 1, r->nsamples);
-            if (o->bootstrap >= 100 && r->nsamples >= 2) {
-                rc = sb_stats_median_boot_ci(r->ticks, r->nsamples,
-                                             o->ci_level, o->bootstrap,
-                                             SB_BOOT_BCA, o->seed,
-                                             &r->interval);
-                r->method = "BCa bootstrap of the median";
-            } else {
-                rc = sb_stats_median_ci(work, r->nsamples, o->ci_level,
-                                        &r->interval);
-                r->method = "order statistics (exact binomial)";
-            }
-        }
+        rc = groups >= 2 ? sb_stats_levels(gp, gn, groups, a->ci_level,
+                                           &r->levels)
+                         : SB_OK;
         free(gp);
         free(gn);
-        free(gm);
+        if (rc == SB_OK)
+            rc = sb__cell_interval(r->ticks, r->inv_nsamples,
+                                   r->invocations, a, run->opt.seed, work,
+                                   &r->interval, &r->method);
         if (rc != SB_OK)
             return rc;
     }
@@ -403,30 +447,137 @@ static int analyse_cell(sb_run *run, size_t i, double *work)
         if (r->cell.size > 0)
             r->cycles_per_byte = m->estimate / bytes;
         r->rel_halfwidth = (m->hi - m->lo) / 2 / m->estimate;
-        /* Precision 0 sets no target: no cell falls short of it. */
-        r->reached_precision =
-            !(o->precision > 0) ||
-            (r->rel_halfwidth <= o->precision &&
-             !(m->achieved < m->level - 1e-9) && isfinite(r->rel_halfwidth));
+        r->reached_precision = sb__precision_met(m, a->precision);
         {
             /* The interval's half-width over its quantile is the relative
              * standard error of the estimate. */
             double df = r->levels.m >= 2 && !strncmp(r->method, "t over", 6)
                             ? (double)r->levels.m - 1
                             : 0;
-            double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + o->ci_level / 2, df)
-                              : gsl_cdf_ugaussian_Pinv(0.5 + o->ci_level / 2);
+            double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + a->ci_level / 2, df)
+                              : gsl_cdf_ugaussian_Pinv(0.5 + a->ci_level / 2);
             r->mde = sb_stats_mde(r->rel_halfwidth / q, df, 0.05, 0.8);
         }
     }
     return SB_OK;
 }
 
+/* Free the samples kept for reanalysis. */
+static void free_before(sb_run *run)
+{
+    for (size_t i = 0; run->before && i < run->ncells; i++) {
+        sb__cell_before *b = &run->before[i];
+        free(b->ticks);
+        free(b->inv_nsamples);
+        free(b->cols.flags);
+        for (size_t j = 0; j < SB_MAX_COUNTERS; j++)
+            free(b->cols.counters[j]);
+    }
+    free(run->before);
+    run->before = NULL;
+}
+
+/* A copy of n elements of size each, or NULL (also for p NULL). */
+static void *dup_array(const void *p, size_t n, size_t size)
+{
+    void *q = p ? malloc((n ? n : 1) * size) : NULL;
+    if (q && n)
+        memcpy(q, p, n * size);
+    return q;
+}
+
+/* Keep every cell's samples as they are now, before an outlier policy
+ * removes some, so that sb_run_reanalyse can start again from them. */
+static int keep_before(sb_run *run)
+{
+    size_t nc = run_ncounters(run);
+
+    run->before = calloc(run->ncells ? run->ncells : 1, sizeof *run->before);
+    if (!run->before)
+        return SB_ENOMEM;
+    for (size_t i = 0; i < run->ncells; i++) {
+        const sb_cell_result *r = &run->cells[i];
+        const sb__cell_samples *cs = &run->samples[i];
+        sb__cell_before *b = &run->before[i];
+        size_t n = r->nsamples;
+        b->nsamples = n;
+        b->rejected_outlier = r->rejected[SB_REJECT_OUTLIER];
+        b->rejected_total = r->rejected_total;
+        b->ticks = dup_array(r->ticks, n, sizeof *r->ticks);
+        b->inv_nsamples = dup_array(r->inv_nsamples, r->invocations,
+                                    sizeof *r->inv_nsamples);
+        b->cols.flags = dup_array(cs->flags, n, 1);
+        if ((r->ticks && !b->ticks) ||
+            (r->inv_nsamples && !b->inv_nsamples) ||
+            (cs->flags && !b->cols.flags))
+            goto oom;
+        for (size_t j = 0; j < nc; j++) {
+            b->cols.counters[j] = dup_array(cs->counters[j], n,
+                                            sizeof *cs->counters[j]);
+            if (cs->counters[j] && !b->cols.counters[j])
+                goto oom;
+        }
+    }
+    return SB_OK;
+oom:
+    free_before(run);
+    return SB_ENOMEM;
+}
+
+/* old resized to n elements of size each, holding a copy of src; NULL
+ * when out of memory (old is then left as it was). */
+static void *restore_array(void *old, const void *src, size_t n, size_t size)
+{
+    void *p = realloc(old, (n ? n : 1) * size);
+    if (p && n)
+        memcpy(p, src, n * size);
+    return p;
+}
+
+/* dst = a copy of the kept src (when there is one), or return ENOMEM. */
+#define RESTORE(dst, src, n)                                                 \
+    do {                                                                     \
+        void *p_ = (src) ? restore_array((dst), (src), (n), sizeof *(src))  \
+                         : (dst);                                            \
+        if (!p_)                                                             \
+            return SB_ENOMEM;                                                \
+        (dst) = p_;                                                          \
+    } while (0)
+
+/* Put back the samples keep_before kept. */
+static int restore_before(sb_run *run)
+{
+    size_t nc = run_ncounters(run);
+
+    for (size_t i = 0; i < run->ncells; i++) {
+        sb_cell_result *r = &run->cells[i];
+        sb__cell_samples *cs = &run->samples[i];
+        const sb__cell_before *b = &run->before[i];
+        size_t n = b->nsamples;
+        RESTORE(r->ticks, b->ticks, n);
+        RESTORE(r->inv_nsamples, b->inv_nsamples, r->invocations);
+        RESTORE(cs->flags, b->cols.flags, n);
+        for (size_t j = 0; j < nc; j++)
+            RESTORE(cs->counters[j], b->cols.counters[j], n);
+        r->nsamples = n;
+        r->rejected[SB_REJECT_OUTLIER] = b->rejected_outlier;
+        r->rejected_total = b->rejected_total;
+    }
+    return SB_OK;
+}
+
+#undef RESTORE
+
 int sb__run_analyse(sb_run *run, sb_error *err)
 {
     size_t most = 1;
     double *work;
+    sb_analysis_options a;
 
+    sb_options_analysis(&run->opt, &a);
+    if (a.outliers != SB_OUTLIERS_KEEP && !run->before &&
+        keep_before(run) != SB_OK)
+        return sb__error(err, SB_ENOMEM, "out of memory");
     for (size_t i = 0; i < run->ncells; i++)
         if (run->cells[i].nsamples > most)
             most = run->cells[i].nsamples;
@@ -434,7 +585,7 @@ int sb__run_analyse(sb_run *run, sb_error *err)
     if (!work)
         return sb__error(err, SB_ENOMEM, "out of memory");
     for (size_t i = 0; i < run->ncells; i++) {
-        int rc = analyse_cell(run, i, work);
+        int rc = analyse_cell(run, i, &a, work);
         if (rc == SB_OK)
             rc = analyse_counters(run, &run->cells[i], &run->samples[i],
                                   work);
@@ -447,6 +598,25 @@ int sb__run_analyse(sb_run *run, sb_error *err)
     }
     free(work);
     return SB_OK;
+}
+
+int sb_run_reanalyse(sb_run *run, const sb_analysis_options *a,
+                     sb_error *err)
+{
+    int rc;
+
+    if (!run || !a)
+        return sb__error(err, SB_EINVAL, "sb_run_reanalyse: %s is NULL",
+                         !run ? "run" : "a");
+    if ((rc = sb_analysis_options_check(a, err)) != SB_OK)
+        return rc;
+    if (run->before && restore_before(run) != SB_OK)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    sb_options_set_analysis(&run->opt, a);
+    /* The comparisons were made from the old statistics. */
+    free(run->cmp);
+    run->cmp = NULL;
+    return sb__run_analyse(run, err);
 }
 
 void sb_run_free(sb_run *run)
@@ -464,6 +634,7 @@ void sb_run_free(sb_run *run)
         }
     }
     free(run->samples);
+    free_before(run);
     for (size_t i = 0; run->own_kernels && i < run->nown; i++)
         free((char *)run->own_kernels[i].name);
     free(run->own_kernels);

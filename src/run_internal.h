@@ -47,8 +47,19 @@ typedef struct sb__cell_samples {
     unsigned char *flags;
 } sb__cell_samples;
 
+/* A cell's samples before the outlier policy removed any, and its
+ * rejection counts then: what sb_run_reanalyse starts again from. */
+typedef struct sb__cell_before {
+    double *ticks;
+    size_t *inv_nsamples;
+    size_t nsamples;
+    sb__cell_samples cols;
+    size_t rejected_outlier, rejected_total;
+} sb__cell_before;
+
 struct sb_run {
-    sb_options opt;
+    sb_options opt; /* what was measured, and how it is analysed
+                       (sb_options_analysis) */
     sb_meta meta;
     sb_cell_result *cells;
     sb__cell_samples *samples; /* ncells entries */
@@ -64,6 +75,9 @@ struct sb_run {
     size_t nown;
     char hz_source[64];     /* a loaded run's timer.hz_source points here */
     int imported;           /* made by sb_run_from_samples: no machine */
+    /* ncells entries: the samples before the first outlier policy that
+     * was not keep; NULL while none ran (the cells hold every sample). */
+    sb__cell_before *before;
 };
 
 /* results.c: the interval of a cell over its m invocations' medians:
@@ -72,6 +86,25 @@ struct sb_run {
  * Student t over them.  *method names which. */
 int sb__invocation_ci(const double *med, size_t m, double level,
                       sb_interval *out, const char **method);
+
+/* results.c: the one interval of a cell's median (design.md, protocol
+ * steps 8 and 9), from its samples x in ngroups invocation groups of
+ * group[g] samples each: with two or more non-empty groups, over their
+ * medians (sb__invocation_ci); with one, over its samples, by a BCa
+ * bootstrap seeded by seed when a->bootstrap asks for one, else by order
+ * statistics.  work holds as many doubles as x.  *method names which.
+ * SB_EINVAL without samples (out then NAN), SB_ENOMEM.  The stop rule,
+ * the runner's invocation loop and the results all ask this. */
+int sb__cell_interval(const double *x, const size_t *group, size_t ngroups,
+                      const sb_analysis_options *a, uint64_t seed,
+                      double *work, sb_interval *out, const char **method);
+
+/* results.c: the one precision rule: 1 when the interval ci meets the
+ * relative target (half-width / |estimate| <= target, finite, the level
+ * achieved), and always without a target (target 0: no
+ * cell falls short).  Whether to stop early is the caller's question:
+ * without a target nothing stops on precision. */
+int sb__precision_met(const sb_interval *ci, double target);
 
 /* results.c: a new run with ncells empty cells; NULL on ENOMEM. */
 sb_run *sb__run_alloc(size_t ncells, const sb_options *opt);

@@ -316,43 +316,33 @@ static void add_note(sb_meta *meta, const char *line)
         snprintf(meta->notes + used, sizeof meta->notes - used, "%s", line);
 }
 
-/* Whether every cell's t interval over its invocations' medians is
- * within the precision target. */
+/* Whether every cell's interval, over the invocations so far, meets the
+ * precision target: the interval and the rule of the results
+ * (sb__cell_interval, sb__precision_met), on the samples as measured
+ * (the outlier policy applies once, at the end). */
 static int invocation_precision_met(const sb_run *run)
 {
-    double *med = malloc(run->invocations * sizeof *med), *work = NULL;
-    size_t cap = 0;
-    int met = med != NULL;
+    size_t most = 1;
+    double *work;
+    sb_analysis_options a;
+    int met = 1;
 
+    sb_options_analysis(&run->opt, &a);
+    for (size_t i = 0; i < run->ncells; i++)
+        if (run->cells[i].nsamples > most)
+            most = run->cells[i].nsamples;
+    work = malloc(most * sizeof *work);
+    if (!work)
+        return 0;
     for (size_t i = 0; met && i < run->ncells; i++) {
         const sb_cell_result *r = &run->cells[i];
-        size_t at = 0, m = 0;
         sb_interval ci;
         const char *how;
-        for (size_t g = 0; met && g < r->invocations; g++) {
-            size_t ng = r->inv_nsamples[g];
-            if (ng > cap) {
-                double *w = realloc(work, ng * sizeof *w);
-                if (!w) {
-                    met = 0;
-                    break;
-                }
-                work = w;
-                cap = ng;
-            }
-            if (ng) {
-                memcpy(work, r->ticks + at, ng * sizeof *work);
-                med[m++] = sb__median_inplace(work, ng);
-            }
-            at += ng;
-        }
-        met = met && m >= 2 &&
-              sb__invocation_ci(med, m, run->opt.ci_level, &ci, &how) ==
+        met = sb__cell_interval(r->ticks, r->inv_nsamples, r->invocations,
+                                &a, run->opt.seed, work, &ci, &how) ==
                   SB_OK &&
-              ci.estimate > 0 &&
-              (ci.hi - ci.lo) / 2 / ci.estimate <= run->opt.precision;
+              sb__precision_met(&ci, a.precision);
     }
-    free(med);
     free(work);
     return met;
 }

@@ -509,7 +509,10 @@ SB_API int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
 SB_API size_t sb_plan_count(const sb_plan *plan);
 SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
 
-/* Options of a run.  Fill with sb_options_init(), then change fields. */
+/* Options of a run.  Fill with sb_options_init(), then change fields.
+ * What is measured, and how it is analysed: ci_level, precision,
+ * outliers, bootstrap, alpha and threshold are the analysis options
+ * (sb_analysis_options below), which a run can be reanalysed with. */
 typedef struct sb_options {
     double ci_level;        /* confidence level in (0, 1); default 0.95 */
     double precision;       /* target CI half-width / median, in [0, 1);
@@ -581,6 +584,39 @@ typedef struct sb_options {
 
 /* A NULL opt is left alone. */
 SB_API void sb_options_init(sb_options *opt);
+
+/* How a run's samples are analysed, as opposed to how they are measured:
+ * the fields of sb_options that sb_run_reanalyse can change after the
+ * fact, on a measured or a loaded run.  sb_options keeps the same fields
+ * (ci_level, precision, outliers, bootstrap, alpha, threshold), which
+ * sb_options_analysis and sb_options_set_analysis copy; everything else
+ * in sb_options is what is measured.  The precision target is both: the
+ * stop rule measures towards it, and the analysis says whether each cell
+ * reached it. */
+typedef struct sb_analysis_options {
+    double ci_level;  /* confidence level in (0, 1); default 0.95 */
+    double precision; /* target CI half-width / median, in [0, 1); default
+                         0.01; 0: no target (every cell reached it) */
+    int outliers;     /* enum sb_outlier_policy; default keep */
+    size_t bootstrap; /* 0: order statistics; N in [100, 1000000]: BCa
+                         bootstrap of a single invocation's median, seeded
+                         by the run's seed; default 0 */
+    double alpha;     /* significance level of verdicts; default 0.05 */
+    double threshold; /* practical threshold of verdicts; default 0.01 */
+} sb_analysis_options;
+
+/* The defaults, those of sb_options_init.  A NULL a is left alone. */
+SB_API void sb_analysis_options_init(sb_analysis_options *a);
+/* The analysis fields of opt into a, and back. */
+SB_API void sb_options_analysis(const sb_options *opt, sb_analysis_options *a);
+SB_API void sb_options_set_analysis(sb_options *opt,
+                                    const sb_analysis_options *a);
+/* SB_EINVAL, with a message, when a field lies outside its range. */
+SB_API int sb_analysis_options_check(const sb_analysis_options *a,
+                                     sb_error *err);
+/* The one range check of a precision target: [0, 1), 0 for none.
+ * SB_EINVAL, with a message, outside it. */
+SB_API int sb_precision_check(double precision, sb_error *err);
 
 /* The cache state each timed call starts from. */
 enum sb_cache {
@@ -895,11 +931,23 @@ SB_API const sb_comparison *sb_run_comparison(const sb_run *run, size_t i);
  * raw samples; opt (NULL: as saved) supplies the statistical options
  * ci_level, precision, outliers, bootstrap, alpha and threshold, and the
  * rest stay as saved.  The saved samples are those the saved outlier
- * policy kept: with opt NULL the policy is not applied again.  SB_EIO for
- * a file that is not JSON, not a statbench run, of a newer schema, or
- * missing fields, with a message naming what is wrong. */
+ * policy kept: with opt NULL the policy is not applied again.  Loading
+ * with opt gives the statistics of loading with NULL and then
+ * sb_run_reanalyse with opt's analysis options (sb_options_analysis).
+ * SB_EIO for a file that is not JSON, not a statbench run, of a newer
+ * schema, or missing fields, with a message naming what is wrong. */
 SB_API int sb_run_load(FILE *f, const char *name, const sb_options *opt,
                        sb_run **out, sb_error *err);
+
+/* Recompute every statistic of run from its samples with the analysis
+ * options a, as if it had been measured (or loaded) with them: the
+ * outlier policy starts again from the samples as measured (or as
+ * loaded), the intervals, the precision flags and the diagnostics are
+ * new, and the comparisons are dropped (compare again with
+ * sb_run_compare_to or sb_run_set_baselines).  sb_run_options then shows
+ * a.  SB_EINVAL for a bad a (run unchanged), SB_ENOMEM. */
+SB_API int sb_run_reanalyse(sb_run *run, const sb_analysis_options *a,
+                            sb_error *err);
 
 /* A run made from samples measured elsewhere: m cells named names[i],
  * each with n[i] values values[i] (ticks, or any unit: size 0 and hz 1),

@@ -105,6 +105,9 @@ if [ -s "$tmp/a.json" ] && [ -s "$tmp/a2.json" ] && [ -s "$tmp/b.json" ]; then
     check "compare of two runs with no cell in common (exit 2)" \
         vg compare2 2 compare "$tmp/a.json" "$tmp/b.json"
     check "report -f markdown" vg report 0 report "$tmp/a.json" -f markdown
+    check "report reanalysed (--ci, --outliers, --precision)" \
+        vg report_re 0 report "$tmp/a.json" --ci 90 --outliers reject-all \
+        --precision 5 -f json
     check "report --plot" vg report_plot 0 report "$tmp/a.json" \
         --plot "$tmp/r.svg"
 else

@@ -315,7 +315,10 @@ static const struct cli_option options[] = {
     NUMBER("ci", "LEVEL", ALL | ANALYSIS, opt.ci_level, 0, 100, 1, 100,
            " (a percentage)",
            "confidence level in percent, in (0, 100) (default 95)"),
-    {"precision", 0, "PCT", M, set_percent, FIELD(opt.precision),
+    /* Also an analysis option: report, compare and analyze re-apply it
+     * to saved samples; noise and check-env have no target. */
+    {"precision", 0, "PCT", M | SUB_REPORT | SUB_COMPARE | SUB_ANALYZE |
+     ANALYSIS, set_percent, FIELD(opt.precision),
      .unit = "; 0: no target",
      .help = "stop when every cell's CI half-width is within PCT\n"
              "percent of its median (default 1); 0: no target,\n"

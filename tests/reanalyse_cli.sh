@@ -1,0 +1,141 @@
+#!/bin/sh
+# reanalyse_cli.sh: report and compare recompute a saved run's statistics
+# with the analysis options given (sb_run_reanalyse): --ci, --outliers,
+# --precision and --bootstrap on two saved runs (tests/fixtures/
+# reanalyse_a.json and _b.json: libc and duff at 256 bytes, 6 invocations
+# of 20 samples, saved under --outliers reject-severe).  The measuring
+# options stay refused.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbre.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+PY=$(command -v python3 || true)
+A="$top_srcdir/tests/fixtures/reanalyse_a.json"
+B="$top_srcdir/tests/fixtures/reanalyse_b.json"
+
+"$STATBENCH" report "$A" -f json >"$tmp/as.json" 2>"$tmp/err"
+check "report of the fixture (rc $?)" test -s "$tmp/as.json"
+
+# --- report --ci 90 ----------------------------------------------------------
+"$STATBENCH" report "$A" --ci 90 >"$tmp/ci90.txt" 2>"$tmp/err"
+rc=$?
+check "report --ci 90 (rc $rc)" test "$rc" -eq 0
+check "  the header says 90% CI" grep -q '^plan: .* 90% CI' "$tmp/ci90.txt"
+# Over 6 invocation medians the order statistics give (x1, x6) down to a
+# level of 78%: 90% is the same interval as 95%, 75% is (x2, x5).
+"$STATBENCH" report "$A" --ci 90 -f json >"$tmp/ci90.json" 2>/dev/null
+"$STATBENCH" report "$A" --ci 75 -f json >"$tmp/ci75.json" 2>/dev/null
+if [ -n "$PY" ]; then
+    check "  each interval at its level, the same median, 75% narrower" \
+        "$PY" - "$tmp/as.json" "$tmp/ci90.json" "$tmp/ci75.json" <<'PYEOF'
+import json, sys
+a, b, c = (json.load(open(f))['cells'] for f in sys.argv[1:4])
+assert len(a) == len(b) == len(c) == 2
+for x, y, z in zip(a, b, c):
+    i, j, k = x['interval'], y['interval'], z['interval']
+    assert (i['level'], j['level'], k['level']) == (0.95, 0.9, 0.75)
+    assert i['estimate'] == j['estimate'] == k['estimate'], (i, j, k)
+    assert (i['lo'], i['hi']) == (j['lo'], j['hi']), (i, j)
+    assert i['lo'] < k['lo'] <= k['estimate'] <= k['hi'] < i['hi'], (i, k)
+    assert x['samples'] == y['samples'] == z['samples']
+PYEOF
+else
+    skip "  each interval at 90%" "no python3"
+fi
+
+# --- report --outliers reject-all -------------------------------------------
+"$STATBENCH" report "$A" --outliers reject-all >"$tmp/rall.txt" 2>"$tmp/err"
+rc=$?
+check "report --outliers reject-all (rc $rc)" test "$rc" -eq 0
+check "  the header names the policy" \
+    grep -q '^method: .*policy reject-all' "$tmp/rall.txt"
+"$STATBENCH" report "$A" --outliers reject-all -f json >"$tmp/rall.json" \
+    2>/dev/null
+if [ -n "$PY" ]; then
+    check "  outliers removed from the saved samples and counted" \
+        "$PY" - "$tmp/as.json" "$tmp/rall.json" <<'PYEOF'
+import json, sys
+a = json.load(open(sys.argv[1]))['cells']
+b = json.load(open(sys.argv[2]))['cells']
+removed = 0
+for x, y in zip(a, b):
+    gone = y['rejected']['outlier'] - x['rejected']['outlier']
+    assert gone >= 0 and y['samples'] == x['samples'] - gone, (x['samples'],
+                                                               y['samples'])
+    assert y['rejected_total'] == x['rejected_total'] + gone
+    removed += gone
+assert removed > 0, 'no outlier removed'
+PYEOF
+else
+    skip "  outliers removed" "no python3"
+fi
+
+# --- report --precision ----------------------------------------------------
+# The fixture's half-widths are about 7% (libc) and 42% (duff).
+"$STATBENCH" report "$A" --precision 10 >"$tmp/p10.txt" 2>"$tmp/err"
+rc=$?
+check "report --precision 10 (rc $rc)" test "$rc" -eq 0 -a ! -s "$tmp/err"
+check "  the header states the target" \
+    grep -q 'precision target +-10%' "$tmp/p10.txt"
+check "  one cell falls short of it" \
+    grep -q '^\* 1 cell stopped short of the precision target (+-10%)' \
+    "$tmp/p10.txt"
+"$STATBENCH" report "$A" --precision 5 -f json >"$tmp/p5.json" 2>/dev/null
+"$STATBENCH" report "$A" --precision 50 -f json >"$tmp/p50.json" 2>/dev/null
+if [ -n "$PY" ]; then
+    check "  the flag follows the target (5%: none; 50%: both)" \
+        "$PY" - "$tmp/p5.json" "$tmp/p50.json" <<'PYEOF'
+import json, sys
+p5 = json.load(open(sys.argv[1]))
+p50 = json.load(open(sys.argv[2]))
+assert p5['meta']['options']['precision'] == 0.05
+assert p50['meta']['options']['precision'] == 0.5
+for c in p5['cells']:
+    assert c['rel_halfwidth'] > 0.05 and c['reached_precision'] is False
+for c in p50['cells']:
+    assert c['rel_halfwidth'] <= 0.5 and c['reached_precision'] is True
+PYEOF
+else
+    skip "  the flag follows the target" "no python3"
+fi
+"$STATBENCH" report "$A" --precision 0 >"$tmp/p0.txt" 2>"$tmp/err"
+check "report --precision 0: no target, no cell short of it" \
+    sh -c "grep -q 'no precision target' '$tmp/p0.txt' &&
+           ! grep -q 'short of the precision target' '$tmp/p0.txt'"
+
+# --- compare --ci 99 ---------------------------------------------------------
+"$STATBENCH" compare "$A" "$B" --ci 99 >"$tmp/c99.txt" 2>"$tmp/err"
+rc=$?
+check "compare --ci 99 (rc $rc)" test "$rc" -eq 0
+check "  the header says 99% CI" grep -q '^plan: .* 99% CI' "$tmp/c99.txt"
+"$STATBENCH" compare "$A" "$B" --ci 99 -f json >"$tmp/c99.json" 2>/dev/null
+"$STATBENCH" compare "$A" "$B" -f json >"$tmp/c95.json" 2>/dev/null
+if [ -n "$PY" ]; then
+    check "  the intervals and ratios at 99%, wider than at 95%" \
+        "$PY" - "$tmp/c95.json" "$tmp/c99.json" <<'PYEOF'
+import json, sys
+a = json.load(open(sys.argv[1]))['cells']
+b = json.load(open(sys.argv[2]))['cells']
+for x, y in zip(a, b):
+    assert y['interval']['level'] == 0.99
+    r95, r99 = x['comparison']['ratio'], y['comparison']['ratio']
+    assert r99['level'] == 0.99 and r95['level'] == 0.95
+    assert r99['estimate'] == r95['estimate']
+    assert r99['lo'] <= r95['lo'] and r99['hi'] >= r95['hi'], (r95, r99)
+PYEOF
+else
+    skip "  the intervals at 99%" "no python3"
+fi
+
+# --- still refused -----------------------------------------------------------
+check "report --precision 100" bad_input "'100'" report "$A" --precision 100
+check "report --ci 100" bad_input "'100'" report "$A" --ci 100
+check "report with a measuring option beside --precision" \
+    bad_input "'--max-time' is an option of a measurement" \
+    report "$A" --precision 5 --max-time 3
+check "noise --precision" bad_input "'--precision' is not an option" \
+    noise --precision 5
+check "check-env --precision" bad_input "'--precision' is not an option" \
+    check-env --precision 5
+
+done_testing
