@@ -187,9 +187,12 @@ static void refuse_repeats(const char *option, const char *text,
     memcpy(s, v, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_u64);
     for (size_t i = 1; i < n; i++)
-        if (s[i] == s[i - 1])
+        if (s[i] == s[i - 1]) {
+            unsigned long long twice = s[i];
+            free(s); /* before exiting: a leak checker sees no leak */
             die_usage("%s '%.200s': %llu is listed twice", option, text,
-                      (unsigned long long)s[i]);
+                      twice);
+        }
     free(s);
 }
 
@@ -297,8 +300,11 @@ static void add_named_kernels(sb_plan *plan, const struct cli *cli,
         exit(1);
     }
     if (!*copy || copy[strlen(copy) - 1] == ',' || copy[0] == ',' ||
-        strstr(copy, ",,"))
+        strstr(copy, ",,")) {
+        free(seen);
+        free(copy);
         die_usage("--kernel '%s': empty kernel name", cli->kernels);
+    }
     for (name = strtok_r(copy, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
         size_t first = 0, last = 0;
@@ -308,9 +314,14 @@ static void add_named_kernels(sb_plan *plan, const struct cli *cli,
             last = sb_kernel_count();
         } else {
             const sb_kernel *k = sb_kernel_find(name);
-            if (!k)
+            if (!k) {
+                char bad[256];
+                snprintf(bad, sizeof bad, "%s", name);
+                free(seen); /* before exiting: a leak checker sees none */
+                free(copy);
                 die_usage("--kernel '%s': unknown kernel (see %s --list)",
-                          name, progname);
+                          bad, progname);
+            }
             while (sb_kernel_at(first) != k)
                 first++;
             last = first + 1;
@@ -319,11 +330,14 @@ static void add_named_kernels(sb_plan *plan, const struct cli *cli,
             const sb_kernel *k = sb_kernel_at(ki);
             if (all && !sb_kernel_available(k, NULL))
                 continue;
-            if (seen[ki])
+            if (seen[ki]) {
+                free(seen); /* before exiting: a leak checker sees none */
+                free(copy);
                 die_usage(had_all ? "--kernel '%.200s': %s is listed twice "
                                     "(all includes every available kernel)"
                                   : "--kernel '%.200s': %s is listed twice",
                           cli->kernels, k->name);
+            }
             seen[ki] = 1;
             if (!(fams & (1u << k->family))) /* else added by --family */
                 add_kernel(plan, k, l);
