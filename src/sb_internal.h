@@ -128,7 +128,7 @@ void sb__meta_fill(sb_meta *meta);
 /* Median of a small array, which it sorts. */
 double sb__median_inplace(double *x, size_t n);
 
-/* report_tex.c: the Markdown and LaTeX reporters (SB_FORMAT_MARKDOWN,
+/* report/latex.c: the Markdown and LaTeX reporters (SB_FORMAT_MARKDOWN,
  * SB_FORMAT_LATEX) of sb_report, which calls them in the C locale.
  * SB_OK, SB_ENOMEM or SB_EIO (writing failed), with err filled. */
 int sb__report_markdown(const sb_run *run, FILE *f, sb_error *err);

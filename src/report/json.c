@@ -1,5 +1,5 @@
 /*
- * report_json.c: the whole run as JSON, built with jansson.
+ * report/json.c: the whole run as JSON, built with jansson.
  * The schema ("statbench-run", version 1) is documented in README.md.
  */
 #include "config.h"

@@ -1,5 +1,5 @@
 /*
- * report_tex.c: the Markdown and LaTeX reporters, and sb_format_rounded.
+ * report/latex.c: the Markdown and LaTeX reporters, and sb_format_rounded.
  *
  * Both formats are for pasting a result into a mail, an issue or a paper:
  * a caption saying what was measured, then one row per cell with the

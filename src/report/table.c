@@ -1,4 +1,5 @@
-/* report.c: the human table and CSV; JSON lives in report_json.c. */
+/* report/table.c: the human table and CSV, and sb_report; JSON lives in
+ * report/json.c.  See docs/design.md, "Who owns what". */
 #include "config.h"
 
 #include <locale.h>

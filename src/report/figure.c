@@ -1,5 +1,5 @@
 /*
- * plot.c: figures of a run, drawn by gnuplot at run time.
+ * report/figure.c: figures of a run, drawn by gnuplot at run time.
  *
  * sb_plot() writes two plain files beside the figure: STEM.dat, the
  * numbers (commented, one gnuplot data block per line of the figure), and
