@@ -774,17 +774,7 @@ static void parse_options(int argc, char **argv, struct cli *cli)
                           optarg, "");
             break;
         case 'f':
-            if (!strcmp(optarg, "table"))
-                cli->format = SB_FORMAT_TABLE;
-            else if (!strcmp(optarg, "csv"))
-                cli->format = SB_FORMAT_CSV;
-            else if (!strcmp(optarg, "json"))
-                cli->format = SB_FORMAT_JSON;
-            else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md"))
-                cli->format = SB_FORMAT_MARKDOWN;
-            else if (!strcmp(optarg, "latex") || !strcmp(optarg, "tex"))
-                cli->format = SB_FORMAT_LATEX;
-            else
+            if ((cli->format = sb_format_parse(optarg)) < 0)
                 die_usage("--format '%s': unknown format (use table, csv, "
                           "json, markdown or latex)%s", optarg, "");
             break;
@@ -823,18 +813,8 @@ static void parse_options(int argc, char **argv, struct cli *cli)
  * .txt), else the --format given. */
 static int output_format(const char *path, int fallback)
 {
-    const char *dot = strrchr(path, '.');
-    if (dot && !strcmp(dot, ".json"))
-        return SB_FORMAT_JSON;
-    if (dot && !strcmp(dot, ".csv"))
-        return SB_FORMAT_CSV;
-    if (dot && !strcmp(dot, ".tex"))
-        return SB_FORMAT_LATEX;
-    if (dot && !strcmp(dot, ".md"))
-        return SB_FORMAT_MARKDOWN;
-    if (dot && !strcmp(dot, ".txt"))
-        return SB_FORMAT_TABLE;
-    return fallback;
+    int format = sb_format_for_path(path);
+    return format >= 0 ? format : fallback;
 }
 
 /* Write the run: each -o FILE in its format (and the table to stdout), or

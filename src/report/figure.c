@@ -33,7 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run_internal.h"
+#include "sb_internal.h"
 
 extern char **environ;
 
@@ -436,7 +436,7 @@ static void machine_line(const sb_run *run, char *buf, size_t len)
 {
     const sb_meta *m = sb_run_meta(run);
     buf[0] = '\0';
-    if (run->imported)
+    if (sb_run_imported(run))
         return;
     if (m->cpu_model[0])
         append(buf, len, "; ", m->cpu_model);
@@ -450,9 +450,9 @@ static void machine_line(const sb_run *run, char *buf, size_t len)
 static void ci_heading(const sb_run *run, char *buf, size_t len)
 {
     double level = 100 * sb_run_options(run)->ci_level;
-    if (run->invocations > 1)
+    if (sb_run_invocations(run) > 1)
         snprintf(buf, len, "median, %g%% CI (%zu invocations)", level,
-                 run->invocations);
+                 sb_run_invocations(run));
     else
         snprintf(buf, len, "median, %g%% CI", level);
 }
@@ -559,7 +559,7 @@ static void dat_header(fig *F, const char *columns, const char *blocks)
     fputs("# run: ", f);
     put_comment(f, cmd ? cmd : "");
     fputc('\n', f);
-    if (!F->run->imported) {
+    if (!sb_run_imported(F->run)) {
         fputs("# cpu: ", f);
         put_comment(f, sb_run_meta(F->run)->cpu_model);
         fputc('\n', f);
@@ -734,7 +734,7 @@ static void write_lines(fig *F, const lines *L)
         cache c[CACHE_MAX];
         size_t nc = 0;
         this_cpu_model(here, sizeof here);
-        if (!run->imported && there[0] && !strcmp(here, there))
+        if (!sb_run_imported(run) && there[0] && !strcmp(here, there))
             nc = read_caches(c, CACHE_MAX);
         for (size_t k = 0; k < nc; k++) {
             char h[32];
@@ -753,7 +753,7 @@ static void write_lines(fig *F, const lines *L)
                     c[k].label, h, c[k].bytes);
             drawn++;
         }
-        if (!run->imported && !drawn)
+        if (!sb_run_imported(run) && !drawn)
             fprintf(g, "# Cache sizes not drawn: %s.\n",
                     !there[0] || strcmp(here, there)
                         ? "the run was not measured on this CPU"
@@ -1004,7 +1004,7 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
         }
     }
 
-    if (run->imported)
+    if (sb_run_imported(run))
         unit = "value per sample (the input's unit)";
     else if (meta->timer.kind == SB_TIMER_TSC)
         unit = "time per call (TSC cycles)";
@@ -1014,7 +1014,7 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
     label_kernel = vary_kernel || !(vary_size || vary_src || vary_dst);
     if (!label_kernel)
         append(common, sizeof common, ", ", kernel_name(r0));
-    if (!vary_size && !run->imported) {
+    if (!vary_size && !sb_run_imported(run)) {
         char size[32];
         human_size(r0->cell.size, size, sizeof size);
         append(common, sizeof common, ", ", size);

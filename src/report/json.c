@@ -10,9 +10,8 @@
 
 #include <jansson.h>
 
-#include "run_internal.h"
+#include "report.h"
 
-int sb__report_json(const sb_run *run, FILE *f, sb_error *err);
 
 /* JSON has no NaN or infinity: such values become null. */
 static json_t *num(double v)
@@ -265,7 +264,7 @@ static json_t *cell(const sb_run *run, size_t idx)
     return c;
 }
 
-int sb__report_json(const sb_run *run, FILE *f, sb_error *err)
+int sb__write_json(const sb_run *run, FILE *f, sb_error *err)
 {
     json_t *cells = json_array(), *root;
     int rc;
@@ -282,12 +281,12 @@ int sb__report_json(const sb_run *run, FILE *f, sb_error *err)
                      "interrupted", sb_run_interrupted(run), "elapsed_s",
                      num(sb_run_elapsed(run)), "rounds",
                      (json_int_t)sb_run_rounds(run), "invocations_run",
-                     (json_int_t)run->invocations, "cells", cells);
+                     (json_int_t)sb_run_invocations(run), "cells", cells);
     if (!root)
         return sb__error(err, SB_ENOMEM, "building the JSON failed");
     /* Samples from elsewhere (analyze) may be any finite value, in their
      * own unit: the loader must know not to read them as times. */
-    if (run->imported)
+    if (sb_run_imported(run))
         json_object_set_new(root, "imported", json_true());
     rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
     json_decref(root);

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_internal.h"
+#include "report.h"
 
 /* Significant digits of a value whose half-width says nothing about its
  * precision (zero, negative, NaN or infinite): as the plain table's %.6g. */
@@ -547,14 +547,6 @@ static void put_interval(const fmt *x, grid *g, size_t col,
     grid_take(g, col + 1, x->b);
 }
 
-static int any_comparison(const sb_run *run)
-{
-    for (size_t i = 0; i < sb_run_count(run); i++)
-        if (sb_run_comparison(run, i))
-            return 1;
-    return 0;
-}
-
 /* 1 when some comparison of the run has cell i as its baseline. */
 static int is_baseline(const sb_run *run, size_t i)
 {
@@ -577,7 +569,7 @@ static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp)
     size_t c = 0;
 
     grid_row(g);
-    if (run->imported) {
+    if (sb_run_imported(run)) {
         grid_set(g, c++, "data");
         grid_set(g, c++, "median");
     } else {
@@ -607,7 +599,7 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
     grid_row(g);
     put_text(x, r->cell.kernel->name);
     grid_take(g, c++, x->b);
-    if (!run->imported) {
+    if (!sb_run_imported(run)) {
         sbuf_printf(x->b, "%zu", r->cell.size);
         grid_take(g, c++, x->b);
         sbuf_printf(x->b, "%zu", r->cell.src_align);
@@ -620,12 +612,12 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
         grid_set(g, c++, "--");
         grid_set(g, c++, "--");
     } else {
-        put_interval(x, g, c, run->imported ? &r->interval : &r->mbps);
+        put_interval(x, g, c, sb_run_imported(run) ? &r->interval : &r->mbps);
         c += 2;
         format_sig2(100 * r->rel_halfwidth, t);
         put_number(x, t);
         /* '*': short of the precision target, as in the plain table. */
-        if (!r->reached_precision)
+        if (sb__report_cell_short(r))
             sbuf_putc(x->b, '*');
         grid_take(g, c++, x->b);
     }
@@ -651,11 +643,11 @@ static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
 {
     sbuf b = {0};
     fmt x = {latex, &b};
-    int cmp = any_comparison(run);
+    int cmp = sb__report_any_comparison(run);
     size_t n = sb_run_count(run);
 
     *g = (grid){0};
-    g->ncols = (run->imported ? 4 : 7) + (cmp ? 4 : 0);
+    g->ncols = (sb_run_imported(run) ? 4 : 7) + (cmp ? 4 : 0);
     memset(g->align, 'r', g->ncols);
     g->align[0] = 'l';
     if (cmp)
@@ -670,17 +662,6 @@ static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
     return g->failed ? -1 : 0;
 }
 
-static size_t short_cells(const sb_run *run)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < sb_run_count(run); i++) {
-        const sb_cell_result *r = sb_run_cell(run, i);
-        if (r->nsamples && !r->reached_precision)
-            k++;
-    }
-    return k;
-}
-
 /* "6 invocations" / "one invocation". */
 static void put_invocations(sbuf *b, size_t m)
 {
@@ -690,16 +671,9 @@ static void put_invocations(sbuf *b, size_t m)
         sbuf_printf(b, "%zu invocations", m);
 }
 
-static int finish(FILE *f, sb_error *err)
-{
-    if (ferror(f) || fflush(f) != 0)
-        return sb__error(err, SB_EIO, "writing the report failed");
-    return SB_OK;
-}
-
 /* ---- Markdown ----------------------------------------------------------- */
 
-int sb__report_markdown(const sb_run *run, FILE *f, sb_error *err)
+int sb__write_markdown(const sb_run *run, FILE *f, sb_error *err)
 {
     const sb_meta *m = sb_run_meta(run);
     const sb_options *o = sb_run_options(run);
@@ -707,7 +681,7 @@ int sb__report_markdown(const sb_run *run, FILE *f, sb_error *err)
     sbuf b = {0};
     grid g;
     size_t *w;
-    size_t nshort = short_cells(run);
+    size_t nshort = sb__report_short_cells(run);
     int cmp;
 
     if (build(run, 0, &g, &cmp) != 0) {
@@ -722,7 +696,7 @@ int sb__report_markdown(const sb_run *run, FILE *f, sb_error *err)
         sbuf_puts(&b, ": ");
         md_escape(&b, cmd);
     }
-    if (run->imported) {
+    if (sb_run_imported(run)) {
         sbuf_printf(&b, "; samples measured elsewhere: median with %g%% CI "
                         "in the data's unit",
                     100 * o->ci_level);
@@ -731,7 +705,7 @@ int sb__report_markdown(const sb_run *run, FILE *f, sb_error *err)
         md_escape(&b, m->cpu_model[0] ? m->cpu_model : "unknown CPU");
         sbuf_printf(&b, "; median MB/s (1 MB = 10^6 B), %g%% CI over ",
                     100 * o->ci_level);
-        put_invocations(&b, run->invocations);
+        put_invocations(&b, sb_run_invocations(run));
     }
     if (cmp)
         sbuf_printf(&b, "; ratio = median time / baseline's (below 1: "
@@ -769,12 +743,12 @@ int sb__report_markdown(const sb_run *run, FILE *f, sb_error *err)
                 nshort, nshort == 1 ? "" : "s", 100 * o->precision);
     free(w);
     grid_free(&g);
-    return finish(f, err);
+    return sb__report_flush(f, err);
 }
 
 /* ---- LaTeX -------------------------------------------------------------- */
 
-int sb__report_latex(const sb_run *run, FILE *f, sb_error *err)
+int sb__write_latex(const sb_run *run, FILE *f, sb_error *err)
 {
     const sb_meta *m = sb_run_meta(run);
     const sb_options *o = sb_run_options(run);
@@ -782,7 +756,7 @@ int sb__report_latex(const sb_run *run, FILE *f, sb_error *err)
     sbuf b = {0};
     grid g;
     size_t *w;
-    size_t nshort = short_cells(run);
+    size_t nshort = sb__report_short_cells(run);
     int cmp;
 
     if (build(run, 1, &g, &cmp) != 0) {
@@ -791,7 +765,7 @@ int sb__report_latex(const sb_run *run, FILE *f, sb_error *err)
     }
     w = malloc(g.ncols * sizeof *w);
     /* The caption says what was measured, how, and how to read it. */
-    if (run->imported) {
+    if (sb_run_imported(run)) {
         sbuf_printf(&b, "Medians of samples measured elsewhere, in the "
                         "data's own unit, with %g\\,\\%% confidence "
                         "intervals (one invocation)",
@@ -800,7 +774,7 @@ int sb__report_latex(const sb_run *run, FILE *f, sb_error *err)
         sbuf_printf(&b, "Median throughput in MB/s (1\\,MB = $10^6$ "
                         "bytes) with %g\\,\\%% confidence intervals over ",
                     100 * o->ci_level);
-        put_invocations(&b, run->invocations);
+        put_invocations(&b, sb_run_invocations(run));
         sbuf_puts(&b, " on ");
         tex_escape(&b, m->cpu_model[0] ? m->cpu_model : "an unknown CPU");
     }
@@ -812,7 +786,7 @@ int sb__report_latex(const sb_run *run, FILE *f, sb_error *err)
         sbuf_puts(&b, "}");
     }
     sbuf_puts(&b, ". Each value shows the digits its interval supports");
-    if (!run->imported)
+    if (!sb_run_imported(run))
         sbuf_puts(&b, "; size and offsets (src, dst) in bytes");
     sbuf_puts(&b, ".");
     if (cmp)
@@ -850,5 +824,5 @@ int sb__report_latex(const sb_run *run, FILE *f, sb_error *err)
     fputs("\\end{table}\n", f);
     free(w);
     grid_free(&g);
-    return finish(f, err);
+    return sb__report_flush(f, err);
 }
