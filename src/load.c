@@ -1,6 +1,8 @@
 /*
  * load.c: runs that were not measured here: a saved JSON run read back
  * (for compare and report), and samples from any tool (for analyze).
+ * The keys of the JSON are the schema's list (report/schema.h), shared
+ * with the writer.
  */
 #include "config.h"
 
@@ -10,9 +12,8 @@
 
 #include <jansson.h>
 
+#include "report/schema.h"
 #include "run_internal.h"
-
-#define SCHEMA_VERSION 1
 
 /* A stand-in kernel owned by the run, for a name this build lacks or for
  * imported samples.  It cannot be measured (fn is NULL). */
@@ -198,29 +199,28 @@ static void parse_seed(const char *s, uint64_t *out)
 static int load_meta(sb_run *run, json_t *root, const char *name,
                      sb_error *err)
 {
-    json_t *m = json_object_get(root, "meta"), *t, *o;
+    json_t *m = json_object_get(root, SB__JK_META), *t, *o;
     sb_meta *meta = &run->meta;
+    void *const base[SB__J_NBASES] = {meta, &run->opt, NULL};
 
     if (!json_is_object(m))
-        return sb__error(err, SB_EIO, "%s: missing \"meta\"", name);
-    copy_str(meta->statbench_version, sizeof meta->statbench_version, m,
-             "statbench_version");
-    copy_str(meta->start_time, sizeof meta->start_time, m, "start_time");
-    copy_str(meta->hostname, sizeof meta->hostname, m, "hostname");
-    copy_str(meta->cpu_model, sizeof meta->cpu_model, m, "cpu_model");
-    copy_str(meta->kernel_version, sizeof meta->kernel_version, m,
-             "kernel_version");
-    copy_str(meta->pin_note, sizeof meta->pin_note, m, "pin_note");
-    copy_str(meta->counters, sizeof meta->counters, m, "counters");
+        return sb__error(err, SB_EIO, "%s: missing \"" SB__JK_META "\"",
+                         name);
+    /* The plain fields (strings, the timer's overhead, the interrupt rate,
+     * the options in their ranges), as the schema's list says; the rest
+     * by hand below. */
+    meta->interrupts_per_second = NAN;
+    meta->check_cost_seconds = NAN;
+    sb__json_load_fields(sb__json_meta, sb__json_nmeta, m, base);
     {
-        json_t *cpu = json_object_get(m, "cpu");
+        json_t *cpu = json_object_get(m, SB__JK_CPU);
         meta->cpu = json_is_integer(cpu) && json_integer_value(cpu) >= -1 &&
                             json_integer_value(cpu) < (1 << 20)
                         ? (int)json_integer_value(cpu)
                         : -1;
     }
     {
-        json_t *f = json_object_get(m, "cpu_features");
+        json_t *f = json_object_get(m, SB__JK_CPU_FEATURES);
         size_t i;
         json_t *v;
         json_array_foreach(f, i, v)
@@ -231,33 +231,27 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
                     meta->cpu_features |= 1u << b;
         }
     }
-    if (get_str(m, "command")) {
-        run->command = clean_name(get_str(m, "command"));
+    if (get_str(m, SB__JK_COMMAND)) {
+        run->command = clean_name(get_str(m, SB__JK_COMMAND));
         if (!run->command)
             return sb__error(err, SB_ENOMEM, "out of memory");
     }
-    t = json_object_get(m, "timer");
-    if (!json_is_object(t) || get_num(t, "hz", &meta->timer.hz) ||
+    t = json_object_get(m, SB__JK_TIMER);
+    if (!json_is_object(t) || get_num(t, SB__JK_HZ, &meta->timer.hz) ||
         !(meta->timer.hz > 0))
-        return sb__error(err, SB_EIO, "%s: missing or bad \"meta.timer.hz\"",
+        return sb__error(err, SB_EIO,
+                         "%s: missing or bad \"" SB__JK_META "." SB__JK_TIMER
+                         "." SB__JK_HZ "\"",
                          name);
-    meta->timer.kind = get_str(t, "kind") && !strcmp(get_str(t, "kind"), "tsc")
+    meta->timer.kind = get_str(t, SB__JK_KIND) &&
+                               !strcmp(get_str(t, SB__JK_KIND), SB__JV_TSC)
                            ? SB_TIMER_TSC
                            : SB_TIMER_CLOCK;
-    get_num(t, "overhead_ticks", &meta->timer.overhead);
-    get_num(t, "bare_overhead_ticks", &meta->timer.bare_overhead);
-    meta->timer.invariant = json_is_true(json_object_get(t, "invariant"));
-    copy_str(run->hz_source, sizeof run->hz_source, t, "hz_source");
+    copy_str(run->hz_source, sizeof run->hz_source, t, SB__JK_HZ_SOURCE);
     meta->timer.hz_source = run->hz_source;
-    copy_str(meta->timer.reason, sizeof meta->timer.reason, t, "reason");
-
-    meta->interrupts_per_second = NAN;
-    meta->check_cost_seconds = NAN;
-    get_num(m, "interrupts_per_second", &meta->interrupts_per_second);
-    get_num(m, "check_cost_seconds", &meta->check_cost_seconds);
     {
         /* notes: one string per line */
-        json_t *notes = json_object_get(m, "notes"), *v;
+        json_t *notes = json_object_get(m, SB__JK_NOTES), *v;
         size_t i, used = 0;
         json_array_foreach(notes, i, v)
         {
@@ -273,7 +267,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
         }
     }
     {
-        json_t *env = json_object_get(m, "env"), *v;
+        json_t *env = json_object_get(m, SB__JK_ENV), *v;
         size_t i;
         json_array_foreach(env, i, v)
         {
@@ -281,15 +275,15 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
             if (!json_is_object(v) || meta->env.n >= SB_ENV_MAX)
                 continue;
             it = &meta->env.items[meta->env.n++];
-            copy_str(it->key, sizeof it->key, v, "key");
-            copy_str(it->value, sizeof it->value, v, "value");
-            copy_str(it->advice, sizeof it->advice, v, "advice");
-            it->warn = json_is_true(json_object_get(v, "warn"));
+            copy_str(it->key, sizeof it->key, v, SB__JK_ENV_KEY);
+            copy_str(it->value, sizeof it->value, v, SB__JK_ENV_VALUE);
+            copy_str(it->advice, sizeof it->advice, v, SB__JK_ENV_ADVICE);
+            it->warn = json_is_true(json_object_get(v, SB__JK_ENV_WARN));
         }
     }
     {
         /* The counters read around every sample, in order. */
-        json_t *names = json_object_get(m, "counter_names"), *v;
+        json_t *names = json_object_get(m, SB__JK_COUNTER_NAMES), *v;
         size_t i;
         json_array_foreach(names, i, v)
         {
@@ -303,38 +297,16 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
             sb__clean_text(meta->counter_names[meta->ncounters++]);
         }
     }
-    o = json_object_get(m, "options");
+    o = json_object_get(m, SB__JK_OPTIONS);
     if (json_is_object(o)) {
         sb_options *op = &run->opt;
-        double v;
-        size_t z;
-        json_t *seed = json_object_get(m, "seed");
-        if (!get_num(o, "ci_level", &v) && v > 0 && v < 1)
-            op->ci_level = v;
-        if (!get_num(o, "precision", &v) && v >= 0 && v < 1)
-            op->precision = v;
-        if (!get_num(o, "max_time_s", &v) && v > 0)
-            op->max_time = v;
-        if (!get_size(o, "min_samples", &z))
-            op->min_samples = z;
-        if (!get_size(o, "max_samples", &z))
-            op->max_samples = z;
-        if (!get_num(o, "sample_seconds", &v) && v > 0)
-            op->sample_seconds = v;
-        if (!get_size(o, "invocations", &z) && z >= 1)
-            op->invocations = z;
-        if (!get_size(o, "bootstrap", &z))
-            op->bootstrap = z;
-        if (!get_num(o, "alpha", &v) && v > 0 && v < 1)
-            op->alpha = v;
-        if (!get_num(o, "threshold", &v) && v >= 0 && v < 1)
-            op->threshold = v;
-        if (get_str(o, "cache") && !strcmp(get_str(o, "cache"), "cold"))
+        json_t *seed = json_object_get(m, SB__JK_SEED);
+        const char *cache = get_str(o, SB__JK_CACHE);
+        const char *reject = get_str(o, SB__JK_REJECT);
+        if (cache && !strcmp(cache, sb_cache_name(SB_CACHE_COLD)))
             op->cache = SB_CACHE_COLD;
-        if (get_str(o, "reject") && !strcmp(get_str(o, "reject"), "none"))
+        if (reject && !strcmp(reject, SB__JV_REJECT_NONE))
             op->reject = SB_REJECT_NONE;
-        if (!get_size(o, "max_invocations", &z) && z >= 1)
-            op->max_invocations = z;
         /* A negative integer is what earlier versions wrote for a seed
          * above INT64_MAX: the same 64 bits.  Now such a seed is a string
          * of decimal digits. */
@@ -350,22 +322,25 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
                      sb_error *err)
 {
     sb_cell_result *r = &run->cells[i];
-    json_t *samples = json_object_get(c, "samples_ticks");
-    json_t *invs = json_object_get(c, "invocation_samples");
-    json_t *rej = json_object_get(c, "rejected");
-    const char *kname = get_str(c, "kernel");
+    json_t *samples = json_object_get(c, SB__JK_SAMPLES_TICKS);
+    json_t *invs = json_object_get(c, SB__JK_INVOCATION_SAMPLES);
+    json_t *rej = json_object_get(c, SB__JK_REJECTED);
+    const char *kname = get_str(c, SB__JK_KERNEL);
+    void *const base[SB__J_NBASES] = {NULL, NULL, r};
     const sb_kernel *k;
     size_t ns, at = 0, ninv;
     double *all, *ctr = NULL;
     unsigned char *flags = NULL;
 
-    if (!kname || get_size(c, "size", &r->cell.size) ||
-        get_size(c, "src_align", &r->cell.src_align) ||
-        get_size(c, "dst_align", &r->cell.dst_align) ||
+    if (!kname || get_size(c, SB__JK_SIZE, &r->cell.size) ||
+        get_size(c, SB__JK_SRC_ALIGN, &r->cell.src_align) ||
+        get_size(c, SB__JK_DST_ALIGN, &r->cell.dst_align) ||
         !json_is_array(samples))
         return sb__error(err, SB_EIO,
-                         "%s: cell %zu: missing \"kernel\", \"size\", "
-                         "\"src_align\", \"dst_align\" or \"samples_ticks\"",
+                         "%s: cell %zu: missing \"" SB__JK_KERNEL "\", \""
+                         SB__JK_SIZE "\", \"" SB__JK_SRC_ALIGN "\", \""
+                         SB__JK_DST_ALIGN "\" or \"" SB__JK_SAMPLES_TICKS
+                         "\"",
                          name, i);
     k = sb_kernel_find(kname);
     if (!k) {
@@ -377,23 +352,12 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
         free(clean);
     }
     r->cell.kernel = k;
-    get_size(c, "iters_per_sample", &r->iters);
-    {
-        json_t *cpu = json_object_get(c, "cpu_time");
-        double v;
-        if (json_is_object(cpu)) {
-            if (!get_num(cpu, "calls", &v) && v >= 0)
-                r->calls = v;
-            if (!get_num(cpu, "user_seconds", &v) && v >= 0)
-                r->user_seconds = v;
-            if (!get_num(cpu, "sys_seconds", &v) && v >= 0)
-                r->sys_seconds = v;
-        }
-    }
-    get_size(c, "warmup_samples", &r->warmup_samples);
+    /* The plain fields a cell keeps (iterations per sample, warm-up, CPU
+     * time); its statistics are recomputed from the samples. */
+    sb__json_load_fields(sb__json_cell, sb__json_ncell, c, base);
     for (int j = 0; j < SB_REJECT_NREASONS; j++) {
         size_t v = 0;
-        json_t *dist = json_object_get(c, "disturbed");
+        json_t *dist = json_object_get(c, SB__JK_DISTURBED);
         if (json_is_object(rej) && !get_size(rej, sb_reject_name(j), &v)) {
             r->rejected[j] = v;
             r->rejected_total += v;
@@ -431,8 +395,8 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     /* Per-sample counters (sample-major, in meta.counter_names' order)
      * and disturbance flags, when the file has them. */
     {
-        json_t *sc = json_object_get(c, "samples_counters");
-        json_t *fl = json_object_get(c, "samples_flags");
+        json_t *sc = json_object_get(c, SB__JK_SAMPLES_COUNTERS);
+        json_t *fl = json_object_get(c, SB__JK_SAMPLES_FLAGS);
         size_t nc = run->meta.ncounters;
         if (json_is_object(sc) && nc) {
             ctr = malloc((ns + 1) * nc * sizeof *ctr);
@@ -488,8 +452,9 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
             free(ctr);
             free(flags);
             return sb__error(err, SB_EIO,
-                             "%s: cell %zu: \"invocation_samples\" does not "
-                             "add up to the samples", name, i);
+                             "%s: cell %zu: \"" SB__JK_INVOCATION_SAMPLES
+                             "\" does not add up to the samples",
+                             name, i);
         }
         raw.nsamples = (size_t)json_integer_value(v);
         raw.ticks = all + at;
@@ -510,8 +475,9 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     free(flags);
     if (at != ns)
         return sb__error(err, SB_EIO,
-                         "%s: cell %zu: \"invocation_samples\" does not add "
-                         "up to the samples", name, i);
+                         "%s: cell %zu: \"" SB__JK_INVOCATION_SAMPLES
+                         "\" does not add up to the samples",
+                         name, i);
     /* The totals came from the file; adding invocations counted none. */
     return SB_OK;
 }
@@ -541,31 +507,33 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
     if (!root)
         return sb__error(err, SB_EIO, "%s: not JSON (line %d: %s)", name,
                          je.line, je.text);
-    schema = get_str(root, "schema");
-    if (!schema || strcmp(schema, "statbench-run")) {
+    schema = get_str(root, SB__JK_SCHEMA);
+    if (!schema || strcmp(schema, SB__JSON_SCHEMA)) {
         json_decref(root);
         return sb__error(err, SB_EIO,
-                         "%s: not a statbench run (no \"schema\": "
-                         "\"statbench-run\")", name);
+                         "%s: not a statbench run (no \"" SB__JK_SCHEMA
+                         "\": \"" SB__JSON_SCHEMA "\")",
+                         name);
     }
     {
-        json_t *v = json_object_get(root, "schema_version");
+        json_t *v = json_object_get(root, SB__JK_SCHEMA_VERSION);
         long long version = json_is_integer(v) ? json_integer_value(v) : 0;
-        if (version < 1 || version > SCHEMA_VERSION) {
+        if (version < 1 || version > SB__JSON_SCHEMA_VERSION) {
             json_decref(root);
             if (version < 1)
                 return sb__error(err, SB_EIO,
-                                 "%s: bad \"schema_version\"", name);
+                                 "%s: bad \"" SB__JK_SCHEMA_VERSION "\"",
+                                 name);
             return sb__error(err, SB_EIO,
                              "%s: schema version %lld is newer than this "
                              "statbench reads (%d): upgrade statbench",
-                             name, version, SCHEMA_VERSION);
+                             name, version, SB__JSON_SCHEMA_VERSION);
         }
     }
-    cells = json_object_get(root, "cells");
+    cells = json_object_get(root, SB__JK_CELLS);
     if (!json_is_array(cells) || json_array_size(cells) == 0) {
         json_decref(root);
-        return sb__error(err, SB_EIO, "%s: no \"cells\"", name);
+        return sb__error(err, SB_EIO, "%s: no \"" SB__JK_CELLS "\"", name);
     }
     if (json_array_size(cells) > SB__MAX_CELLS) {
         json_decref(root);
@@ -586,14 +554,15 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
         goto out;
     /* Samples from elsewhere: marked, or (files written before the mark)
      * told by the clock analyze records. */
-    run->imported = json_is_true(json_object_get(root, "imported")) ||
+    run->imported = json_is_true(json_object_get(root, SB__JK_IMPORTED)) ||
                     !strcmp(run->hz_source, "samples measured elsewhere");
     /* Stand-ins for kernels this build does not have. */
     {
         size_t nsi = 0;
         json_array_foreach(cells, i, c)
         {
-            const char *k = get_str(c, "kernel"), *fam = get_str(c, "family");
+            const char *k = get_str(c, SB__JK_KERNEL);
+            const char *fam = get_str(c, SB__JK_FAMILY);
             if (!k || sb_kernel_find(k))
                 continue;
             si[nsi].name = k;
@@ -633,10 +602,11 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
     {
         double v;
         size_t z;
-        run->interrupted = json_is_true(json_object_get(root, "interrupted"));
-        if (!get_num(root, "elapsed_s", &v))
+        run->interrupted =
+            json_is_true(json_object_get(root, SB__JK_INTERRUPTED));
+        if (!get_num(root, SB__JK_ELAPSED, &v))
             run->elapsed = v;
-        if (!get_size(root, "rounds", &z))
+        if (!get_size(root, SB__JK_ROUNDS, &z))
             run->rounds = z;
         run->invocations = run->cells[0].invocations;
     }

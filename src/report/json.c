@@ -1,6 +1,10 @@
 /*
  * report/json.c: the whole run as JSON, built with jansson.
- * The schema ("statbench-run", version 1) is documented in README.md.
+ * The schema ("statbench-run", version 1) is documented in docs/schema.md,
+ * and listed once in report/schema.c, which this writer walks in order and
+ * the loader (load.c) walks too.  Like every writer it reads the run only
+ * through the public accessors: everything the file holds (the raw
+ * samples, per-sample counters and flags) is public.
  */
 #include "config.h"
 
@@ -11,6 +15,7 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "report/schema.h"
 
 
 /* JSON has no NaN or infinity: such values become null. */
@@ -60,9 +65,10 @@ static json_t *env(const sb_env *e)
     json_t *a = json_array();
     for (size_t i = 0; a && i < e->n && i < SB_ENV_MAX; i++)
         json_array_append_new(
-            a, json_pack("{s:o, s:o, s:b, s:o}", "key", str(e->items[i].key),
-                         "value", str(e->items[i].value), "warn",
-                         e->items[i].warn, "advice",
+            a, json_pack("{s:o, s:o, s:b, s:o}", SB__JK_ENV_KEY,
+                         str(e->items[i].key), SB__JK_ENV_VALUE,
+                         str(e->items[i].value), SB__JK_ENV_WARN,
+                         e->items[i].warn, SB__JK_ENV_ADVICE,
                          str(e->items[i].advice)));
     return a;
 }
@@ -94,56 +100,82 @@ static json_t *seed_json(uint64_t seed)
     return json_string(buf);
 }
 
+/* The value of one plain field of a table (report/schema.h) from the
+ * structs of base; NULL for a custom field or when out of memory.
+ * Without samples (flag SB__J_SAMPLES) or without two invocation medians
+ * (SB__J_LEVELS) a number is null, a count 0 and an interval empty. */
+static json_t *plain(const sb__jfield *f, const void *const *base, int have,
+                     int levels)
+{
+    static const sb_interval none = {NAN, NAN, NAN, NAN, NAN};
+    const char *at = (const char *)base[f->base] + f->offset;
+    int absent = ((f->flags & SB__J_SAMPLES) && !have) ||
+                 ((f->flags & SB__J_LEVELS) && !levels);
+    double d;
+    size_t z;
+    int b;
+    const char *p;
+
+    switch (f->type) {
+    case SB__J_STR:
+        return str(at);
+    case SB__J_STRPTR:
+        memcpy(&p, at, sizeof p);
+        return str(p);
+    case SB__J_NUM:
+        memcpy(&d, at, sizeof d);
+        return num(absent ? NAN : d);
+    case SB__J_SIZE:
+        memcpy(&z, at, sizeof z);
+        return json_integer((json_int_t)(absent ? 0 : z));
+    case SB__J_INT:
+        memcpy(&b, at, sizeof b);
+        return json_integer(b);
+    case SB__J_BOOL:
+        memcpy(&b, at, sizeof b);
+        return json_boolean(b);
+    case SB__J_INTERVAL:
+        return interval(absent ? &none : (const sb_interval *)(const void *)at);
+    }
+    return NULL;
+}
+
+/* What a custom field needs: the run and, for a cell, its index and
+ * result (NULL for the meta object). */
+typedef struct ctx {
+    const sb_run *run;
+    size_t idx;
+    const sb_cell_result *r;
+} ctx;
+
+static json_t *custom(int id, const ctx *x);
+
+/* An object of the fields of table t, in order. */
+static json_t *object(const sb__jfield *t, size_t n, const void *const *base,
+                      const ctx *x, int have, int levels)
+{
+    json_t *o = json_object();
+
+    for (size_t i = 0; o && i < n; i++) {
+        const sb__jfield *f = &t[i];
+        json_t *v = f->type == SB__J_CUSTOM   ? custom(f->custom, x)
+                    : f->type == SB__J_OBJECT ? object(f->sub, f->nsub, base,
+                                                       x, have, levels)
+                                              : plain(f, base, have, levels);
+        if (!v || json_object_set_new(o, f->key, v) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
 static json_t *meta(const sb_run *run)
 {
-    const sb_meta *m = sb_run_meta(run);
-    const sb_options *o = sb_run_options(run);
-    const sb_timer_info *t = &m->timer;
-    json_t *j, *names = json_array();
-
-    for (size_t i = 0; names && i < m->ncounters && i < SB_MAX_COUNTERS; i++)
-        json_array_append_new(names, str(m->counter_names[i]));
-    j = json_pack(
-        "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o,"
-        " s:{s:s, s:o, s:o, s:b, s:o, s:o, s:s, s:o},"
-        " s:{s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:I, s:s, s:I, s:o, s:o,"
-        "    s:s}}",
-        "statbench_version", str(m->statbench_version), "command",
-        str(sb_run_command(run)), "start_time", str(m->start_time),
-        "hostname", str(m->hostname), "cpu_model", str(m->cpu_model),
-        "kernel_version", str(m->kernel_version), "cpu_features",
-        features(m->cpu_features), "cpu", m->cpu, "pin_note",
-        str(m->pin_note), "seed", seed_json(o->seed), "counters",
-        str(m->counters), "timer", "kind",
-        t->kind == SB_TIMER_TSC ? "tsc" : "clock_monotonic_raw", "hz",
-        num(t->hz), "hz_source", str(t->hz_source), "invariant",
-        t->invariant, "overhead_ticks", num(t->overhead),
-        "bare_overhead_ticks", num(t->bare_overhead), "tick_unit",
-        t->kind == SB_TIMER_TSC ? "TSC reference cycle" : "nanosecond",
-        "reason", str(t->reason), "options", "ci_level", num(o->ci_level),
-        "precision", num(o->precision), "max_time_s", num(o->max_time),
-        "min_samples", (json_int_t)o->min_samples, "max_samples",
-        (json_int_t)o->max_samples, "sample_seconds",
-        num(o->sample_seconds), "invocations", (json_int_t)o->invocations,
-        "max_invocations", (json_int_t)o->max_invocations, "outliers",
-        sb_outlier_policy_name(o->outliers), "bootstrap",
-        (json_int_t)o->bootstrap, "alpha", num(o->alpha), "threshold",
-        num(o->threshold), "cache", sb_cache_name(o->cache));
-    if (j) {
-        json_object_set_new(j, "counter_names", names ? names : json_null());
-        json_object_set_new(j, "interrupts_per_second",
-                            num(m->interrupts_per_second));
-        json_object_set_new(j, "check_cost_seconds",
-                            num(m->check_cost_seconds));
-        json_object_set_new(j, "notes", lines(m->notes));
-        json_object_set_new(j, "env", env(&m->env));
-        json_object_set_new(
-            json_object_get(j, "options"), "reject",
-            json_string(o->reject == SB_REJECT_NONE ? "none" : "disturbed"));
-    } else {
-        json_decref(names);
-    }
-    return j;
+    const void *base[SB__J_NBASES] = {sb_run_meta(run), sb_run_options(run),
+                                      NULL};
+    ctx x = {run, 0, NULL};
+    return object(sb__json_meta, sb__json_nmeta, base, &x, 1, 1);
 }
 
 static json_t *comparison(const sb_comparison *c)
@@ -163,105 +195,134 @@ static json_t *counters(const sb_cell_result *r)
     for (size_t i = 0; o && i < r->ncounters && i < SB_MAX_COUNTERS; i++)
         json_object_set_new(
             o, r->counters[i].name,
-            json_pack("{s:o, s:o}", "per_call",
-                      interval(&r->counters[i].per_call), "per_byte",
+            json_pack("{s:o, s:o}", SB__JK_PER_CALL,
+                      interval(&r->counters[i].per_call), SB__JK_PER_BYTE,
                       num(r->counters[i].per_byte)));
     return o;
+}
+
+/* Counts by reject reason: rejected (disturbed 0) or disturbed. */
+static json_t *by_reason(const size_t *count)
+{
+    json_t *o = json_object();
+    for (int k = 0; o && k < SB_REJECT_NREASONS; k++)
+        json_object_set_new(o, sb_reject_name(k),
+                            json_integer((json_int_t)count[k]));
+    return o;
+}
+
+/* Per-sample counter values, in the order of samples_ticks. */
+static json_t *samples_counters(const sb_run *run, size_t idx)
+{
+    const sb_cell_result *r = sb_run_cell(run, idx);
+    json_t *sc = json_object();
+    for (size_t k = 0; sc && k < r->ncounters; k++) {
+        const double *v = sb_run_counter_samples(run, idx, k);
+        json_t *a = json_array();
+        for (size_t i = 0; a && v && i < r->nsamples; i++)
+            json_array_append_new(a, num(v[i]));
+        json_object_set_new(sc, r->counters[k].name, a ? a : json_null());
+    }
+    return sc ? sc : json_null();
+}
+
+/* Per-sample disturbance bits, in the order of samples_ticks. */
+static json_t *samples_flags(const sb_run *run, size_t idx)
+{
+    const sb_cell_result *r = sb_run_cell(run, idx);
+    const unsigned char *flags = sb_run_sample_flags(run, idx);
+    json_t *fl = json_array();
+    for (size_t i = 0; fl && flags && i < r->nsamples; i++)
+        json_array_append_new(fl, json_integer(flags[i]));
+    return fl ? fl : json_null();
+}
+
+static json_t *custom(int id, const ctx *x)
+{
+    const sb_run *run = x->run;
+    const sb_meta *m = sb_run_meta(run);
+    const sb_options *o = sb_run_options(run);
+    const sb_cell_result *r = x->r;
+    json_t *a;
+
+    switch (id) {
+    case SB__JC_KERNEL:
+        return str(r->cell.kernel->name);
+    case SB__JC_COMMAND:
+        return str(sb_run_command(run));
+    case SB__JC_CPU_FEATURES:
+        return features(m->cpu_features);
+    case SB__JC_SEED:
+        return seed_json(o->seed);
+    case SB__JC_TIMER_KIND:
+        return json_string(m->timer.kind == SB_TIMER_TSC
+                               ? SB__JV_TSC
+                               : "clock_monotonic_raw");
+    case SB__JC_TICK_UNIT:
+        return json_string(m->timer.kind == SB_TIMER_TSC
+                               ? "TSC reference cycle"
+                               : "nanosecond");
+    case SB__JC_OUTLIERS:
+        return json_string(sb_outlier_policy_name(o->outliers));
+    case SB__JC_CACHE:
+        return json_string(sb_cache_name(o->cache));
+    case SB__JC_REJECT:
+        return json_string(o->reject == SB_REJECT_NONE
+                               ? SB__JV_REJECT_NONE
+                               : "disturbed");
+    case SB__JC_COUNTER_NAMES:
+        a = json_array();
+        for (size_t i = 0; a && i < m->ncounters && i < SB_MAX_COUNTERS; i++)
+            json_array_append_new(a, str(m->counter_names[i]));
+        return a ? a : json_null();
+    case SB__JC_NOTES:
+        return lines(m->notes);
+    case SB__JC_ENV:
+        return env(&m->env);
+    case SB__JC_FAMILY:
+        return json_string(sb_family_name(r->cell.kernel->family));
+    case SB__JC_REJECTED:
+        return by_reason(r->rejected);
+    case SB__JC_INVOCATION_SAMPLES:
+        a = json_array();
+        for (size_t i = 0; a && i < r->invocations; i++)
+            json_array_append_new(
+                a, json_integer((json_int_t)r->inv_nsamples[i]));
+        return a;
+    case SB__JC_INVOCATION_MEDIANS:
+        a = json_array();
+        for (size_t i = 0; a && i < r->invocations; i++)
+            json_array_append_new(a,
+                                  num(r->inv_median ? r->inv_median[i] : NAN));
+        return a;
+    case SB__JC_COMPARISON:
+        return comparison(sb_run_comparison(run, x->idx));
+    case SB__JC_SAMPLES_TICKS:
+        a = json_array();
+        for (size_t i = 0; a && i < r->nsamples; i++)
+            json_array_append_new(a, num(r->ticks[i]));
+        return a;
+    case SB__JC_DISTURBED: {
+        json_t *d = by_reason(r->disturbed);
+        return d ? d : json_null();
+    }
+    case SB__JC_COUNTERS:
+        return counters(r);
+    case SB__JC_SAMPLES_COUNTERS:
+        return samples_counters(run, x->idx);
+    case SB__JC_SAMPLES_FLAGS:
+        return samples_flags(run, x->idx);
+    }
+    return NULL;
 }
 
 static json_t *cell(const sb_run *run, size_t idx)
 {
     const sb_cell_result *r = sb_run_cell(run, idx);
-    const sb_summary *s = &r->ticks_summary;
-    const sb_outliers *o = &s->outliers;
-    const sb_levels *l = &r->levels;
-    json_t *samples = json_array(), *rej = json_object(), *c;
-    json_t *invn = json_array(), *invm = json_array();
-    int have = r->nsamples > 0;
-    const sb_interval none = {NAN, NAN, NAN, NAN, NAN};
-
-    for (size_t i = 0; samples && i < r->nsamples; i++)
-        json_array_append_new(samples, num(r->ticks[i]));
-    for (size_t i = 0; invn && invm && i < r->invocations; i++) {
-        json_array_append_new(invn,
-                              json_integer((json_int_t)r->inv_nsamples[i]));
-        json_array_append_new(invm,
-                              num(r->inv_median ? r->inv_median[i] : NAN));
-    }
-    for (int k = 0; rej && k < SB_REJECT_NREASONS; k++)
-        json_object_set_new(rej, sb_reject_name(k),
-                            json_integer((json_int_t)r->rejected[k]));
-    c = json_pack(
-        "{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:b,"
-        " s:o, s:o, s:o, s:o, s:o,"
-        " s:{s:I, s:o, s:o, s:o, s:o, s:o, s:o,"
-        "    s:{s:o, s:o, s:I, s:I, s:I, s:I},"
-        "    s:{s:o, s:o, s:I, s:I}},"
-        " s:I, s:o, s:o,"
-        " s:{s:o, s:o, s:o, s:o},"
-        " s:o, s:b, s:o, s:o, s:o,"
-        " s:{s:o, s:o, s:o}}",
-        "kernel", str(r->cell.kernel->name), "family",
-        sb_family_name(r->cell.kernel->family), "size",
-        (json_int_t)r->cell.size, "src_align", (json_int_t)r->cell.src_align,
-        "dst_align", (json_int_t)r->cell.dst_align, "iters_per_sample",
-        (json_int_t)r->iters, "samples", (json_int_t)r->nsamples,
-        "rejected_total", (json_int_t)r->rejected_total, "rejected", rej,
-        "warmup_samples", (json_int_t)r->warmup_samples, "reached_precision",
-        r->reached_precision, "interval", interval(&r->interval), "method",
-        str(r->method), "mbps", interval(&r->mbps), "ticks_per_byte",
-        num(r->cycles_per_byte), "rel_halfwidth", num(r->rel_halfwidth),
-        "ticks", "n", (json_int_t)s->n, "min", num(have ? s->min : NAN),
-        "max", num(have ? s->max : NAN), "mean", num(have ? s->mean : NAN),
-        "sd", num(have ? s->sd : NAN), "median_pooled",
-        interval(have ? &s->median : &none), "mean_ci",
-        interval(have ? &s->mean_ci : &none), "outliers",
-        "q1", num(have ? o->q1 : NAN), "q3", num(have ? o->q3 : NAN),
-        "low_mild", (json_int_t)(have ? o->low_mild : 0), "high_mild",
-        (json_int_t)(have ? o->high_mild : 0), "low_severe",
-        (json_int_t)(have ? o->low_severe : 0), "high_severe",
-        (json_int_t)(have ? o->high_severe : 0), "mad", "median",
-        num(have ? r->mad.median : NAN), "mad", num(have ? r->mad.mad : NAN),
-        "low", (json_int_t)(have ? r->mad.low : 0), "high",
-        (json_int_t)(have ? r->mad.high : 0), "invocations",
-        (json_int_t)r->invocations, "invocation_samples", invn,
-        "invocation_medians", invm, "levels", "sd_between_medians",
-        num(l->m >= 2 ? l->sd_between_est : NAN), "var_between",
-        num(l->m >= 2 ? l->var_between : NAN), "var_within",
-        num(l->m >= 2 ? l->var_within : NAN), "between_fraction",
-        num(l->m >= 2 ? l->between_fraction : NAN), "lag1", num(r->lag1),
-        "autocorrelated", r->autocorrelated, "mde", num(r->mde),
-        "comparison", comparison(sb_run_comparison(run, idx)),
-        "samples_ticks", samples, "cpu_time", "calls", num(r->calls),
-        "user_seconds", num(r->user_seconds), "sys_seconds",
-        num(r->sys_seconds));
-    if (c) {
-        json_t *d = json_object();
-        for (int k = 0; d && k < SB_REJECT_NREASONS; k++)
-            json_object_set_new(d, sb_reject_name(k),
-                                json_integer((json_int_t)r->disturbed[k]));
-        json_object_set_new(c, "disturbed", d ? d : json_null());
-        json_object_set_new(c, "counters", counters(r));
-        {
-            /* Per-sample counter values and disturbance bits, in the
-             * order of samples_ticks. */
-            json_t *sc = json_object(), *fl = json_array();
-            const unsigned char *flags = sb_run_sample_flags(run, idx);
-            for (size_t k = 0; sc && k < r->ncounters; k++) {
-                const double *v = sb_run_counter_samples(run, idx, k);
-                json_t *a = json_array();
-                for (size_t i = 0; a && v && i < r->nsamples; i++)
-                    json_array_append_new(a, num(v[i]));
-                json_object_set_new(sc, r->counters[k].name,
-                                    a ? a : json_null());
-            }
-            for (size_t i = 0; fl && flags && i < r->nsamples; i++)
-                json_array_append_new(fl, json_integer(flags[i]));
-            json_object_set_new(c, "samples_counters", sc ? sc : json_null());
-            json_object_set_new(c, "samples_flags", fl ? fl : json_null());
-        }
-    }
-    return c;
+    const void *base[SB__J_NBASES] = {NULL, NULL, r};
+    ctx x = {run, idx, r};
+    return object(sb__json_cell, sb__json_ncell, base, &x, r->nsamples > 0,
+                  r->levels.m >= 2);
 }
 
 int sb__write_json(const sb_run *run, FILE *f, sb_error *err)
@@ -276,18 +337,20 @@ int sb__write_json(const sb_run *run, FILE *f, sb_error *err)
             return sb__error(err, SB_ENOMEM, "building the JSON failed");
         }
     }
-    root = json_pack("{s:s, s:i, s:o, s:b, s:o, s:I, s:I, s:o}", "schema",
-                     "statbench-run", "schema_version", 1, "meta", meta(run),
-                     "interrupted", sb_run_interrupted(run), "elapsed_s",
-                     num(sb_run_elapsed(run)), "rounds",
-                     (json_int_t)sb_run_rounds(run), "invocations_run",
-                     (json_int_t)sb_run_invocations(run), "cells", cells);
+    root = json_pack("{s:s, s:i, s:o, s:b, s:o, s:I, s:I, s:o}",
+                     SB__JK_SCHEMA, SB__JSON_SCHEMA, SB__JK_SCHEMA_VERSION,
+                     SB__JSON_SCHEMA_VERSION, SB__JK_META, meta(run),
+                     SB__JK_INTERRUPTED, sb_run_interrupted(run),
+                     SB__JK_ELAPSED, num(sb_run_elapsed(run)), SB__JK_ROUNDS,
+                     (json_int_t)sb_run_rounds(run), SB__JK_INVOCATIONS_RUN,
+                     (json_int_t)sb_run_invocations(run), SB__JK_CELLS,
+                     cells);
     if (!root)
         return sb__error(err, SB_ENOMEM, "building the JSON failed");
     /* Samples from elsewhere (analyze) may be any finite value, in their
      * own unit: the loader must know not to read them as times. */
     if (sb_run_imported(run))
-        json_object_set_new(root, "imported", json_true());
+        json_object_set_new(root, SB__JK_IMPORTED, json_true());
     rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
     json_decref(root);
     if (rc != 0 || fputc('\n', f) == EOF || fflush(f) != 0)
