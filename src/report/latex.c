@@ -1,828 +1,92 @@
 /*
- * report/latex.c: the Markdown and LaTeX reporters, and sb_format_rounded.
- *
- * Both formats are for pasting a result into a mail, an issue or a paper:
- * a caption saying what was measured, then one row per cell with the
- * median, its interval and, when the run has them, the comparison
- * columns.  Every value shows only the digits its interval supports
- * (sb_format_rounded), so that no table claims 12345.678 MB/s when the
- * interval is +-300.
- *
- * Both reporters first build the table as a grid of strings, already
- * escaped for the target format, then write it with padded columns, so
- * that the Markdown reads well as plain text and the LaTeX source lines
- * up.  sb_report() calls them inside its C-locale wrapper; the number
- * formatting here does not depend on the locale anyway, since
- * sb_format_rounded is public and may be called outside that wrapper.
+ * report/latex.c: the run as a LaTeX table with booktabs rules
+ * (SB_FORMAT_LATEX), for a paper: a caption saying what was measured, how
+ * and how to read it, the rows (report/rows.c, shared with Markdown), the
+ * footnote on cells short of the precision target.
  */
 #include "config.h"
 
-#include <ctype.h>
-#include <float.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "report.h"
+#include "rows.h"
 
-/* Significant digits of a value whose half-width says nothing about its
- * precision (zero, negative, NaN or infinite): as the plain table's %.6g. */
-#define SIG_FALLBACK 6
-
-/* Longest number format_fixed writes: 309 integer digits of DBL_MAX, the
- * point and up to ~340 decimals of a subnormal half-width, with room. */
-#define NUMBUF 800
-
-/* ---- Numbers ------------------------------------------------------------ */
-
-/* The decimal exponent of x > 0 (finite), and its leading digit in *lead
- * (optional), read from x written with DBL_DIG significant digits: the
- * double nearest 0.3 is 0.29999..., and must lead with 3 at 10^-1. */
-static int decimal_exponent(double x, int *lead)
-{
-    char b[48];
-    const char *e;
-
-    snprintf(b, sizeof b, "%.*e", DBL_DIG - 1, x);
-    if (lead)
-        *lead = b[0] - '0';
-    e = strchr(b, 'e');
-    return e ? atoi(e + 1) : 0;
-}
-
-/* The decimals to show value with, by the rule of statbench.h; *fallback
- * is set when the half-width is unusable and the value gets SIG_FALLBACK
- * significant digits instead. */
-static int rounding_decimals(double value, double hw, int *fallback)
-{
-    int lead, d;
-
-    if (!(hw > 0) || !isfinite(hw)) {
-        *fallback = 1;
-        if (value == 0 || !isfinite(value))
-            return 0;
-        return SIG_FALLBACK - 1 - decimal_exponent(fabs(value), NULL);
-    }
-    *fallback = 0;
-    d = -decimal_exponent(hw, &lead);
-    if (lead <= 2)
-        d++;
-    /* A half-width far below the value's own resolution (1e-20 on 123)
-     * would ask for digits a double does not have: at most DBL_DIG
-     * significant digits. */
-    if (value != 0 && isfinite(value)) {
-        int cap = DBL_DIG - 1 - decimal_exponent(fabs(value), NULL);
-        if (d > cap)
-            d = cap;
-    }
-    return d;
-}
-
-/* v (finite) with d decimals into buf (NUMBUF bytes); d < 0 rounds to
- * 10^-d and writes the zeros.  The decimal point is '.' whatever the
- * locale, and a value that rounds to zero has no minus sign. */
-static void format_fixed(double v, int d, char *buf)
-{
-    char *w, *r;
-    int zero = 1;
-
-    if (d >= 0) {
-        snprintf(buf, NUMBUF, "%.*f", d, v);
-    } else {
-        int k = -d;
-        double q = round(v / pow(10.0, k));
-        int n = snprintf(buf, NUMBUF, "%.0f", q);
-        if (q != 0)
-            for (int i = 0; i < k && n + 1 < NUMBUF; i++)
-                buf[n++] = '0';
-        buf[n < NUMBUF ? n : NUMBUF - 1] = '\0';
-    }
-    /* %f writes a sign, digits and the locale's radix character (one or
-     * more bytes): make the radix a single '.'. */
-    for (w = r = buf; *r;) {
-        if (isdigit((unsigned char)*r) || *r == '-') {
-            *w++ = *r++;
-        } else {
-            *w++ = '.';
-            while (*r && !isdigit((unsigned char)*r))
-                r++;
-        }
-    }
-    *w = '\0';
-    for (r = buf; *r; r++)
-        if (*r >= '1' && *r <= '9')
-            zero = 0;
-    if (zero && buf[0] == '-')
-        memmove(buf, buf + 1, strlen(buf));
-}
-
-/* Drop trailing zeros after the point (and the point itself); returns the
- * decimals left. */
-static int strip_zeros(char *buf, int d)
-{
-    char *dot = strchr(buf, '.');
-    size_t n;
-
-    if (!dot || d <= 0)
-        return d;
-    n = strlen(buf);
-    while (n > 0 && buf[n - 1] == '0' && &buf[n - 1] > dot) {
-        buf[--n] = '\0';
-        d--;
-    }
-    if (buf[n - 1] == '.')
-        buf[n - 1] = '\0';
-    return d;
-}
-
-static void copy_out(char *buf, size_t len, const char *s)
-{
-    if (buf && len)
-        snprintf(buf, len, "%s", s);
-}
-
-int sb_format_rounded(double value, double halfwidth, char *buf, size_t len)
-{
-    char tmp[NUMBUF];
-    int fallback, d;
-
-    if (isnan(value)) {
-        copy_out(buf, len, "--");
-        return 0;
-    }
-    if (isinf(value)) {
-        copy_out(buf, len, value > 0 ? "inf" : "-inf");
-        return 0;
-    }
-    d = rounding_decimals(value, halfwidth, &fallback);
-    format_fixed(value, d, tmp);
-    if (fallback)
-        d = strip_zeros(tmp, d);
-    copy_out(buf, len, tmp);
-    return d;
-}
-
-/* x with two significant digits in fixed notation (0.012, 0.41, 1.2, 12,
- * 123): a relative half-width in percent, or a p-value.  "--" for NaN. */
-static void format_sig2(double x, char *buf)
-{
-    char t[48];
-    const char *e;
-    int ex;
-
-    if (isnan(x)) {
-        strcpy(buf, "--");
-        return;
-    }
-    if (isinf(x)) {
-        strcpy(buf, x > 0 ? "inf" : "-inf");
-        return;
-    }
-    if (x == 0) {
-        strcpy(buf, "0");
-        return;
-    }
-    /* The exponent after rounding to two digits: 9.96 is 1.0e+01. */
-    snprintf(t, sizeof t, "%.1e", fabs(x));
-    e = strchr(t, 'e');
-    ex = e ? atoi(e + 1) : 0;
-    format_fixed(x, ex < 1 ? 1 - ex : 0, buf);
-}
-
-/* A p-value: two significant digits; below 0.001 in scientific notation,
- * "1.2e-5" in Markdown and "$1.2\times10^{-5}$" in LaTeX. */
-static void format_p(double p, int latex, char *buf)
-{
-    char t[48], a, b = '0';
-    const char *e, *s;
-
-    if (!(p > 0) || p >= 0.001) {
-        format_sig2(p, buf);
-        return;
-    }
-    snprintf(t, sizeof t, "%.1e", p);
-    a = t[0];
-    for (s = t + 1; *s && *s != 'e'; s++)
-        if (isdigit((unsigned char)*s)) {
-            b = *s;
-            break;
-        }
-    e = strchr(t, 'e');
-    snprintf(buf, NUMBUF, latex ? "$%c.%c\\times10^{%d}$" : "%c.%ce%d", a, b,
-             e ? atoi(e + 1) : 0);
-}
-
-/* ---- Growable strings and the grid -------------------------------------- */
-
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-    int failed;
-} sbuf;
-
-static void sbuf_putn(sbuf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        char *p;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        p = realloc(b->s, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-}
-
-static void sbuf_puts(sbuf *b, const char *s)
-{
-    sbuf_putn(b, s, strlen(s));
-}
-
-static void sbuf_putc(sbuf *b, char c)
-{
-    sbuf_putn(b, &c, 1);
-}
-
-static void sbuf_printf(sbuf *b, const char *fmt, ...) SB__PRINTF(2, 3);
-static void sbuf_printf(sbuf *b, const char *fmt, ...)
-{
-    char t[NUMBUF + 64];
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(t, sizeof t, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->failed = 1;
-        return;
-    }
-    sbuf_putn(b, t, (size_t)n < sizeof t ? (size_t)n : sizeof t - 1);
-}
-
-/* The rows of a table as strings, row 0 the header.  align[c] is 'l' or
- * 'r'. */
-typedef struct grid {
-    size_t ncols, nrows, cap;
-    char **cell; /* nrows * ncols strings */
-    char align[16];
-    int failed;
-} grid;
-
-static void grid_free(grid *g)
-{
-    for (size_t i = 0; i < g->nrows * g->ncols; i++)
-        free(g->cell[i]);
-    free(g->cell);
-}
-
-/* Start a new row; its cells are NULL until set. */
-static void grid_row(grid *g)
-{
-    if (g->failed)
-        return;
-    if (g->nrows == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 16;
-        char **p = realloc(g->cell, cap * g->ncols * sizeof *p);
-        if (!p) {
-            g->failed = 1;
-            return;
-        }
-        g->cell = p;
-        g->cap = cap;
-    }
-    for (size_t c = 0; c < g->ncols; c++)
-        g->cell[g->nrows * g->ncols + c] = NULL;
-    g->nrows++;
-}
-
-/* Set column col of the last row to s (copied). */
-static void grid_set(grid *g, size_t col, const char *s)
-{
-    char **slot;
-    if (g->failed || g->nrows == 0 || col >= g->ncols)
-        return;
-    slot = &g->cell[(g->nrows - 1) * g->ncols + col];
-    free(*slot);
-    *slot = strdup(s);
-    if (!*slot)
-        g->failed = 1;
-}
-
-/* Set a cell from an sbuf, which is emptied. */
-static void grid_take(grid *g, size_t col, sbuf *b)
-{
-    if (b->failed)
-        g->failed = 1;
-    grid_set(g, col, b->s ? b->s : "");
-    free(b->s);
-    *b = (sbuf){0};
-}
-
-static const char *grid_at(const grid *g, size_t r, size_t c)
-{
-    const char *s = g->cell[r * g->ncols + c];
-    return s ? s : "";
-}
-
-/* Columns a string takes on a terminal: UTF-8 lead bytes. */
-static size_t display_width(const char *s)
-{
-    size_t w = 0;
-    for (; *s; s++)
-        if (((unsigned char)*s & 0xC0) != 0x80)
-            w++;
-    return w;
-}
-
-static void pad(FILE *f, size_t n)
-{
-    while (n--)
-        fputc(' ', f);
-}
-
-/* Each column's width, at least min. */
-static void grid_widths(const grid *g, size_t *w, size_t min)
-{
-    for (size_t c = 0; c < g->ncols; c++) {
-        w[c] = min;
-        for (size_t r = 0; r < g->nrows; r++) {
-            size_t x = display_width(grid_at(g, r, c));
-            if (x > w[c])
-                w[c] = x;
-        }
-    }
-}
-
-/* One row: cells padded to w and joined by sep, between open and close. */
-static void grid_write_row(const grid *g, size_t r, const size_t *w,
-                           const char *open, const char *sep,
-                           const char *close, FILE *f)
-{
-    fputs(open, f);
-    for (size_t c = 0; c < g->ncols; c++) {
-        const char *s = grid_at(g, r, c);
-        size_t x = display_width(s);
-        size_t gap = w[c] > x ? w[c] - x : 0;
-        if (c)
-            fputs(sep, f);
-        if (g->align[c] == 'r')
-            pad(f, gap);
-        fputs(s, f);
-        if (g->align[c] != 'r')
-            pad(f, gap);
-    }
-    fputs(close, f);
-    fputc('\n', f);
-}
-
-/* ---- Escaping ----------------------------------------------------------- */
-
-/* Markdown (GitHub): '|' would end a table cell and must be "\|"; the
- * characters that start emphasis, strikethrough, code, links or HTML are
- * escaped too, but '_' only where it can start or end emphasis (GitHub
- * never does so between two letters or digits: "sse2_nt" stays readable
- * in a mail).  Control characters (a newline in a command line) become
- * blanks. */
-static void md_escape(sbuf *b, const char *s)
-{
-    for (const char *p = s; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        int control;
-        size_t n = sb__char_len(p, &control);
-        if (control || n > 1) {
-            /* C0, DEL, C1 or not UTF-8: a blank (sb__char_len); another
-             * multibyte character as it is */
-            for (size_t i = 0; i < (control ? 1 : n); i++)
-                sbuf_putc(b, control ? ' ' : p[i]);
-            p += n - 1;
-        } else if (c == '_') {
-            int before = p > s && isalnum((unsigned char)p[-1]);
-            int after = isalnum((unsigned char)p[1]);
-            if (!(before && after))
-                sbuf_putc(b, '\\');
-            sbuf_putc(b, '_');
-        } else if (strchr("|\\*`<>[]~", c)) {
-            sbuf_putc(b, '\\');
-            sbuf_putc(b, (char)c);
-        } else {
-            sbuf_putc(b, (char)c);
-        }
-    }
-}
-
-/* LaTeX text: the ten specials, the three characters the OT1 encoding
- * draws as something else, "--" (a dash ligature: a command's --kernel),
- * control characters (a blank line in a caption ends the paragraph and
- * breaks \caption) as blanks. */
-static void tex_escape(sbuf *b, const char *s)
-{
-    for (const char *p = s; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        int control;
-        size_t n = sb__char_len(p, &control);
-        if (control || n > 1) {
-            /* C0, DEL, C1 or not UTF-8: a blank (sb__char_len); another
-             * multibyte character as it is */
-            for (size_t i = 0; i < (control ? 1 : n); i++)
-                sbuf_putc(b, control ? ' ' : p[i]);
-            p += n - 1;
-            continue;
-        }
-        switch (c) {
-        case '&': case '%': case '$': case '#': case '_': case '{': case '}':
-            sbuf_putc(b, '\\');
-            sbuf_putc(b, (char)c);
-            break;
-        case '~':
-            sbuf_puts(b, "\\textasciitilde{}");
-            break;
-        case '^':
-            sbuf_puts(b, "\\textasciicircum{}");
-            break;
-        case '\\':
-            sbuf_puts(b, "\\textbackslash{}");
-            break;
-        case '<':
-            sbuf_puts(b, "\\textless{}");
-            break;
-        case '>':
-            sbuf_puts(b, "\\textgreater{}");
-            break;
-        case '|':
-            sbuf_puts(b, "\\textbar{}");
-            break;
-        case '-':
-            sbuf_puts(b, p[1] == '-' ? "-{}" : "-");
-            break;
-        default:
-            sbuf_putc(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
-        }
-    }
-}
-
-/* A formatted number for LaTeX: a minus sign in math ("-" would be a
- * hyphen), infinity as the symbol; "--" (no value) stays an en dash. */
-static void tex_number(sbuf *b, const char *num)
-{
-    if (!strcmp(num, "inf"))
-        sbuf_puts(b, "$\\infty$");
-    else if (!strcmp(num, "-inf"))
-        sbuf_puts(b, "$-\\infty$");
-    else if (num[0] == '-' && num[1] != '-') {
-        sbuf_puts(b, "$-$");
-        sbuf_puts(b, num + 1);
-    } else
-        sbuf_puts(b, num);
-}
-
-/* ---- Rows --------------------------------------------------------------- */
-
-typedef struct fmt {
-    int latex;
-    sbuf *b;
-} fmt;
-
-static void put_text(const fmt *x, const char *s)
-{
-    if (x->latex)
-        tex_escape(x->b, s);
-    else
-        md_escape(x->b, s);
-}
-
-static void put_number(const fmt *x, const char *num)
-{
-    if (x->latex)
-        tex_number(x->b, num);
-    else
-        sbuf_puts(x->b, num);
-}
-
-/* An interval end with the value's decimals. */
-static void put_end(const fmt *x, double v, int d)
-{
-    char t[NUMBUF];
-    if (isnan(v))
-        strcpy(t, "--");
-    else if (isinf(v))
-        strcpy(t, v > 0 ? "inf" : "-inf");
-    else
-        format_fixed(v, d, t);
-    put_number(x, t);
-}
-
-/* The value and "[lo, hi]" of an interval into columns col, col + 1, all
- * three rounded to the digits the interval's half-width supports. */
-static void put_interval(const fmt *x, grid *g, size_t col,
-                         const sb_interval *iv)
-{
-    char t[NUMBUF];
-    int d;
-
-    if (isnan(iv->estimate)) {
-        grid_set(g, col, "--");
-        grid_set(g, col + 1, "--");
-        return;
-    }
-    d = sb_format_rounded(iv->estimate, (iv->hi - iv->lo) / 2, t, sizeof t);
-    put_number(x, t);
-    grid_take(g, col, x->b);
-    sbuf_putc(x->b, '[');
-    put_end(x, iv->lo, d);
-    sbuf_puts(x->b, ", ");
-    put_end(x, iv->hi, d);
-    sbuf_putc(x->b, ']');
-    grid_take(g, col + 1, x->b);
-}
-
-/* 1 when some comparison of the run has cell i as its baseline. */
-static int is_baseline(const sb_run *run, size_t i)
-{
-    for (size_t j = 0; j < sb_run_count(run); j++) {
-        const sb_comparison *c = sb_run_comparison(run, j);
-        if (c && c->base == i)
-            return 1;
-    }
-    return 0;
-}
-
-/* The header row. */
-static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp)
-{
-    static const char *const md_measured[] = {"kernel", "size", "src", "dst",
-                                              "MB/s"};
-    static const char *const tex_measured[] = {"kernel", "size (B)", "src",
-                                               "dst", "MB/s"};
-    double level = 100 * sb_run_options(run)->ci_level;
-    size_t c = 0;
-
-    grid_row(g);
-    if (sb_run_imported(run)) {
-        grid_set(g, c++, "data");
-        grid_set(g, c++, "median");
-    } else {
-        for (size_t k = 0; k < 5; k++)
-            grid_set(g, c++, x->latex ? tex_measured[k] : md_measured[k]);
-    }
-    sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
-    grid_take(g, c++, x->b);
-    grid_set(g, c++, x->latex ? "$\\pm$\\,\\%" : "+-%");
-    if (cmp) {
-        grid_set(g, c++, "ratio");
-        sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "ratio %g%% CI", level);
-        grid_take(g, c++, x->b);
-        grid_set(g, c++, x->latex ? "$p$ (Holm)" : "p (Holm)");
-        grid_set(g, c++, "verdict");
-    }
-}
-
-/* One row per cell. */
-static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
-                     int cmp)
-{
-    const sb_cell_result *r = sb_run_cell(run, i);
-    char t[NUMBUF];
-    size_t c = 0;
-
-    grid_row(g);
-    put_text(x, r->cell.kernel->name);
-    grid_take(g, c++, x->b);
-    if (!sb_run_imported(run)) {
-        sbuf_printf(x->b, "%zu", r->cell.size);
-        grid_take(g, c++, x->b);
-        sbuf_printf(x->b, "%zu", r->cell.src_align);
-        grid_take(g, c++, x->b);
-        sbuf_printf(x->b, "%zu", r->cell.dst_align);
-        grid_take(g, c++, x->b);
-    }
-    if (r->nsamples == 0) {
-        grid_set(g, c++, "--");
-        grid_set(g, c++, "--");
-        grid_set(g, c++, "--");
-    } else {
-        put_interval(x, g, c, sb_run_imported(run) ? &r->interval : &r->mbps);
-        c += 2;
-        format_sig2(100 * r->rel_halfwidth, t);
-        put_number(x, t);
-        /* '*': short of the precision target, as in the plain table. */
-        if (sb__report_cell_short(r))
-            sbuf_putc(x->b, '*');
-        grid_take(g, c++, x->b);
-    }
-    if (cmp) {
-        const sb_comparison *k = sb_run_comparison(run, i);
-        if (!k) {
-            grid_set(g, c++, "--");
-            grid_set(g, c++, "--");
-            grid_set(g, c++, "--");
-            grid_set(g, c++, is_baseline(run, i) ? "baseline" : "--");
-            return;
-        }
-        put_interval(x, g, c, &k->ratio);
-        c += 2;
-        format_p(k->p_adjusted, x->latex, t);
-        grid_set(g, c++, t);
-        grid_set(g, c++, sb_verdict_name(k->verdict));
-    }
-}
-
-/* The whole grid of a run. */
-static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
-{
-    sbuf b = {0};
-    fmt x = {latex, &b};
-    int cmp = sb__report_any_comparison(run);
-    size_t n = sb_run_count(run);
-
-    *g = (grid){0};
-    g->ncols = (sb_run_imported(run) ? 4 : 7) + (cmp ? 4 : 0);
-    memset(g->align, 'r', g->ncols);
-    g->align[0] = 'l';
-    if (cmp)
-        g->align[g->ncols - 1] = 'l';
-    header_row(run, &x, g, cmp);
-    for (size_t i = 0; i < n; i++)
-        cell_row(run, i, &x, g, cmp);
-    free(b.s);
-    if (b.failed)
-        g->failed = 1;
-    *cmp_out = cmp;
-    return g->failed ? -1 : 0;
-}
-
-/* "6 invocations" / "one invocation". */
-static void put_invocations(sbuf *b, size_t m)
-{
-    if (m == 1)
-        sbuf_puts(b, "one invocation");
-    else
-        sbuf_printf(b, "%zu invocations", m);
-}
-
-/* ---- Markdown ----------------------------------------------------------- */
-
-int sb__write_markdown(const sb_run *run, FILE *f, sb_error *err)
+/* The caption says what was measured, how, and how to read it. */
+static void caption(const sb_run *run, int cmp, sb__sbuf *b)
 {
     const sb_meta *m = sb_run_meta(run);
     const sb_options *o = sb_run_options(run);
     const char *cmd = sb_run_command(run);
-    sbuf b = {0};
-    grid g;
-    size_t *w;
-    size_t nshort = sb__report_short_cells(run);
-    int cmp;
 
-    if (build(run, 0, &g, &cmp) != 0) {
-        grid_free(&g);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    w = malloc(g.ncols * sizeof *w);
-    /* The caption: one italic line. */
-    sbuf_puts(&b, "*statbench ");
-    md_escape(&b, m->statbench_version);
-    if (*cmd) {
-        sbuf_puts(&b, ": ");
-        md_escape(&b, cmd);
-    }
     if (sb_run_imported(run)) {
-        sbuf_printf(&b, "; samples measured elsewhere: median with %g%% CI "
-                        "in the data's unit",
-                    100 * o->ci_level);
+        sb__sbuf_printf(b, "Medians of samples measured elsewhere, in the "
+                           "data's own unit, with %g\\,\\%% confidence "
+                           "intervals (one invocation)",
+                        100 * o->ci_level);
     } else {
-        sbuf_puts(&b, "; ");
-        md_escape(&b, m->cpu_model[0] ? m->cpu_model : "unknown CPU");
-        sbuf_printf(&b, "; median MB/s (1 MB = 10^6 B), %g%% CI over ",
-                    100 * o->ci_level);
-        put_invocations(&b, sb_run_invocations(run));
+        sb__sbuf_printf(b, "Median throughput in MB/s (1\\,MB = $10^6$ "
+                           "bytes) with %g\\,\\%% confidence intervals "
+                           "over ",
+                        100 * o->ci_level);
+        sb__put_invocations(b, sb_run_invocations(run));
+        sb__sbuf_puts(b, " on ");
+        sb__tex_escape(b, m->cpu_model[0] ? m->cpu_model : "an unknown CPU");
     }
-    if (cmp)
-        sbuf_printf(&b, "; ratio = median time / baseline's (below 1: "
-                        "faster), p Holm-adjusted, verdict at alpha %g, "
-                        "threshold +-%g%%",
-                    o->alpha, 100 * o->threshold);
-    if (sb_run_interrupted(run))
-        sbuf_puts(&b, "; INTERRUPTED: partial results");
-    sbuf_puts(&b, "*");
-    if (b.failed || !w) {
-        free(b.s);
-        free(w);
-        grid_free(&g);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    fprintf(f, "%s\n\n", b.s);
-    free(b.s);
-
-    grid_widths(&g, w, 3);
-    grid_write_row(&g, 0, w, "| ", " | ", " |", f);
-    fputc('|', f);
-    for (size_t c = 0; c < g.ncols; c++) {
-        fputc(' ', f);
-        for (size_t k = 1; k < w[c]; k++)
-            fputc('-', f);
-        fputc(g.align[c] == 'r' ? ':' : '-', f);
-        fputs(" |", f);
-    }
-    fputc('\n', f);
-    for (size_t r = 1; r < g.nrows; r++)
-        grid_write_row(&g, r, w, "| ", " | ", " |", f);
-    if (nshort)
-        fprintf(f, "\n\\* %zu cell%s stopped short of the precision target "
-                   "(+-%g%% of the median).\n",
-                nshort, nshort == 1 ? "" : "s", 100 * o->precision);
-    free(w);
-    grid_free(&g);
-    return sb__report_flush(f, err);
-}
-
-/* ---- LaTeX -------------------------------------------------------------- */
-
-int sb__write_latex(const sb_run *run, FILE *f, sb_error *err)
-{
-    const sb_meta *m = sb_run_meta(run);
-    const sb_options *o = sb_run_options(run);
-    const char *cmd = sb_run_command(run);
-    sbuf b = {0};
-    grid g;
-    size_t *w;
-    size_t nshort = sb__report_short_cells(run);
-    int cmp;
-
-    if (build(run, 1, &g, &cmp) != 0) {
-        grid_free(&g);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    w = malloc(g.ncols * sizeof *w);
-    /* The caption says what was measured, how, and how to read it. */
-    if (sb_run_imported(run)) {
-        sbuf_printf(&b, "Medians of samples measured elsewhere, in the "
-                        "data's own unit, with %g\\,\\%% confidence "
-                        "intervals (one invocation)",
-                    100 * o->ci_level);
-    } else {
-        sbuf_printf(&b, "Median throughput in MB/s (1\\,MB = $10^6$ "
-                        "bytes) with %g\\,\\%% confidence intervals over ",
-                    100 * o->ci_level);
-        put_invocations(&b, sb_run_invocations(run));
-        sbuf_puts(&b, " on ");
-        tex_escape(&b, m->cpu_model[0] ? m->cpu_model : "an unknown CPU");
-    }
-    sbuf_puts(&b, ", statbench ");
-    tex_escape(&b, m->statbench_version);
+    sb__sbuf_puts(b, ", statbench ");
+    sb__tex_escape(b, m->statbench_version);
     if (*cmd) {
-        sbuf_puts(&b, ": \\texttt{");
-        tex_escape(&b, cmd);
-        sbuf_puts(&b, "}");
+        sb__sbuf_puts(b, ": \\texttt{");
+        sb__tex_escape(b, cmd);
+        sb__sbuf_puts(b, "}");
     }
-    sbuf_puts(&b, ". Each value shows the digits its interval supports");
+    sb__sbuf_puts(b, ". Each value shows the digits its interval supports");
     if (!sb_run_imported(run))
-        sbuf_puts(&b, "; size and offsets (src, dst) in bytes");
-    sbuf_puts(&b, ".");
+        sb__sbuf_puts(b, "; size and offsets (src, dst) in bytes");
+    sb__sbuf_puts(b, ".");
     if (cmp)
-        sbuf_printf(&b, " Ratio: median time over the baseline's (below 1: "
-                        "faster); $p$ Holm-adjusted; verdict at "
-                        "$\\alpha = %g$ and a threshold of $\\pm%g$\\,\\%%.",
-                    o->alpha, 100 * o->threshold);
+        sb__sbuf_printf(b, " Ratio: median time over the baseline's (below "
+                           "1: faster); $p$ Holm-adjusted; verdict at "
+                           "$\\alpha = %g$ and a threshold of "
+                           "$\\pm%g$\\,\\%%.",
+                        o->alpha, 100 * o->threshold);
     if (sb_run_interrupted(run))
-        sbuf_puts(&b, " Interrupted: partial results.");
-    if (b.failed || !w) {
-        free(b.s);
-        free(w);
-        grid_free(&g);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
+        sb__sbuf_puts(b, " Interrupted: partial results.");
+}
 
+static void begin(const sb_run *run, const sb__grid *g, const char *cap,
+                  FILE *f)
+{
     fprintf(f, "%% statbench %s (sb_report, latex): a table with booktabs "
                "rules; needs \\usepackage{booktabs} in the preamble.\n",
-            m->statbench_version);
+            sb_run_meta(run)->statbench_version);
     fputs("\\begin{table}\n\\centering\n", f);
-    fprintf(f, "\\caption{%s}\n\\label{tab:statbench}\n", b.s);
-    free(b.s);
-    fprintf(f, "\\begin{tabular}{%.*s}\n\\toprule\n", (int)g.ncols, g.align);
-    grid_widths(&g, w, 0);
-    grid_write_row(&g, 0, w, "", " & ", " \\\\", f);
+    fprintf(f, "\\caption{%s}\n\\label{tab:statbench}\n", cap);
+    fprintf(f, "\\begin{tabular}{%.*s}\n\\toprule\n", (int)g->ncols,
+            g->align);
+}
+
+static void rule(const sb__grid *g, const size_t *w, FILE *f)
+{
+    (void)g;
+    (void)w;
     fputs("\\midrule\n", f);
-    for (size_t r = 1; r < g.nrows; r++)
-        grid_write_row(&g, r, w, "", " & ", " \\\\", f);
+}
+
+static void end(const sb_run *run, size_t nshort, FILE *f)
+{
     fputs("\\bottomrule\n\\end{tabular}\n", f);
     if (nshort)
         fprintf(f, "\\par\\smallskip{\\footnotesize * %zu cell%s stopped "
                    "short of the precision target ($\\pm%g$\\,\\%% of the "
                    "median).}\n",
-                nshort, nshort == 1 ? "" : "s", 100 * o->precision);
+                nshort, nshort == 1 ? "" : "s",
+                100 * sb_run_options(run)->precision);
     fputs("\\end{table}\n", f);
-    free(w);
-    grid_free(&g);
-    return sb__report_flush(f, err);
+}
+
+int sb__write_latex(const sb_run *run, FILE *f, sb_error *err)
+{
+    static const sb__rows_style style = {
+        1, 0, "", " & ", " \\\\", caption, begin, rule, end,
+    };
+    return sb__rows_write(run, &style, f, err);
 }

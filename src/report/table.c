@@ -284,8 +284,9 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
         double us = 1e6 / hz;
         double ns_page = pages > 0 ? r->interval.estimate * us * 1e3 / pages
                                    : NAN;
-        double split[2] = {sb__report_cpu_share(r, 0, r->interval.estimate * us),
-                           sb__report_cpu_share(r, 1, r->interval.estimate * us)};
+        double per_call = r->interval.estimate * us;
+        double split[2] = {sb__report_cpu_share(r, 0, per_call),
+                           sb__report_cpu_share(r, 1, per_call)};
         fprintf(f, "%-14s %9zu %10.2f %10.2f %10.2f %7.2f",
                 r->cell.kernel->name, r->cell.size, r->interval.estimate * us,
                 r->interval.lo * us, r->interval.hi * us,

@@ -1,0 +1,698 @@
+/*
+ * report/rows.c: the rows the Markdown and LaTeX writers share, the one
+ * function that writes them in either style (rows.h), and
+ * sb_format_rounded.
+ *
+ * Both formats are for pasting a result into a mail, an issue or a paper:
+ * a caption saying what was measured, then one row per cell with the
+ * median, its interval and, when the run has them, the comparison
+ * columns.  Every value shows only the digits its interval supports
+ * (sb_format_rounded), so that no table claims 12345.678 MB/s when the
+ * interval is +-300.
+ *
+ * Both reporters first build the table as a grid of strings, already
+ * escaped for the target format, then write it with padded columns, so
+ * that the Markdown reads well as plain text and the LaTeX source lines
+ * up.  sb_report() calls them inside its C-locale wrapper; the number
+ * formatting here does not depend on the locale anyway, since
+ * sb_format_rounded is public and may be called outside that wrapper.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rows.h"
+
+/* Significant digits of a value whose half-width says nothing about its
+ * precision (zero, negative, NaN or infinite): as the plain table's %.6g. */
+#define SIG_FALLBACK 6
+
+/* Longest number format_fixed writes: 309 integer digits of DBL_MAX, the
+ * point and up to ~340 decimals of a subnormal half-width, with room. */
+#define NUMBUF 800
+
+/* ---- Numbers ------------------------------------------------------------ */
+
+/* The decimal exponent of x > 0 (finite), and its leading digit in *lead
+ * (optional), read from x written with DBL_DIG significant digits: the
+ * double nearest 0.3 is 0.29999..., and must lead with 3 at 10^-1. */
+static int decimal_exponent(double x, int *lead)
+{
+    char b[48];
+    const char *e;
+
+    snprintf(b, sizeof b, "%.*e", DBL_DIG - 1, x);
+    if (lead)
+        *lead = b[0] - '0';
+    e = strchr(b, 'e');
+    return e ? atoi(e + 1) : 0;
+}
+
+/* The decimals to show value with, by the rule of statbench.h; *fallback
+ * is set when the half-width is unusable and the value gets SIG_FALLBACK
+ * significant digits instead. */
+static int rounding_decimals(double value, double hw, int *fallback)
+{
+    int lead, d;
+
+    if (!(hw > 0) || !isfinite(hw)) {
+        *fallback = 1;
+        if (value == 0 || !isfinite(value))
+            return 0;
+        return SIG_FALLBACK - 1 - decimal_exponent(fabs(value), NULL);
+    }
+    *fallback = 0;
+    d = -decimal_exponent(hw, &lead);
+    if (lead <= 2)
+        d++;
+    /* A half-width far below the value's own resolution (1e-20 on 123)
+     * would ask for digits a double does not have: at most DBL_DIG
+     * significant digits. */
+    if (value != 0 && isfinite(value)) {
+        int cap = DBL_DIG - 1 - decimal_exponent(fabs(value), NULL);
+        if (d > cap)
+            d = cap;
+    }
+    return d;
+}
+
+/* v (finite) with d decimals into buf (NUMBUF bytes); d < 0 rounds to
+ * 10^-d and writes the zeros.  The decimal point is '.' whatever the
+ * locale, and a value that rounds to zero has no minus sign. */
+static void format_fixed(double v, int d, char *buf)
+{
+    char *w, *r;
+    int zero = 1;
+
+    if (d >= 0) {
+        snprintf(buf, NUMBUF, "%.*f", d, v);
+    } else {
+        int k = -d;
+        double q = round(v / pow(10.0, k));
+        int n = snprintf(buf, NUMBUF, "%.0f", q);
+        if (q != 0)
+            for (int i = 0; i < k && n + 1 < NUMBUF; i++)
+                buf[n++] = '0';
+        buf[n < NUMBUF ? n : NUMBUF - 1] = '\0';
+    }
+    /* %f writes a sign, digits and the locale's radix character (one or
+     * more bytes): make the radix a single '.'. */
+    for (w = r = buf; *r;) {
+        if (isdigit((unsigned char)*r) || *r == '-') {
+            *w++ = *r++;
+        } else {
+            *w++ = '.';
+            while (*r && !isdigit((unsigned char)*r))
+                r++;
+        }
+    }
+    *w = '\0';
+    for (r = buf; *r; r++)
+        if (*r >= '1' && *r <= '9')
+            zero = 0;
+    if (zero && buf[0] == '-')
+        memmove(buf, buf + 1, strlen(buf));
+}
+
+/* Drop trailing zeros after the point (and the point itself); returns the
+ * decimals left. */
+static int strip_zeros(char *buf, int d)
+{
+    char *dot = strchr(buf, '.');
+    size_t n;
+
+    if (!dot || d <= 0)
+        return d;
+    n = strlen(buf);
+    while (n > 0 && buf[n - 1] == '0' && &buf[n - 1] > dot) {
+        buf[--n] = '\0';
+        d--;
+    }
+    if (buf[n - 1] == '.')
+        buf[n - 1] = '\0';
+    return d;
+}
+
+static void copy_out(char *buf, size_t len, const char *s)
+{
+    if (buf && len)
+        snprintf(buf, len, "%s", s);
+}
+
+int sb_format_rounded(double value, double halfwidth, char *buf, size_t len)
+{
+    char tmp[NUMBUF];
+    int fallback, d;
+
+    if (isnan(value)) {
+        copy_out(buf, len, "--");
+        return 0;
+    }
+    if (isinf(value)) {
+        copy_out(buf, len, value > 0 ? "inf" : "-inf");
+        return 0;
+    }
+    d = rounding_decimals(value, halfwidth, &fallback);
+    format_fixed(value, d, tmp);
+    if (fallback)
+        d = strip_zeros(tmp, d);
+    copy_out(buf, len, tmp);
+    return d;
+}
+
+/* x with two significant digits in fixed notation (0.012, 0.41, 1.2, 12,
+ * 123): a relative half-width in percent, or a p-value.  "--" for NaN. */
+static void format_sig2(double x, char *buf)
+{
+    char t[48];
+    const char *e;
+    int ex;
+
+    if (isnan(x)) {
+        strcpy(buf, "--");
+        return;
+    }
+    if (isinf(x)) {
+        strcpy(buf, x > 0 ? "inf" : "-inf");
+        return;
+    }
+    if (x == 0) {
+        strcpy(buf, "0");
+        return;
+    }
+    /* The exponent after rounding to two digits: 9.96 is 1.0e+01. */
+    snprintf(t, sizeof t, "%.1e", fabs(x));
+    e = strchr(t, 'e');
+    ex = e ? atoi(e + 1) : 0;
+    format_fixed(x, ex < 1 ? 1 - ex : 0, buf);
+}
+
+/* A p-value: two significant digits; below 0.001 in scientific notation,
+ * "1.2e-5" in Markdown and "$1.2\times10^{-5}$" in LaTeX. */
+static void format_p(double p, int latex, char *buf)
+{
+    char t[48], a, b = '0';
+    const char *e, *s;
+
+    if (!(p > 0) || p >= 0.001) {
+        format_sig2(p, buf);
+        return;
+    }
+    snprintf(t, sizeof t, "%.1e", p);
+    a = t[0];
+    for (s = t + 1; *s && *s != 'e'; s++)
+        if (isdigit((unsigned char)*s)) {
+            b = *s;
+            break;
+        }
+    e = strchr(t, 'e');
+    snprintf(buf, NUMBUF, latex ? "$%c.%c\\times10^{%d}$" : "%c.%ce%d", a, b,
+             e ? atoi(e + 1) : 0);
+}
+
+/* ---- Growable strings and the grid -------------------------------------- */
+
+typedef sb__sbuf sbuf;
+
+static void sbuf_putn(sbuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        char *p;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        p = realloc(b->s, cap);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+void sb__sbuf_puts(sbuf *b, const char *s)
+{
+    sbuf_putn(b, s, strlen(s));
+}
+
+static void sbuf_putc(sbuf *b, char c)
+{
+    sbuf_putn(b, &c, 1);
+}
+
+void sb__sbuf_printf(sbuf *b, const char *fmt, ...)
+{
+    char t[NUMBUF + 64];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(t, sizeof t, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    sbuf_putn(b, t, (size_t)n < sizeof t ? (size_t)n : sizeof t - 1);
+}
+
+typedef sb__grid grid;
+
+static void grid_free(grid *g)
+{
+    for (size_t i = 0; i < g->nrows * g->ncols; i++)
+        free(g->cell[i]);
+    free(g->cell);
+}
+
+/* Start a new row; its cells are NULL until set. */
+static void grid_row(grid *g)
+{
+    if (g->failed)
+        return;
+    if (g->nrows == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 16;
+        char **p = realloc(g->cell, cap * g->ncols * sizeof *p);
+        if (!p) {
+            g->failed = 1;
+            return;
+        }
+        g->cell = p;
+        g->cap = cap;
+    }
+    for (size_t c = 0; c < g->ncols; c++)
+        g->cell[g->nrows * g->ncols + c] = NULL;
+    g->nrows++;
+}
+
+/* Set column col of the last row to s (copied). */
+static void grid_set(grid *g, size_t col, const char *s)
+{
+    char **slot;
+    if (g->failed || g->nrows == 0 || col >= g->ncols)
+        return;
+    slot = &g->cell[(g->nrows - 1) * g->ncols + col];
+    free(*slot);
+    *slot = strdup(s);
+    if (!*slot)
+        g->failed = 1;
+}
+
+/* Set a cell from an sbuf, which is emptied. */
+static void grid_take(grid *g, size_t col, sbuf *b)
+{
+    if (b->failed)
+        g->failed = 1;
+    grid_set(g, col, b->s ? b->s : "");
+    free(b->s);
+    *b = (sbuf){0};
+}
+
+static const char *grid_at(const grid *g, size_t r, size_t c)
+{
+    const char *s = g->cell[r * g->ncols + c];
+    return s ? s : "";
+}
+
+/* Columns a string takes on a terminal: UTF-8 lead bytes. */
+static size_t display_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            w++;
+    return w;
+}
+
+static void pad(FILE *f, size_t n)
+{
+    while (n--)
+        fputc(' ', f);
+}
+
+/* Each column's width, at least min. */
+static void grid_widths(const grid *g, size_t *w, size_t min)
+{
+    for (size_t c = 0; c < g->ncols; c++) {
+        w[c] = min;
+        for (size_t r = 0; r < g->nrows; r++) {
+            size_t x = display_width(grid_at(g, r, c));
+            if (x > w[c])
+                w[c] = x;
+        }
+    }
+}
+
+/* One row: cells padded to w and joined by sep, between open and close. */
+static void grid_write_row(const grid *g, size_t r, const size_t *w,
+                           const char *open, const char *sep,
+                           const char *close, FILE *f)
+{
+    fputs(open, f);
+    for (size_t c = 0; c < g->ncols; c++) {
+        const char *s = grid_at(g, r, c);
+        size_t x = display_width(s);
+        size_t gap = w[c] > x ? w[c] - x : 0;
+        if (c)
+            fputs(sep, f);
+        if (g->align[c] == 'r')
+            pad(f, gap);
+        fputs(s, f);
+        if (g->align[c] != 'r')
+            pad(f, gap);
+    }
+    fputs(close, f);
+    fputc('\n', f);
+}
+
+/* ---- Escaping ----------------------------------------------------------- */
+
+/* Markdown (GitHub): '|' would end a table cell and must be "\|"; the
+ * characters that start emphasis, strikethrough, code, links or HTML are
+ * escaped too, but '_' only where it can start or end emphasis (GitHub
+ * never does so between two letters or digits: "sse2_nt" stays readable
+ * in a mail).  Control characters (a newline in a command line) become
+ * blanks. */
+void sb__md_escape(sbuf *b, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        int control;
+        size_t n = sb__char_len(p, &control);
+        if (control || n > 1) {
+            /* C0, DEL, C1 or not UTF-8: a blank (sb__char_len); another
+             * multibyte character as it is */
+            for (size_t i = 0; i < (control ? 1 : n); i++)
+                sbuf_putc(b, control ? ' ' : p[i]);
+            p += n - 1;
+        } else if (c == '_') {
+            int before = p > s && isalnum((unsigned char)p[-1]);
+            int after = isalnum((unsigned char)p[1]);
+            if (!(before && after))
+                sbuf_putc(b, '\\');
+            sbuf_putc(b, '_');
+        } else if (strchr("|\\*`<>[]~", c)) {
+            sbuf_putc(b, '\\');
+            sbuf_putc(b, (char)c);
+        } else {
+            sbuf_putc(b, (char)c);
+        }
+    }
+}
+
+/* LaTeX text: the ten specials, the three characters the OT1 encoding
+ * draws as something else, "--" (a dash ligature: a command's --kernel),
+ * control characters (a blank line in a caption ends the paragraph and
+ * breaks \caption) as blanks. */
+void sb__tex_escape(sbuf *b, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        int control;
+        size_t n = sb__char_len(p, &control);
+        if (control || n > 1) {
+            /* C0, DEL, C1 or not UTF-8: a blank (sb__char_len); another
+             * multibyte character as it is */
+            for (size_t i = 0; i < (control ? 1 : n); i++)
+                sbuf_putc(b, control ? ' ' : p[i]);
+            p += n - 1;
+            continue;
+        }
+        switch (c) {
+        case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+            sbuf_putc(b, '\\');
+            sbuf_putc(b, (char)c);
+            break;
+        case '~':
+            sb__sbuf_puts(b, "\\textasciitilde{}");
+            break;
+        case '^':
+            sb__sbuf_puts(b, "\\textasciicircum{}");
+            break;
+        case '\\':
+            sb__sbuf_puts(b, "\\textbackslash{}");
+            break;
+        case '<':
+            sb__sbuf_puts(b, "\\textless{}");
+            break;
+        case '>':
+            sb__sbuf_puts(b, "\\textgreater{}");
+            break;
+        case '|':
+            sb__sbuf_puts(b, "\\textbar{}");
+            break;
+        case '-':
+            sb__sbuf_puts(b, p[1] == '-' ? "-{}" : "-");
+            break;
+        default:
+            sbuf_putc(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
+        }
+    }
+}
+
+/* A formatted number for LaTeX: a minus sign in math ("-" would be a
+ * hyphen), infinity as the symbol; "--" (no value) stays an en dash. */
+static void tex_number(sbuf *b, const char *num)
+{
+    if (!strcmp(num, "inf"))
+        sb__sbuf_puts(b, "$\\infty$");
+    else if (!strcmp(num, "-inf"))
+        sb__sbuf_puts(b, "$-\\infty$");
+    else if (num[0] == '-' && num[1] != '-') {
+        sb__sbuf_puts(b, "$-$");
+        sb__sbuf_puts(b, num + 1);
+    } else
+        sb__sbuf_puts(b, num);
+}
+
+/* ---- Rows --------------------------------------------------------------- */
+
+typedef struct fmt {
+    int latex;
+    sbuf *b;
+} fmt;
+
+static void put_text(const fmt *x, const char *s)
+{
+    if (x->latex)
+        sb__tex_escape(x->b, s);
+    else
+        sb__md_escape(x->b, s);
+}
+
+static void put_number(const fmt *x, const char *num)
+{
+    if (x->latex)
+        tex_number(x->b, num);
+    else
+        sb__sbuf_puts(x->b, num);
+}
+
+/* An interval end with the value's decimals. */
+static void put_end(const fmt *x, double v, int d)
+{
+    char t[NUMBUF];
+    if (isnan(v))
+        strcpy(t, "--");
+    else if (isinf(v))
+        strcpy(t, v > 0 ? "inf" : "-inf");
+    else
+        format_fixed(v, d, t);
+    put_number(x, t);
+}
+
+/* The value and "[lo, hi]" of an interval into columns col, col + 1, all
+ * three rounded to the digits the interval's half-width supports. */
+static void put_interval(const fmt *x, grid *g, size_t col,
+                         const sb_interval *iv)
+{
+    char t[NUMBUF];
+    int d;
+
+    if (isnan(iv->estimate)) {
+        grid_set(g, col, "--");
+        grid_set(g, col + 1, "--");
+        return;
+    }
+    d = sb_format_rounded(iv->estimate, (iv->hi - iv->lo) / 2, t, sizeof t);
+    put_number(x, t);
+    grid_take(g, col, x->b);
+    sbuf_putc(x->b, '[');
+    put_end(x, iv->lo, d);
+    sb__sbuf_puts(x->b, ", ");
+    put_end(x, iv->hi, d);
+    sbuf_putc(x->b, ']');
+    grid_take(g, col + 1, x->b);
+}
+
+/* 1 when some comparison of the run has cell i as its baseline. */
+static int is_baseline(const sb_run *run, size_t i)
+{
+    for (size_t j = 0; j < sb_run_count(run); j++) {
+        const sb_comparison *c = sb_run_comparison(run, j);
+        if (c && c->base == i)
+            return 1;
+    }
+    return 0;
+}
+
+/* The header row. */
+static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp)
+{
+    static const char *const md_measured[] = {"kernel", "size", "src", "dst",
+                                              "MB/s"};
+    static const char *const tex_measured[] = {"kernel", "size (B)", "src",
+                                               "dst", "MB/s"};
+    double level = 100 * sb_run_options(run)->ci_level;
+    size_t c = 0;
+
+    grid_row(g);
+    if (sb_run_imported(run)) {
+        grid_set(g, c++, "data");
+        grid_set(g, c++, "median");
+    } else {
+        for (size_t k = 0; k < 5; k++)
+            grid_set(g, c++, x->latex ? tex_measured[k] : md_measured[k]);
+    }
+    sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
+    grid_take(g, c++, x->b);
+    grid_set(g, c++, x->latex ? "$\\pm$\\,\\%" : "+-%");
+    if (cmp) {
+        grid_set(g, c++, "ratio");
+        sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "ratio %g%% CI",
+                        level);
+        grid_take(g, c++, x->b);
+        grid_set(g, c++, x->latex ? "$p$ (Holm)" : "p (Holm)");
+        grid_set(g, c++, "verdict");
+    }
+}
+
+/* One row per cell. */
+static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
+                     int cmp)
+{
+    const sb_cell_result *r = sb_run_cell(run, i);
+    char t[NUMBUF];
+    size_t c = 0;
+
+    grid_row(g);
+    put_text(x, r->cell.kernel->name);
+    grid_take(g, c++, x->b);
+    if (!sb_run_imported(run)) {
+        sb__sbuf_printf(x->b, "%zu", r->cell.size);
+        grid_take(g, c++, x->b);
+        sb__sbuf_printf(x->b, "%zu", r->cell.src_align);
+        grid_take(g, c++, x->b);
+        sb__sbuf_printf(x->b, "%zu", r->cell.dst_align);
+        grid_take(g, c++, x->b);
+    }
+    if (r->nsamples == 0) {
+        grid_set(g, c++, "--");
+        grid_set(g, c++, "--");
+        grid_set(g, c++, "--");
+    } else {
+        put_interval(x, g, c, sb_run_imported(run) ? &r->interval : &r->mbps);
+        c += 2;
+        format_sig2(100 * r->rel_halfwidth, t);
+        put_number(x, t);
+        /* '*': short of the precision target, as in the plain table. */
+        if (sb__report_cell_short(r))
+            sbuf_putc(x->b, '*');
+        grid_take(g, c++, x->b);
+    }
+    if (cmp) {
+        const sb_comparison *k = sb_run_comparison(run, i);
+        if (!k) {
+            grid_set(g, c++, "--");
+            grid_set(g, c++, "--");
+            grid_set(g, c++, "--");
+            grid_set(g, c++, is_baseline(run, i) ? "baseline" : "--");
+            return;
+        }
+        put_interval(x, g, c, &k->ratio);
+        c += 2;
+        format_p(k->p_adjusted, x->latex, t);
+        grid_set(g, c++, t);
+        grid_set(g, c++, sb_verdict_name(k->verdict));
+    }
+}
+
+/* The whole grid of a run. */
+static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
+{
+    sbuf b = {0};
+    fmt x = {latex, &b};
+    int cmp = sb__report_any_comparison(run);
+    size_t n = sb_run_count(run);
+
+    *g = (grid){0};
+    g->ncols = (sb_run_imported(run) ? 4 : 7) + (cmp ? 4 : 0);
+    memset(g->align, 'r', g->ncols);
+    g->align[0] = 'l';
+    if (cmp)
+        g->align[g->ncols - 1] = 'l';
+    header_row(run, &x, g, cmp);
+    for (size_t i = 0; i < n; i++)
+        cell_row(run, i, &x, g, cmp);
+    free(b.s);
+    if (b.failed)
+        g->failed = 1;
+    *cmp_out = cmp;
+    return g->failed ? -1 : 0;
+}
+
+void sb__put_invocations(sbuf *b, size_t m)
+{
+    if (m == 1)
+        sb__sbuf_puts(b, "one invocation");
+    else
+        sb__sbuf_printf(b, "%zu invocations", m);
+}
+
+/* ---- The table in either style ------------------------------------------ */
+
+int sb__rows_write(const sb_run *run, const sb__rows_style *st, FILE *f,
+                   sb_error *err)
+{
+    sbuf b = {0};
+    grid g;
+    size_t *w;
+    size_t nshort = sb__report_short_cells(run);
+    int cmp;
+
+    if (build(run, st->latex, &g, &cmp) != 0) {
+        grid_free(&g);
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    w = malloc(g.ncols * sizeof *w);
+    st->caption(run, cmp, &b);
+    if (b.failed || !w) {
+        free(b.s);
+        free(w);
+        grid_free(&g);
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    st->begin(run, &g, b.s, f);
+    free(b.s);
+    grid_widths(&g, w, st->min_width);
+    grid_write_row(&g, 0, w, st->open, st->sep, st->close, f);
+    st->rule(&g, w, f);
+    for (size_t r = 1; r < g.nrows; r++)
+        grid_write_row(&g, r, w, st->open, st->sep, st->close, f);
+    st->end(run, nshort, f);
+    free(w);
+    grid_free(&g);
+    return sb__report_flush(f, err);
+}
