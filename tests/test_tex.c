@@ -787,6 +787,66 @@ static void test_errors(sb_run *run)
     fclose(f);
 }
 
+/* ---- Every writer counts the same cells short ---------------------------- */
+
+/* Two cells with samples, both short of a tight precision target, and one
+ * without samples, which has no interval and is not counted short. */
+static void test_short_cells(void)
+{
+    const sb_kernel *k = sb_kernel_find("libc");
+    static const struct {
+        int format;
+        const char *note;
+    } f[] = {
+        {SB_FORMAT_TABLE, "\n* 2 cells stopped short"},
+        {SB_FORMAT_MARKDOWN, "\n\\* 2 cells stopped short"},
+        {SB_FORMAT_LATEX, "{\\footnotesize * 2 cells stopped short"},
+    };
+    sb_options o;
+    sb_run *run;
+    sb_error err = {0};
+    uint64_t s = 11;
+    double ticks[40];
+
+    if (!k)
+        k = sb_kernel_at(0);
+    sb_options_init(&o);
+    o.precision = 1e-6;
+    run = sb__run_alloc(3, &o);
+    if (!tap_ok(run != NULL, "short cells: run made"))
+        return;
+    run->meta.timer.kind = SB_TIMER_TSC;
+    run->meta.timer.hz = 3e9;
+    run->meta.timer.hz_source = "test";
+    run->meta.cpu = -1;
+    run->invocations = 1;
+    for (size_t i = 0; i < 3; i++) {
+        run->cells[i].cell = (sb_cell){k, 4096, i, 0};
+        if (i == 2)
+            continue;
+        sb__raw_cell raw = {.nsamples = 40, .ticks = ticks, .iters = 8};
+        for (size_t j = 0; j < 40; j++)
+            ticks[j] = 1000 * (1 + 0.05 * (uniform(&s) - 0.5));
+        if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
+            tap_ok(0, "short cells: samples added");
+            sb_run_free(run);
+            return;
+        }
+    }
+    if (!tap_ok(sb__run_analyse(run, &err) == SB_OK, "short cells: analysed"))
+        tap_diag("  %s", err.text);
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        char *doc = report(run, f[i].format);
+        if (!tap_ok(doc && strstr(doc, f[i].note),
+                    "short cells: format %d counts the 2 cells with samples",
+                    f[i].format) &&
+            doc)
+            diag_doc(doc);
+        free(doc);
+    }
+    sb_run_free(run);
+}
+
 int main(void)
 {
     sb_run *imported, *measured;
@@ -809,6 +869,7 @@ int main(void)
         diag_doc(docs[2]);
     test_markdown(imported, measured);
     test_errors(imported);
+    test_short_cells();
     {
         const char *d[3];
         size_t k = 0;
