@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,6 +198,60 @@ static void parse_seed(const char *s, uint64_t *out)
         *out = v;
 }
 
+/* The arrays of meta: the notes (one string per line), the environment
+ * audit's findings and the counters read around every sample, in order. */
+static void load_meta_arrays(sb_meta *meta, json_t *m)
+{
+    {
+        /* notes: one string per line */
+        json_t *notes = json_object_get(m, SB__JK_NOTES), *v;
+        size_t i, used = 0;
+        json_array_foreach(notes, i, v)
+        {
+            size_t at = used + (used != 0);
+            if (!json_is_string(v) || used >= sizeof meta->notes - 1)
+                continue;
+            used += (size_t)snprintf(meta->notes + used,
+                                     sizeof meta->notes - used, "%s%s",
+                                     used ? "\n" : "", json_string_value(v));
+            if (at < sizeof meta->notes)
+                sb__clean_text(meta->notes + at); /* this note's text */
+            used = strlen(meta->notes);
+        }
+    }
+    {
+        json_t *env = json_object_get(m, SB__JK_ENV), *v;
+        size_t i;
+        json_array_foreach(env, i, v)
+        {
+            sb_env_item *it;
+            if (!json_is_object(v) || meta->env.n >= SB_ENV_MAX)
+                continue;
+            it = &meta->env.items[meta->env.n++];
+            copy_str(it->key, sizeof it->key, v, SB__JK_ENV_KEY);
+            copy_str(it->value, sizeof it->value, v, SB__JK_ENV_VALUE);
+            copy_str(it->advice, sizeof it->advice, v, SB__JK_ENV_ADVICE);
+            it->warn = json_is_true(json_object_get(v, SB__JK_ENV_WARN));
+        }
+    }
+    {
+        /* The counters read around every sample, in order. */
+        json_t *names = json_object_get(m, SB__JK_COUNTER_NAMES), *v;
+        size_t i;
+        json_array_foreach(names, i, v)
+        {
+            if (!json_is_string(v) || meta->ncounters >= SB_MAX_COUNTERS)
+                continue;
+            snprintf(meta->counter_names[meta->ncounters],
+                     sizeof meta->counter_names[0], "%s",
+                     json_string_value(v));
+            /* Cleaned: per-sample counters of a name with controls are
+             * then not found, and read as missing. */
+            sb__clean_text(meta->counter_names[meta->ncounters++]);
+        }
+    }
+}
+
 static int load_meta(sb_run *run, json_t *root, const char *name,
                      sb_error *err)
 {
@@ -249,54 +305,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
                            : SB_TIMER_CLOCK;
     copy_str(run->hz_source, sizeof run->hz_source, t, SB__JK_HZ_SOURCE);
     meta->timer.hz_source = run->hz_source;
-    {
-        /* notes: one string per line */
-        json_t *notes = json_object_get(m, SB__JK_NOTES), *v;
-        size_t i, used = 0;
-        json_array_foreach(notes, i, v)
-        {
-            size_t at = used + (used != 0);
-            if (!json_is_string(v) || used >= sizeof meta->notes - 1)
-                continue;
-            used += (size_t)snprintf(meta->notes + used,
-                                     sizeof meta->notes - used, "%s%s",
-                                     used ? "\n" : "", json_string_value(v));
-            if (at < sizeof meta->notes)
-                sb__clean_text(meta->notes + at); /* this note's text */
-            used = strlen(meta->notes);
-        }
-    }
-    {
-        json_t *env = json_object_get(m, SB__JK_ENV), *v;
-        size_t i;
-        json_array_foreach(env, i, v)
-        {
-            sb_env_item *it;
-            if (!json_is_object(v) || meta->env.n >= SB_ENV_MAX)
-                continue;
-            it = &meta->env.items[meta->env.n++];
-            copy_str(it->key, sizeof it->key, v, SB__JK_ENV_KEY);
-            copy_str(it->value, sizeof it->value, v, SB__JK_ENV_VALUE);
-            copy_str(it->advice, sizeof it->advice, v, SB__JK_ENV_ADVICE);
-            it->warn = json_is_true(json_object_get(v, SB__JK_ENV_WARN));
-        }
-    }
-    {
-        /* The counters read around every sample, in order. */
-        json_t *names = json_object_get(m, SB__JK_COUNTER_NAMES), *v;
-        size_t i;
-        json_array_foreach(names, i, v)
-        {
-            if (!json_is_string(v) || meta->ncounters >= SB_MAX_COUNTERS)
-                continue;
-            snprintf(meta->counter_names[meta->ncounters],
-                     sizeof meta->counter_names[0], "%s",
-                     json_string_value(v));
-            /* Cleaned: per-sample counters of a name with controls are
-             * then not found, and read as missing. */
-            sb__clean_text(meta->counter_names[meta->ncounters++]);
-        }
-    }
+    load_meta_arrays(meta, m);
     o = json_object_get(m, SB__JK_OPTIONS);
     if (json_is_object(o)) {
         sb_options *op = &run->opt;
@@ -318,6 +327,85 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
     return SB_OK;
 }
 
+/* The times of cell i (r): finite, and above zero for a measured cell of
+ * some size.  *out receives a new array of them. */
+static int load_ticks(const sb_run *run, const sb_cell_result *r,
+                      json_t *samples, const char *name, size_t i,
+                      double **out, sb_error *err)
+{
+    size_t ns = json_array_size(samples);
+    double *all = malloc((ns + 1) * sizeof *all);
+
+    if (!all)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    for (size_t j = 0; j < ns; j++) {
+        json_t *v = json_array_get(samples, j);
+        double x = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!json_is_number(v) || !isfinite(x)) {
+            free(all);
+            return sb__error(err, SB_EIO,
+                             "%s: cells[%zu]." SB__JK_SAMPLES_TICKS
+                             "[%zu]: not a finite number",
+                             name, i, j);
+        }
+        /* A measured cell of some size has times: one not above zero is
+         * nonsense that would print as a negative or infinite MB/s.
+         * Imported values (analyze) are in their own unit, and a cell of
+         * no size (an empty region) may measure below the timer's
+         * overhead. */
+        if (!run->imported && r->cell.size > 0 && !(x > 0)) {
+            free(all);
+            return sb__error(err, SB_EIO,
+                             "%s: cells[%zu]." SB__JK_SAMPLES_TICKS
+                             "[%zu]: %g is not a positive time",
+                             name, i, j, x);
+        }
+        all[j] = x;
+    }
+    *out = all;
+    return SB_OK;
+}
+
+/* The per-sample counters (sample-major, in meta.counter_names' order)
+ * and disturbance flags of a cell of ns samples, when the file has them:
+ * *ctr and *flags receive new arrays, or stay NULL.  0, or -1 when out of
+ * memory. */
+static int load_columns(const sb_run *run, json_t *c, size_t ns,
+                        double **ctr, unsigned char **flags)
+{
+    json_t *sc = json_object_get(c, SB__JK_SAMPLES_COUNTERS);
+    json_t *fl = json_object_get(c, SB__JK_SAMPLES_FLAGS);
+    size_t nc = run->meta.ncounters;
+    if (json_is_object(sc) && nc) {
+        *ctr = malloc((ns + 1) * nc * sizeof **ctr);
+        if (!*ctr)
+            return -1;
+        for (size_t j = 0; j < nc; j++) {
+            json_t *a = json_object_get(sc, run->meta.counter_names[j]);
+            for (size_t q = 0; q < ns; q++) {
+                json_t *v = json_is_array(a) ? json_array_get(a, q) : NULL;
+                (*ctr)[q * nc + j] =
+                    json_is_number(v) ? json_number_value(v) : NAN;
+            }
+        }
+    }
+    if (json_is_array(fl) && json_array_size(fl) == ns) {
+        *flags = malloc(ns + 1);
+        if (!*flags) {
+            free(*ctr);
+            *ctr = NULL;
+            return -1;
+        }
+        for (size_t q = 0; q < ns; q++) {
+            json_t *v = json_array_get(fl, q);
+            (*flags)[q] = json_is_integer(v)
+                              ? (unsigned char)json_integer_value(v)
+                              : 0;
+        }
+    }
+    return 0;
+}
+
 static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
                      sb_error *err)
 {
@@ -329,8 +417,9 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     void *const base[SB__J_NBASES] = {NULL, NULL, r};
     const sb_kernel *k;
     size_t ns, at = 0, ninv;
-    double *all, *ctr = NULL;
+    double *all = NULL, *ctr = NULL;
     unsigned char *flags = NULL;
+    int rc;
 
     if (!kname || get_size(c, SB__JK_SIZE, &r->cell.size) ||
         get_size(c, SB__JK_SRC_ALIGN, &r->cell.src_align) ||
@@ -367,71 +456,16 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     }
 
     ns = json_array_size(samples);
-    all = malloc((ns + 1) * sizeof *all);
-    if (!all)
+    rc = load_ticks(run, r, samples, name, i, &all, err);
+    if (rc != SB_OK)
+        return rc;
+    if (load_columns(run, c, ns, &ctr, &flags) != 0) {
+        free(all);
         return sb__error(err, SB_ENOMEM, "out of memory");
-    for (size_t j = 0; j < ns; j++) {
-        json_t *v = json_array_get(samples, j);
-        double x = json_is_number(v) ? json_number_value(v) : NAN;
-        if (!json_is_number(v) || !isfinite(x)) {
-            free(all);
-            return sb__error(err, SB_EIO,
-                             "%s: cells[%zu].samples_ticks[%zu]: not a "
-                             "finite number", name, i, j);
-        }
-        /* A measured cell of some size has times: one not above zero is
-         * nonsense that would print as a negative or infinite MB/s.
-         * Imported values (analyze) are in their own unit, and a cell of
-         * no size (an empty region) may measure below the timer's
-         * overhead. */
-        if (!run->imported && r->cell.size > 0 && !(x > 0)) {
-            free(all);
-            return sb__error(err, SB_EIO,
-                             "%s: cells[%zu].samples_ticks[%zu]: %g is not "
-                             "a positive time", name, i, j, x);
-        }
-        all[j] = x;
-    }
-    /* Per-sample counters (sample-major, in meta.counter_names' order)
-     * and disturbance flags, when the file has them. */
-    {
-        json_t *sc = json_object_get(c, SB__JK_SAMPLES_COUNTERS);
-        json_t *fl = json_object_get(c, SB__JK_SAMPLES_FLAGS);
-        size_t nc = run->meta.ncounters;
-        if (json_is_object(sc) && nc) {
-            ctr = malloc((ns + 1) * nc * sizeof *ctr);
-            if (!ctr) {
-                free(all);
-                return sb__error(err, SB_ENOMEM, "out of memory");
-            }
-            for (size_t j = 0; j < nc; j++) {
-                json_t *a = json_object_get(sc, run->meta.counter_names[j]);
-                for (size_t q = 0; q < ns; q++) {
-                    json_t *v = json_is_array(a) ? json_array_get(a, q) : NULL;
-                    ctr[q * nc + j] =
-                        json_is_number(v) ? json_number_value(v) : NAN;
-                }
-            }
-        }
-        if (json_is_array(fl) && json_array_size(fl) == ns) {
-            flags = malloc(ns + 1);
-            if (!flags) {
-                free(all);
-                free(ctr);
-                return sb__error(err, SB_ENOMEM, "out of memory");
-            }
-            for (size_t q = 0; q < ns; q++) {
-                json_t *v = json_array_get(fl, q);
-                flags[q] = json_is_integer(v)
-                               ? (unsigned char)json_integer_value(v)
-                               : 0;
-            }
-        }
     }
     ninv = json_is_array(invs) ? json_array_size(invs) : 0;
     if (ninv == 0) {
         sb__raw_cell raw = {.nsamples = ns, .ticks = all};
-        int rc;
         raw.ncounters = ctr ? run->meta.ncounters : 0;
         raw.counter_names = run->meta.counter_names;
         raw.counters = ctr;
@@ -482,82 +516,69 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     return SB_OK;
 }
 
-int sb_run_load(FILE *f, const char *name, const sb_options *opt,
-                sb_run **out, sb_error *err)
+/* sb__error with SB_EIO, returning NULL: for check_header. */
+static json_t *fail(sb_error *err, const char *fmt, ...) SB__PRINTF(2, 3);
+static json_t *fail(sb_error *err, const char *fmt, ...)
 {
-    json_error_t je;
-    json_t *root, *cells, *c;
-    const char *schema;
-    sb_options o;
-    sb_run *run = NULL;
-    size_t i, nnames = 0;
-    const char **names = NULL;
-    int *families = NULL;
-    struct stand_in *si = NULL;
-    int rc = SB_OK;
+    char text[sizeof err->text];
+    va_list ap;
 
-    sb_init();
-    if (!out || !f)
-        return sb__error(err, SB_EINVAL, "sb_run_load: %s is NULL",
-                         !f ? "f" : "out");
-    *out = NULL;
-    if (!name)
-        name = "run";
-    root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return sb__error(err, SB_EIO, "%s: not JSON (line %d: %s)", name,
-                         je.line, je.text);
-    schema = get_str(root, SB__JK_SCHEMA);
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    sb__error(err, SB_EIO, "%s", text);
+    return NULL;
+}
+
+/* The schema and its version, and the cells (one at least, at most
+ * SB__MAX_CELLS): the cells, or NULL with err filled (SB_EIO). */
+static json_t *check_header(json_t *root, const char *name, sb_error *err)
+{
+    const char *schema = get_str(root, SB__JK_SCHEMA);
+    json_t *cells;
+
+
     if (!schema || strcmp(schema, SB__JSON_SCHEMA)) {
-        json_decref(root);
-        return sb__error(err, SB_EIO,
-                         "%s: not a statbench run (no \"" SB__JK_SCHEMA
+        return fail(err, "%s: not a statbench run (no \"" SB__JK_SCHEMA
                          "\": \"" SB__JSON_SCHEMA "\")",
-                         name);
+                    name);
     }
     {
         json_t *v = json_object_get(root, SB__JK_SCHEMA_VERSION);
         long long version = json_is_integer(v) ? json_integer_value(v) : 0;
         if (version < 1 || version > SB__JSON_SCHEMA_VERSION) {
-            json_decref(root);
-            if (version < 1)
-                return sb__error(err, SB_EIO,
-                                 "%s: bad \"" SB__JK_SCHEMA_VERSION "\"",
-                                 name);
-            return sb__error(err, SB_EIO,
-                             "%s: schema version %lld is newer than this "
-                             "statbench reads (%d): upgrade statbench",
-                             name, version, SB__JSON_SCHEMA_VERSION);
+                if (version < 1)
+                return fail(err, "%s: bad \"" SB__JK_SCHEMA_VERSION "\"",
+                            name);
+            return fail(err,
+                        "%s: schema version %lld is newer than this "
+                        "statbench reads (%d): upgrade statbench",
+                        name, version, SB__JSON_SCHEMA_VERSION);
         }
     }
     cells = json_object_get(root, SB__JK_CELLS);
     if (!json_is_array(cells) || json_array_size(cells) == 0) {
-        json_decref(root);
-        return sb__error(err, SB_EIO, "%s: no \"" SB__JK_CELLS "\"", name);
+        return fail(err, "%s: no \"" SB__JK_CELLS "\"", name);
     }
     if (json_array_size(cells) > SB__MAX_CELLS) {
-        json_decref(root);
-        return sb__error(err, SB_EIO, "%s: %zu cells, more than %d", name,
-                         json_array_size(cells), SB__MAX_CELLS);
+        return fail(err, "%s: %zu cells, more than %d", name,
+                    json_array_size(cells), SB__MAX_CELLS);
     }
-    sb_options_init(&o);
-    run = sb__run_alloc(json_array_size(cells), &o);
-    names = calloc(json_array_size(cells), sizeof *names);
-    families = calloc(json_array_size(cells), sizeof *families);
-    si = calloc(json_array_size(cells), sizeof *si);
-    if (!run || !names || !families || !si) {
-        rc = sb__error(err, SB_ENOMEM, "out of memory");
-        goto out;
-    }
-    rc = load_meta(run, root, name, err);
-    if (rc != SB_OK)
-        goto out;
-    /* Samples from elsewhere: marked, or (files written before the mark)
-     * told by the clock analyze records. */
-    run->imported = json_is_true(json_object_get(root, SB__JK_IMPORTED)) ||
-                    !strcmp(run->hz_source, "samples measured elsewhere");
-    /* Stand-ins for kernels this build does not have. */
-    {
+    return cells;
+}
+
+/* Stand-ins for the kernels of cells that this build does not have, one
+ * per name, with the family the file names.  SB_OK or SB_ENOMEM. */
+static int load_stand_ins(sb_run *run, json_t *cells)
+{
+    size_t n = json_array_size(cells), i, nnames = 0;
+    const char **names = calloc(n, sizeof *names);
+    int *families = calloc(n, sizeof *families);
+    struct stand_in *si = calloc(n, sizeof *si);
+    json_t *c;
+    int rc = SB_ENOMEM;
+
+    if (names && families && si) {
         size_t nsi = 0;
         json_array_foreach(cells, i, c)
         {
@@ -580,9 +601,57 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
             families[nnames] = si[j].family;
             names[nnames++] = si[j].name;
         }
+        rc = add_own_kernels(run, names, families, nnames);
     }
-    if (add_own_kernels(run, names, families, nnames) != SB_OK) {
+    free(names);
+    free(families);
+    free(si);
+    return rc;
+}
+
+int sb_run_load(FILE *f, const char *name, const sb_options *opt,
+                sb_run **out, sb_error *err)
+{
+    json_error_t je;
+    json_t *root, *cells, *c;
+    sb_options o;
+    sb_run *run = NULL;
+    size_t i;
+    int rc = SB_OK;
+
+    sb_init();
+    if (!out || !f)
+        return sb__error(err, SB_EINVAL, "sb_run_load: %s is NULL",
+                         !f ? "f" : "out");
+    *out = NULL;
+    if (!name)
+        name = "run";
+    root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return sb__error(err, SB_EIO, "%s: not JSON (line %d: %s)", name,
+                         je.line, je.text);
+    cells = check_header(root, name, err);
+    if (!cells) {
+        json_decref(root);
+        return SB_EIO;
+    }
+    sb_options_init(&o);
+    run = sb__run_alloc(json_array_size(cells), &o);
+    if (!run) {
         rc = sb__error(err, SB_ENOMEM, "out of memory");
+        goto out;
+    }
+    rc = load_meta(run, root, name, err);
+    if (rc != SB_OK)
+        goto out;
+    /* Samples from elsewhere: marked, or (files written before the mark)
+     * told by the clock analyze records. */
+    run->imported = json_is_true(json_object_get(root, SB__JK_IMPORTED)) ||
+                    !strcmp(run->hz_source, "samples measured elsewhere");
+    /* Stand-ins for kernels this build does not have. */
+    rc = load_stand_ins(run, cells);
+    if (rc != SB_OK) {
+        rc = sb__error(err, rc, "out of memory");
         goto out;
     }
     /* Cleaning may have changed the order (and made names equal):
@@ -627,9 +696,6 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
     if (rc == SB_OK)
         rc = sb__run_analyse(run, err);
 out:
-    free(names);
-    free(families);
-    free(si);
     json_decref(root);
     if (rc != SB_OK) {
         sb_run_free(run);
