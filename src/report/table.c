@@ -64,14 +64,87 @@ static void puts_clean(FILE *f, const char *s)
     put(f, s, (size_t)-1);
 }
 
+/* The header's lines on the machine: CPU, kernel, host, features, the
+ * pinning, the timer and its overhead, the counters, the cost of the
+ * checks, the environment's warnings and the notes. */
+static void machine(const sb_run *run, FILE *f)
+{
+    const sb_meta *m = sb_run_meta(run);
+    const sb_timer_info *t = &m->timer;
+    const char *unit = t->kind == SB_TIMER_TSC ? "cycles" : "ns";
+    char feat[256];
+
+    features(m->cpu_features, feat, sizeof feat);
+    fputs("machine:  ", f);
+    puts_clean(f, m->cpu_model);
+    fputs("; ", f);
+    puts_clean(f, m->kernel_version);
+    fputs("; ", f);
+    puts_clean(f, m->hostname);
+    fprintf(f, "\nfeatures: %s\n", feat);
+    if (m->cpu >= 0)
+        fprintf(f, "cpu:      pinned to CPU %d, ", m->cpu);
+    else
+        fputs("cpu:      ", f);
+    puts_clean(f, m->pin_note);
+    fprintf(f, "\ntimer:    %s at %.6g MHz (", timer_name(t),
+            t->hz / 1e6);
+    puts_clean(f, t->hz_source);
+    fprintf(f, ")%s%s", t->kind == SB_TIMER_TSC ? ", invariant" : "",
+            t->reason[0] ? "; " : "");
+    puts_clean(f, t->reason);
+    fputc('\n', f);
+    fprintf(f,
+            "overhead: %.0f %s per sample, subtracted (bare timer pair "
+            "%.0f %s, ratio %.2f)\n",
+            t->overhead, unit, t->bare_overhead, unit,
+            t->bare_overhead > 0 ? t->overhead / t->bare_overhead : NAN);
+    fputs("counters: ", f);
+    puts_clean(f, m->counters);
+    fputc('\n', f);
+    if (isfinite(m->interrupts_per_second) ||
+        isfinite(m->check_cost_seconds)) {
+        fprintf(f, "checks:   ");
+        if (isfinite(m->interrupts_per_second))
+            fprintf(f, "%.1f interrupts/s on the pinned CPU; ",
+                    m->interrupts_per_second);
+        fprintf(f,
+                "counter reads and disturbance checks cost %.1f us per "
+                "sample, outside the timed region\n",
+                m->check_cost_seconds * 1e6);
+    }
+    for (size_t i = 0; i < m->env.n; i++)
+        if (m->env.items[i].warn) {
+            fputs("warning:  ", f);
+            puts_clean(f, m->env.items[i].key);
+            fputs(": ", f);
+            puts_clean(f, m->env.items[i].value);
+            fputs(m->env.items[i].advice[0] ? "; " : "", f);
+            puts_clean(f, m->env.items[i].advice);
+            fputc('\n', f);
+        }
+    {
+        /* notes: one warning per line */
+        const char *p = m->notes;
+        while (*p) {
+            size_t len = strcspn(p, "\n");
+            fputs("note:     ", f);
+            put(f, p, len);
+            fputc('\n', f);
+            p += len;
+            if (*p)
+                p++;
+        }
+    }
+}
+
 static void header(const sb_run *run, FILE *f)
 {
     const sb_meta *m = sb_run_meta(run);
     const sb_options *o = sb_run_options(run);
     const sb_timer_info *t = &m->timer;
-    const char *unit = t->kind == SB_TIMER_TSC ? "cycles" : "ns";
     const sb_cell_result *c0 = sb_run_cell(run, 0);
-    char feat[256], target[64];
+    char target[64];
 
     fputs("statbench ", f);
     puts_clean(f, m->statbench_version);
@@ -79,68 +152,7 @@ static void header(const sb_run *run, FILE *f)
     puts_clean(f, sb_run_command(run));
     fputc('\n', f);
     if (!external(run)) {
-        features(m->cpu_features, feat, sizeof feat);
-        fputs("machine:  ", f);
-        puts_clean(f, m->cpu_model);
-        fputs("; ", f);
-        puts_clean(f, m->kernel_version);
-        fputs("; ", f);
-        puts_clean(f, m->hostname);
-        fprintf(f, "\nfeatures: %s\n", feat);
-        if (m->cpu >= 0)
-            fprintf(f, "cpu:      pinned to CPU %d, ", m->cpu);
-        else
-            fputs("cpu:      ", f);
-        puts_clean(f, m->pin_note);
-        fprintf(f, "\ntimer:    %s at %.6g MHz (", timer_name(t),
-                t->hz / 1e6);
-        puts_clean(f, t->hz_source);
-        fprintf(f, ")%s%s", t->kind == SB_TIMER_TSC ? ", invariant" : "",
-                t->reason[0] ? "; " : "");
-        puts_clean(f, t->reason);
-        fputc('\n', f);
-        fprintf(f,
-                "overhead: %.0f %s per sample, subtracted (bare timer pair "
-                "%.0f %s, ratio %.2f)\n",
-                t->overhead, unit, t->bare_overhead, unit,
-                t->bare_overhead > 0 ? t->overhead / t->bare_overhead : NAN);
-        fputs("counters: ", f);
-        puts_clean(f, m->counters);
-        fputc('\n', f);
-        if (isfinite(m->interrupts_per_second) ||
-            isfinite(m->check_cost_seconds)) {
-            fprintf(f, "checks:   ");
-            if (isfinite(m->interrupts_per_second))
-                fprintf(f, "%.1f interrupts/s on the pinned CPU; ",
-                        m->interrupts_per_second);
-            fprintf(f,
-                    "counter reads and disturbance checks cost %.1f us per "
-                    "sample, outside the timed region\n",
-                    m->check_cost_seconds * 1e6);
-        }
-        for (size_t i = 0; i < m->env.n; i++)
-            if (m->env.items[i].warn) {
-                fputs("warning:  ", f);
-                puts_clean(f, m->env.items[i].key);
-                fputs(": ", f);
-                puts_clean(f, m->env.items[i].value);
-                fputs(m->env.items[i].advice[0] ? "; " : "", f);
-                puts_clean(f, m->env.items[i].advice);
-                fputc('\n', f);
-            }
-        {
-            /* notes: one warning per line */
-            const char *p = m->notes;
-            while (*p) {
-                size_t len = strcspn(p, "\n");
-                fputs("note:     ", f);
-                put(f, p, len);
-                fputc('\n', f);
-                p += len;
-                if (*p)
-                    p++;
-            }
-        }
+        machine(run, f);
         /* Precision 0 sets no target (measure for the whole budget). */
         if (o->precision > 0)
             snprintf(target, sizeof target,
