@@ -938,28 +938,14 @@ static void write_matrix(fig *F, const matrix *m)
     fputs("\n", g);
 }
 
-/* ---- Distribution ------------------------------------------------------ */
-
-static void write_distribution(fig *F, const size_t *sel, size_t nsel,
-                               size_t nwith)
+/* The data of a distribution figure: block 0 the reported medians and
+ * intervals of the nsel cells sel, then every kept sample of each cell
+ * with its invocation.  *lo and *hi receive the range of the samples. */
+static void dist_data(fig *F, const size_t *sel, size_t nsel, double *lo,
+                      double *hi)
 {
     const sb_run *run = F->run;
-    const sb_meta *meta = sb_run_meta(run);
-    FILE *d = F->dat, *g = F->gp;
-    int vary_kernel = 0, vary_size = 0, vary_src = 0, vary_dst = 0;
-    double lo = INFINITY, hi = -INFINITY;
-    char what[320], heading[160], common[192] = "";
-    const sb_cell_result *r0 = sb_run_cell(run, sel[0]);
-    int label_kernel;
-    const char *unit;
-
-    for (size_t j = 1; j < nsel; j++) {
-        const sb_cell_result *r = sb_run_cell(run, sel[j]);
-        vary_kernel |= strcmp(kernel_name(r), kernel_name(r0)) != 0;
-        vary_size |= r->cell.size != r0->cell.size;
-        vary_src |= r->cell.src_align != r0->cell.src_align;
-        vary_dst |= r->cell.dst_align != r0->cell.dst_align;
-    }
+    FILE *d = F->dat;
 
     dat_header(F,
                "block 0: position median ci_lo ci_hi samples invocations "
@@ -996,14 +982,107 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
                 double v = r->ticks[k];
                 put_num(d, v);
                 fprintf(d, " %zu\n", inv);
-                if (v < lo)
-                    lo = v;
-                if (v > hi)
-                    hi = v;
+                if (v < *lo)
+                    *lo = v;
+                if (v > *hi)
+                    *hi = v;
             }
         }
     }
+}
 
+/* The tick labels of a distribution figure: one line per varying part
+ * under each box, or on one line, slanted, when the lines would run into
+ * each other (about 8 pixels a character at 11 points over some 800
+ * pixels). */
+static void dist_xtics(fig *F, const size_t *sel, size_t nsel,
+                       int label_kernel, int vary_size, int vary_offsets)
+{
+    const sb_run *run = F->run;
+    FILE *g = F->gp;
+    char labels[DIST_MAX_CELLS][160];
+    size_t widest = 0, nlines = 1;
+    int slant;
+
+    for (size_t j = 0; j < nsel; j++) {
+        const sb_cell_result *r = sb_run_cell(run, sel[j]);
+        char *label = labels[j], part[48];
+        size_t n = 0;
+        label[0] = '\0';
+        if (label_kernel)
+            append(label, sizeof labels[j], "\n", kernel_name(r));
+        if (vary_size) {
+            human_size(r->cell.size, part, sizeof part);
+            append(label, sizeof labels[j], "\n", part);
+        }
+        if (vary_offsets) {
+            snprintf(part, sizeof part, "+%zu/+%zu", r->cell.src_align,
+                     r->cell.dst_align);
+            append(label, sizeof labels[j], "\n", part);
+        }
+        for (const char *p = label; *p; p += strcspn(p, "\n"),
+                        p += *p ? 1 : 0, n++) {
+            size_t len = strcspn(p, "\n");
+            if (len > widest)
+                widest = len;
+        }
+        if (n > nlines)
+            nlines = n;
+    }
+    slant = (widest + 1) * 8 * nsel > 760;
+    fputs("set xtics (", g);
+    for (size_t j = 0; j < nsel; j++) {
+        const char *p = labels[j];
+        fputs(j ? ", " : "", g);
+        /* put_str would hide the newlines: write the label by lines,
+         * joined by newlines or, slanted, by blanks. */
+        for (int first = 1;; first = 0) {
+            size_t len = strcspn(p, "\n");
+            char piece[160];
+            snprintf(piece, sizeof piece, "%.*s", (int)len, p);
+            if (!first)
+                fputs(slant ? ".' '." : ".\"\\n\".", g);
+            put_str(g, piece);
+            p += len;
+            if (!*p)
+                break;
+            p++;
+        }
+        fprintf(g, " %zu", j + 1);
+    }
+    /* Names may hold '_' or '^', which enhanced text would typeset. */
+    fprintf(g, ") noenhanced%s\n", slant ? " rotate by 30 right" : "");
+    if (vary_offsets)
+        fprintf(g,
+                "set xlabel \"cells: +source/+destination offset "
+                "(bytes)\"%s\n",
+                !slant && nlines > 1 ? " offset 0, -0.6" : "");
+}
+
+/* ---- Distribution ------------------------------------------------------ */
+
+static void write_distribution(fig *F, const size_t *sel, size_t nsel,
+                               size_t nwith)
+{
+    const sb_run *run = F->run;
+    const sb_meta *meta = sb_run_meta(run);
+    FILE *g = F->gp;
+    int vary_kernel = 0, vary_size = 0, vary_src = 0, vary_dst = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    char what[320], heading[160], common[192] = "";
+    const sb_cell_result *r0 = sb_run_cell(run, sel[0]);
+    int label_kernel;
+    const char *unit;
+
+    for (size_t j = 1; j < nsel; j++) {
+        const sb_cell_result *r = sb_run_cell(run, sel[j]);
+        vary_kernel |= strcmp(kernel_name(r), kernel_name(r0)) != 0;
+        vary_size |= r->cell.size != r0->cell.size;
+        vary_src |= r->cell.src_align != r0->cell.src_align;
+        vary_dst |= r->cell.dst_align != r0->cell.dst_align;
+    }
+
+    dist_data(F, sel, nsel, &lo, &hi);
     if (sb_run_imported(run))
         unit = "value per sample (the input's unit)";
     else if (meta->timer.kind == SB_TIMER_TSC)
@@ -1041,67 +1120,7 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
         fputs("set logscale y\n", g);
     else
         fputs("set offsets 0, 0, graph 0.05, graph 0.05\n", g);
-    /* Tick labels: one line per varying part under each box, or on one
-     * line, slanted, when the lines would run into each other (about 8
-     * pixels a character at 11 points over some 800 pixels). */
-    {
-        char labels[DIST_MAX_CELLS][160];
-        size_t widest = 0, nlines = 1;
-        int slant;
-        for (size_t j = 0; j < nsel; j++) {
-            const sb_cell_result *r = sb_run_cell(run, sel[j]);
-            char *label = labels[j], part[48];
-            size_t n = 0;
-            label[0] = '\0';
-            if (label_kernel)
-                append(label, sizeof labels[j], "\n", kernel_name(r));
-            if (vary_size) {
-                human_size(r->cell.size, part, sizeof part);
-                append(label, sizeof labels[j], "\n", part);
-            }
-            if (vary_src || vary_dst) {
-                snprintf(part, sizeof part, "+%zu/+%zu", r->cell.src_align,
-                         r->cell.dst_align);
-                append(label, sizeof labels[j], "\n", part);
-            }
-            for (const char *p = label; *p; p += strcspn(p, "\n"),
-                            p += *p ? 1 : 0, n++) {
-                size_t len = strcspn(p, "\n");
-                if (len > widest)
-                    widest = len;
-            }
-            if (n > nlines)
-                nlines = n;
-        }
-        slant = (widest + 1) * 8 * nsel > 760;
-        fputs("set xtics (", g);
-        for (size_t j = 0; j < nsel; j++) {
-            const char *p = labels[j];
-            fputs(j ? ", " : "", g);
-            /* put_str would hide the newlines: write the label by lines,
-             * joined by newlines or, slanted, by blanks. */
-            for (int first = 1;; first = 0) {
-                size_t len = strcspn(p, "\n");
-                char piece[160];
-                snprintf(piece, sizeof piece, "%.*s", (int)len, p);
-                if (!first)
-                    fputs(slant ? ".' '." : ".\"\\n\".", g);
-                put_str(g, piece);
-                p += len;
-                if (!*p)
-                    break;
-                p++;
-            }
-            fprintf(g, " %zu", j + 1);
-        }
-        /* Names may hold '_' or '^', which enhanced text would typeset. */
-        fprintf(g, ") noenhanced%s\n", slant ? " rotate by 30 right" : "");
-        if (vary_src || vary_dst)
-            fprintf(g,
-                    "set xlabel \"cells: +source/+destination offset "
-                    "(bytes)\"%s\n",
-                    !slant && nlines > 1 ? " offset 0, -0.6" : "");
-    }
+    dist_xtics(F, sel, nsel, label_kernel, vary_size, vary_src || vary_dst);
     if (r0->invocations > 1)
         snprintf(heading, sizeof heading,
                  "reported median, %g%% CI over %zu invocations' medians",
