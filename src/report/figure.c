@@ -781,21 +781,24 @@ static void write_lines(fig *F, const lines *L)
 
 /* ---- Matrix ------------------------------------------------------------ */
 
-static void write_matrix(fig *F, const matrix *m)
+/* What the data of a matrix figure found: the range of the medians shown,
+ * the cells marked as differing from the reference, by the run's test or
+ * by disjoint intervals, the cells without samples, and the test's name. */
+typedef struct tally {
+    double vmin, vmax;
+    size_t by_test, by_ci, marked, shown, missing;
+    const char *test;
+} tally;
+
+/* The data of a matrix figure: one line per cell, a blank line after each
+ * destination offset; *t receives what it found. */
+static void matrix_data(fig *F, const matrix *m, tally *t)
 {
     const sb_run *run = F->run;
-    FILE *d = F->dat, *g = F->gp;
+    FILE *d = F->dat;
     const sb_cell_result *ref = sb_run_cell(run, m->ref);
     double alpha = sb_run_options(run)->alpha;
-    double level = 100 * sb_run_options(run)->ci_level;
-    double vmin = INFINITY, vmax = -INFINITY;
-    size_t by_test = 0, by_ci = 0, marked = 0, shown = 0;
-    const char *test = NULL;
-    char what[256], size[32], rule[320], refname[64], count[160];
-    /* Small matrices show their values and outline the marked cells;
-     * large ones mark them with a dot, which leaves the colour visible. */
-    int small = m->w <= 12 && m->h <= 12;
-    size_t missing = 0;
+    char size[32];
 
     dat_header(F,
                "src_index dst_index mbps_median mbps_ci_lo mbps_ci_hi "
@@ -820,23 +823,23 @@ static void write_matrix(fig *F, const matrix *m)
                 if (c && c->base == m->ref && isfinite(c->p_adjusted)) {
                     /* The run's own test against the reference cell. */
                     differs = c->p_adjusted < alpha;
-                    by_test++;
-                    if (!test)
-                        test = c->test;
+                    t->by_test++;
+                    if (!t->test)
+                        t->test = c->test;
                 } else {
                     differs = r->mbps.hi < ref->mbps.lo ||
                               r->mbps.lo > ref->mbps.hi;
-                    by_ci++;
+                    t->by_ci++;
                 }
             }
-            marked += differs;
-            missing += !ok;
+            t->marked += differs;
+            t->missing += !ok;
             if (ok) {
-                shown++;
-                if (r->mbps.estimate < vmin)
-                    vmin = r->mbps.estimate;
-                if (r->mbps.estimate > vmax)
-                    vmax = r->mbps.estimate;
+                t->shown++;
+                if (r->mbps.estimate < t->vmin)
+                    t->vmin = r->mbps.estimate;
+                if (r->mbps.estimate > t->vmax)
+                    t->vmax = r->mbps.estimate;
             }
             fprintf(d, "%zu %zu ", x, y);
             put_num(d, ok ? r->mbps.estimate : NAN);
@@ -848,16 +851,55 @@ static void write_matrix(fig *F, const matrix *m)
                     differs);
         }
     }
+}
 
+/* The tick labels of a matrix figure: the offsets themselves, at most
+ * about 16 a side. */
+static void matrix_tics(fig *F, const matrix *m)
+{
+    const sb_run *run = F->run;
+    FILE *g = F->gp;
+
+    for (int axis = 0; axis < 2; axis++) {
+        size_t n = axis ? m->h : m->w;
+        size_t every = (size_t)tick_step((double)n, 16);
+        int first = 1;
+        fprintf(g, "set %ctics (", axis ? 'y' : 'x');
+        for (size_t k = 0; k < n; k += every) {
+            const sb_cell *c =
+                &sb_run_cell(run, m->first + (axis ? k * m->w : k))->cell;
+            fprintf(g, "%s\"%zu\" %zu", first ? "" : ", ",
+                    axis ? c->dst_align : c->src_align, k);
+            first = 0;
+        }
+        fputs(")\n", g);
+    }
+}
+
+static void write_matrix(fig *F, const matrix *m)
+{
+    const sb_run *run = F->run;
+    FILE *g = F->gp;
+    const sb_cell_result *ref = sb_run_cell(run, m->ref);
+    double alpha = sb_run_options(run)->alpha;
+    double level = 100 * sb_run_options(run)->ci_level;
+    tally t = {INFINITY, -INFINITY, 0, 0, 0, 0, 0, NULL};
+    char what[256], size[32], rule[320], refname[64], count[160];
+    /* Small matrices show their values and outline the marked cells;
+     * large ones mark them with a dot, which leaves the colour visible. */
+    int small = m->w <= 12 && m->h <= 12;
+
+    matrix_data(F, m, &t);
+    human_size(ref->cell.size, size, sizeof size);
     snprintf(refname, sizeof refname, "(%zu, %zu)", ref->cell.src_align,
              ref->cell.dst_align);
     /* The rule goes into the key's title, the count into its entry. */
-    if (by_test && by_ci)
+    if (t.by_test && t.by_ci)
         snprintf(rule, sizeof rule,
                  "marked: differs from %s, by the run's test (Holm-adjusted "
                  "p < %g) for %zu cells, else by disjoint %g%% CIs",
-                 refname, alpha, by_test, level);
-    else if (by_test)
+                 refname, alpha, t.by_test, level);
+    else if (t.by_test)
         snprintf(rule, sizeof rule,
                  "marked: differs from %s by the run's test "
                  "(Holm-adjusted p < %g)",
@@ -867,8 +909,8 @@ static void write_matrix(fig *F, const matrix *m)
                  "marked: differs from %s (their %g%% CIs do not overlap)",
                  refname, level);
     snprintf(count, sizeof count, "%zu of %zu cells differ from %s%s",
-             marked, by_test + by_ci, refname,
-             missing ? " (white: no samples)" : "");
+             t.marked, t.by_test + t.by_ci, refname,
+             t.missing ? " (white: no samples)" : "");
 
     snprintf(what, sizeof what,
              "%s, %s: median throughput by source and destination offset",
@@ -886,38 +928,24 @@ static void write_matrix(fig *F, const matrix *m)
           g);
     fprintf(g, "set xrange [-0.5:%g]\nset yrange [-0.5:%g]\n",
             (double)m->w - 0.5, (double)m->h - 0.5);
-    /* Tick labels: the offsets themselves, at most about 16 a side. */
-    for (int axis = 0; axis < 2; axis++) {
-        size_t n = axis ? m->h : m->w;
-        size_t every = (size_t)tick_step((double)n, 16);
-        int first = 1;
-        fprintf(g, "set %ctics (", axis ? 'y' : 'x');
-        for (size_t k = 0; k < n; k += every) {
-            const sb_cell *c =
-                &sb_run_cell(run, m->first + (axis ? k * m->w : k))->cell;
-            fprintf(g, "%s\"%zu\" %zu", first ? "" : ", ",
-                    axis ? c->dst_align : c->src_align, k);
-            first = 0;
-        }
-        fputs(")\n", g);
-    }
+    matrix_tics(F, m);
     /* viridis: perceptually uniform, readable in greyscale. */
     fputs("set palette defined (0 '#440154', 1 '#482878', 2 '#3e4989', "
           "3 '#31688e', 4 '#26828e', 5 '#1f9e89', 6 '#35b779', "
           "7 '#6ece58', 8 '#b5de2b', 9 '#fde725')\n",
           g);
-    if (shown && vmax > vmin)
-        fprintf(g, "set cbrange [%.9g:%.9g]\n", vmin, vmax);
-    if (test) {
+    if (t.shown && t.vmax > t.vmin)
+        fprintf(g, "set cbrange [%.9g:%.9g]\n", t.vmin, t.vmax);
+    if (t.test) {
         fprintf(g, "# The run's test against %s: ", refname);
-        put_comment(g, test);
+        put_comment(g, t.test);
         fputs(".\n", g);
     }
     fputs("set key below title ", g);
     put_str(g, rule);
     fputs("\n", g);
     fprintf(g, "mid = %.9g\n",
-            shown ? (vmin + vmax) / 2 : 0.0);
+            t.shown ? (t.vmin + t.vmax) / 2 : 0.0);
     /* "pixels": one rectangle per cell.  A bitmap would be scaled up,
      * and smoothed into a blur, by SVG and PDF viewers. */
     fputs("\nplot data using 1:2:3 with image pixels notitle, \\\n", g);
