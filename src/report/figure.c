@@ -641,12 +641,12 @@ static size_t read_caches(cache *out, size_t max)
 /* ---- Sweep and sizes -------------------------------------------------- */
 
 /* Throughput lines with their CI bars; x the source offset or the size. */
-static void write_lines(fig *F, const lines *L)
+/* The data of a line figure: one block per line, one row per cell. */
+static void lines_data(fig *F, const lines *L)
 {
-    int drawn = 0; /* cache sizes drawn */
     const sb_run *run = F->run;
-    FILE *d = F->dat, *g = F->gp;
-    char common[256], what[320], label[256], heading[96];
+    FILE *d = F->dat;
+    char label[256];
 
     dat_header(F,
                L->by_size ? "size mbps_median mbps_ci_lo mbps_ci_hi "
@@ -678,19 +678,13 @@ static void write_lines(fig *F, const lines *L)
                     r->cell.dst_align);
         }
     }
+}
 
-    lines_common(L, common, sizeof common);
-    snprintf(what, sizeof what, "%s%sthroughput against %s", common,
-             common[0] ? ": " : "",
-             L->by_size ? "size" : "source offset");
-    gp_preamble(F);
-    put_title(g, what, run);
-    fputs("set ylabel \"throughput (MB/s, 1 MB = 10^6 B)\"\n", g);
-    fputs("set offsets 0, 0, graph 0.06, graph 0.06\n", g);
-    ci_heading(run, heading, sizeof heading);
-    fputs("set key below horizontal title ", g);
-    put_str(g, heading);
-    fputs("\n", g);
+/* The x axis of a line figure: source offsets on a linear axis, or sizes
+ * on a log2 axis with ticks at powers of two, labelled in bytes. */
+static void lines_xaxis(fig *F, const lines *L)
+{
+    FILE *g = F->gp;
 
     if (!L->by_size) {
         double range = (double)(L->xmax - L->xmin);
@@ -726,6 +720,30 @@ static void write_lines(fig *F, const lines *L)
             fprintf(g, "\"%zu B\" %zu", L->xmin, L->xmin);
         fputs(")\nset mxtics default\n", g);
     }
+}
+
+static void write_lines(fig *F, const lines *L)
+{
+    int drawn = 0; /* cache sizes drawn */
+    const sb_run *run = F->run;
+    FILE *g = F->gp;
+    char common[256], what[320], label[256], heading[96];
+
+    lines_data(F, L);
+    lines_common(L, common, sizeof common);
+    snprintf(what, sizeof what, "%s%sthroughput against %s", common,
+             common[0] ? ": " : "",
+             L->by_size ? "size" : "source offset");
+    gp_preamble(F);
+    put_title(g, what, run);
+    fputs("set ylabel \"throughput (MB/s, 1 MB = 10^6 B)\"\n", g);
+    fputs("set offsets 0, 0, graph 0.06, graph 0.06\n", g);
+    ci_heading(run, heading, sizeof heading);
+    fputs("set key below horizontal title ", g);
+    put_str(g, heading);
+    fputs("\n", g);
+
+    lines_xaxis(F, L);
 
     /* The caches of this CPU, when the run was measured on it. */
     if (L->by_size) {
