@@ -1626,6 +1626,85 @@ static int choose(const sb_run *run, int kind, matrix *m, lines *L,
     return SB_PLOT_DISTRIBUTION;
 }
 
+/* The figure's format from the ending of path (.svg, .pdf or .png, in
+ * any case), with *dotp at the ending's dot; a negative SB_ error with err
+ * filled for a name with a control character or without such an ending. */
+static int figure_term(const char *path, const char **dotp, sb_error *err)
+{
+    const char *slash, *dot;
+
+    for (const char *p = path; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return sb__error(err, SB_EINVAL,
+                             "%s: a control character in the file name",
+                             path);
+    slash = strrchr(path, '/');
+    *dotp = dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot || dot == (slash ? slash + 1 : path))
+        return sb__error(err, SB_EINVAL,
+                         "%s: no ending to choose the figure's format by "
+                         "(.svg, .pdf or .png)",
+                         path);
+    if (!strcasecmp(dot, ".svg"))
+        return TERM_SVG;
+    if (!strcasecmp(dot, ".pdf"))
+        return TERM_PDF;
+    if (!strcasecmp(dot, ".png"))
+        return TERM_PNG;
+    return sb__error(err, SB_EINVAL,
+                     "%s: unknown figure ending \"%s\" (use .svg, .pdf "
+                     "or .png)",
+                     path, dot);
+}
+
+/* The figure's data and script, each written under a new name beside it
+ * and renamed into place; SB_OK or an SB_ error with err filled. */
+static int write_files(fig *F, const matrix *m, const lines *L,
+                       const size_t *sel, size_t nsel, size_t nwith,
+                       sb_error *err)
+{
+    locale_t c_locale, old = (locale_t)0;
+    int rc;
+
+    /* Each file is written under a new name beside it and renamed into
+     * place when complete: nothing is written through a link at the
+     * final names, and a failure leaves no half-written file. */
+    F->dat = open_beside(F->dat_path, &F->dat_tmp, err);
+    if (!F->dat)
+        return SB_EIO;
+    F->gp = open_beside(F->gp_path, &F->gp_tmp, err);
+    if (!F->gp)
+        return SB_EIO;
+    /* Numbers in the C locale whatever the caller's LC_NUMERIC. */
+    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (c_locale)
+        old = uselocale(c_locale);
+    switch (F->kind) {
+    case SB_PLOT_MATRIX:
+        write_matrix(F, m);
+        break;
+    case SB_PLOT_SIZES:
+    case SB_PLOT_SWEEP:
+        write_lines(F, L);
+        break;
+    default:
+        write_distribution(F, sel, nsel, nwith);
+        break;
+    }
+    if (c_locale) {
+        uselocale(old);
+        freelocale(c_locale);
+    }
+    rc = close_file(&F->dat, F->dat_path, err);
+    if (rc == SB_OK)
+        rc = close_file(&F->gp, F->gp_path, err);
+    if (rc == SB_OK)
+        rc = put_in_place(&F->dat_tmp, F->dat_path, err);
+    if (rc == SB_OK)
+        rc = put_in_place(&F->gp_tmp, F->gp_path, err);
+    return rc;
+}
+
 int sb_plot(const sb_run *run, const char *path, int kind,
             const char *gnuplot, sb_error *err)
 {
@@ -1633,9 +1712,8 @@ int sb_plot(const sb_run *run, const char *path, int kind,
     matrix m = {0};
     lines L = {0};
     size_t sel[DIST_MAX_CELLS], nsel = 0, nwith = 0;
-    const char *slash, *dot;
+    const char *dot = NULL;
     char *prog = NULL, *tmp = NULL, *hint = NULL;
-    locale_t c_locale, old = (locale_t)0;
     int rc, fd = -1;
     struct stat st, lst;
 
@@ -1646,29 +1724,10 @@ int sb_plot(const sb_run *run, const char *path, int kind,
     if (kind < SB_PLOT_AUTO || kind > SB_PLOT_DISTRIBUTION)
         return sb__error(err, SB_EINVAL, "sb_plot: unknown figure kind %d",
                          kind);
-    for (const char *p = path; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            return sb__error(err, SB_EINVAL,
-                             "%s: a control character in the file name",
-                             path);
-    slash = strrchr(path, '/');
-    dot = strrchr(slash ? slash + 1 : path, '.');
-    if (!dot || dot == (slash ? slash + 1 : path))
-        return sb__error(err, SB_EINVAL,
-                         "%s: no ending to choose the figure's format by "
-                         "(.svg, .pdf or .png)",
-                         path);
-    if (!strcasecmp(dot, ".svg"))
-        F.term = TERM_SVG;
-    else if (!strcasecmp(dot, ".pdf"))
-        F.term = TERM_PDF;
-    else if (!strcasecmp(dot, ".png"))
-        F.term = TERM_PNG;
-    else
-        return sb__error(err, SB_EINVAL,
-                         "%s: unknown figure ending \"%s\" (use .svg, .pdf "
-                         "or .png)",
-                         path, dot);
+    rc = figure_term(path, &dot, err);
+    if (rc < 0)
+        return rc;
+    F.term = rc;
     sb_init();
 
     rc = choose(run, kind, &m, &L, sel, &nsel, &nwith, err);
@@ -1693,46 +1752,7 @@ int sb_plot(const sb_run *run, const char *path, int kind,
         (rc = check_target(path, err)) != SB_OK)
         goto out;
 
-    /* Each file is written under a new name beside it and renamed into
-     * place when complete: nothing is written through a link at the
-     * final names, and a failure leaves no half-written file. */
-    F.dat = open_beside(F.dat_path, &F.dat_tmp, err);
-    if (!F.dat) {
-        rc = SB_EIO;
-        goto out;
-    }
-    F.gp = open_beside(F.gp_path, &F.gp_tmp, err);
-    if (!F.gp) {
-        rc = SB_EIO;
-        goto out;
-    }
-    /* Numbers in the C locale whatever the caller's LC_NUMERIC. */
-    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    if (c_locale)
-        old = uselocale(c_locale);
-    switch (F.kind) {
-    case SB_PLOT_MATRIX:
-        write_matrix(&F, &m);
-        break;
-    case SB_PLOT_SIZES:
-    case SB_PLOT_SWEEP:
-        write_lines(&F, &L);
-        break;
-    default:
-        write_distribution(&F, sel, nsel, nwith);
-        break;
-    }
-    if (c_locale) {
-        uselocale(old);
-        freelocale(c_locale);
-    }
-    rc = close_file(&F.dat, F.dat_path, err);
-    if (rc == SB_OK)
-        rc = close_file(&F.gp, F.gp_path, err);
-    if (rc == SB_OK)
-        rc = put_in_place(&F.dat_tmp, F.dat_path, err);
-    if (rc == SB_OK)
-        rc = put_in_place(&F.gp_tmp, F.gp_path, err);
+    rc = write_files(&F, &m, &L, sel, nsel, nwith, err);
     if (rc != SB_OK)
         goto out;
 
