@@ -371,8 +371,9 @@ static void lines_common(const lines *L, char *buf, size_t len)
 /* ---- The 2D alignment matrix ------------------------------------------ */
 
 /* Cells [first, end) of one kernel and size, the same rule as the table's
- * (report.c): every pair of at least two source and two destination
- * offsets, destination outer and source inner, in plan order. */
+ * (table.c, sb__matrix_width): every pair of at least two source and two
+ * destination offsets, destination outer and source inner, in plan
+ * order. */
 typedef struct matrix {
     size_t first, end, w, h;
     size_t ref; /* the aligned cell (0, 0), or the first cell */

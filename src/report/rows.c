@@ -379,6 +379,22 @@ static void grid_write_row(const grid *g, size_t r, const size_t *w,
 
 /* ---- Escaping ----------------------------------------------------------- */
 
+/* What neither format escapes, at p: a control character (C0, DEL, C1)
+ * or a byte that is not UTF-8 as a blank (sb__char_len), another multibyte
+ * character as it is.  Returns the bytes taken, or 0 for a plain ASCII
+ * character, which the caller escapes. */
+static size_t put_unescaped(sbuf *b, const char *p)
+{
+    int control;
+    size_t n = sb__char_len(p, &control);
+
+    if (!control && n == 1)
+        return 0;
+    for (size_t i = 0; i < (control ? 1 : n); i++)
+        sbuf_putc(b, control ? ' ' : p[i]);
+    return n;
+}
+
 /* Markdown (GitHub): '|' would end a table cell and must be "\|"; the
  * characters that start emphasis, strikethrough, code, links or HTML are
  * escaped too, but '_' only where it can start or end emphasis (GitHub
@@ -389,13 +405,8 @@ void sb__md_escape(sbuf *b, const char *s)
 {
     for (const char *p = s; *p; p++) {
         unsigned char c = (unsigned char)*p;
-        int control;
-        size_t n = sb__char_len(p, &control);
-        if (control || n > 1) {
-            /* C0, DEL, C1 or not UTF-8: a blank (sb__char_len); another
-             * multibyte character as it is */
-            for (size_t i = 0; i < (control ? 1 : n); i++)
-                sbuf_putc(b, control ? ' ' : p[i]);
+        size_t n = put_unescaped(b, p);
+        if (n) {
             p += n - 1;
         } else if (c == '_') {
             int before = p > s && isalnum((unsigned char)p[-1]);
@@ -420,13 +431,8 @@ void sb__tex_escape(sbuf *b, const char *s)
 {
     for (const char *p = s; *p; p++) {
         unsigned char c = (unsigned char)*p;
-        int control;
-        size_t n = sb__char_len(p, &control);
-        if (control || n > 1) {
-            /* C0, DEL, C1 or not UTF-8: a blank (sb__char_len); another
-             * multibyte character as it is */
-            for (size_t i = 0; i < (control ? 1 : n); i++)
-                sbuf_putc(b, control ? ' ' : p[i]);
+        size_t n = put_unescaped(b, p);
+        if (n) {
             p += n - 1;
             continue;
         }
