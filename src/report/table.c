@@ -398,7 +398,8 @@ static void disturbance_table(const sb_run *run, FILE *f)
         const char *name = m->counter_names[c];
         const char *colon = strstr(name, "::");
         char col[17];
-        snprintf(col, sizeof col, "%s", colon ? colon + 2 : name);
+        /* At most the column's 16 bytes, said so to the compiler too. */
+        snprintf(col, sizeof col, "%.16s", colon ? colon + 2 : name);
         sb__clean_text(col);
         fprintf(f, " %16s", col);
     }
