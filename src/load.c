@@ -1,19 +1,22 @@
 /*
  * load.c: runs that were not measured here: a saved JSON run read back
  * (for compare and report), and samples from any tool (for analyze).
+ * The keys of the JSON are the schema's list (report/schema.h), shared
+ * with the writer.
  */
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "plan.h"
+#include "report/schema.h"
 #include "run_internal.h"
-
-#define SCHEMA_VERSION 1
 
 /* A stand-in kernel owned by the run, for a name this build lacks or for
  * imported samples.  It cannot be measured (fn is NULL). */
@@ -196,69 +199,13 @@ static void parse_seed(const char *s, uint64_t *out)
         *out = v;
 }
 
-static int load_meta(sb_run *run, json_t *root, const char *name,
-                     sb_error *err)
+/* The arrays of meta: the notes (one string per line), the environment
+ * audit's findings and the counters read around every sample, in order. */
+static void load_meta_arrays(sb_meta *meta, json_t *m)
 {
-    json_t *m = json_object_get(root, "meta"), *t, *o;
-    sb_meta *meta = &run->meta;
-
-    if (!json_is_object(m))
-        return sb__error(err, SB_EIO, "%s: missing \"meta\"", name);
-    copy_str(meta->statbench_version, sizeof meta->statbench_version, m,
-             "statbench_version");
-    copy_str(meta->start_time, sizeof meta->start_time, m, "start_time");
-    copy_str(meta->hostname, sizeof meta->hostname, m, "hostname");
-    copy_str(meta->cpu_model, sizeof meta->cpu_model, m, "cpu_model");
-    copy_str(meta->kernel_version, sizeof meta->kernel_version, m,
-             "kernel_version");
-    copy_str(meta->pin_note, sizeof meta->pin_note, m, "pin_note");
-    copy_str(meta->counters, sizeof meta->counters, m, "counters");
-    {
-        json_t *cpu = json_object_get(m, "cpu");
-        meta->cpu = json_is_integer(cpu) && json_integer_value(cpu) >= -1 &&
-                            json_integer_value(cpu) < (1 << 20)
-                        ? (int)json_integer_value(cpu)
-                        : -1;
-    }
-    {
-        json_t *f = json_object_get(m, "cpu_features");
-        size_t i;
-        json_t *v;
-        json_array_foreach(f, i, v)
-        {
-            for (unsigned b = 0; b < 32; b++)
-                if (json_is_string(v) &&
-                    !strcmp(sb_feature_name(1u << b), json_string_value(v)))
-                    meta->cpu_features |= 1u << b;
-        }
-    }
-    if (get_str(m, "command")) {
-        run->command = clean_name(get_str(m, "command"));
-        if (!run->command)
-            return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    t = json_object_get(m, "timer");
-    if (!json_is_object(t) || get_num(t, "hz", &meta->timer.hz) ||
-        !(meta->timer.hz > 0))
-        return sb__error(err, SB_EIO, "%s: missing or bad \"meta.timer.hz\"",
-                         name);
-    meta->timer.kind = get_str(t, "kind") && !strcmp(get_str(t, "kind"), "tsc")
-                           ? SB_TIMER_TSC
-                           : SB_TIMER_CLOCK;
-    get_num(t, "overhead_ticks", &meta->timer.overhead);
-    get_num(t, "bare_overhead_ticks", &meta->timer.bare_overhead);
-    meta->timer.invariant = json_is_true(json_object_get(t, "invariant"));
-    copy_str(run->hz_source, sizeof run->hz_source, t, "hz_source");
-    meta->timer.hz_source = run->hz_source;
-    copy_str(meta->timer.reason, sizeof meta->timer.reason, t, "reason");
-
-    meta->interrupts_per_second = NAN;
-    meta->check_cost_seconds = NAN;
-    get_num(m, "interrupts_per_second", &meta->interrupts_per_second);
-    get_num(m, "check_cost_seconds", &meta->check_cost_seconds);
     {
         /* notes: one string per line */
-        json_t *notes = json_object_get(m, "notes"), *v;
+        json_t *notes = json_object_get(m, SB__JK_NOTES), *v;
         size_t i, used = 0;
         json_array_foreach(notes, i, v)
         {
@@ -274,7 +221,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
         }
     }
     {
-        json_t *env = json_object_get(m, "env"), *v;
+        json_t *env = json_object_get(m, SB__JK_ENV), *v;
         size_t i;
         json_array_foreach(env, i, v)
         {
@@ -282,15 +229,15 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
             if (!json_is_object(v) || meta->env.n >= SB_ENV_MAX)
                 continue;
             it = &meta->env.items[meta->env.n++];
-            copy_str(it->key, sizeof it->key, v, "key");
-            copy_str(it->value, sizeof it->value, v, "value");
-            copy_str(it->advice, sizeof it->advice, v, "advice");
-            it->warn = json_is_true(json_object_get(v, "warn"));
+            copy_str(it->key, sizeof it->key, v, SB__JK_ENV_KEY);
+            copy_str(it->value, sizeof it->value, v, SB__JK_ENV_VALUE);
+            copy_str(it->advice, sizeof it->advice, v, SB__JK_ENV_ADVICE);
+            it->warn = json_is_true(json_object_get(v, SB__JK_ENV_WARN));
         }
     }
     {
         /* The counters read around every sample, in order. */
-        json_t *names = json_object_get(m, "counter_names"), *v;
+        json_t *names = json_object_get(m, SB__JK_COUNTER_NAMES), *v;
         size_t i;
         json_array_foreach(names, i, v)
         {
@@ -304,39 +251,72 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
             sb__clean_text(meta->counter_names[meta->ncounters++]);
         }
     }
-    o = json_object_get(m, "options");
+}
+
+static int load_meta(sb_run *run, json_t *root, const char *name,
+                     sb_error *err)
+{
+    json_t *m = json_object_get(root, SB__JK_META), *t, *o;
+    sb_meta *meta = &run->meta;
+    void *const base[SB__J_NBASES] = {meta, &run->opt, NULL};
+
+    if (!json_is_object(m))
+        return sb__error(err, SB_EIO, "%s: missing \"" SB__JK_META "\"",
+                         name);
+    /* The plain fields (strings, the timer's overhead, the interrupt rate,
+     * the options in their ranges), as the schema's list says; the rest
+     * by hand below. */
+    meta->interrupts_per_second = NAN;
+    meta->check_cost_seconds = NAN;
+    sb__json_load_fields(sb__json_meta, sb__json_nmeta, m, base);
+    {
+        json_t *cpu = json_object_get(m, SB__JK_CPU);
+        meta->cpu = json_is_integer(cpu) && json_integer_value(cpu) >= -1 &&
+                            json_integer_value(cpu) < (1 << 20)
+                        ? (int)json_integer_value(cpu)
+                        : -1;
+    }
+    {
+        json_t *f = json_object_get(m, SB__JK_CPU_FEATURES);
+        size_t i;
+        json_t *v;
+        json_array_foreach(f, i, v)
+        {
+            for (unsigned b = 0; b < 32; b++)
+                if (json_is_string(v) &&
+                    !strcmp(sb_feature_name(1u << b), json_string_value(v)))
+                    meta->cpu_features |= 1u << b;
+        }
+    }
+    if (get_str(m, SB__JK_COMMAND)) {
+        run->command = clean_name(get_str(m, SB__JK_COMMAND));
+        if (!run->command)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    t = json_object_get(m, SB__JK_TIMER);
+    if (!json_is_object(t) || get_num(t, SB__JK_HZ, &meta->timer.hz) ||
+        !(meta->timer.hz > 0))
+        return sb__error(err, SB_EIO,
+                         "%s: missing or bad \"" SB__JK_META "." SB__JK_TIMER
+                         "." SB__JK_HZ "\"",
+                         name);
+    meta->timer.kind = get_str(t, SB__JK_KIND) &&
+                               !strcmp(get_str(t, SB__JK_KIND), SB__JV_TSC)
+                           ? SB_TIMER_TSC
+                           : SB_TIMER_CLOCK;
+    copy_str(run->hz_source, sizeof run->hz_source, t, SB__JK_HZ_SOURCE);
+    meta->timer.hz_source = run->hz_source;
+    load_meta_arrays(meta, m);
+    o = json_object_get(m, SB__JK_OPTIONS);
     if (json_is_object(o)) {
         sb_options *op = &run->opt;
-        double v;
-        size_t z;
-        json_t *seed = json_object_get(m, "seed");
-        if (!get_num(o, "ci_level", &v) && v > 0 && v < 1)
-            op->ci_level = v;
-        if (!get_num(o, "precision", &v) &&
-            sb_precision_check(v, NULL) == SB_OK)
-            op->precision = v;
-        if (!get_num(o, "max_time_s", &v) && v > 0)
-            op->max_time = v;
-        if (!get_size(o, "min_samples", &z))
-            op->min_samples = z;
-        if (!get_size(o, "max_samples", &z))
-            op->max_samples = z;
-        if (!get_num(o, "sample_seconds", &v) && v > 0)
-            op->sample_seconds = v;
-        if (!get_size(o, "invocations", &z) && z >= 1)
-            op->invocations = z;
-        if (!get_size(o, "bootstrap", &z))
-            op->bootstrap = z;
-        if (!get_num(o, "alpha", &v) && v > 0 && v < 1)
-            op->alpha = v;
-        if (!get_num(o, "threshold", &v) && v >= 0 && v < 1)
-            op->threshold = v;
-        if (get_str(o, "cache") && !strcmp(get_str(o, "cache"), "cold"))
+        json_t *seed = json_object_get(m, SB__JK_SEED);
+        const char *cache = get_str(o, SB__JK_CACHE);
+        const char *reject = get_str(o, SB__JK_REJECT);
+        if (cache && !strcmp(cache, sb_cache_name(SB_CACHE_COLD)))
             op->cache = SB_CACHE_COLD;
-        if (get_str(o, "reject") && !strcmp(get_str(o, "reject"), "none"))
+        if (reject && !strcmp(reject, SB__JV_REJECT_NONE))
             op->reject = SB_REJECT_NONE;
-        if (!get_size(o, "max_invocations", &z) && z >= 1)
-            op->max_invocations = z;
         /* A negative integer is what earlier versions wrote for a seed
          * above INT64_MAX: the same 64 bits.  Now such a seed is a string
          * of decimal digits. */
@@ -348,26 +328,109 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
     return SB_OK;
 }
 
+/* The times of cell i (r): finite, and above zero for a measured cell of
+ * some size.  *out receives a new array of them. */
+static int load_ticks(const sb_run *run, const sb_cell_result *r,
+                      json_t *samples, const char *name, size_t i,
+                      double **out, sb_error *err)
+{
+    size_t ns = json_array_size(samples);
+    double *all = malloc((ns + 1) * sizeof *all);
+
+    if (!all)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    for (size_t j = 0; j < ns; j++) {
+        json_t *v = json_array_get(samples, j);
+        double x = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!json_is_number(v) || !isfinite(x)) {
+            free(all);
+            return sb__error(err, SB_EIO,
+                             "%s: cells[%zu]." SB__JK_SAMPLES_TICKS
+                             "[%zu]: not a finite number",
+                             name, i, j);
+        }
+        /* A measured cell of some size has times: one not above zero is
+         * nonsense that would print as a negative or infinite MB/s.
+         * Imported values (analyze) are in their own unit, and a cell of
+         * no size (an empty region) may measure below the timer's
+         * overhead. */
+        if (!run->imported && r->cell.size > 0 && !(x > 0)) {
+            free(all);
+            return sb__error(err, SB_EIO,
+                             "%s: cells[%zu]." SB__JK_SAMPLES_TICKS
+                             "[%zu]: %g is not a positive time",
+                             name, i, j, x);
+        }
+        all[j] = x;
+    }
+    *out = all;
+    return SB_OK;
+}
+
+/* The per-sample counters (sample-major, in meta.counter_names' order)
+ * and disturbance flags of a cell of ns samples, when the file has them:
+ * *ctr and *flags receive new arrays, or stay NULL.  0, or -1 when out of
+ * memory. */
+static int load_columns(const sb_run *run, json_t *c, size_t ns,
+                        double **ctr, unsigned char **flags)
+{
+    json_t *sc = json_object_get(c, SB__JK_SAMPLES_COUNTERS);
+    json_t *fl = json_object_get(c, SB__JK_SAMPLES_FLAGS);
+    size_t nc = run->meta.ncounters;
+    if (json_is_object(sc) && nc) {
+        *ctr = malloc((ns + 1) * nc * sizeof **ctr);
+        if (!*ctr)
+            return -1;
+        for (size_t j = 0; j < nc; j++) {
+            json_t *a = json_object_get(sc, run->meta.counter_names[j]);
+            for (size_t q = 0; q < ns; q++) {
+                json_t *v = json_is_array(a) ? json_array_get(a, q) : NULL;
+                (*ctr)[q * nc + j] =
+                    json_is_number(v) ? json_number_value(v) : NAN;
+            }
+        }
+    }
+    if (json_is_array(fl) && json_array_size(fl) == ns) {
+        *flags = malloc(ns + 1);
+        if (!*flags) {
+            free(*ctr);
+            *ctr = NULL;
+            return -1;
+        }
+        for (size_t q = 0; q < ns; q++) {
+            json_t *v = json_array_get(fl, q);
+            (*flags)[q] = json_is_integer(v)
+                              ? (unsigned char)json_integer_value(v)
+                              : 0;
+        }
+    }
+    return 0;
+}
+
 static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
                      sb_error *err)
 {
     sb_cell_result *r = &run->cells[i];
-    json_t *samples = json_object_get(c, "samples_ticks");
-    json_t *invs = json_object_get(c, "invocation_samples");
-    json_t *rej = json_object_get(c, "rejected");
-    const char *kname = get_str(c, "kernel");
+    json_t *samples = json_object_get(c, SB__JK_SAMPLES_TICKS);
+    json_t *invs = json_object_get(c, SB__JK_INVOCATION_SAMPLES);
+    json_t *rej = json_object_get(c, SB__JK_REJECTED);
+    const char *kname = get_str(c, SB__JK_KERNEL);
+    void *const base[SB__J_NBASES] = {NULL, NULL, r};
     const sb_kernel *k;
     size_t ns, at = 0, ninv;
-    double *all, *ctr = NULL;
+    double *all = NULL, *ctr = NULL;
     unsigned char *flags = NULL;
+    int rc;
 
-    if (!kname || get_size(c, "size", &r->cell.size) ||
-        get_size(c, "src_align", &r->cell.src_align) ||
-        get_size(c, "dst_align", &r->cell.dst_align) ||
+    if (!kname || get_size(c, SB__JK_SIZE, &r->cell.size) ||
+        get_size(c, SB__JK_SRC_ALIGN, &r->cell.src_align) ||
+        get_size(c, SB__JK_DST_ALIGN, &r->cell.dst_align) ||
         !json_is_array(samples))
         return sb__error(err, SB_EIO,
-                         "%s: cell %zu: missing \"kernel\", \"size\", "
-                         "\"src_align\", \"dst_align\" or \"samples_ticks\"",
+                         "%s: cell %zu: missing \"" SB__JK_KERNEL "\", \""
+                         SB__JK_SIZE "\", \"" SB__JK_SRC_ALIGN "\", \""
+                         SB__JK_DST_ALIGN "\" or \"" SB__JK_SAMPLES_TICKS
+                         "\"",
                          name, i);
     k = sb_kernel_find(kname);
     if (!k) {
@@ -379,23 +442,12 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
         free(clean);
     }
     r->cell.kernel = k;
-    get_size(c, "iters_per_sample", &r->iters);
-    {
-        json_t *cpu = json_object_get(c, "cpu_time");
-        double v;
-        if (json_is_object(cpu)) {
-            if (!get_num(cpu, "calls", &v) && v >= 0)
-                r->calls = v;
-            if (!get_num(cpu, "user_seconds", &v) && v >= 0)
-                r->user_seconds = v;
-            if (!get_num(cpu, "sys_seconds", &v) && v >= 0)
-                r->sys_seconds = v;
-        }
-    }
-    get_size(c, "warmup_samples", &r->warmup_samples);
+    /* The plain fields a cell keeps (iterations per sample, warm-up, CPU
+     * time); its statistics are recomputed from the samples. */
+    sb__json_load_fields(sb__json_cell, sb__json_ncell, c, base);
     for (int j = 0; j < SB_REJECT_NREASONS; j++) {
         size_t v = 0;
-        json_t *dist = json_object_get(c, "disturbed");
+        json_t *dist = json_object_get(c, SB__JK_DISTURBED);
         if (json_is_object(rej) && !get_size(rej, sb_reject_name(j), &v)) {
             r->rejected[j] = v;
             r->rejected_total += v;
@@ -405,71 +457,16 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     }
 
     ns = json_array_size(samples);
-    all = malloc((ns + 1) * sizeof *all);
-    if (!all)
+    rc = load_ticks(run, r, samples, name, i, &all, err);
+    if (rc != SB_OK)
+        return rc;
+    if (load_columns(run, c, ns, &ctr, &flags) != 0) {
+        free(all);
         return sb__error(err, SB_ENOMEM, "out of memory");
-    for (size_t j = 0; j < ns; j++) {
-        json_t *v = json_array_get(samples, j);
-        double x = json_is_number(v) ? json_number_value(v) : NAN;
-        if (!json_is_number(v) || !isfinite(x)) {
-            free(all);
-            return sb__error(err, SB_EIO,
-                             "%s: cells[%zu].samples_ticks[%zu]: not a "
-                             "finite number", name, i, j);
-        }
-        /* A measured cell of some size has times: one not above zero is
-         * nonsense that would print as a negative or infinite MB/s.
-         * Imported values (analyze) are in their own unit, and a cell of
-         * no size (an empty region) may measure below the timer's
-         * overhead. */
-        if (!run->imported && r->cell.size > 0 && !(x > 0)) {
-            free(all);
-            return sb__error(err, SB_EIO,
-                             "%s: cells[%zu].samples_ticks[%zu]: %g is not "
-                             "a positive time", name, i, j, x);
-        }
-        all[j] = x;
-    }
-    /* Per-sample counters (sample-major, in meta.counter_names' order)
-     * and disturbance flags, when the file has them. */
-    {
-        json_t *sc = json_object_get(c, "samples_counters");
-        json_t *fl = json_object_get(c, "samples_flags");
-        size_t nc = run->meta.ncounters;
-        if (json_is_object(sc) && nc) {
-            ctr = malloc((ns + 1) * nc * sizeof *ctr);
-            if (!ctr) {
-                free(all);
-                return sb__error(err, SB_ENOMEM, "out of memory");
-            }
-            for (size_t j = 0; j < nc; j++) {
-                json_t *a = json_object_get(sc, run->meta.counter_names[j]);
-                for (size_t q = 0; q < ns; q++) {
-                    json_t *v = json_is_array(a) ? json_array_get(a, q) : NULL;
-                    ctr[q * nc + j] =
-                        json_is_number(v) ? json_number_value(v) : NAN;
-                }
-            }
-        }
-        if (json_is_array(fl) && json_array_size(fl) == ns) {
-            flags = malloc(ns + 1);
-            if (!flags) {
-                free(all);
-                free(ctr);
-                return sb__error(err, SB_ENOMEM, "out of memory");
-            }
-            for (size_t q = 0; q < ns; q++) {
-                json_t *v = json_array_get(fl, q);
-                flags[q] = json_is_integer(v)
-                               ? (unsigned char)json_integer_value(v)
-                               : 0;
-            }
-        }
     }
     ninv = json_is_array(invs) ? json_array_size(invs) : 0;
     if (ninv == 0) {
         sb__raw_cell raw = {.nsamples = ns, .ticks = all};
-        int rc;
         raw.ncounters = ctr ? run->meta.ncounters : 0;
         raw.counter_names = run->meta.counter_names;
         raw.counters = ctr;
@@ -490,8 +487,9 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
             free(ctr);
             free(flags);
             return sb__error(err, SB_EIO,
-                             "%s: cell %zu: \"invocation_samples\" does not "
-                             "add up to the samples", name, i);
+                             "%s: cell %zu: \"" SB__JK_INVOCATION_SAMPLES
+                             "\" does not add up to the samples",
+                             name, i);
         }
         raw.nsamples = (size_t)json_integer_value(v);
         raw.ticks = all + at;
@@ -512,90 +510,81 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     free(flags);
     if (at != ns)
         return sb__error(err, SB_EIO,
-                         "%s: cell %zu: \"invocation_samples\" does not add "
-                         "up to the samples", name, i);
+                         "%s: cell %zu: \"" SB__JK_INVOCATION_SAMPLES
+                         "\" does not add up to the samples",
+                         name, i);
     /* The totals came from the file; adding invocations counted none. */
     return SB_OK;
 }
 
-int sb_run_load(FILE *f, const char *name, const sb_options *opt,
-                sb_run **out, sb_error *err)
+/* sb__error with SB_EIO, returning NULL: for check_header. */
+static json_t *fail(sb_error *err, const char *fmt, ...) SB__PRINTF(2, 3);
+static json_t *fail(sb_error *err, const char *fmt, ...)
 {
-    json_error_t je;
-    json_t *root, *cells, *c;
-    const char *schema;
-    sb_options o;
-    sb_run *run = NULL;
-    size_t i, nnames = 0;
-    const char **names = NULL;
-    int *families = NULL;
-    struct stand_in *si = NULL;
-    int rc = SB_OK;
+    char text[sizeof err->text];
+    va_list ap;
 
-    sb_init();
-    if (!out || !f)
-        return sb__error(err, SB_EINVAL, "sb_run_load: %s is NULL",
-                         !f ? "f" : "out");
-    *out = NULL;
-    if (!name)
-        name = "run";
-    root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return sb__error(err, SB_EIO, "%s: not JSON (line %d: %s)", name,
-                         je.line, je.text);
-    schema = get_str(root, "schema");
-    if (!schema || strcmp(schema, "statbench-run")) {
-        json_decref(root);
-        return sb__error(err, SB_EIO,
-                         "%s: not a statbench run (no \"schema\": "
-                         "\"statbench-run\")", name);
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    sb__error(err, SB_EIO, "%s", text);
+    return NULL;
+}
+
+/* The schema and its version, and the cells (one at least, at most
+ * SB__MAX_CELLS): the cells, or NULL with err filled (SB_EIO). */
+static json_t *check_header(json_t *root, const char *name, sb_error *err)
+{
+    const char *schema = get_str(root, SB__JK_SCHEMA);
+    json_t *cells;
+
+
+    if (!schema || strcmp(schema, SB__JSON_SCHEMA)) {
+        return fail(err, "%s: not a statbench run (no \"" SB__JK_SCHEMA
+                         "\": \"" SB__JSON_SCHEMA "\")",
+                    name);
     }
     {
-        json_t *v = json_object_get(root, "schema_version");
+        json_t *v = json_object_get(root, SB__JK_SCHEMA_VERSION);
         long long version = json_is_integer(v) ? json_integer_value(v) : 0;
-        if (version < 1 || version > SCHEMA_VERSION) {
-            json_decref(root);
-            if (version < 1)
-                return sb__error(err, SB_EIO,
-                                 "%s: bad \"schema_version\"", name);
-            return sb__error(err, SB_EIO,
-                             "%s: schema version %lld is newer than this "
-                             "statbench reads (%d): upgrade statbench",
-                             name, version, SCHEMA_VERSION);
+        if (version < 1 || version > SB__JSON_SCHEMA_VERSION) {
+                if (version < 1)
+                return fail(err, "%s: bad \"" SB__JK_SCHEMA_VERSION "\"",
+                            name);
+            return fail(err,
+                        "%s: schema version %lld is newer than this "
+                        "statbench reads (%d): upgrade statbench",
+                        name, version, SB__JSON_SCHEMA_VERSION);
         }
     }
-    cells = json_object_get(root, "cells");
+    cells = json_object_get(root, SB__JK_CELLS);
     if (!json_is_array(cells) || json_array_size(cells) == 0) {
-        json_decref(root);
-        return sb__error(err, SB_EIO, "%s: no \"cells\"", name);
+        return fail(err, "%s: no \"" SB__JK_CELLS "\"", name);
     }
     if (json_array_size(cells) > SB__MAX_CELLS) {
-        json_decref(root);
-        return sb__error(err, SB_EIO, "%s: %zu cells, more than %d", name,
-                         json_array_size(cells), SB__MAX_CELLS);
+        return fail(err, "%s: %zu cells, more than %d", name,
+                    json_array_size(cells), SB__MAX_CELLS);
     }
-    sb_options_init(&o);
-    run = sb__run_alloc(json_array_size(cells), &o);
-    names = calloc(json_array_size(cells), sizeof *names);
-    families = calloc(json_array_size(cells), sizeof *families);
-    si = calloc(json_array_size(cells), sizeof *si);
-    if (!run || !names || !families || !si) {
-        rc = sb__error(err, SB_ENOMEM, "out of memory");
-        goto out;
-    }
-    rc = load_meta(run, root, name, err);
-    if (rc != SB_OK)
-        goto out;
-    /* Samples from elsewhere: marked, or (files written before the mark)
-     * told by the clock analyze records. */
-    run->imported = json_is_true(json_object_get(root, "imported")) ||
-                    !strcmp(run->hz_source, "samples measured elsewhere");
-    /* Stand-ins for kernels this build does not have. */
-    {
+    return cells;
+}
+
+/* Stand-ins for the kernels of cells that this build does not have, one
+ * per name, with the family the file names.  SB_OK or SB_ENOMEM. */
+static int load_stand_ins(sb_run *run, json_t *cells)
+{
+    size_t n = json_array_size(cells), i, nnames = 0;
+    const char **names = calloc(n, sizeof *names);
+    int *families = calloc(n, sizeof *families);
+    struct stand_in *si = calloc(n, sizeof *si);
+    json_t *c;
+    int rc = SB_ENOMEM;
+
+    if (names && families && si) {
         size_t nsi = 0;
         json_array_foreach(cells, i, c)
         {
-            const char *k = get_str(c, "kernel"), *fam = get_str(c, "family");
+            const char *k = get_str(c, SB__JK_KERNEL);
+            const char *fam = get_str(c, SB__JK_FAMILY);
             if (!k || sb_kernel_find(k))
                 continue;
             si[nsi].name = k;
@@ -613,9 +602,57 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
             families[nnames] = si[j].family;
             names[nnames++] = si[j].name;
         }
+        rc = add_own_kernels(run, names, families, nnames);
     }
-    if (add_own_kernels(run, names, families, nnames) != SB_OK) {
+    free(names);
+    free(families);
+    free(si);
+    return rc;
+}
+
+int sb_run_load(FILE *f, const char *name, const sb_options *opt,
+                sb_run **out, sb_error *err)
+{
+    json_error_t je;
+    json_t *root, *cells, *c;
+    sb_options o;
+    sb_run *run = NULL;
+    size_t i;
+    int rc = SB_OK;
+
+    sb_init();
+    if (!out || !f)
+        return sb__error(err, SB_EINVAL, "sb_run_load: %s is NULL",
+                         !f ? "f" : "out");
+    *out = NULL;
+    if (!name)
+        name = "run";
+    root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return sb__error(err, SB_EIO, "%s: not JSON (line %d: %s)", name,
+                         je.line, je.text);
+    cells = check_header(root, name, err);
+    if (!cells) {
+        json_decref(root);
+        return SB_EIO;
+    }
+    sb_options_init(&o);
+    run = sb__run_alloc(json_array_size(cells), &o);
+    if (!run) {
         rc = sb__error(err, SB_ENOMEM, "out of memory");
+        goto out;
+    }
+    rc = load_meta(run, root, name, err);
+    if (rc != SB_OK)
+        goto out;
+    /* Samples from elsewhere: marked, or (files written before the mark)
+     * told by the clock analyze records. */
+    run->imported = json_is_true(json_object_get(root, SB__JK_IMPORTED)) ||
+                    !strcmp(run->hz_source, "samples measured elsewhere");
+    /* Stand-ins for kernels this build does not have. */
+    rc = load_stand_ins(run, cells);
+    if (rc != SB_OK) {
+        rc = sb__error(err, rc, "out of memory");
         goto out;
     }
     /* Cleaning may have changed the order (and made names equal):
@@ -635,10 +672,11 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
     {
         double v;
         size_t z;
-        run->interrupted = json_is_true(json_object_get(root, "interrupted"));
-        if (!get_num(root, "elapsed_s", &v))
+        run->interrupted =
+            json_is_true(json_object_get(root, SB__JK_INTERRUPTED));
+        if (!get_num(root, SB__JK_ELAPSED, &v))
             run->elapsed = v;
-        if (!get_size(root, "rounds", &z))
+        if (!get_size(root, SB__JK_ROUNDS, &z))
             run->rounds = z;
         run->invocations = run->cells[0].invocations;
     }
@@ -656,9 +694,6 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
     if (rc == SB_OK)
         rc = sb__run_analyse(run, err);
 out:
-    free(names);
-    free(families);
-    free(si);
     json_decref(root);
     if (rc != SB_OK) {
         sb_run_free(run);

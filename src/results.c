@@ -693,6 +693,16 @@ size_t sb_run_rounds(const sb_run *run)
     return run ? run->rounds : 0;
 }
 
+size_t sb_run_invocations(const sb_run *run)
+{
+    return run ? run->invocations : 0;
+}
+
+int sb_run_imported(const sb_run *run)
+{
+    return run ? run->imported : 0;
+}
+
 const double *sb_run_counter_samples(const sb_run *run, size_t i,
                                      size_t j)
 {

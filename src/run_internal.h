@@ -118,14 +118,4 @@ int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw);
  * every cell from its samples. */
 int sb__run_analyse(sb_run *run, sb_error *err);
 
-/* results.c: the cells of one kernel and size start at first and end
- * before the returned index (the plan keeps them together). */
-size_t sb__group_end(const sb_run *run, size_t first);
-
-/* results.c: the number of source offsets when the group [first, end)
- * holds every pair of at least two source and two destination offsets in
- * plan order (destination outer, source inner): a 2D alignment matrix;
- * else 0. */
-size_t sb__matrix_width(const sb_run *run, size_t first, size_t end);
-
 #endif

@@ -32,11 +32,16 @@
  * code so that callers can write "return sb__error(err, SB_EINVAL, ...)". */
 int sb__error(sb_error *err, int code, const char *fmt, ...) SB__PRINTF(3, 4);
 
-/* report_tex.c: the Markdown and LaTeX reporters (SB_FORMAT_MARKDOWN,
- * SB_FORMAT_LATEX) of sb_report, which calls them in the C locale (here
- * until the writers have a header of their own).
- * SB_OK, SB_ENOMEM or SB_EIO (writing failed), with err filled. */
-int sb__report_markdown(const sb_run *run, FILE *f, sb_error *err);
-int sb__report_latex(const sb_run *run, FILE *f, sb_error *err);
+/* results.c (here, not in run_internal.h, because the writers use them
+ * and see the run only through the public accessors): the cells of one
+ * kernel and size start at first and end before the returned index (the
+ * plan keeps them together). */
+size_t sb__group_end(const sb_run *run, size_t first);
+
+/* results.c: the number of source offsets when the group [first, end)
+ * holds every pair of at least two source and two destination offsets in
+ * plan order (destination outer, source inner): a 2D alignment matrix;
+ * else 0. */
+size_t sb__matrix_width(const sb_run *run, size_t first, size_t end);
 
 #endif

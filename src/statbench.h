@@ -853,6 +853,12 @@ SB_API const char *sb_run_partial(const sb_run *run);
 SB_API size_t sb_run_empty_cells(const sb_run *run);
 SB_API double sb_run_elapsed(const sb_run *run);  /* seconds measuring */
 SB_API size_t sb_run_rounds(const sb_run *run);
+/* Invocations (processes) that delivered data. */
+SB_API size_t sb_run_invocations(const sb_run *run);
+/* 1 when the run was made by sb_run_from_samples (analyze): samples
+ * measured elsewhere, in their own unit, with no machine, sizes or
+ * offsets. */
+SB_API int sb_run_imported(const sb_run *run);
 
 /* The per-sample values of counter j (0 .. sb_meta.ncounters - 1, named in
  * sb_meta.counter_names) of cell i: nsamples values, each the sample's
@@ -1018,6 +1024,16 @@ enum sb_format {
  * has them, the comparison columns.  Returns SB_OK or SB_EIO when writing
  * fails. */
 SB_API int sb_report(const sb_run *run, int format, FILE *f, sb_error *err);
+
+/* The formats by name and file ending, from the one table of writers that
+ * sb_report dispatches on.  sb_format_parse: the SB_FORMAT_* of a name
+ * ("table", "csv", "json", "markdown" or "md", "latex" or "tex"), or -1.
+ * sb_format_for_path: the format a file name's ending names (.txt, .csv,
+ * .json, .md, .tex), or -1 when it names none.  sb_format_name: the name
+ * of a format, or NULL when there is no such format. */
+SB_API int sb_format_parse(const char *name);
+SB_API int sb_format_for_path(const char *path);
+SB_API const char *sb_format_name(int format);
 
 /* Round a value for print so that it shows no more digits than its
  * interval supports: the last digit kept is the one at the position of the

@@ -307,6 +307,8 @@ static int run_accessors_null(void)
          sb_run_cell(run, 2) == NULL && sb_run_meta(NULL) == NULL &&
          sb_run_options(NULL) == NULL && sb_run_interrupted(NULL) == 0 &&
          sb_run_elapsed(NULL) == 0 && sb_run_rounds(NULL) == 0 &&
+         sb_run_invocations(NULL) == 0 && sb_run_imported(NULL) == 0 &&
+         sb_run_imported(run) == 1 && sb_run_invocations(run) == 1 &&
          sb_run_counter_samples(NULL, 0, 0) == NULL &&
          sb_run_counter_samples(run, 0, 99) == NULL &&
          sb_run_sample_flags(NULL, 0) == NULL &&
@@ -329,6 +331,38 @@ static int run_accessors_null(void)
     ok = ok && sb_plot(NULL, "x.svg", SB_PLOT_AUTO, NULL, &e) == SB_EINVAL;
     ok = ok && sb_plot(run, NULL, SB_PLOT_AUTO, NULL, &e) == SB_EINVAL;
     sb_run_free(run);
+    return ok;
+}
+
+/* The one table of writers: names, the aliases --format accepts, the
+ * endings -o goes by, and nothing else. */
+static int formats(void)
+{
+    static const struct {
+        const char *name, *path;
+        int format;
+    } f[] = {
+        {"table", "a/b.txt", SB_FORMAT_TABLE},
+        {"csv", "x.csv", SB_FORMAT_CSV},
+        {"json", "run.json", SB_FORMAT_JSON},
+        {"markdown", "x.y.md", SB_FORMAT_MARKDOWN},
+        {"latex", ".tex", SB_FORMAT_LATEX},
+    };
+    int ok = 1;
+
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        ok = ok && sb_format_parse(f[i].name) == f[i].format &&
+             sb_format_for_path(f[i].path) == f[i].format &&
+             !strcmp(sb_format_name(f[i].format), f[i].name);
+    ok = ok && sb_format_parse("md") == SB_FORMAT_MARKDOWN &&
+         sb_format_parse("tex") == SB_FORMAT_LATEX &&
+         sb_format_parse("txt") == -1 && sb_format_parse("JSON") == -1 &&
+         sb_format_parse("") == -1 && sb_format_parse(NULL) == -1;
+    ok = ok && sb_format_for_path("x.JSON") == -1 &&
+         sb_format_for_path("x.json/y") == -1 &&
+         sb_format_for_path("json") == -1 && sb_format_for_path("x.") == -1 &&
+         sb_format_for_path(NULL) == -1;
+    ok = ok && sb_format_name(-1) == NULL && sb_format_name(99) == NULL;
     return ok;
 }
 
@@ -506,6 +540,7 @@ int main(void)
     CASE(check_execute_null);
     CASE(options_invalid);
     CASE(run_accessors_null);
+    CASE(formats);
     CASE(from_samples_null);
     CASE(load_null);
     CASE(gate_null);

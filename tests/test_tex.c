@@ -487,21 +487,24 @@ static sb_run *imported_run(void)
 #define MCELLS 4
 #define MINV 6
 
-static sb_run *measured_run(void)
+/* A run of n cells not measured here, libc's at 10240 bytes and source
+ * offsets 0, 1, ..., with the options' default but for the precision
+ * target: a TSC at 3 GHz on a test CPU. */
+static sb_run *new_run(size_t n, double precision)
 {
     const sb_kernel *k = sb_kernel_find("libc");
     sb_options o;
     sb_run *run;
-    sb_error err = {0};
-    uint64_t s = 7;
-    double ticks[50];
 
     if (!k)
         k = sb_kernel_at(0);
     sb_options_init(&o);
-    run = sb__run_alloc(MCELLS, &o);
+    o.precision = precision;
+    run = sb__run_alloc(n, &o);
     if (!run)
         return NULL;
+    for (size_t i = 0; i < n; i++)
+        run->cells[i].cell = (sb_cell){k, 10240, i, 0};
     snprintf(run->meta.statbench_version, sizeof run->meta.statbench_version,
              "%s", PACKAGE_VERSION);
     snprintf(run->meta.cpu_model, sizeof run->meta.cpu_model,
@@ -510,8 +513,21 @@ static sb_run *measured_run(void)
     run->meta.timer.hz = 3e9;
     run->meta.timer.hz_source = "test";
     run->meta.cpu = -1;
-    for (size_t i = 0; i < MCELLS; i++)
-        run->cells[i].cell = (sb_cell){k, 10240, i, 0};
+    return run;
+}
+
+static sb_run *measured_run(void)
+{
+    sb_options o;
+    sb_run *run;
+    sb_error err = {0};
+    uint64_t s = 7;
+    double ticks[50];
+
+    sb_options_init(&o);
+    run = new_run(MCELLS, o.precision);
+    if (!run)
+        return NULL;
     for (size_t g = 0; g < MINV; g++) {
         double shift = 1 + 0.01 * (uniform(&s) - 0.5);
         for (size_t i = 0; i < MCELLS; i++) {
@@ -787,6 +803,52 @@ static void test_errors(sb_run *run)
     fclose(f);
 }
 
+/* ---- Every writer counts the same cells short ---------------------------- */
+
+/* Two cells with samples, both short of a tight precision target, and one
+ * without samples, which has no interval and is not counted short. */
+static void test_short_cells(void)
+{
+    static const struct {
+        int format;
+        const char *note;
+    } f[] = {
+        {SB_FORMAT_TABLE, "\n* 2 cells stopped short"},
+        {SB_FORMAT_MARKDOWN, "\n\\* 2 cells stopped short"},
+        {SB_FORMAT_LATEX, "{\\footnotesize * 2 cells stopped short"},
+    };
+    sb_run *run = new_run(3, 1e-6);
+    sb_error err = {0};
+    uint64_t s = 11;
+    double ticks[40];
+
+    if (!tap_ok(run != NULL, "short cells: run made"))
+        return;
+    run->invocations = 1;
+    for (size_t i = 0; i < 2; i++) {
+        sb__raw_cell raw = {.nsamples = 40, .ticks = ticks, .iters = 8};
+        for (size_t j = 0; j < 40; j++)
+            ticks[j] = 1000 * (1 + 0.05 * (uniform(&s) - 0.5));
+        if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
+            tap_ok(0, "short cells: samples added");
+            sb_run_free(run);
+            return;
+        }
+    }
+    if (!tap_ok(sb__run_analyse(run, &err) == SB_OK, "short cells: analysed"))
+        tap_diag("  %s", err.text);
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        char *doc = report(run, f[i].format);
+        if (!tap_ok(doc && strstr(doc, f[i].note),
+                    "short cells: format %d counts the 2 cells with samples",
+                    f[i].format) &&
+            doc)
+            diag_doc(doc);
+        free(doc);
+    }
+    sb_run_free(run);
+}
+
 int main(void)
 {
     sb_run *imported, *measured;
@@ -809,6 +871,7 @@ int main(void)
         diag_doc(docs[2]);
     test_markdown(imported, measured);
     test_errors(imported);
+    test_short_cells();
     {
         const char *d[3];
         size_t k = 0;

@@ -151,17 +151,8 @@ static void set_format(struct cli *cli, const struct cli_option *o,
                        const char *arg)
 {
     (void)o;
-    if (!strcmp(arg, "table"))
-        cli->format = SB_FORMAT_TABLE;
-    else if (!strcmp(arg, "csv"))
-        cli->format = SB_FORMAT_CSV;
-    else if (!strcmp(arg, "json"))
-        cli->format = SB_FORMAT_JSON;
-    else if (!strcmp(arg, "markdown") || !strcmp(arg, "md"))
-        cli->format = SB_FORMAT_MARKDOWN;
-    else if (!strcmp(arg, "latex") || !strcmp(arg, "tex"))
-        cli->format = SB_FORMAT_LATEX;
-    else
+    /* The library's table of writers knows the names. */
+    if ((cli->format = sb_format_parse(arg)) < 0)
         die_usage("--format '%s': unknown format (use table, csv, json, "
                   "markdown or latex)", arg);
 }

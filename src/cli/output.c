@@ -228,18 +228,9 @@ int cli_write_file(const sb_run *run, int format, const char *path)
  * .txt), else the --format given. */
 static int output_format(const char *path, int fallback)
 {
-    const char *dot = strrchr(path, '.');
-    if (dot && !strcmp(dot, ".json"))
-        return SB_FORMAT_JSON;
-    if (dot && !strcmp(dot, ".csv"))
-        return SB_FORMAT_CSV;
-    if (dot && !strcmp(dot, ".tex"))
-        return SB_FORMAT_LATEX;
-    if (dot && !strcmp(dot, ".md"))
-        return SB_FORMAT_MARKDOWN;
-    if (dot && !strcmp(dot, ".txt"))
-        return SB_FORMAT_TABLE;
-    return fallback;
+    /* The library's table of writers knows the endings. */
+    int format = sb_format_for_path(path);
+    return format >= 0 ? format : fallback;
 }
 
 /* Write the run: each -o FILE in its format (and the table to stdout), or

@@ -1,7 +1,7 @@
 /*
  * fuzz_plot.c: libFuzzer harness for the figure writer, sb_plot()
- * (src/plot.c), with hostile strings: kernel names, the CPU model, the
- * command line and the file name all come from the input.
+ * (src/report/figure.c), with hostile strings: kernel names, the CPU
+ * model, the command line and the file name all come from the input.
  *
  * The input: one byte choosing the figure (kind, cells, ending), then up
  * to five strings separated by NUL bytes: two kernel names, the CPU

@@ -71,9 +71,10 @@ mkdir -p "$tree"
         [ -f "$f" ] && cp -p "$f" "$tree/"
     done
     cp -pR build-aux m4 "$tree/"
-    for d in src stats kernels; do
+    for d in src src/report stats kernels; do
         mkdir -p "$tree/$d"
-        cp -p "$d"/*.c "$d"/*.h "$tree/$d/"
+        cp -p "$d"/*.c "$tree/$d/"
+        for h in "$d"/*.h; do [ -f "$h" ] && cp -p "$h" "$tree/$d/"; done
     done
 )
 log=$bld/build.log

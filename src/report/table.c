@@ -1,4 +1,6 @@
-/* report.c: the human table and CSV; JSON lives in report_json.c. */
+/* report/table.c: the human table (SB_FORMAT_TABLE): a header describing
+ * the run, the cells as rows, matrices or allocation rows, and the
+ * disturbance table.  See docs/design.md, "Who owns what". */
 #include "config.h"
 
 #include <locale.h>
@@ -7,12 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_internal.h"
-
-int sb__report_json(const sb_run *run, FILE *f, sb_error *err);
-
-static int report(const sb_run *run, int format, FILE *f, sb_error *err);
-static double cpu_share(const sb_cell_result *r, int sys, double per_call);
+#include "report.h"
 
 static const char *timer_name(const sb_timer_info *t)
 {
@@ -40,15 +37,7 @@ static void features(unsigned bits, char *buf, size_t len)
 /* Samples from elsewhere (analyze): no machine, no sizes, own units. */
 static int external(const sb_run *run)
 {
-    return run->imported;
-}
-
-static int any_comparison(const sb_run *run)
-{
-    for (size_t i = 0; i < sb_run_count(run); i++)
-        if (sb_run_comparison(run, i))
-            return 1;
-    return 0;
+    return sb_run_imported(run);
 }
 
 /* s to f with its control characters as '?' (sb__clean_text): the command
@@ -75,14 +64,87 @@ static void puts_clean(FILE *f, const char *s)
     put(f, s, (size_t)-1);
 }
 
+/* The header's lines on the machine: CPU, kernel, host, features, the
+ * pinning, the timer and its overhead, the counters, the cost of the
+ * checks, the environment's warnings and the notes. */
+static void machine(const sb_run *run, FILE *f)
+{
+    const sb_meta *m = sb_run_meta(run);
+    const sb_timer_info *t = &m->timer;
+    const char *unit = t->kind == SB_TIMER_TSC ? "cycles" : "ns";
+    char feat[256];
+
+    features(m->cpu_features, feat, sizeof feat);
+    fputs("machine:  ", f);
+    puts_clean(f, m->cpu_model);
+    fputs("; ", f);
+    puts_clean(f, m->kernel_version);
+    fputs("; ", f);
+    puts_clean(f, m->hostname);
+    fprintf(f, "\nfeatures: %s\n", feat);
+    if (m->cpu >= 0)
+        fprintf(f, "cpu:      pinned to CPU %d, ", m->cpu);
+    else
+        fputs("cpu:      ", f);
+    puts_clean(f, m->pin_note);
+    fprintf(f, "\ntimer:    %s at %.6g MHz (", timer_name(t),
+            t->hz / 1e6);
+    puts_clean(f, t->hz_source);
+    fprintf(f, ")%s%s", t->kind == SB_TIMER_TSC ? ", invariant" : "",
+            t->reason[0] ? "; " : "");
+    puts_clean(f, t->reason);
+    fputc('\n', f);
+    fprintf(f,
+            "overhead: %.0f %s per sample, subtracted (bare timer pair "
+            "%.0f %s, ratio %.2f)\n",
+            t->overhead, unit, t->bare_overhead, unit,
+            t->bare_overhead > 0 ? t->overhead / t->bare_overhead : NAN);
+    fputs("counters: ", f);
+    puts_clean(f, m->counters);
+    fputc('\n', f);
+    if (isfinite(m->interrupts_per_second) ||
+        isfinite(m->check_cost_seconds)) {
+        fprintf(f, "checks:   ");
+        if (isfinite(m->interrupts_per_second))
+            fprintf(f, "%.1f interrupts/s on the pinned CPU; ",
+                    m->interrupts_per_second);
+        fprintf(f,
+                "counter reads and disturbance checks cost %.1f us per "
+                "sample, outside the timed region\n",
+                m->check_cost_seconds * 1e6);
+    }
+    for (size_t i = 0; i < m->env.n; i++)
+        if (m->env.items[i].warn) {
+            fputs("warning:  ", f);
+            puts_clean(f, m->env.items[i].key);
+            fputs(": ", f);
+            puts_clean(f, m->env.items[i].value);
+            fputs(m->env.items[i].advice[0] ? "; " : "", f);
+            puts_clean(f, m->env.items[i].advice);
+            fputc('\n', f);
+        }
+    {
+        /* notes: one warning per line */
+        const char *p = m->notes;
+        while (*p) {
+            size_t len = strcspn(p, "\n");
+            fputs("note:     ", f);
+            put(f, p, len);
+            fputc('\n', f);
+            p += len;
+            if (*p)
+                p++;
+        }
+    }
+}
+
 static void header(const sb_run *run, FILE *f)
 {
     const sb_meta *m = sb_run_meta(run);
     const sb_options *o = sb_run_options(run);
     const sb_timer_info *t = &m->timer;
-    const char *unit = t->kind == SB_TIMER_TSC ? "cycles" : "ns";
     const sb_cell_result *c0 = sb_run_cell(run, 0);
-    char feat[256], target[64];
+    char target[64];
 
     fputs("statbench ", f);
     puts_clean(f, m->statbench_version);
@@ -90,68 +152,7 @@ static void header(const sb_run *run, FILE *f)
     puts_clean(f, sb_run_command(run));
     fputc('\n', f);
     if (!external(run)) {
-        features(m->cpu_features, feat, sizeof feat);
-        fputs("machine:  ", f);
-        puts_clean(f, m->cpu_model);
-        fputs("; ", f);
-        puts_clean(f, m->kernel_version);
-        fputs("; ", f);
-        puts_clean(f, m->hostname);
-        fprintf(f, "\nfeatures: %s\n", feat);
-        if (m->cpu >= 0)
-            fprintf(f, "cpu:      pinned to CPU %d, ", m->cpu);
-        else
-            fputs("cpu:      ", f);
-        puts_clean(f, m->pin_note);
-        fprintf(f, "\ntimer:    %s at %.6g MHz (", timer_name(t),
-                t->hz / 1e6);
-        puts_clean(f, t->hz_source);
-        fprintf(f, ")%s%s", t->kind == SB_TIMER_TSC ? ", invariant" : "",
-                t->reason[0] ? "; " : "");
-        puts_clean(f, t->reason);
-        fputc('\n', f);
-        fprintf(f,
-                "overhead: %.0f %s per sample, subtracted (bare timer pair "
-                "%.0f %s, ratio %.2f)\n",
-                t->overhead, unit, t->bare_overhead, unit,
-                t->bare_overhead > 0 ? t->overhead / t->bare_overhead : NAN);
-        fputs("counters: ", f);
-        puts_clean(f, m->counters);
-        fputc('\n', f);
-        if (isfinite(m->interrupts_per_second) ||
-            isfinite(m->check_cost_seconds)) {
-            fprintf(f, "checks:   ");
-            if (isfinite(m->interrupts_per_second))
-                fprintf(f, "%.1f interrupts/s on the pinned CPU; ",
-                        m->interrupts_per_second);
-            fprintf(f,
-                    "counter reads and disturbance checks cost %.1f us per "
-                    "sample, outside the timed region\n",
-                    m->check_cost_seconds * 1e6);
-        }
-        for (size_t i = 0; i < m->env.n; i++)
-            if (m->env.items[i].warn) {
-                fputs("warning:  ", f);
-                puts_clean(f, m->env.items[i].key);
-                fputs(": ", f);
-                puts_clean(f, m->env.items[i].value);
-                fputs(m->env.items[i].advice[0] ? "; " : "", f);
-                puts_clean(f, m->env.items[i].advice);
-                fputc('\n', f);
-            }
-        {
-            /* notes: one warning per line */
-            const char *p = m->notes;
-            while (*p) {
-                size_t len = strcspn(p, "\n");
-                fputs("note:     ", f);
-                put(f, p, len);
-                fputc('\n', f);
-                p += len;
-                if (*p)
-                    p++;
-            }
-        }
+        machine(run, f);
         /* Precision 0 sets no target (measure for the whole budget). */
         if (o->precision > 0)
             snprintf(target, sizeof target,
@@ -164,8 +165,8 @@ static void header(const sb_run *run, FILE *f)
                 "most %zu), %g%% CI, %s, "
                 "seed %llu, %zu..%zu samples per cell and invocation, max "
                 "time %g s, sample ~%g us, cache %s\n",
-                sb_run_count(run), run->invocations,
-                run->invocations == 1 ? "" : "s", o->invocations,
+                sb_run_count(run), sb_run_invocations(run),
+                sb_run_invocations(run) == 1 ? "" : "s", o->invocations,
                 o->invocations > 1 ? o->max_invocations : 1,
                 100 * o->ci_level,
                 target,
@@ -187,7 +188,7 @@ static void header(const sb_run *run, FILE *f)
                 ? "; disturbed samples counted, kept (--reject none)"
                 : "; samples with a context switch, a CPU migration or an "
                   "interrupt on the pinned CPU rejected");
-    if (any_comparison(run))
+    if (sb__report_any_comparison(run))
         fprintf(f,
                 "compare:  ratio = median time / baseline's (below 1: "
                 "faster); p Holm-adjusted over %s; verdict at alpha %g, "
@@ -295,8 +296,9 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
         double us = 1e6 / hz;
         double ns_page = pages > 0 ? r->interval.estimate * us * 1e3 / pages
                                    : NAN;
-        double split[2] = {cpu_share(r, 0, r->interval.estimate * us),
-                           cpu_share(r, 1, r->interval.estimate * us)};
+        double per_call = r->interval.estimate * us;
+        double split[2] = {sb__report_cpu_share(r, 0, per_call),
+                           sb__report_cpu_share(r, 1, per_call)};
         fprintf(f, "%-14s %9zu %10.2f %10.2f %10.2f %7.2f",
                 r->cell.kernel->name, r->cell.size, r->interval.estimate * us,
                 r->interval.lo * us, r->interval.hi * us,
@@ -332,7 +334,7 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
     /* '~' warns when the reported interval is built from one process's
      * samples; the invocation-level interval uses one median per process
      * and is not narrowed by correlated samples. */
-    fprintf(f, "%s%s\n", r->reached_precision ? "" : " *",
+    fprintf(f, "%s%s\n", sb__report_cell_short(r) ? " *" : "",
             r->autocorrelated && !inv ? " ~" : "");
 }
 
@@ -362,25 +364,11 @@ static void matrix(const sb_run *run, size_t first, size_t end, size_t w,
                     fprintf(f, " %9s", "-");
                 else
                     fprintf(f, part == 0 ? " %8.0f%c" : " %8.2f%c", v,
-                            r->reached_precision ? ' ' : '*');
+                            sb__report_cell_short(r) ? '*' : ' ');
             }
             fputc('\n', f);
         }
     }
-}
-
-/* The median time per call split between user and system time in the
- * proportion getrusage measured over all samples taken.  getrusage counts
- * at the scheduler tick and over a slightly longer span than the timed
- * calls, so its totals per call are not the kernel's; its proportion is,
- * once enough ticks have been counted. */
-static double cpu_share(const sb_cell_result *r, int sys, double per_call)
-{
-    double tot = r->user_seconds + r->sys_seconds;
-    /* Below 0.1 s (25 ticks at 250 Hz) the split is mostly tick luck. */
-    if (!(tot >= 0.1) || !isfinite(per_call))
-        return NAN;
-    return per_call * (sys ? r->sys_seconds : r->user_seconds) / tot;
 }
 
 /* Rejects and disturbances by reason, and the counters per call, one row
@@ -410,7 +398,8 @@ static void disturbance_table(const sb_run *run, FILE *f)
         const char *name = m->counter_names[c];
         const char *colon = strstr(name, "::");
         char col[17];
-        snprintf(col, sizeof col, "%s", colon ? colon + 2 : name);
+        /* At most the column's 16 bytes, said so to the compiler too. */
+        snprintf(col, sizeof col, "%.16s", colon ? colon + 2 : name);
         sb__clean_text(col);
         fprintf(f, " %16s", col);
     }
@@ -438,9 +427,10 @@ static void disturbance_table(const sb_run *run, FILE *f)
 
 static int table(const sb_run *run, FILE *f)
 {
-    size_t n = sb_run_count(run), short_cells = 0, autocorr = 0;
-    int cmp = any_comparison(run), ext = external(run);
-    int inv = run->invocations > 1, headed = 0;
+    size_t n = sb_run_count(run), short_cells = sb__report_short_cells(run);
+    size_t autocorr = 0;
+    int cmp = sb__report_any_comparison(run), ext = external(run);
+    int inv = sb_run_invocations(run) > 1, headed = 0;
     size_t *matrix_w = calloc(n ? n : 1, sizeof *matrix_w);
 
     if (!matrix_w)
@@ -448,8 +438,6 @@ static int table(const sb_run *run, FILE *f)
     header(run, f);
     for (size_t i = 0; i < n; i++) {
         const sb_cell_result *r = sb_run_cell(run, i);
-        if (!r->reached_precision)
-            short_cells++;
         if (r->autocorrelated && !inv)
             autocorr++;
     }
@@ -514,156 +502,9 @@ static int table(const sb_run *run, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
-/* A CSV text field: quoted, inner quotes doubled (RFC 4180). */
-static void csv_str(FILE *f, const char *s)
+int sb__write_table(const sb_run *run, FILE *f, sb_error *err)
 {
-    fputc('"', f);
-    while (*s) {
-        /* A control character would be legal inside the quotes, but a
-         * CSV is read on a terminal too: '?' as in the table. */
-        int control;
-        size_t n = sb__char_len(s, &control);
-        if (*s == '"')
-            fputc('"', f);
-        if (control)
-            fputc('?', f);
-        else
-            fwrite(s, 1, n, f);
-        s += n;
-    }
-    fputc('"', f);
-}
-
-/* CSV: one header row, one row per cell; numbers in C locale.  Columns
- * are documented in README.md. */
-static int csv(const sb_run *run, FILE *f)
-{
-    size_t n = sb_run_count(run);
-    const sb_meta *m = sb_run_meta(run);
-
-    fputs("kernel,family,size,src_align,dst_align,mbps_median,mbps_ci_lo,"
-          "mbps_ci_hi,halfwidth_pct,ticks_per_byte,ticks_median,"
-          "ticks_ci_lo,ticks_ci_hi,ci_level,ci_achieved,ci_method,"
-          "ticks_mean,ticks_sd,ticks_min,ticks_max,samples,rejected,"
-          "rejected_context_switch,rejected_outlier,outliers_mild,"
-          "outliers_severe,outliers_mad,iters_per_sample,invocations,"
-          "between_fraction,lag1,mde,reached_precision,ratio,ratio_ci_lo,"
-          "ratio_ci_hi,p,p_adjusted,a12,verdict,test,user_us_per_call,"
-          "sys_us_per_call,rejected_migration,rejected_interrupt,"
-          "disturbed_context_switch,disturbed_migration,"
-          "disturbed_interrupt,rejected_kernel_failed",
-          f);
-    for (size_t k = 0; k < m->ncounters; k++) {
-        static const char *const part[] = {"per_call", "per_call_lo",
-                                           "per_call_hi", "per_byte"};
-        for (int j = 0; j < 4; j++) {
-            char col[96];
-            snprintf(col, sizeof col, "%s_%s", m->counter_names[k], part[j]);
-            fputc(',', f);
-            csv_str(f, col);
-        }
-    }
-    fputc('\n', f);
-    for (size_t i = 0; i < n; i++) {
-        const sb_cell_result *r = sb_run_cell(run, i);
-        const sb_summary *s = &r->ticks_summary;
-        const sb_outliers *o = &s->outliers;
-        const sb_comparison *c = sb_run_comparison(run, i);
-        csv_str(f, r->cell.kernel->name);
-        fprintf(f,
-                ",%s,%zu,%zu,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.9g,%.9g,%.9g,"
-                "%g,%.6g,\"%s\",%.9g,%.6g,%.9g,%.9g,%zu,%zu,%zu,%zu,%zu,%zu,%zu,"
-                "%zu,%zu,%.4g,%.4g,%.4g,%d,",
-                sb_family_name(r->cell.kernel->family),
-                r->cell.size, r->cell.src_align, r->cell.dst_align,
-                r->mbps.estimate, r->mbps.lo, r->mbps.hi,
-                100 * r->rel_halfwidth, r->cycles_per_byte,
-                r->interval.estimate, r->interval.lo, r->interval.hi,
-                r->interval.level, r->interval.achieved, r->method,
-                r->nsamples ? s->mean : NAN, r->nsamples ? s->sd : NAN,
-                r->nsamples ? s->min : NAN, r->nsamples ? s->max : NAN,
-                r->nsamples, r->rejected_total, r->rejected[SB_REJECT_CTXSW],
-                r->rejected[SB_REJECT_OUTLIER],
-                r->nsamples ? o->low_mild + o->high_mild : 0,
-                r->nsamples ? o->low_severe + o->high_severe : 0,
-                r->nsamples ? r->mad.low + r->mad.high : 0, r->iters,
-                r->invocations,
-                r->invocations > 1 ? r->levels.between_fraction : NAN,
-                r->lag1, r->mde, r->reached_precision);
-        if (c)
-            fprintf(f, "%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%s,\"%s\",",
-                    c->ratio.estimate, c->ratio.lo, c->ratio.hi, c->p,
-                    c->p_adjusted, c->a12, sb_verdict_name(c->verdict),
-                    c->test);
-        else
-            fputs(",,,,,,,,", f);
-        fprintf(f, "%.6g,%.6g,%zu,%zu,%zu,%zu,%zu,%zu",
-                cpu_share(r, 0, 1e6 * r->interval.estimate /
-                                    sb_run_meta(run)->timer.hz),
-                cpu_share(r, 1, 1e6 * r->interval.estimate /
-                                    sb_run_meta(run)->timer.hz),
-                r->rejected[SB_REJECT_MIGRATION],
-                r->rejected[SB_REJECT_INTERRUPT],
-                r->disturbed[SB_REJECT_CTXSW],
-                r->disturbed[SB_REJECT_MIGRATION],
-                r->disturbed[SB_REJECT_INTERRUPT],
-                r->rejected[SB_REJECT_KERNEL_FAILED]);
-        for (size_t k = 0; k < m->ncounters; k++) {
-            if (k < r->ncounters)
-                fprintf(f, ",%.6g,%.6g,%.6g,%.6g",
-                        r->counters[k].per_call.estimate,
-                        r->counters[k].per_call.lo,
-                        r->counters[k].per_call.hi, r->counters[k].per_byte);
-            else
-                fputs(",,,,", f);
-        }
-        fputc('\n', f);
-    }
-    return ferror(f) ? -1 : 0;
-}
-
-int sb_report(const sb_run *run, int format, FILE *f, sb_error *err)
-{
-    int rc;
-    locale_t c_locale, old = (locale_t)0;
-
-    if (!run || !f)
-        return sb__error(err, SB_EINVAL, "sb_report: %s is NULL",
-                         !run ? "run" : "f");
-    /* Numbers in the C locale whatever the caller's LC_NUMERIC: a decimal
-     * comma would break CSV and JSON.  uselocale is per thread. */
-    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    if (c_locale)
-        old = uselocale(c_locale);
-    rc = report(run, format, f, err);
-    if (c_locale) {
-        uselocale(old);
-        freelocale(c_locale);
-    }
-    return rc;
-}
-
-static int report(const sb_run *run, int format, FILE *f, sb_error *err)
-{
-    int rc;
-    switch (format) {
-    case SB_FORMAT_TABLE:
-        rc = table(run, f);
-        break;
-    case SB_FORMAT_CSV:
-        rc = csv(run, f);
-        break;
-    case SB_FORMAT_JSON:
-        return sb__report_json(run, f, err);
-    case SB_FORMAT_MARKDOWN:
-        return sb__report_markdown(run, f, err);
-    case SB_FORMAT_LATEX:
-        return sb__report_latex(run, f, err);
-    default:
-        return sb__error(err, SB_EINVAL, "unknown report format %d", format);
-    }
-    if (rc != 0 || fflush(f) != 0)
+    if (table(run, f) != 0)
         return sb__error(err, SB_EIO, "writing the report failed");
-    return SB_OK;
+    return sb__report_flush(f, err);
 }
-

@@ -1,5 +1,7 @@
 /*
- * report_tex.c: the Markdown and LaTeX reporters, and sb_format_rounded.
+ * report/rows.c: the rows the Markdown and LaTeX writers share, the one
+ * function that writes them in either style (rows.h), and
+ * sb_format_rounded.
  *
  * Both formats are for pasting a result into a mail, an issue or a paper:
  * a caption saying what was measured, then one row per cell with the
@@ -25,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_internal.h"
+#include "rows.h"
 
 /* Significant digits of a value whose half-width says nothing about its
  * precision (zero, negative, NaN or infinite): as the plain table's %.6g. */
@@ -216,11 +218,7 @@ static void format_p(double p, int latex, char *buf)
 
 /* ---- Growable strings and the grid -------------------------------------- */
 
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-    int failed;
-} sbuf;
+typedef sb__sbuf sbuf;
 
 static void sbuf_putn(sbuf *b, const char *s, size_t n)
 {
@@ -244,7 +242,7 @@ static void sbuf_putn(sbuf *b, const char *s, size_t n)
     b->s[b->n] = '\0';
 }
 
-static void sbuf_puts(sbuf *b, const char *s)
+void sb__sbuf_puts(sbuf *b, const char *s)
 {
     sbuf_putn(b, s, strlen(s));
 }
@@ -254,8 +252,7 @@ static void sbuf_putc(sbuf *b, char c)
     sbuf_putn(b, &c, 1);
 }
 
-static void sbuf_printf(sbuf *b, const char *fmt, ...) SB__PRINTF(2, 3);
-static void sbuf_printf(sbuf *b, const char *fmt, ...)
+void sb__sbuf_printf(sbuf *b, const char *fmt, ...)
 {
     char t[NUMBUF + 64];
     va_list ap;
@@ -271,14 +268,7 @@ static void sbuf_printf(sbuf *b, const char *fmt, ...)
     sbuf_putn(b, t, (size_t)n < sizeof t ? (size_t)n : sizeof t - 1);
 }
 
-/* The rows of a table as strings, row 0 the header.  align[c] is 'l' or
- * 'r'. */
-typedef struct grid {
-    size_t ncols, nrows, cap;
-    char **cell; /* nrows * ncols strings */
-    char align[16];
-    int failed;
-} grid;
+typedef sb__grid grid;
 
 static void grid_free(grid *g)
 {
@@ -389,23 +379,34 @@ static void grid_write_row(const grid *g, size_t r, const size_t *w,
 
 /* ---- Escaping ----------------------------------------------------------- */
 
+/* What neither format escapes, at p: a control character (C0, DEL, C1)
+ * or a byte that is not UTF-8 as a blank (sb__char_len), another multibyte
+ * character as it is.  Returns the bytes taken, or 0 for a plain ASCII
+ * character, which the caller escapes. */
+static size_t put_unescaped(sbuf *b, const char *p)
+{
+    int control;
+    size_t n = sb__char_len(p, &control);
+
+    if (!control && n == 1)
+        return 0;
+    for (size_t i = 0; i < (control ? 1 : n); i++)
+        sbuf_putc(b, control ? ' ' : p[i]);
+    return n;
+}
+
 /* Markdown (GitHub): '|' would end a table cell and must be "\|"; the
  * characters that start emphasis, strikethrough, code, links or HTML are
  * escaped too, but '_' only where it can start or end emphasis (GitHub
  * never does so between two letters or digits: "sse2_nt" stays readable
  * in a mail).  Control characters (a newline in a command line) become
  * blanks. */
-static void md_escape(sbuf *b, const char *s)
+void sb__md_escape(sbuf *b, const char *s)
 {
     for (const char *p = s; *p; p++) {
         unsigned char c = (unsigned char)*p;
-        int control;
-        size_t n = sb__char_len(p, &control);
-        if (control || n > 1) {
-            /* C0, DEL, C1 or not UTF-8: a blank (sb__char_len); another
-             * multibyte character as it is */
-            for (size_t i = 0; i < (control ? 1 : n); i++)
-                sbuf_putc(b, control ? ' ' : p[i]);
+        size_t n = put_unescaped(b, p);
+        if (n) {
             p += n - 1;
         } else if (c == '_') {
             int before = p > s && isalnum((unsigned char)p[-1]);
@@ -426,17 +427,12 @@ static void md_escape(sbuf *b, const char *s)
  * draws as something else, "--" (a dash ligature: a command's --kernel),
  * control characters (a blank line in a caption ends the paragraph and
  * breaks \caption) as blanks. */
-static void tex_escape(sbuf *b, const char *s)
+void sb__tex_escape(sbuf *b, const char *s)
 {
     for (const char *p = s; *p; p++) {
         unsigned char c = (unsigned char)*p;
-        int control;
-        size_t n = sb__char_len(p, &control);
-        if (control || n > 1) {
-            /* C0, DEL, C1 or not UTF-8: a blank (sb__char_len); another
-             * multibyte character as it is */
-            for (size_t i = 0; i < (control ? 1 : n); i++)
-                sbuf_putc(b, control ? ' ' : p[i]);
+        size_t n = put_unescaped(b, p);
+        if (n) {
             p += n - 1;
             continue;
         }
@@ -446,25 +442,25 @@ static void tex_escape(sbuf *b, const char *s)
             sbuf_putc(b, (char)c);
             break;
         case '~':
-            sbuf_puts(b, "\\textasciitilde{}");
+            sb__sbuf_puts(b, "\\textasciitilde{}");
             break;
         case '^':
-            sbuf_puts(b, "\\textasciicircum{}");
+            sb__sbuf_puts(b, "\\textasciicircum{}");
             break;
         case '\\':
-            sbuf_puts(b, "\\textbackslash{}");
+            sb__sbuf_puts(b, "\\textbackslash{}");
             break;
         case '<':
-            sbuf_puts(b, "\\textless{}");
+            sb__sbuf_puts(b, "\\textless{}");
             break;
         case '>':
-            sbuf_puts(b, "\\textgreater{}");
+            sb__sbuf_puts(b, "\\textgreater{}");
             break;
         case '|':
-            sbuf_puts(b, "\\textbar{}");
+            sb__sbuf_puts(b, "\\textbar{}");
             break;
         case '-':
-            sbuf_puts(b, p[1] == '-' ? "-{}" : "-");
+            sb__sbuf_puts(b, p[1] == '-' ? "-{}" : "-");
             break;
         default:
             sbuf_putc(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
@@ -477,14 +473,14 @@ static void tex_escape(sbuf *b, const char *s)
 static void tex_number(sbuf *b, const char *num)
 {
     if (!strcmp(num, "inf"))
-        sbuf_puts(b, "$\\infty$");
+        sb__sbuf_puts(b, "$\\infty$");
     else if (!strcmp(num, "-inf"))
-        sbuf_puts(b, "$-\\infty$");
+        sb__sbuf_puts(b, "$-\\infty$");
     else if (num[0] == '-' && num[1] != '-') {
-        sbuf_puts(b, "$-$");
-        sbuf_puts(b, num + 1);
+        sb__sbuf_puts(b, "$-$");
+        sb__sbuf_puts(b, num + 1);
     } else
-        sbuf_puts(b, num);
+        sb__sbuf_puts(b, num);
 }
 
 /* ---- Rows --------------------------------------------------------------- */
@@ -497,9 +493,9 @@ typedef struct fmt {
 static void put_text(const fmt *x, const char *s)
 {
     if (x->latex)
-        tex_escape(x->b, s);
+        sb__tex_escape(x->b, s);
     else
-        md_escape(x->b, s);
+        sb__md_escape(x->b, s);
 }
 
 static void put_number(const fmt *x, const char *num)
@@ -507,7 +503,7 @@ static void put_number(const fmt *x, const char *num)
     if (x->latex)
         tex_number(x->b, num);
     else
-        sbuf_puts(x->b, num);
+        sb__sbuf_puts(x->b, num);
 }
 
 /* An interval end with the value's decimals. */
@@ -541,18 +537,10 @@ static void put_interval(const fmt *x, grid *g, size_t col,
     grid_take(g, col, x->b);
     sbuf_putc(x->b, '[');
     put_end(x, iv->lo, d);
-    sbuf_puts(x->b, ", ");
+    sb__sbuf_puts(x->b, ", ");
     put_end(x, iv->hi, d);
     sbuf_putc(x->b, ']');
     grid_take(g, col + 1, x->b);
-}
-
-static int any_comparison(const sb_run *run)
-{
-    for (size_t i = 0; i < sb_run_count(run); i++)
-        if (sb_run_comparison(run, i))
-            return 1;
-    return 0;
 }
 
 /* 1 when some comparison of the run has cell i as its baseline. */
@@ -577,19 +565,20 @@ static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp)
     size_t c = 0;
 
     grid_row(g);
-    if (run->imported) {
+    if (sb_run_imported(run)) {
         grid_set(g, c++, "data");
         grid_set(g, c++, "median");
     } else {
         for (size_t k = 0; k < 5; k++)
             grid_set(g, c++, x->latex ? tex_measured[k] : md_measured[k]);
     }
-    sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
+    sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
     grid_take(g, c++, x->b);
     grid_set(g, c++, x->latex ? "$\\pm$\\,\\%" : "+-%");
     if (cmp) {
         grid_set(g, c++, "ratio");
-        sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "ratio %g%% CI", level);
+        sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "ratio %g%% CI",
+                        level);
         grid_take(g, c++, x->b);
         grid_set(g, c++, x->latex ? "$p$ (Holm)" : "p (Holm)");
         grid_set(g, c++, "verdict");
@@ -607,12 +596,12 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
     grid_row(g);
     put_text(x, r->cell.kernel->name);
     grid_take(g, c++, x->b);
-    if (!run->imported) {
-        sbuf_printf(x->b, "%zu", r->cell.size);
+    if (!sb_run_imported(run)) {
+        sb__sbuf_printf(x->b, "%zu", r->cell.size);
         grid_take(g, c++, x->b);
-        sbuf_printf(x->b, "%zu", r->cell.src_align);
+        sb__sbuf_printf(x->b, "%zu", r->cell.src_align);
         grid_take(g, c++, x->b);
-        sbuf_printf(x->b, "%zu", r->cell.dst_align);
+        sb__sbuf_printf(x->b, "%zu", r->cell.dst_align);
         grid_take(g, c++, x->b);
     }
     if (r->nsamples == 0) {
@@ -620,12 +609,12 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
         grid_set(g, c++, "--");
         grid_set(g, c++, "--");
     } else {
-        put_interval(x, g, c, run->imported ? &r->interval : &r->mbps);
+        put_interval(x, g, c, sb_run_imported(run) ? &r->interval : &r->mbps);
         c += 2;
         format_sig2(100 * r->rel_halfwidth, t);
         put_number(x, t);
         /* '*': short of the precision target, as in the plain table. */
-        if (!r->reached_precision)
+        if (sb__report_cell_short(r))
             sbuf_putc(x->b, '*');
         grid_take(g, c++, x->b);
     }
@@ -651,11 +640,11 @@ static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
 {
     sbuf b = {0};
     fmt x = {latex, &b};
-    int cmp = any_comparison(run);
+    int cmp = sb__report_any_comparison(run);
     size_t n = sb_run_count(run);
 
     *g = (grid){0};
-    g->ncols = (run->imported ? 4 : 7) + (cmp ? 4 : 0);
+    g->ncols = (sb_run_imported(run) ? 4 : 7) + (cmp ? 4 : 0);
     memset(g->align, 'r', g->ncols);
     g->align[0] = 'l';
     if (cmp)
@@ -670,185 +659,46 @@ static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
     return g->failed ? -1 : 0;
 }
 
-static size_t short_cells(const sb_run *run)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < sb_run_count(run); i++) {
-        const sb_cell_result *r = sb_run_cell(run, i);
-        if (r->nsamples && !r->reached_precision)
-            k++;
-    }
-    return k;
-}
-
-/* "6 invocations" / "one invocation". */
-static void put_invocations(sbuf *b, size_t m)
+void sb__put_invocations(sbuf *b, size_t m)
 {
     if (m == 1)
-        sbuf_puts(b, "one invocation");
+        sb__sbuf_puts(b, "one invocation");
     else
-        sbuf_printf(b, "%zu invocations", m);
+        sb__sbuf_printf(b, "%zu invocations", m);
 }
 
-static int finish(FILE *f, sb_error *err)
-{
-    if (ferror(f) || fflush(f) != 0)
-        return sb__error(err, SB_EIO, "writing the report failed");
-    return SB_OK;
-}
+/* ---- The table in either style ------------------------------------------ */
 
-/* ---- Markdown ----------------------------------------------------------- */
-
-int sb__report_markdown(const sb_run *run, FILE *f, sb_error *err)
+int sb__rows_write(const sb_run *run, const sb__rows_style *st, FILE *f,
+                   sb_error *err)
 {
-    const sb_meta *m = sb_run_meta(run);
-    const sb_options *o = sb_run_options(run);
-    const char *cmd = sb_run_command(run);
     sbuf b = {0};
     grid g;
     size_t *w;
-    size_t nshort = short_cells(run);
+    size_t nshort = sb__report_short_cells(run);
     int cmp;
 
-    if (build(run, 0, &g, &cmp) != 0) {
+    if (build(run, st->latex, &g, &cmp) != 0) {
         grid_free(&g);
         return sb__error(err, SB_ENOMEM, "out of memory");
     }
     w = malloc(g.ncols * sizeof *w);
-    /* The caption: one italic line. */
-    sbuf_puts(&b, "*statbench ");
-    md_escape(&b, m->statbench_version);
-    if (*cmd) {
-        sbuf_puts(&b, ": ");
-        md_escape(&b, cmd);
-    }
-    if (run->imported) {
-        sbuf_printf(&b, "; samples measured elsewhere: median with %g%% CI "
-                        "in the data's unit",
-                    100 * o->ci_level);
-    } else {
-        sbuf_puts(&b, "; ");
-        md_escape(&b, m->cpu_model[0] ? m->cpu_model : "unknown CPU");
-        sbuf_printf(&b, "; median MB/s (1 MB = 10^6 B), %g%% CI over ",
-                    100 * o->ci_level);
-        put_invocations(&b, run->invocations);
-    }
-    if (cmp)
-        sbuf_printf(&b, "; ratio = median time / baseline's (below 1: "
-                        "faster), p Holm-adjusted, verdict at alpha %g, "
-                        "threshold +-%g%%",
-                    o->alpha, 100 * o->threshold);
-    if (sb_run_interrupted(run))
-        sbuf_puts(&b, "; INTERRUPTED: partial results");
-    sbuf_puts(&b, "*");
+    st->caption(run, cmp, &b);
     if (b.failed || !w) {
         free(b.s);
         free(w);
         grid_free(&g);
         return sb__error(err, SB_ENOMEM, "out of memory");
     }
-    fprintf(f, "%s\n\n", b.s);
+    st->begin(run, &g, b.s, f);
     free(b.s);
-
-    grid_widths(&g, w, 3);
-    grid_write_row(&g, 0, w, "| ", " | ", " |", f);
-    fputc('|', f);
-    for (size_t c = 0; c < g.ncols; c++) {
-        fputc(' ', f);
-        for (size_t k = 1; k < w[c]; k++)
-            fputc('-', f);
-        fputc(g.align[c] == 'r' ? ':' : '-', f);
-        fputs(" |", f);
-    }
-    fputc('\n', f);
+    grid_widths(&g, w, st->min_width);
+    grid_write_row(&g, 0, w, st->open, st->sep, st->close, f);
+    st->rule(&g, w, f);
     for (size_t r = 1; r < g.nrows; r++)
-        grid_write_row(&g, r, w, "| ", " | ", " |", f);
-    if (nshort)
-        fprintf(f, "\n\\* %zu cell%s stopped short of the precision target "
-                   "(+-%g%% of the median).\n",
-                nshort, nshort == 1 ? "" : "s", 100 * o->precision);
+        grid_write_row(&g, r, w, st->open, st->sep, st->close, f);
+    st->end(run, nshort, f);
     free(w);
     grid_free(&g);
-    return finish(f, err);
-}
-
-/* ---- LaTeX -------------------------------------------------------------- */
-
-int sb__report_latex(const sb_run *run, FILE *f, sb_error *err)
-{
-    const sb_meta *m = sb_run_meta(run);
-    const sb_options *o = sb_run_options(run);
-    const char *cmd = sb_run_command(run);
-    sbuf b = {0};
-    grid g;
-    size_t *w;
-    size_t nshort = short_cells(run);
-    int cmp;
-
-    if (build(run, 1, &g, &cmp) != 0) {
-        grid_free(&g);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    w = malloc(g.ncols * sizeof *w);
-    /* The caption says what was measured, how, and how to read it. */
-    if (run->imported) {
-        sbuf_printf(&b, "Medians of samples measured elsewhere, in the "
-                        "data's own unit, with %g\\,\\%% confidence "
-                        "intervals (one invocation)",
-                    100 * o->ci_level);
-    } else {
-        sbuf_printf(&b, "Median throughput in MB/s (1\\,MB = $10^6$ "
-                        "bytes) with %g\\,\\%% confidence intervals over ",
-                    100 * o->ci_level);
-        put_invocations(&b, run->invocations);
-        sbuf_puts(&b, " on ");
-        tex_escape(&b, m->cpu_model[0] ? m->cpu_model : "an unknown CPU");
-    }
-    sbuf_puts(&b, ", statbench ");
-    tex_escape(&b, m->statbench_version);
-    if (*cmd) {
-        sbuf_puts(&b, ": \\texttt{");
-        tex_escape(&b, cmd);
-        sbuf_puts(&b, "}");
-    }
-    sbuf_puts(&b, ". Each value shows the digits its interval supports");
-    if (!run->imported)
-        sbuf_puts(&b, "; size and offsets (src, dst) in bytes");
-    sbuf_puts(&b, ".");
-    if (cmp)
-        sbuf_printf(&b, " Ratio: median time over the baseline's (below 1: "
-                        "faster); $p$ Holm-adjusted; verdict at "
-                        "$\\alpha = %g$ and a threshold of $\\pm%g$\\,\\%%.",
-                    o->alpha, 100 * o->threshold);
-    if (sb_run_interrupted(run))
-        sbuf_puts(&b, " Interrupted: partial results.");
-    if (b.failed || !w) {
-        free(b.s);
-        free(w);
-        grid_free(&g);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-
-    fprintf(f, "%% statbench %s (sb_report, latex): a table with booktabs "
-               "rules; needs \\usepackage{booktabs} in the preamble.\n",
-            m->statbench_version);
-    fputs("\\begin{table}\n\\centering\n", f);
-    fprintf(f, "\\caption{%s}\n\\label{tab:statbench}\n", b.s);
-    free(b.s);
-    fprintf(f, "\\begin{tabular}{%.*s}\n\\toprule\n", (int)g.ncols, g.align);
-    grid_widths(&g, w, 0);
-    grid_write_row(&g, 0, w, "", " & ", " \\\\", f);
-    fputs("\\midrule\n", f);
-    for (size_t r = 1; r < g.nrows; r++)
-        grid_write_row(&g, r, w, "", " & ", " \\\\", f);
-    fputs("\\bottomrule\n\\end{tabular}\n", f);
-    if (nshort)
-        fprintf(f, "\\par\\smallskip{\\footnotesize * %zu cell%s stopped "
-                   "short of the precision target ($\\pm%g$\\,\\%% of the "
-                   "median).}\n",
-                nshort, nshort == 1 ? "" : "s", 100 * o->precision);
-    fputs("\\end{table}\n", f);
-    free(w);
-    grid_free(&g);
-    return finish(f, err);
+    return sb__report_flush(f, err);
 }

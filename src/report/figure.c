@@ -1,5 +1,5 @@
 /*
- * plot.c: figures of a run, drawn by gnuplot at run time.
+ * report/figure.c: figures of a run, drawn by gnuplot at run time.
  *
  * sb_plot() writes two plain files beside the figure: STEM.dat, the
  * numbers (commented, one gnuplot data block per line of the figure), and
@@ -33,7 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run_internal.h"
+#include "sb_internal.h"
 #include "sysinfo.h"
 
 extern char **environ;
@@ -372,8 +372,9 @@ static void lines_common(const lines *L, char *buf, size_t len)
 /* ---- The 2D alignment matrix ------------------------------------------ */
 
 /* Cells [first, end) of one kernel and size, the same rule as the table's
- * (report.c): every pair of at least two source and two destination
- * offsets, destination outer and source inner, in plan order. */
+ * (table.c, sb__matrix_width): every pair of at least two source and two
+ * destination offsets, destination outer and source inner, in plan
+ * order. */
 typedef struct matrix {
     size_t first, end, w, h;
     size_t ref; /* the aligned cell (0, 0), or the first cell */
@@ -411,7 +412,7 @@ static void machine_line(const sb_run *run, char *buf, size_t len)
 {
     const sb_meta *m = sb_run_meta(run);
     buf[0] = '\0';
-    if (run->imported)
+    if (sb_run_imported(run))
         return;
     if (m->cpu_model[0])
         append(buf, len, "; ", m->cpu_model);
@@ -425,9 +426,9 @@ static void machine_line(const sb_run *run, char *buf, size_t len)
 static void ci_heading(const sb_run *run, char *buf, size_t len)
 {
     double level = 100 * sb_run_options(run)->ci_level;
-    if (run->invocations > 1)
+    if (sb_run_invocations(run) > 1)
         snprintf(buf, len, "median, %g%% CI (%zu invocations)", level,
-                 run->invocations);
+                 sb_run_invocations(run));
     else
         snprintf(buf, len, "median, %g%% CI", level);
 }
@@ -540,7 +541,7 @@ static void dat_header(fig *F, const char *columns, const char *blocks)
     fputs("# run: ", f);
     put_comment(f, cmd ? cmd : "");
     fputc('\n', f);
-    if (!F->run->imported) {
+    if (!sb_run_imported(F->run)) {
         fputs("# cpu: ", f);
         put_comment(f, sb_run_meta(F->run)->cpu_model);
         fputc('\n', f);
@@ -558,12 +559,12 @@ typedef sb__cache cache; /* "L1d", "L2", "L3" and bytes (sysinfo.c) */
 /* ---- Sweep and sizes -------------------------------------------------- */
 
 /* Throughput lines with their CI bars; x the source offset or the size. */
-static void write_lines(fig *F, const lines *L)
+/* The data of a line figure: one block per line, one row per cell. */
+static void lines_data(fig *F, const lines *L)
 {
-    int drawn = 0; /* cache sizes drawn */
     const sb_run *run = F->run;
-    FILE *d = F->dat, *g = F->gp;
-    char common[256], what[320], label[256], heading[96];
+    FILE *d = F->dat;
+    char label[256];
 
     dat_header(F,
                L->by_size ? "size mbps_median mbps_ci_lo mbps_ci_hi "
@@ -595,19 +596,13 @@ static void write_lines(fig *F, const lines *L)
                     r->cell.dst_align);
         }
     }
+}
 
-    lines_common(L, common, sizeof common);
-    snprintf(what, sizeof what, "%s%sthroughput against %s", common,
-             common[0] ? ": " : "",
-             L->by_size ? "size" : "source offset");
-    gp_preamble(F);
-    put_title(g, what, run);
-    fputs("set ylabel \"throughput (MB/s, 1 MB = 10^6 B)\"\n", g);
-    fputs("set offsets 0, 0, graph 0.06, graph 0.06\n", g);
-    ci_heading(run, heading, sizeof heading);
-    fputs("set key below horizontal title ", g);
-    put_str(g, heading);
-    fputs("\n", g);
+/* The x axis of a line figure: source offsets on a linear axis, or sizes
+ * on a log2 axis with ticks at powers of two, labelled in bytes. */
+static void lines_xaxis(fig *F, const lines *L)
+{
+    FILE *g = F->gp;
 
     if (!L->by_size) {
         double range = (double)(L->xmax - L->xmin);
@@ -643,6 +638,30 @@ static void write_lines(fig *F, const lines *L)
             fprintf(g, "\"%zu B\" %zu", L->xmin, L->xmin);
         fputs(")\nset mxtics default\n", g);
     }
+}
+
+static void write_lines(fig *F, const lines *L)
+{
+    int drawn = 0; /* cache sizes drawn */
+    const sb_run *run = F->run;
+    FILE *g = F->gp;
+    char common[256], what[320], label[256], heading[96];
+
+    lines_data(F, L);
+    lines_common(L, common, sizeof common);
+    snprintf(what, sizeof what, "%s%sthroughput against %s", common,
+             common[0] ? ": " : "",
+             L->by_size ? "size" : "source offset");
+    gp_preamble(F);
+    put_title(g, what, run);
+    fputs("set ylabel \"throughput (MB/s, 1 MB = 10^6 B)\"\n", g);
+    fputs("set offsets 0, 0, graph 0.06, graph 0.06\n", g);
+    ci_heading(run, heading, sizeof heading);
+    fputs("set key below horizontal title ", g);
+    put_str(g, heading);
+    fputs("\n", g);
+
+    lines_xaxis(F, L);
 
     /* The caches of this CPU, when the run was measured on it. */
     if (L->by_size) {
@@ -651,7 +670,7 @@ static void write_lines(fig *F, const lines *L)
         cache c[CACHE_MAX];
         size_t nc = 0;
         sb__cpu_model(here, sizeof here);
-        if (!run->imported && there[0] && !strcmp(here, there))
+        if (!sb_run_imported(run) && there[0] && !strcmp(here, there))
             nc = sb__caches("", 0, c, CACHE_MAX);
         for (size_t k = 0; k < nc; k++) {
             char h[32];
@@ -670,7 +689,7 @@ static void write_lines(fig *F, const lines *L)
                     c[k].label, h, c[k].bytes);
             drawn++;
         }
-        if (!run->imported && !drawn)
+        if (!sb_run_imported(run) && !drawn)
             fprintf(g, "# Cache sizes not drawn: %s.\n",
                     !there[0] || strcmp(here, there)
                         ? "the run was not measured on this CPU"
@@ -698,21 +717,24 @@ static void write_lines(fig *F, const lines *L)
 
 /* ---- Matrix ------------------------------------------------------------ */
 
-static void write_matrix(fig *F, const matrix *m)
+/* What the data of a matrix figure found: the range of the medians shown,
+ * the cells marked as differing from the reference, by the run's test or
+ * by disjoint intervals, the cells without samples, and the test's name. */
+typedef struct tally {
+    double vmin, vmax;
+    size_t by_test, by_ci, marked, shown, missing;
+    const char *test;
+} tally;
+
+/* The data of a matrix figure: one line per cell, a blank line after each
+ * destination offset; *t receives what it found. */
+static void matrix_data(fig *F, const matrix *m, tally *t)
 {
     const sb_run *run = F->run;
-    FILE *d = F->dat, *g = F->gp;
+    FILE *d = F->dat;
     const sb_cell_result *ref = sb_run_cell(run, m->ref);
     double alpha = sb_run_options(run)->alpha;
-    double level = 100 * sb_run_options(run)->ci_level;
-    double vmin = INFINITY, vmax = -INFINITY;
-    size_t by_test = 0, by_ci = 0, marked = 0, shown = 0;
-    const char *test = NULL;
-    char what[256], size[32], rule[320], refname[64], count[160];
-    /* Small matrices show their values and outline the marked cells;
-     * large ones mark them with a dot, which leaves the colour visible. */
-    int small = m->w <= 12 && m->h <= 12;
-    size_t missing = 0;
+    char size[32];
 
     dat_header(F,
                "src_index dst_index mbps_median mbps_ci_lo mbps_ci_hi "
@@ -737,23 +759,23 @@ static void write_matrix(fig *F, const matrix *m)
                 if (c && c->base == m->ref && isfinite(c->p_adjusted)) {
                     /* The run's own test against the reference cell. */
                     differs = c->p_adjusted < alpha;
-                    by_test++;
-                    if (!test)
-                        test = c->test;
+                    t->by_test++;
+                    if (!t->test)
+                        t->test = c->test;
                 } else {
                     differs = r->mbps.hi < ref->mbps.lo ||
                               r->mbps.lo > ref->mbps.hi;
-                    by_ci++;
+                    t->by_ci++;
                 }
             }
-            marked += differs;
-            missing += !ok;
+            t->marked += differs;
+            t->missing += !ok;
             if (ok) {
-                shown++;
-                if (r->mbps.estimate < vmin)
-                    vmin = r->mbps.estimate;
-                if (r->mbps.estimate > vmax)
-                    vmax = r->mbps.estimate;
+                t->shown++;
+                if (r->mbps.estimate < t->vmin)
+                    t->vmin = r->mbps.estimate;
+                if (r->mbps.estimate > t->vmax)
+                    t->vmax = r->mbps.estimate;
             }
             fprintf(d, "%zu %zu ", x, y);
             put_num(d, ok ? r->mbps.estimate : NAN);
@@ -765,16 +787,55 @@ static void write_matrix(fig *F, const matrix *m)
                     differs);
         }
     }
+}
 
+/* The tick labels of a matrix figure: the offsets themselves, at most
+ * about 16 a side. */
+static void matrix_tics(fig *F, const matrix *m)
+{
+    const sb_run *run = F->run;
+    FILE *g = F->gp;
+
+    for (int axis = 0; axis < 2; axis++) {
+        size_t n = axis ? m->h : m->w;
+        size_t every = (size_t)tick_step((double)n, 16);
+        int first = 1;
+        fprintf(g, "set %ctics (", axis ? 'y' : 'x');
+        for (size_t k = 0; k < n; k += every) {
+            const sb_cell *c =
+                &sb_run_cell(run, m->first + (axis ? k * m->w : k))->cell;
+            fprintf(g, "%s\"%zu\" %zu", first ? "" : ", ",
+                    axis ? c->dst_align : c->src_align, k);
+            first = 0;
+        }
+        fputs(")\n", g);
+    }
+}
+
+static void write_matrix(fig *F, const matrix *m)
+{
+    const sb_run *run = F->run;
+    FILE *g = F->gp;
+    const sb_cell_result *ref = sb_run_cell(run, m->ref);
+    double alpha = sb_run_options(run)->alpha;
+    double level = 100 * sb_run_options(run)->ci_level;
+    tally t = {INFINITY, -INFINITY, 0, 0, 0, 0, 0, NULL};
+    char what[256], size[32], rule[320], refname[64], count[160];
+    /* Small matrices show their values and outline the marked cells;
+     * large ones mark them with a dot, which leaves the colour visible. */
+    int small = m->w <= 12 && m->h <= 12;
+
+    matrix_data(F, m, &t);
+    human_size(ref->cell.size, size, sizeof size);
     snprintf(refname, sizeof refname, "(%zu, %zu)", ref->cell.src_align,
              ref->cell.dst_align);
     /* The rule goes into the key's title, the count into its entry. */
-    if (by_test && by_ci)
+    if (t.by_test && t.by_ci)
         snprintf(rule, sizeof rule,
                  "marked: differs from %s, by the run's test (Holm-adjusted "
                  "p < %g) for %zu cells, else by disjoint %g%% CIs",
-                 refname, alpha, by_test, level);
-    else if (by_test)
+                 refname, alpha, t.by_test, level);
+    else if (t.by_test)
         snprintf(rule, sizeof rule,
                  "marked: differs from %s by the run's test "
                  "(Holm-adjusted p < %g)",
@@ -784,8 +845,8 @@ static void write_matrix(fig *F, const matrix *m)
                  "marked: differs from %s (their %g%% CIs do not overlap)",
                  refname, level);
     snprintf(count, sizeof count, "%zu of %zu cells differ from %s%s",
-             marked, by_test + by_ci, refname,
-             missing ? " (white: no samples)" : "");
+             t.marked, t.by_test + t.by_ci, refname,
+             t.missing ? " (white: no samples)" : "");
 
     snprintf(what, sizeof what,
              "%s, %s: median throughput by source and destination offset",
@@ -803,38 +864,24 @@ static void write_matrix(fig *F, const matrix *m)
           g);
     fprintf(g, "set xrange [-0.5:%g]\nset yrange [-0.5:%g]\n",
             (double)m->w - 0.5, (double)m->h - 0.5);
-    /* Tick labels: the offsets themselves, at most about 16 a side. */
-    for (int axis = 0; axis < 2; axis++) {
-        size_t n = axis ? m->h : m->w;
-        size_t every = (size_t)tick_step((double)n, 16);
-        int first = 1;
-        fprintf(g, "set %ctics (", axis ? 'y' : 'x');
-        for (size_t k = 0; k < n; k += every) {
-            const sb_cell *c =
-                &sb_run_cell(run, m->first + (axis ? k * m->w : k))->cell;
-            fprintf(g, "%s\"%zu\" %zu", first ? "" : ", ",
-                    axis ? c->dst_align : c->src_align, k);
-            first = 0;
-        }
-        fputs(")\n", g);
-    }
+    matrix_tics(F, m);
     /* viridis: perceptually uniform, readable in greyscale. */
     fputs("set palette defined (0 '#440154', 1 '#482878', 2 '#3e4989', "
           "3 '#31688e', 4 '#26828e', 5 '#1f9e89', 6 '#35b779', "
           "7 '#6ece58', 8 '#b5de2b', 9 '#fde725')\n",
           g);
-    if (shown && vmax > vmin)
-        fprintf(g, "set cbrange [%.9g:%.9g]\n", vmin, vmax);
-    if (test) {
+    if (t.shown && t.vmax > t.vmin)
+        fprintf(g, "set cbrange [%.9g:%.9g]\n", t.vmin, t.vmax);
+    if (t.test) {
         fprintf(g, "# The run's test against %s: ", refname);
-        put_comment(g, test);
+        put_comment(g, t.test);
         fputs(".\n", g);
     }
     fputs("set key below title ", g);
     put_str(g, rule);
     fputs("\n", g);
     fprintf(g, "mid = %.9g\n",
-            shown ? (vmin + vmax) / 2 : 0.0);
+            t.shown ? (t.vmin + t.vmax) / 2 : 0.0);
     /* "pixels": one rectangle per cell.  A bitmap would be scaled up,
      * and smoothed into a blur, by SVG and PDF viewers. */
     fputs("\nplot data using 1:2:3 with image pixels notitle, \\\n", g);
@@ -855,28 +902,14 @@ static void write_matrix(fig *F, const matrix *m)
     fputs("\n", g);
 }
 
-/* ---- Distribution ------------------------------------------------------ */
-
-static void write_distribution(fig *F, const size_t *sel, size_t nsel,
-                               size_t nwith)
+/* The data of a distribution figure: block 0 the reported medians and
+ * intervals of the nsel cells sel, then every kept sample of each cell
+ * with its invocation.  *lo and *hi receive the range of the samples. */
+static void dist_data(fig *F, const size_t *sel, size_t nsel, double *lo,
+                      double *hi)
 {
     const sb_run *run = F->run;
-    const sb_meta *meta = sb_run_meta(run);
-    FILE *d = F->dat, *g = F->gp;
-    int vary_kernel = 0, vary_size = 0, vary_src = 0, vary_dst = 0;
-    double lo = INFINITY, hi = -INFINITY;
-    char what[320], heading[160], common[192] = "";
-    const sb_cell_result *r0 = sb_run_cell(run, sel[0]);
-    int label_kernel;
-    const char *unit;
-
-    for (size_t j = 1; j < nsel; j++) {
-        const sb_cell_result *r = sb_run_cell(run, sel[j]);
-        vary_kernel |= strcmp(kernel_name(r), kernel_name(r0)) != 0;
-        vary_size |= r->cell.size != r0->cell.size;
-        vary_src |= r->cell.src_align != r0->cell.src_align;
-        vary_dst |= r->cell.dst_align != r0->cell.dst_align;
-    }
+    FILE *d = F->dat;
 
     dat_header(F,
                "block 0: position median ci_lo ci_hi samples invocations "
@@ -913,15 +946,108 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
                 double v = r->ticks[k];
                 put_num(d, v);
                 fprintf(d, " %zu\n", inv);
-                if (v < lo)
-                    lo = v;
-                if (v > hi)
-                    hi = v;
+                if (v < *lo)
+                    *lo = v;
+                if (v > *hi)
+                    *hi = v;
             }
         }
     }
+}
 
-    if (run->imported)
+/* The tick labels of a distribution figure: one line per varying part
+ * under each box, or on one line, slanted, when the lines would run into
+ * each other (about 8 pixels a character at 11 points over some 800
+ * pixels). */
+static void dist_xtics(fig *F, const size_t *sel, size_t nsel,
+                       int label_kernel, int vary_size, int vary_offsets)
+{
+    const sb_run *run = F->run;
+    FILE *g = F->gp;
+    char labels[DIST_MAX_CELLS][160];
+    size_t widest = 0, nlines = 1;
+    int slant;
+
+    for (size_t j = 0; j < nsel; j++) {
+        const sb_cell_result *r = sb_run_cell(run, sel[j]);
+        char *label = labels[j], part[48];
+        size_t n = 0;
+        label[0] = '\0';
+        if (label_kernel)
+            append(label, sizeof labels[j], "\n", kernel_name(r));
+        if (vary_size) {
+            human_size(r->cell.size, part, sizeof part);
+            append(label, sizeof labels[j], "\n", part);
+        }
+        if (vary_offsets) {
+            snprintf(part, sizeof part, "+%zu/+%zu", r->cell.src_align,
+                     r->cell.dst_align);
+            append(label, sizeof labels[j], "\n", part);
+        }
+        for (const char *p = label; *p; p += strcspn(p, "\n"),
+                        p += *p ? 1 : 0, n++) {
+            size_t len = strcspn(p, "\n");
+            if (len > widest)
+                widest = len;
+        }
+        if (n > nlines)
+            nlines = n;
+    }
+    slant = (widest + 1) * 8 * nsel > 760;
+    fputs("set xtics (", g);
+    for (size_t j = 0; j < nsel; j++) {
+        const char *p = labels[j];
+        fputs(j ? ", " : "", g);
+        /* put_str would hide the newlines: write the label by lines,
+         * joined by newlines or, slanted, by blanks. */
+        for (int first = 1;; first = 0) {
+            size_t len = strcspn(p, "\n");
+            char piece[160];
+            snprintf(piece, sizeof piece, "%.*s", (int)len, p);
+            if (!first)
+                fputs(slant ? ".' '." : ".\"\\n\".", g);
+            put_str(g, piece);
+            p += len;
+            if (!*p)
+                break;
+            p++;
+        }
+        fprintf(g, " %zu", j + 1);
+    }
+    /* Names may hold '_' or '^', which enhanced text would typeset. */
+    fprintf(g, ") noenhanced%s\n", slant ? " rotate by 30 right" : "");
+    if (vary_offsets)
+        fprintf(g,
+                "set xlabel \"cells: +source/+destination offset "
+                "(bytes)\"%s\n",
+                !slant && nlines > 1 ? " offset 0, -0.6" : "");
+}
+
+/* ---- Distribution ------------------------------------------------------ */
+
+static void write_distribution(fig *F, const size_t *sel, size_t nsel,
+                               size_t nwith)
+{
+    const sb_run *run = F->run;
+    const sb_meta *meta = sb_run_meta(run);
+    FILE *g = F->gp;
+    int vary_kernel = 0, vary_size = 0, vary_src = 0, vary_dst = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    char what[320], heading[160], common[192] = "";
+    const sb_cell_result *r0 = sb_run_cell(run, sel[0]);
+    int label_kernel;
+    const char *unit;
+
+    for (size_t j = 1; j < nsel; j++) {
+        const sb_cell_result *r = sb_run_cell(run, sel[j]);
+        vary_kernel |= strcmp(kernel_name(r), kernel_name(r0)) != 0;
+        vary_size |= r->cell.size != r0->cell.size;
+        vary_src |= r->cell.src_align != r0->cell.src_align;
+        vary_dst |= r->cell.dst_align != r0->cell.dst_align;
+    }
+
+    dist_data(F, sel, nsel, &lo, &hi);
+    if (sb_run_imported(run))
         unit = "value per sample (the input's unit)";
     else if (meta->timer.kind == SB_TIMER_TSC)
         unit = "time per call (TSC cycles)";
@@ -931,7 +1057,7 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
     label_kernel = vary_kernel || !(vary_size || vary_src || vary_dst);
     if (!label_kernel)
         append(common, sizeof common, ", ", kernel_name(r0));
-    if (!vary_size && !run->imported) {
+    if (!vary_size && !sb_run_imported(run)) {
         char size[32];
         human_size(r0->cell.size, size, sizeof size);
         append(common, sizeof common, ", ", size);
@@ -958,67 +1084,7 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
         fputs("set logscale y\n", g);
     else
         fputs("set offsets 0, 0, graph 0.05, graph 0.05\n", g);
-    /* Tick labels: one line per varying part under each box, or on one
-     * line, slanted, when the lines would run into each other (about 8
-     * pixels a character at 11 points over some 800 pixels). */
-    {
-        char labels[DIST_MAX_CELLS][160];
-        size_t widest = 0, nlines = 1;
-        int slant;
-        for (size_t j = 0; j < nsel; j++) {
-            const sb_cell_result *r = sb_run_cell(run, sel[j]);
-            char *label = labels[j], part[48];
-            size_t n = 0;
-            label[0] = '\0';
-            if (label_kernel)
-                append(label, sizeof labels[j], "\n", kernel_name(r));
-            if (vary_size) {
-                human_size(r->cell.size, part, sizeof part);
-                append(label, sizeof labels[j], "\n", part);
-            }
-            if (vary_src || vary_dst) {
-                snprintf(part, sizeof part, "+%zu/+%zu", r->cell.src_align,
-                         r->cell.dst_align);
-                append(label, sizeof labels[j], "\n", part);
-            }
-            for (const char *p = label; *p; p += strcspn(p, "\n"),
-                            p += *p ? 1 : 0, n++) {
-                size_t len = strcspn(p, "\n");
-                if (len > widest)
-                    widest = len;
-            }
-            if (n > nlines)
-                nlines = n;
-        }
-        slant = (widest + 1) * 8 * nsel > 760;
-        fputs("set xtics (", g);
-        for (size_t j = 0; j < nsel; j++) {
-            const char *p = labels[j];
-            fputs(j ? ", " : "", g);
-            /* put_str would hide the newlines: write the label by lines,
-             * joined by newlines or, slanted, by blanks. */
-            for (int first = 1;; first = 0) {
-                size_t len = strcspn(p, "\n");
-                char piece[160];
-                snprintf(piece, sizeof piece, "%.*s", (int)len, p);
-                if (!first)
-                    fputs(slant ? ".' '." : ".\"\\n\".", g);
-                put_str(g, piece);
-                p += len;
-                if (!*p)
-                    break;
-                p++;
-            }
-            fprintf(g, " %zu", j + 1);
-        }
-        /* Names may hold '_' or '^', which enhanced text would typeset. */
-        fprintf(g, ") noenhanced%s\n", slant ? " rotate by 30 right" : "");
-        if (vary_src || vary_dst)
-            fprintf(g,
-                    "set xlabel \"cells: +source/+destination offset "
-                    "(bytes)\"%s\n",
-                    !slant && nlines > 1 ? " offset 0, -0.6" : "");
-    }
+    dist_xtics(F, sel, nsel, label_kernel, vary_size, vary_src || vary_dst);
     if (r0->invocations > 1)
         snprintf(heading, sizeof heading,
                  "reported median, %g%% CI over %zu invocations' medians",
@@ -1482,6 +1548,85 @@ static int choose(const sb_run *run, int kind, matrix *m, lines *L,
     return SB_PLOT_DISTRIBUTION;
 }
 
+/* The figure's format from the ending of path (.svg, .pdf or .png, in
+ * any case), with *dotp at the ending's dot; a negative SB_ error with err
+ * filled for a name with a control character or without such an ending. */
+static int figure_term(const char *path, const char **dotp, sb_error *err)
+{
+    const char *slash, *dot;
+
+    for (const char *p = path; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return sb__error(err, SB_EINVAL,
+                             "%s: a control character in the file name",
+                             path);
+    slash = strrchr(path, '/');
+    *dotp = dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot || dot == (slash ? slash + 1 : path))
+        return sb__error(err, SB_EINVAL,
+                         "%s: no ending to choose the figure's format by "
+                         "(.svg, .pdf or .png)",
+                         path);
+    if (!strcasecmp(dot, ".svg"))
+        return TERM_SVG;
+    if (!strcasecmp(dot, ".pdf"))
+        return TERM_PDF;
+    if (!strcasecmp(dot, ".png"))
+        return TERM_PNG;
+    return sb__error(err, SB_EINVAL,
+                     "%s: unknown figure ending \"%s\" (use .svg, .pdf "
+                     "or .png)",
+                     path, dot);
+}
+
+/* The figure's data and script, each written under a new name beside it
+ * and renamed into place; SB_OK or an SB_ error with err filled. */
+static int write_files(fig *F, const matrix *m, const lines *L,
+                       const size_t *sel, size_t nsel, size_t nwith,
+                       sb_error *err)
+{
+    locale_t c_locale, old = (locale_t)0;
+    int rc;
+
+    /* Each file is written under a new name beside it and renamed into
+     * place when complete: nothing is written through a link at the
+     * final names, and a failure leaves no half-written file. */
+    F->dat = open_beside(F->dat_path, &F->dat_tmp, err);
+    if (!F->dat)
+        return SB_EIO;
+    F->gp = open_beside(F->gp_path, &F->gp_tmp, err);
+    if (!F->gp)
+        return SB_EIO;
+    /* Numbers in the C locale whatever the caller's LC_NUMERIC. */
+    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (c_locale)
+        old = uselocale(c_locale);
+    switch (F->kind) {
+    case SB_PLOT_MATRIX:
+        write_matrix(F, m);
+        break;
+    case SB_PLOT_SIZES:
+    case SB_PLOT_SWEEP:
+        write_lines(F, L);
+        break;
+    default:
+        write_distribution(F, sel, nsel, nwith);
+        break;
+    }
+    if (c_locale) {
+        uselocale(old);
+        freelocale(c_locale);
+    }
+    rc = close_file(&F->dat, F->dat_path, err);
+    if (rc == SB_OK)
+        rc = close_file(&F->gp, F->gp_path, err);
+    if (rc == SB_OK)
+        rc = put_in_place(&F->dat_tmp, F->dat_path, err);
+    if (rc == SB_OK)
+        rc = put_in_place(&F->gp_tmp, F->gp_path, err);
+    return rc;
+}
+
 int sb_plot(const sb_run *run, const char *path, int kind,
             const char *gnuplot, sb_error *err)
 {
@@ -1489,9 +1634,8 @@ int sb_plot(const sb_run *run, const char *path, int kind,
     matrix m = {0};
     lines L = {0};
     size_t sel[DIST_MAX_CELLS], nsel = 0, nwith = 0;
-    const char *slash, *dot;
+    const char *dot = NULL;
     char *prog = NULL, *tmp = NULL, *hint = NULL;
-    locale_t c_locale, old = (locale_t)0;
     int rc, fd = -1;
     struct stat st, lst;
 
@@ -1502,29 +1646,10 @@ int sb_plot(const sb_run *run, const char *path, int kind,
     if (kind < SB_PLOT_AUTO || kind > SB_PLOT_DISTRIBUTION)
         return sb__error(err, SB_EINVAL, "sb_plot: unknown figure kind %d",
                          kind);
-    for (const char *p = path; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            return sb__error(err, SB_EINVAL,
-                             "%s: a control character in the file name",
-                             path);
-    slash = strrchr(path, '/');
-    dot = strrchr(slash ? slash + 1 : path, '.');
-    if (!dot || dot == (slash ? slash + 1 : path))
-        return sb__error(err, SB_EINVAL,
-                         "%s: no ending to choose the figure's format by "
-                         "(.svg, .pdf or .png)",
-                         path);
-    if (!strcasecmp(dot, ".svg"))
-        F.term = TERM_SVG;
-    else if (!strcasecmp(dot, ".pdf"))
-        F.term = TERM_PDF;
-    else if (!strcasecmp(dot, ".png"))
-        F.term = TERM_PNG;
-    else
-        return sb__error(err, SB_EINVAL,
-                         "%s: unknown figure ending \"%s\" (use .svg, .pdf "
-                         "or .png)",
-                         path, dot);
+    rc = figure_term(path, &dot, err);
+    if (rc < 0)
+        return rc;
+    F.term = rc;
     sb_init();
 
     rc = choose(run, kind, &m, &L, sel, &nsel, &nwith, err);
@@ -1549,46 +1674,7 @@ int sb_plot(const sb_run *run, const char *path, int kind,
         (rc = check_target(path, err)) != SB_OK)
         goto out;
 
-    /* Each file is written under a new name beside it and renamed into
-     * place when complete: nothing is written through a link at the
-     * final names, and a failure leaves no half-written file. */
-    F.dat = open_beside(F.dat_path, &F.dat_tmp, err);
-    if (!F.dat) {
-        rc = SB_EIO;
-        goto out;
-    }
-    F.gp = open_beside(F.gp_path, &F.gp_tmp, err);
-    if (!F.gp) {
-        rc = SB_EIO;
-        goto out;
-    }
-    /* Numbers in the C locale whatever the caller's LC_NUMERIC. */
-    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    if (c_locale)
-        old = uselocale(c_locale);
-    switch (F.kind) {
-    case SB_PLOT_MATRIX:
-        write_matrix(&F, &m);
-        break;
-    case SB_PLOT_SIZES:
-    case SB_PLOT_SWEEP:
-        write_lines(&F, &L);
-        break;
-    default:
-        write_distribution(&F, sel, nsel, nwith);
-        break;
-    }
-    if (c_locale) {
-        uselocale(old);
-        freelocale(c_locale);
-    }
-    rc = close_file(&F.dat, F.dat_path, err);
-    if (rc == SB_OK)
-        rc = close_file(&F.gp, F.gp_path, err);
-    if (rc == SB_OK)
-        rc = put_in_place(&F.dat_tmp, F.dat_path, err);
-    if (rc == SB_OK)
-        rc = put_in_place(&F.gp_tmp, F.gp_path, err);
+    rc = write_files(&F, &m, &L, sel, nsel, nwith, err);
     if (rc != SB_OK)
         goto out;
 

@@ -1,0 +1,359 @@
+/*
+ * report/json.c: the whole run as JSON, built with jansson.
+ * The schema ("statbench-run", version 1) is documented in docs/schema.md,
+ * and listed once in report/schema.c, which this writer walks in order and
+ * the loader (load.c) walks too.  Like every writer it reads the run only
+ * through the public accessors: everything the file holds (the raw
+ * samples, per-sample counters and flags) is public.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "report.h"
+#include "report/schema.h"
+
+
+/* JSON has no NaN or infinity: such values become null. */
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A string as JSON, with its control characters as '?' (sb__clean_text):
+ * text that is not valid UTF-8 (a file name, a host name cut short) could
+ * not be written at all, and a C1 control or DEL would reach the
+ * terminal of whoever reads the file (jansson escapes only C0). */
+static json_t *str(const char *s)
+{
+    json_t *j;
+    char *copy;
+
+    if (!s)
+        return json_null();
+    copy = strdup(s);
+    if (!copy)
+        return NULL;
+    sb__clean_text(copy);
+    j = json_string(copy);
+    free(copy);
+    return j;
+}
+
+static json_t *interval(const sb_interval *i)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "estimate",
+                     num(i->estimate), "lo", num(i->lo), "hi", num(i->hi),
+                     "level", num(i->level), "achieved", num(i->achieved));
+}
+
+static json_t *features(unsigned bits)
+{
+    json_t *a = json_array();
+    for (unsigned b = 0; a && b < 32; b++)
+        if (bits & (1u << b))
+            json_array_append_new(a, json_string(sb_feature_name(1u << b)));
+    return a;
+}
+
+static json_t *env(const sb_env *e)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < e->n && i < SB_ENV_MAX; i++)
+        json_array_append_new(
+            a, json_pack("{s:o, s:o, s:b, s:o}", SB__JK_ENV_KEY,
+                         str(e->items[i].key), SB__JK_ENV_VALUE,
+                         str(e->items[i].value), SB__JK_ENV_WARN,
+                         e->items[i].warn, SB__JK_ENV_ADVICE,
+                         str(e->items[i].advice)));
+    return a;
+}
+
+static json_t *lines(const char *text)
+{
+    json_t *a = json_array();
+    while (a && *text) {
+        size_t len = strcspn(text, "\n");
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)len, text);
+        json_array_append_new(a, str(buf));
+        text += len;
+        if (*text)
+            text++;
+    }
+    return a;
+}
+
+/* The seed losslessly: jansson's integers are signed 64-bit, so a seed
+ * above INT64_MAX is written as a string of its decimal digits (a JSON
+ * number would wrap to a negative value). */
+static json_t *seed_json(uint64_t seed)
+{
+    char buf[24];
+    if (seed <= (uint64_t)INT64_MAX)
+        return json_integer((json_int_t)seed);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
+    return json_string(buf);
+}
+
+/* The value of one plain field of a table (report/schema.h) from the
+ * structs of base; NULL for a custom field or when out of memory.
+ * Without samples (flag SB__J_SAMPLES) or without two invocation medians
+ * (SB__J_LEVELS) a number is null, a count 0 and an interval empty. */
+static json_t *plain(const sb__jfield *f, const void *const *base, int have,
+                     int levels)
+{
+    static const sb_interval none = {NAN, NAN, NAN, NAN, NAN};
+    const char *at = (const char *)base[f->base] + f->offset;
+    int absent = ((f->flags & SB__J_SAMPLES) && !have) ||
+                 ((f->flags & SB__J_LEVELS) && !levels);
+    double d;
+    size_t z;
+    int b;
+    const char *p;
+
+    switch (f->type) {
+    case SB__J_STR:
+        return str(at);
+    case SB__J_STRPTR:
+        memcpy(&p, at, sizeof p);
+        return str(p);
+    case SB__J_NUM:
+        memcpy(&d, at, sizeof d);
+        return num(absent ? NAN : d);
+    case SB__J_SIZE:
+        memcpy(&z, at, sizeof z);
+        return json_integer((json_int_t)(absent ? 0 : z));
+    case SB__J_INT:
+        memcpy(&b, at, sizeof b);
+        return json_integer(b);
+    case SB__J_BOOL:
+        memcpy(&b, at, sizeof b);
+        return json_boolean(b);
+    case SB__J_INTERVAL:
+        return interval(absent ? &none : (const sb_interval *)(const void *)at);
+    }
+    return NULL;
+}
+
+/* What a custom field needs: the run and, for a cell, its index and
+ * result (NULL for the meta object). */
+typedef struct ctx {
+    const sb_run *run;
+    size_t idx;
+    const sb_cell_result *r;
+} ctx;
+
+static json_t *custom(int id, const ctx *x);
+
+/* An object of the fields of table t, in order. */
+static json_t *object(const sb__jfield *t, size_t n, const void *const *base,
+                      const ctx *x, int have, int levels)
+{
+    json_t *o = json_object();
+
+    for (size_t i = 0; o && i < n; i++) {
+        const sb__jfield *f = &t[i];
+        json_t *v = f->type == SB__J_CUSTOM   ? custom(f->custom, x)
+                    : f->type == SB__J_OBJECT ? object(f->sub, f->nsub, base,
+                                                       x, have, levels)
+                                              : plain(f, base, have, levels);
+        if (!v || json_object_set_new(o, f->key, v) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+static json_t *meta(const sb_run *run)
+{
+    const void *base[SB__J_NBASES] = {sb_run_meta(run), sb_run_options(run),
+                                      NULL};
+    ctx x = {run, 0, NULL};
+    return object(sb__json_meta, sb__json_nmeta, base, &x, 1, 1);
+}
+
+static json_t *comparison(const sb_comparison *c)
+{
+    if (!c)
+        return json_null();
+    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:s, s:o}", "base",
+                     (json_int_t)c->base, "ratio", interval(&c->ratio), "p",
+                     num(c->p), "p_adjusted", num(c->p_adjusted), "a12",
+                     num(c->a12), "mde", num(c->mde), "verdict",
+                     sb_verdict_name(c->verdict), "test", str(c->test));
+}
+
+static json_t *counters(const sb_cell_result *r)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < r->ncounters && i < SB_MAX_COUNTERS; i++)
+        json_object_set_new(
+            o, r->counters[i].name,
+            json_pack("{s:o, s:o}", SB__JK_PER_CALL,
+                      interval(&r->counters[i].per_call), SB__JK_PER_BYTE,
+                      num(r->counters[i].per_byte)));
+    return o;
+}
+
+/* Counts by reject reason: rejected (disturbed 0) or disturbed. */
+static json_t *by_reason(const size_t *count)
+{
+    json_t *o = json_object();
+    for (int k = 0; o && k < SB_REJECT_NREASONS; k++)
+        json_object_set_new(o, sb_reject_name(k),
+                            json_integer((json_int_t)count[k]));
+    return o;
+}
+
+/* Per-sample counter values, in the order of samples_ticks. */
+static json_t *samples_counters(const sb_run *run, size_t idx)
+{
+    const sb_cell_result *r = sb_run_cell(run, idx);
+    json_t *sc = json_object();
+    for (size_t k = 0; sc && k < r->ncounters; k++) {
+        const double *v = sb_run_counter_samples(run, idx, k);
+        json_t *a = json_array();
+        for (size_t i = 0; a && v && i < r->nsamples; i++)
+            json_array_append_new(a, num(v[i]));
+        json_object_set_new(sc, r->counters[k].name, a ? a : json_null());
+    }
+    return sc ? sc : json_null();
+}
+
+/* Per-sample disturbance bits, in the order of samples_ticks. */
+static json_t *samples_flags(const sb_run *run, size_t idx)
+{
+    const sb_cell_result *r = sb_run_cell(run, idx);
+    const unsigned char *flags = sb_run_sample_flags(run, idx);
+    json_t *fl = json_array();
+    for (size_t i = 0; fl && flags && i < r->nsamples; i++)
+        json_array_append_new(fl, json_integer(flags[i]));
+    return fl ? fl : json_null();
+}
+
+static json_t *custom(int id, const ctx *x)
+{
+    const sb_run *run = x->run;
+    const sb_meta *m = sb_run_meta(run);
+    const sb_options *o = sb_run_options(run);
+    const sb_cell_result *r = x->r;
+    json_t *a;
+
+    switch (id) {
+    case SB__JC_KERNEL:
+        return str(r->cell.kernel->name);
+    case SB__JC_COMMAND:
+        return str(sb_run_command(run));
+    case SB__JC_CPU_FEATURES:
+        return features(m->cpu_features);
+    case SB__JC_SEED:
+        return seed_json(o->seed);
+    case SB__JC_TIMER_KIND:
+        return json_string(m->timer.kind == SB_TIMER_TSC
+                               ? SB__JV_TSC
+                               : "clock_monotonic_raw");
+    case SB__JC_TICK_UNIT:
+        return json_string(m->timer.kind == SB_TIMER_TSC
+                               ? "TSC reference cycle"
+                               : "nanosecond");
+    case SB__JC_OUTLIERS:
+        return json_string(sb_outlier_policy_name(o->outliers));
+    case SB__JC_CACHE:
+        return json_string(sb_cache_name(o->cache));
+    case SB__JC_REJECT:
+        return json_string(o->reject == SB_REJECT_NONE
+                               ? SB__JV_REJECT_NONE
+                               : "disturbed");
+    case SB__JC_COUNTER_NAMES:
+        a = json_array();
+        for (size_t i = 0; a && i < m->ncounters && i < SB_MAX_COUNTERS; i++)
+            json_array_append_new(a, str(m->counter_names[i]));
+        return a ? a : json_null();
+    case SB__JC_NOTES:
+        return lines(m->notes);
+    case SB__JC_ENV:
+        return env(&m->env);
+    case SB__JC_FAMILY:
+        return json_string(sb_family_name(r->cell.kernel->family));
+    case SB__JC_REJECTED:
+        return by_reason(r->rejected);
+    case SB__JC_INVOCATION_SAMPLES:
+        a = json_array();
+        for (size_t i = 0; a && i < r->invocations; i++)
+            json_array_append_new(
+                a, json_integer((json_int_t)r->inv_nsamples[i]));
+        return a;
+    case SB__JC_INVOCATION_MEDIANS:
+        a = json_array();
+        for (size_t i = 0; a && i < r->invocations; i++)
+            json_array_append_new(a,
+                                  num(r->inv_median ? r->inv_median[i] : NAN));
+        return a;
+    case SB__JC_COMPARISON:
+        return comparison(sb_run_comparison(run, x->idx));
+    case SB__JC_SAMPLES_TICKS:
+        a = json_array();
+        for (size_t i = 0; a && i < r->nsamples; i++)
+            json_array_append_new(a, num(r->ticks[i]));
+        return a;
+    case SB__JC_DISTURBED: {
+        json_t *d = by_reason(r->disturbed);
+        return d ? d : json_null();
+    }
+    case SB__JC_COUNTERS:
+        return counters(r);
+    case SB__JC_SAMPLES_COUNTERS:
+        return samples_counters(run, x->idx);
+    case SB__JC_SAMPLES_FLAGS:
+        return samples_flags(run, x->idx);
+    }
+    return NULL;
+}
+
+static json_t *cell(const sb_run *run, size_t idx)
+{
+    const sb_cell_result *r = sb_run_cell(run, idx);
+    const void *base[SB__J_NBASES] = {NULL, NULL, r};
+    ctx x = {run, idx, r};
+    return object(sb__json_cell, sb__json_ncell, base, &x, r->nsamples > 0,
+                  r->levels.m >= 2);
+}
+
+int sb__write_json(const sb_run *run, FILE *f, sb_error *err)
+{
+    json_t *cells = json_array(), *root;
+    int rc;
+
+    for (size_t i = 0; cells && i < sb_run_count(run); i++) {
+        json_t *c = cell(run, i);
+        if (!c || json_array_append_new(cells, c) != 0) {
+            json_decref(cells);
+            return sb__error(err, SB_ENOMEM, "building the JSON failed");
+        }
+    }
+    root = json_pack("{s:s, s:i, s:o, s:b, s:o, s:I, s:I, s:o}",
+                     SB__JK_SCHEMA, SB__JSON_SCHEMA, SB__JK_SCHEMA_VERSION,
+                     SB__JSON_SCHEMA_VERSION, SB__JK_META, meta(run),
+                     SB__JK_INTERRUPTED, sb_run_interrupted(run),
+                     SB__JK_ELAPSED, num(sb_run_elapsed(run)), SB__JK_ROUNDS,
+                     (json_int_t)sb_run_rounds(run), SB__JK_INVOCATIONS_RUN,
+                     (json_int_t)sb_run_invocations(run), SB__JK_CELLS,
+                     cells);
+    if (!root)
+        return sb__error(err, SB_ENOMEM, "building the JSON failed");
+    /* Samples from elsewhere (analyze) may be any finite value, in their
+     * own unit: the loader must know not to read them as times. */
+    if (sb_run_imported(run))
+        json_object_set_new(root, SB__JK_IMPORTED, json_true());
+    rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (rc != 0 || fputc('\n', f) == EOF || fflush(f) != 0)
+        return sb__error(err, SB_EIO, "writing the JSON failed");
+    return SB_OK;
+}

@@ -1,0 +1,133 @@
+/*
+ * report/report.c: sb_report and the one table of writers it dispatches
+ * on, which also gives the formats their names and file endings (the
+ * command's --format and -o ask it through sb_format_parse and
+ * sb_format_for_path); and the questions every writer asks the same way.
+ * See docs/design.md, "Where a new thing goes": a new writer is a file in
+ * src/report/ and a line in the table below.
+ */
+#include "config.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+typedef struct writer {
+    int format;
+    const char *name;
+    const char *alias;  /* another name --format accepts, or NULL */
+    const char *ending; /* the file ending that selects it */
+    int (*write)(const sb_run *run, FILE *f, sb_error *err);
+} writer;
+
+static const writer writers[] = {
+    {SB_FORMAT_TABLE, "table", NULL, ".txt", sb__write_table},
+    {SB_FORMAT_CSV, "csv", NULL, ".csv", sb__write_csv},
+    {SB_FORMAT_JSON, "json", NULL, ".json", sb__write_json},
+    {SB_FORMAT_MARKDOWN, "markdown", "md", ".md", sb__write_markdown},
+    {SB_FORMAT_LATEX, "latex", "tex", ".tex", sb__write_latex},
+};
+#define NWRITERS (sizeof writers / sizeof writers[0])
+
+static const writer *writer_of(int format)
+{
+    for (size_t i = 0; i < NWRITERS; i++)
+        if (writers[i].format == format)
+            return &writers[i];
+    return NULL;
+}
+
+int sb_format_parse(const char *name)
+{
+    for (size_t i = 0; name && i < NWRITERS; i++)
+        if (!strcmp(name, writers[i].name) ||
+            (writers[i].alias && !strcmp(name, writers[i].alias)))
+            return writers[i].format;
+    return -1;
+}
+
+int sb_format_for_path(const char *path)
+{
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    for (size_t i = 0; dot && i < NWRITERS; i++)
+        if (!strcmp(dot, writers[i].ending))
+            return writers[i].format;
+    return -1;
+}
+
+const char *sb_format_name(int format)
+{
+    const writer *w = writer_of(format);
+    return w ? w->name : NULL;
+}
+
+int sb_report(const sb_run *run, int format, FILE *f, sb_error *err)
+{
+    const writer *w = writer_of(format);
+    int rc;
+    locale_t c_locale, old = (locale_t)0;
+
+    if (!run || !f)
+        return sb__error(err, SB_EINVAL, "sb_report: %s is NULL",
+                         !run ? "run" : "f");
+    if (!w)
+        return sb__error(err, SB_EINVAL, "unknown report format %d", format);
+    /* Numbers in the C locale whatever the caller's LC_NUMERIC: a decimal
+     * comma would break CSV and JSON.  uselocale is per thread. */
+    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (c_locale)
+        old = uselocale(c_locale);
+    rc = w->write(run, f, err);
+    if (c_locale) {
+        uselocale(old);
+        freelocale(c_locale);
+    }
+    return rc;
+}
+
+int sb__report_flush(FILE *f, sb_error *err)
+{
+    if (ferror(f) || fflush(f) != 0)
+        return sb__error(err, SB_EIO, "writing the report failed");
+    return SB_OK;
+}
+
+int sb__report_any_comparison(const sb_run *run)
+{
+    for (size_t i = 0; i < sb_run_count(run); i++)
+        if (sb_run_comparison(run, i))
+            return 1;
+    return 0;
+}
+
+int sb__report_cell_short(const sb_cell_result *r)
+{
+    return r->nsamples && !r->reached_precision;
+}
+
+size_t sb__report_short_cells(const sb_run *run)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < sb_run_count(run); i++)
+        if (sb__report_cell_short(sb_run_cell(run, i)))
+            k++;
+    return k;
+}
+
+/* The median time per call split between user and system time in the
+ * proportion getrusage measured over all samples taken.  getrusage counts
+ * at the scheduler tick and over a slightly longer span than the timed
+ * calls, so its totals per call are not the kernel's; its proportion is,
+ * once enough ticks have been counted. */
+double sb__report_cpu_share(const sb_cell_result *r, int sys,
+                            double per_call)
+{
+    double tot = r->user_seconds + r->sys_seconds;
+    /* Below 0.1 s (25 ticks at 250 Hz) the split is mostly tick luck. */
+    if (!(tot >= 0.1) || !isfinite(per_call))
+        return NAN;
+    return per_call * (sys ? r->sys_seconds : r->user_seconds) / tot;
+}

@@ -1,0 +1,44 @@
+/*
+ * report/report.h: what the writers of src/report/ share, never installed.
+ * A writer sees the run only through the public accessors of statbench.h
+ * (docs/design.md, "Who owns what"); this header adds the writers' entry
+ * points and the few questions every writer asks the same way.
+ */
+#ifndef SB_REPORT_H
+#define SB_REPORT_H
+
+#include <stdio.h>
+
+#include "sb_internal.h"
+
+/* One writer per format, each in its own file, reached from sb_report's
+ * table of writers (report.c) inside its C-locale wrapper.  Each returns
+ * SB_OK, or SB_ENOMEM or SB_EIO with err filled. */
+int sb__write_table(const sb_run *run, FILE *f, sb_error *err);
+int sb__write_csv(const sb_run *run, FILE *f, sb_error *err);
+int sb__write_json(const sb_run *run, FILE *f, sb_error *err);
+int sb__write_markdown(const sb_run *run, FILE *f, sb_error *err);
+int sb__write_latex(const sb_run *run, FILE *f, sb_error *err);
+
+/* 1 when some cell of the run has a comparison (a baseline or a run
+ * compared against): the writers then add the comparison columns. */
+int sb__report_any_comparison(const sb_run *run);
+
+/* 1 when cell r is short of the precision target: it has samples and
+ * results.c did not find its interval within the target.  A cell without
+ * samples has no interval at all; it is reported as empty instead. */
+int sb__report_cell_short(const sb_cell_result *r);
+
+/* The number of cells of the run that sb__report_cell_short marks. */
+size_t sb__report_short_cells(const sb_run *run);
+
+/* The median time per call split between user (sys 0) and system (sys 1)
+ * time; NAN when too few CPU-time ticks were counted. */
+double sb__report_cpu_share(const sb_cell_result *r, int sys,
+                            double per_call);
+
+/* The end of a writer that printed with stdio: SB_EIO with err filled when
+ * an earlier write or the final flush failed, else SB_OK. */
+int sb__report_flush(FILE *f, sb_error *err);
+
+#endif
