@@ -846,107 +846,90 @@ static void probe_close(struct probe *pr, sb__invocation *inv)
     pr->cost = NULL;
 }
 
-int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
-                const sb__budget *bud, const sb__stop *stop,
-                sb__invocation *inv, sb_error *err)
-{
-    size_t n = sb_plan_count(plan), src_bytes = 0, dst_bytes = 0;
-    size_t *order = NULL, check_at = 0;
-    struct work *w = NULL;
+/* What one invocation holds while it measures, so that every way out
+ * releases the same things in the same order (release()). */
+struct held {
+    const sb_plan *plan;
+    size_t n;                 /* cells */
+    struct work *w;           /* per cell */
+    size_t *order;            /* of the cells in this round */
+    gsl_rng *rng;             /* the shim, then the rounds' order */
     struct probe pr;
-    char *src = NULL, *dst = NULL;
-    void *shim = NULL;
-    size_t shim_bytes = 0;
-    double *scratch = NULL, t0, target, overhead, budget;
-    double deadline = bud->deadline;
-    gsl_rng *rng = NULL;
-    cpu_set_t saved;
+    int probing;              /* probe_open succeeded */
+    char *src, *dst;
+    size_t src_bytes, dst_bytes;
+    void *shim;
+    size_t shim_bytes;
+    double *scratch;          /* the stop rule's */
+    cpu_set_t saved;          /* affinity before sb__pin */
+    int restore;              /* put it back */
     struct sched_param saved_param;
-    int saved_policy = -1, fifo = 0, locked = 0, unlock = 0;
-    int restore = 0, rc, probing = 0;
+    int saved_policy, fifo;   /* the policy before --rt, and --rt took */
+    int locked, unlock;       /* mlockall took, and munlockall at the end */
+};
 
-    memset(inv, 0, sizeof *inv);
-    memset(&pr, 0, sizeof pr);
-    inv->cells = calloc(n, sizeof *inv->cells);
-    inv->ncells = n;
-    w = calloc(n, sizeof *w);
-    order = malloc(n * sizeof *order);
-    rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!inv->cells || !w || !order || !rng) {
-        rc = sb__error(err, SB_ENOMEM, "out of memory");
-        goto out;
-    }
-    gsl_rng_set(rng, (unsigned long)seed);
-    sb__meta_fill(&inv->meta);
-
-    rc = sb__pin(opt, &inv->meta, &saved, &restore, err);
-    if (rc != SB_OK)
-        goto out;
-    /* Measure the timer on the CPU the samples will run on. */
-    rc = sb_timer_init(&inv->meta.timer, opt->force_clock_timer, err);
-    if (rc != SB_OK)
-        goto out;
-    pr.tsc = inv->meta.timer.kind == SB_TIMER_TSC;
-    pr.hz = inv->meta.timer.hz;
-    overhead = inv->meta.timer.overhead;
-    target = opt->sample_seconds * inv->meta.timer.hz;
-
-    sb__buffer_bytes(plan, &src_bytes, &dst_bytes);
-    /* Forked invocations inherit the parent's address layout (ASLR acts
-     * at exec, not at fork), so each invocation first maps a shim of 0 to
-     * 255 pages, drawn from its seed: the buffers then start at a
-     * different virtual address in each, as the layout would differ
-     * between separate runs (Mytkowicz et al. 2009).  The page offsets of
-     * the cells do not change. */
-    shim_bytes = (size_t)(gsl_rng_uniform_int(rng, 256) + 1) * SB_PAGE_SIZE;
-    shim = mmap(NULL, shim_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-                0);
-    if (shim == MAP_FAILED)
-        shim = NULL;
-    src = map_buffer(src_bytes);
-    dst = map_buffer(dst_bytes);
-    if (!src || !dst) {
-        rc = sb__error(err, SB_ENOMEM,
-                       "cannot map %zu + %zu bytes of buffers", src_bytes,
-                       dst_bytes);
-        goto out;
-    }
+/* The buffers, behind a shim.  Forked invocations inherit the parent's
+ * address layout (ASLR acts at exec, not at fork), so each invocation
+ * first maps a shim of 0 to 255 pages, drawn from its seed: the buffers
+ * then start at a different virtual address in each, as the layout would
+ * differ between separate runs (Mytkowicz et al. 2009).  The page offsets
+ * of the cells do not change. */
+static int map_buffers(struct held *h, sb_error *err)
+{
+    sb__buffer_bytes(h->plan, &h->src_bytes, &h->dst_bytes);
+    h->shim_bytes =
+        (size_t)(gsl_rng_uniform_int(h->rng, 256) + 1) * SB_PAGE_SIZE;
+    h->shim = mmap(NULL, h->shim_bytes, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (h->shim == MAP_FAILED)
+        h->shim = NULL;
+    h->src = map_buffer(h->src_bytes);
+    h->dst = map_buffer(h->dst_bytes);
+    if (!h->src || !h->dst)
+        return sb__error(err, SB_ENOMEM,
+                         "cannot map %zu + %zu bytes of buffers",
+                         h->src_bytes, h->dst_bytes);
     /* Pre-fault both buffers; the source gets a non-repeating pattern. */
-    for (size_t i = 0; i < src_bytes; i++)
-        src[i] = (char)(i * 131u + (i >> 12) + 7u);
-    memset(dst, 0, dst_bytes);
+    for (size_t i = 0; i < h->src_bytes; i++)
+        h->src[i] = (char)(i * 131u + (i >> 12) + 7u);
+    memset(h->dst, 0, h->dst_bytes);
+    return SB_OK;
+}
 
-    for (size_t i = 0; i < n; i++) {
-        const sb_cell *c = sb_plan_cell(plan, i);
-        w[i].src = src + c->src_align;
-        w[i].dst = dst + c->dst_align;
-        w[i].cold = opt->cache == SB_CACHE_COLD &&
-                    c->kernel->family != SB_FAMILY_ALLOC;
+/* Each cell's place in the buffers, its cache state and its kernel's
+ * state; the order of the first round before its shuffle. */
+static int set_up_cells(struct held *h, const sb_options *opt,
+                        sb_error *err)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        const sb_cell *c = sb_plan_cell(h->plan, i);
+        struct work *w = &h->w[i];
+        w->src = h->src + c->src_align;
+        w->dst = h->dst + c->dst_align;
+        w->cold = opt->cache == SB_CACHE_COLD &&
+                  c->kernel->family != SB_FAMILY_ALLOC;
         if (c->kernel->setup) {
-            rc = c->kernel->setup(&w[i].state, c, err);
+            int rc = c->kernel->setup(&w->state, c, err);
             if (rc != SB_OK)
-                goto out;
-            w[i].has_state = 1;
+                return rc;
+            w->has_state = 1;
         }
-        order[i] = i;
+        h->order[i] = i;
     }
+    return SB_OK;
+}
 
-    rc = probe_open(&pr, opt, inv, err);
-    if (rc != SB_OK)
-        goto out;
-    probing = 1;
-    for (size_t i = 0; i < n; i++) {
-        inv->cells[i].ncounters = pr.nctr;
-        inv->cells[i].counter_names =
-            (const char (*)[64])inv->meta.counter_names;
-    }
-
+/* mlock and --rt (the top of the file, step 3): either one refused is a
+ * note, and the run goes on. */
+static void lock_and_raise(struct held *h, const sb_options *opt,
+                           sb__invocation *inv)
+{
     if (opt->mlock) {
         /* Memory the caller had locked stays locked after the run. */
         long before = locked_kib();
         if (mlockall(MCL_CURRENT) == 0) {
-            locked = 1;
-            unlock = before == 0;
+            h->locked = 1;
+            h->unlock = before == 0;
         } else {
             note(&inv->meta, "mlock: mlockall(MCL_CURRENT) failed (%s); "
                              "buffers may be paged out", strerror(errno));
@@ -955,11 +938,12 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
 
     if (opt->rt) {
         struct sched_param p;
-        saved_policy = sched_getscheduler(0);
-        if (saved_policy >= 0 && sched_getparam(0, &saved_param) == 0) {
+        h->saved_policy = sched_getscheduler(0);
+        if (h->saved_policy >= 0 &&
+            sched_getparam(0, &h->saved_param) == 0) {
             p.sched_priority = sched_get_priority_min(SCHED_FIFO) + 1;
             if (sched_setscheduler(0, SCHED_FIFO, &p) == 0)
-                fifo = 1;
+                h->fifo = 1;
             else
                 note(&inv->meta, "--rt: no privilege for SCHED_FIFO (%s); "
                                  "measured at normal priority",
@@ -969,9 +953,234 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
                  strerror(errno));
         }
     }
+}
+
+/* The ticks a sample lasts: target, or less, so that ten rounds of the
+ * cells fit in the budget left, with a note that says so. */
+static double fit_samples(const struct held *h, double budget, double target,
+                          sb__invocation *inv)
+{
+    double hz = inv->meta.timer.hz;
+
+    if (budget > 0 && target > 0.9 * budget * hz / (10.0 * (double)h->n)) {
+        double was = target;
+        target = 0.9 * budget * hz / (10.0 * (double)h->n);
+        note(&inv->meta, "budget: samples of about %.0f us instead of "
+                         "--sample-us %.0f, so that ten rounds fit in the "
+                         "invocation's %.3g s", 1e6 * target / h->pr.hz,
+             1e6 * was / h->pr.hz, budget);
+    }
+    return target;
+}
+
+/* Warm up and calibrate every cell (the top of the file, step 4), in at
+ * most a tenth of the budget, then choose which cells keep the samples
+ * an interrupt hit. */
+static void warm_up_cells(struct held *h, double overhead, double target,
+                          double t0, double budget, const sb__stop *stop,
+                          sb__invocation *inv)
+{
+    size_t n = h->n;
+
+    for (size_t i = 0; i < n && !sb__stopped(stop); i++) {
+        double until = t0 + 0.1 * budget * (double)(i + 1) / (double)n;
+        inv->cells[i].iters =
+            warm_up(sb_plan_cell(h->plan, i), &inv->cells[i], &h->w[i],
+                    &h->pr, overhead, target, until, stop);
+    }
+    choose_irq_exemptions(h->plan, inv, h->w, &h->pr);
+}
+
+/* The rounds (the top of the file, step 5) until the stop rule, the
+ * sample cap, the deadline or a stop request. */
+static int run_rounds(struct held *h, const sb_options *opt,
+                      double overhead, double t0, double deadline,
+                      const sb__stop *stop, sb__invocation *inv,
+                      sb_error *err)
+{
+    size_t n = h->n, check_at = 0;
+
+    while (!sb__stopped(stop)) {
+        int done, late = 0;
+        gsl_ran_shuffle(h->rng, h->order, n, sizeof *h->order);
+        for (size_t j = 0; j < n && !sb__stopped(stop); j++) {
+            size_t i = h->order[j];
+            sb__raw_cell *r = &inv->cells[i];
+            struct sample v;
+            /* The deadline ends a round in its middle (a round of 10000
+             * cells lasts a second), but not the first, which gives every
+             * cell a sample: check_budget made sure it fits. */
+            if (inv->rounds > 0 && sb__now() >= deadline) {
+                late = 1;
+                break;
+            }
+            take_sample(sb_plan_cell(h->plan, i), &h->w[i], r->iters,
+                        &h->pr, overhead, &v);
+            if (record_sample(opt, &h->w[i], r, &v) != SB_OK)
+                return sb__error(err, SB_ENOMEM,
+                                 "out of memory for samples");
+        }
+        if (sb__stopped(stop) || late)
+            break; /* the partial round's samples are kept */
+        inv->rounds++;
+        inv->elapsed = sb__now() - t0;
+        if (opt->progress &&
+            opt->progress(opt->progress_arg, inv->rounds, inv->elapsed)) {
+            sb__stop_set(stop); /* this run only */
+            break;
+        }
+        if (inv->rounds >= opt->max_samples || sb__now() >= deadline)
+            break;
+        done = stop_rule(inv, opt, &check_at, &h->scratch);
+        if (done == SB_ENOMEM)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        if (done)
+            break;
+    }
+    return SB_OK;
+}
+
+/* The deadline (or the sample cap) came before some cell had a sample it
+ * could keep: a run of 0.05 s takes one sample a cell, and one context
+ * switch in it would leave the cell empty, which fails the run.  Such
+ * cells take more samples, until each has one, for at most a tenth of the
+ * invocation's budget (20 ms at least) past the deadline and 64 samples
+ * each: only a persistent disturbance, or a kernel whose calls keep
+ * failing, leaves a cell empty. */
+static int fill_empty_cells(struct held *h, const sb_options *opt,
+                            double overhead, double deadline, double budget,
+                            const sb__stop *stop, sb__invocation *inv,
+                            sb_error *err)
+{
+    double hard = deadline + fmax(0.1 * budget, 0.02);
+
+    for (int extra = 0; extra < 64 && sb__now() < hard; extra++) {
+        int wanting = 0;
+        for (size_t i = 0; i < h->n && !sb__stopped(stop); i++) {
+            struct sample v;
+            if (inv->cells[i].nsamples || !inv->cells[i].iters)
+                continue;
+            wanting = 1;
+            take_sample(sb_plan_cell(h->plan, i), &h->w[i],
+                        inv->cells[i].iters, &h->pr, overhead, &v);
+            if (record_sample(opt, &h->w[i], &inv->cells[i], &v) != SB_OK)
+                return sb__error(err, SB_ENOMEM,
+                                 "out of memory for samples");
+        }
+        if (!wanting || sb__stopped(stop))
+            break;
+    }
+    return SB_OK;
+}
+
+/* Samples with a failed kernel call were rejected as they came; the notes
+ * say which cells lost some and why, since the counts alone do not name
+ * the error. */
+static void note_failed_calls(const struct held *h, sb__invocation *inv)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        const sb_cell *c = sb_plan_cell(h->plan, i);
+        size_t lost = inv->cells[i].rejected[SB_REJECT_KERNEL_FAILED];
+        if (lost)
+            note(&inv->meta,
+                 "kernel %s, %zu bytes: %zu sample%s rejected: a call "
+                 "failed (%s)", c->kernel->name, c->size, lost,
+                 lost == 1 ? "" : "s",
+                 h->w[i].fail_errno ? strerror(h->w[i].fail_errno)
+                                    : "no error code");
+    }
+}
+
+/* Give back what the invocation took, whatever it got to: the scheduling
+ * policy, the checks, the affinity, the kernels' state, the locks, the
+ * mappings and the memory. */
+static void release(struct held *h, sb__invocation *inv)
+{
+    if (h->fifo)
+        sched_setscheduler(0, h->saved_policy, &h->saved_param);
+    if (h->probing)
+        probe_close(&h->pr, inv);
+    else
+        free(h->pr.cost);
+    if (h->restore)
+        sched_setaffinity(0, sizeof h->saved, &h->saved);
+    for (size_t i = 0; h->w && i < h->n; i++)
+        if (h->w[i].has_state && sb_plan_cell(h->plan, i)->kernel->teardown)
+            sb_plan_cell(h->plan, i)->kernel->teardown(h->w[i].state);
+    if (h->locked && h->unlock)
+        munlockall();
+    if (h->src)
+        munmap(h->src, h->src_bytes);
+    if (h->shim)
+        munmap(h->shim, h->shim_bytes);
+    if (h->dst)
+        munmap(h->dst, h->dst_bytes);
+    free(h->w);
+    free(h->scratch);
+    free(h->order);
+    gsl_rng_free(h->rng);
+}
+
+int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
+                const sb__budget *bud, const sb__stop *stop,
+                sb__invocation *inv, sb_error *err)
+{
+    size_t n = sb_plan_count(plan);
+    struct held h;
+    double t0, target, overhead, budget;
+    double deadline = bud->deadline;
+    int rc;
+
+    memset(inv, 0, sizeof *inv);
+    memset(&h, 0, sizeof h);
+    h.plan = plan;
+    h.n = n;
+    h.saved_policy = -1;
+    inv->cells = calloc(n, sizeof *inv->cells);
+    inv->ncells = n;
+    h.w = calloc(n, sizeof *h.w);
+    h.order = malloc(n * sizeof *h.order);
+    h.rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!inv->cells || !h.w || !h.order || !h.rng) {
+        rc = sb__error(err, SB_ENOMEM, "out of memory");
+        goto out;
+    }
+    gsl_rng_set(h.rng, (unsigned long)seed);
+    sb__meta_fill(&inv->meta);
+
+    rc = sb__pin(opt, &inv->meta, &h.saved, &h.restore, err);
+    if (rc != SB_OK)
+        goto out;
+    /* Measure the timer on the CPU the samples will run on. */
+    rc = sb_timer_init(&inv->meta.timer, opt->force_clock_timer, err);
+    if (rc != SB_OK)
+        goto out;
+    h.pr.tsc = inv->meta.timer.kind == SB_TIMER_TSC;
+    h.pr.hz = inv->meta.timer.hz;
+    overhead = inv->meta.timer.overhead;
+    target = opt->sample_seconds * inv->meta.timer.hz;
+
+    rc = map_buffers(&h, err);
+    if (rc != SB_OK)
+        goto out;
+    rc = set_up_cells(&h, opt, err);
+    if (rc != SB_OK)
+        goto out;
+
+    rc = probe_open(&h.pr, opt, inv, err);
+    if (rc != SB_OK)
+        goto out;
+    h.probing = 1;
+    for (size_t i = 0; i < n; i++) {
+        inv->cells[i].ncounters = h.pr.nctr;
+        inv->cells[i].counter_names =
+            (const char (*)[64])inv->meta.counter_names;
+    }
+
+    lock_and_raise(&h, opt, inv);
 
     if (bud->check) {
-        rc = check_budget(plan, opt, bud, w, &pr, overhead,
+        rc = check_budget(plan, opt, bud, h.w, &h.pr, overhead,
                           opt->sample_seconds, inv, err);
         if (rc != SB_OK)
             goto out;
@@ -986,136 +1195,26 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
     budget = deadline - t0;
     if (budget < 0)
         budget = 0;
-    if (budget > 0 &&
-        target > 0.9 * budget * inv->meta.timer.hz / (10.0 * (double)n)) {
-        double was = target;
-        target = 0.9 * budget * inv->meta.timer.hz / (10.0 * (double)n);
-        note(&inv->meta, "budget: samples of about %.0f us instead of "
-                         "--sample-us %.0f, so that ten rounds fit in the "
-                         "invocation's %.3g s", 1e6 * target / pr.hz,
-             1e6 * was / pr.hz, budget);
-    }
+    target = fit_samples(&h, budget, target, inv);
+    warm_up_cells(&h, overhead, target, t0, budget, stop, inv);
 
-    /* Warm-up and calibration take at most a tenth of the budget. */
-    for (size_t i = 0; i < n && !sb__stopped(stop); i++) {
-        double until = t0 + 0.1 * budget * (double)(i + 1) / (double)n;
-        inv->cells[i].iters =
-            warm_up(sb_plan_cell(plan, i), &inv->cells[i], &w[i], &pr,
-                    overhead, target, until, stop);
-    }
-    choose_irq_exemptions(plan, inv, w, &pr);
-
-    while (!sb__stopped(stop)) {
-        int done, late = 0;
-        gsl_ran_shuffle(rng, order, n, sizeof *order);
-        for (size_t j = 0; j < n && !sb__stopped(stop); j++) {
-            sb__raw_cell *r = &inv->cells[order[j]];
-            struct sample v;
-            /* The deadline ends a round in its middle (a round of 10000
-             * cells lasts a second), but not the first, which gives every
-             * cell a sample: check_budget made sure it fits. */
-            if (inv->rounds > 0 && sb__now() >= deadline) {
-                late = 1;
-                break;
-            }
-            take_sample(sb_plan_cell(plan, order[j]), &w[order[j]],
-                        r->iters, &pr, overhead, &v);
-            if (record_sample(opt, &w[order[j]], r, &v) != SB_OK) {
-                rc = sb__error(err, SB_ENOMEM, "out of memory for samples");
-                goto out;
-            }
-        }
-        if (sb__stopped(stop) || late)
-            break; /* the partial round's samples are kept */
-        inv->rounds++;
-        inv->elapsed = sb__now() - t0;
-        if (opt->progress &&
-            opt->progress(opt->progress_arg, inv->rounds, inv->elapsed)) {
-            sb__stop_set(stop); /* this run only */
-            break;
-        }
-        if (inv->rounds >= opt->max_samples || sb__now() >= deadline)
-            break;
-        done = stop_rule(inv, opt, &check_at, &scratch);
-        if (done == SB_ENOMEM) {
-            rc = sb__error(err, SB_ENOMEM, "out of memory");
-            goto out;
-        }
-        if (done)
-            break;
-    }
-    /* The deadline (or the sample cap) came before some cell had a sample
-     * it could keep: a run of 0.05 s takes one sample a cell, and one
-     * context switch in it would leave the cell empty, which fails the
-     * run.  Such cells take more samples, until each has one, for at most
-     * a tenth of the invocation's budget (20 ms at least) past the
-     * deadline and 64 samples each: only a persistent disturbance, or a
-     * kernel whose calls keep failing, leaves a cell empty. */
+    rc = run_rounds(&h, opt, overhead, t0, deadline, stop, inv, err);
+    if (rc != SB_OK)
+        goto out;
     if (!sb__stopped(stop)) {
-        double hard = deadline + fmax(0.1 * budget, 0.02);
-        for (int extra = 0; extra < 64 && sb__now() < hard; extra++) {
-            int wanting = 0;
-            for (size_t i = 0; i < n && !sb__stopped(stop); i++) {
-                struct sample v;
-                if (inv->cells[i].nsamples || !inv->cells[i].iters)
-                    continue;
-                wanting = 1;
-                take_sample(sb_plan_cell(plan, i), &w[i],
-                            inv->cells[i].iters, &pr, overhead, &v);
-                if (record_sample(opt, &w[i], &inv->cells[i], &v) != SB_OK) {
-                    rc = sb__error(err, SB_ENOMEM,
-                                   "out of memory for samples");
-                    goto out;
-                }
-            }
-            if (!wanting || sb__stopped(stop))
-                break;
-        }
+        rc = fill_empty_cells(&h, opt, overhead, deadline, budget, stop,
+                              inv, err);
+        if (rc != SB_OK)
+            goto out;
     }
-    /* Samples with a failed kernel call were rejected above; the notes
-     * say which cells lost some and why, since the counts alone do not
-     * name the error. */
-    for (size_t i = 0; i < n; i++) {
-        const sb_cell *c = sb_plan_cell(plan, i);
-        size_t lost = inv->cells[i].rejected[SB_REJECT_KERNEL_FAILED];
-        if (lost)
-            note(&inv->meta,
-                 "kernel %s, %zu bytes: %zu sample%s rejected: a call "
-                 "failed (%s)", c->kernel->name, c->size, lost,
-                 lost == 1 ? "" : "s",
-                 w[i].fail_errno ? strerror(w[i].fail_errno)
-                                 : "no error code");
-    }
+    note_failed_calls(&h, inv);
     inv->interrupted = sb__stopped(stop);
     inv->elapsed = sb__now() - t0;
     rc = SB_OK;
 
 out:
-    if (fifo)
-        sched_setscheduler(0, saved_policy, &saved_param);
-    if (probing)
-        probe_close(&pr, inv);
-    else
-        free(pr.cost);
-    if (restore)
-        sched_setaffinity(0, sizeof saved, &saved);
-    for (size_t i = 0; w && i < n; i++)
-        if (w[i].has_state && sb_plan_cell(plan, i)->kernel->teardown)
-            sb_plan_cell(plan, i)->kernel->teardown(w[i].state);
-    if (locked && unlock)
-        munlockall();
-    if (src)
-        munmap(src, src_bytes);
-    if (shim)
-        munmap(shim, shim_bytes);
-    if (dst)
-        munmap(dst, dst_bytes);
-    free(w);
-    free(scratch);
-    free(order);
-    gsl_rng_free(rng);
+    release(&h, inv);
     if (rc != SB_OK)
         sb__invocation_free(inv);
     return rc;
 }
-
