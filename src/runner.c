@@ -194,10 +194,10 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
 }
 
 /* Wait until the child's data start to arrive (it writes them only
- * when it has measured) or it ends; kill it at kill_at (returns -1).  Meanwhile a stop asked for here
- * (sb_run_request_stop() from a signal handler, sb_options.stop), in
- * memory the child does not share, is passed on through the run's shared
- * flag, within 20 ms. */
+ * when it has measured) or it ends; kill it at kill_at (returns -1).
+ * Meanwhile a stop asked for here (sb_run_request_stop() from a signal
+ * handler, sb_options.stop), in memory the child does not share, is
+ * passed on through the run's shared flag, within 20 ms. */
 static int await_child(int fd, const sb__stop *stop, pid_t pid,
                        double kill_at)
 {
@@ -347,15 +347,120 @@ static int invocation_precision_met(const sb_run *run)
     return met;
 }
 
+/* The environment audit, for the CPU the invocations will pin to, taken
+ * before measuring (it samples the SMT sibling's load). */
+static void audit_env(const sb_options *opt, sb_env *env)
+{
+    cpu_set_t allowed;
+    int cpu = -1;
+    if (!opt->no_pin && sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        cpu = sb__choose_cpu(opt, &allowed, NULL, 0);
+    sb_env_audit(cpu, env);
+}
+
+/* The budget of invocation i, in *b: an equal share of what is left
+ * (left) for each of the requested invocations still to come, the
+ * per-invocation budget past them.  0 when invocation i, one past the
+ * requested ones, is not to run. */
+static int invocation_budget(const sb_run *run, const sb_options *opt,
+                             size_t i, size_t ninv, double budget,
+                             double left, double *b)
+{
+    *b = i < ninv ? left / (double)(ninv - i) : budget;
+    if (!(*b > 0))
+        *b = 0; /* late: the invocation takes its first samples only */
+    if (i >= ninv) {
+        /* Past the minimum: go on only while a cell still misses the
+         * target at the invocation level and time remains.  Without a
+         * target (precision 0) the requested invocations are the whole
+         * run: each already measured for its share of the budget, and
+         * more would only split the same time again. */
+        if (!(opt->precision > 0) || left < 0.25 * budget ||
+            invocation_precision_met(run))
+            return 0;
+        if (*b > left)
+            *b = left;
+    }
+    return 1;
+}
+
+/* An invocation that failed with rc (ie saying why): the status of the
+ * run.  An interruption, or a child that died after others finished,
+ * keeps the run, partial; anything else loses it, with ie in *err. */
+static int invocation_failed(sb_run *run, int rc, int died,
+                             const sb_error *ie, sb_error *err)
+{
+    if (rc == SB_EINTR && run->invocations > 0) {
+        /* A child ended by SIGINT or SIGTERM: an interruption. */
+        run->interrupted = 1;
+        return SB_OK;
+    }
+    if (died && run->invocations > 0) {
+        /* A child killed (SIGKILL, SIGSEGV, the OOM killer) or ended by
+         * exit(): the invocations before it keep their data, and the run
+         * ends there, partial, as after an interruption. */
+        run->interrupted = 1;
+        snprintf(run->partial, sizeof run->partial, "%s", ie->text);
+        add_note(&run->meta, run->partial);
+        return SB_OK;
+    }
+    if (err)
+        *err = *ie;
+    return rc;
+}
+
+/* The machine's figures over every invocation: interrupts per second over
+ * all the time checked, the checks' cost as the median of the
+ * invocations' medians. */
+struct machine_totals {
+    double irq_count, irq_seconds;
+    double *check_cost;
+    size_t ncost;
+};
+
+/* Add a finished invocation's data to the run (its metadata if it is the
+ * first, with the audit env), then free it. */
+static int add_invocation(sb_run *run, sb__invocation *inv,
+                          const sb_env *env, struct machine_totals *tot,
+                          const sb__stop *stop, sb_error *err)
+{
+    int rc = SB_OK;
+    double *t;
+
+    if (run->invocations == 0) {
+        run->meta = inv->meta;
+        run->meta.env = *env;
+    }
+    t = realloc(tot->check_cost, (tot->ncost + 1) * sizeof *t);
+    if (t) {
+        tot->check_cost = t;
+        if (isfinite(inv->meta.check_cost_seconds))
+            tot->check_cost[tot->ncost++] = inv->meta.check_cost_seconds;
+    }
+    tot->irq_count += inv->irq_count;
+    tot->irq_seconds += inv->irq_seconds;
+    run->invocations++;
+    run->rounds += inv->rounds;
+    run->elapsed += inv->elapsed;
+    if (inv->interrupted) {
+        run->interrupted = 1;
+        sb__stop_set(stop); /* the child was asked to stop */
+    }
+    for (size_t c = 0; c < run->ncells && rc == SB_OK; c++)
+        if (sb__run_add_invocation(run, c, &inv->cells[c]) != SB_OK)
+            rc = sb__error(err, SB_ENOMEM, "out of memory");
+    sb__invocation_free(inv);
+    return rc;
+}
+
 int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
                    sb_error *err)
 {
     sb_run *run;
     size_t n, ninv, max_inv;
     sb_env env;
-    double budget, wall0 = sb__now(), irq_count = 0, irq_seconds = 0;
-    double *check_cost = NULL;
-    size_t ncost = 0;
+    double budget, wall0 = sb__now();
+    struct machine_totals tot = {0};
     int rc = SB_OK, died = 0;
     sb_error ie = {0};
     sb__stop stop;
@@ -382,15 +487,7 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     for (size_t i = 0; i < n; i++)
         run->cells[i].cell = *sb_plan_cell(plan, i);
 
-    {
-        /* The environment audit, for the CPU the invocations will pin to,
-         * taken before measuring (it samples the SMT sibling's load). */
-        cpu_set_t allowed;
-        int cpu = -1;
-        if (!opt->no_pin && sched_getaffinity(0, sizeof allowed, &allowed) == 0)
-            cpu = sb__choose_cpu(opt, &allowed, NULL, 0);
-        sb_env_audit(cpu, &env);
-    }
+    audit_env(opt, &env);
     /* The budget counts from the start of the call, the audit, forks,
      * setups and the parent's work between invocations included: each
      * of the invocations still to come gets an equal share of what is
@@ -400,81 +497,24 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
      * part could not fit. */
     for (size_t i = 0; i < max_inv && !sb__stopped(&stop); i++) {
         sb__invocation inv;
-        double now = sb__now(), left = opt->max_time - (now - wall0);
-        double b = i < ninv ? left / (double)(ninv - i) : budget;
+        double now = sb__now(), left = opt->max_time - (now - wall0), b;
         sb__budget bud = {.run_started = wall0,
                           .run_deadline = wall0 + opt->max_time,
                           .started = now,
                           .invocations_left = i < ninv ? ninv - i : 1,
                           .check = i == 0};
-        if (!(b > 0))
-            b = 0; /* late: the invocation takes its first samples only */
-        if (i >= ninv) {
-            /* Past the minimum: go on only while a cell still misses the
-             * target at the invocation level and time remains.  Without
-             * a target (precision 0) the requested invocations are the
-             * whole run: each already measured for its share of the
-             * budget, and more would only split the same time again. */
-            if (!(opt->precision > 0) || left < 0.25 * budget ||
-                invocation_precision_met(run))
-                break;
-            if (b > left)
-                b = left;
-        }
+        if (!invocation_budget(run, opt, i, ninv, budget, left, &b))
+            break;
         bud.deadline = now + b;
         rc = ninv == 1
                  ? sb__measure(plan, opt, opt->seed, &bud, &stop, &inv, &ie)
                  : forked_invocation(plan, opt, i, &bud, &stop, &inv, &ie,
                                      &died);
-        if (rc == SB_EINTR && run->invocations > 0) {
-            /* A child ended by SIGINT or SIGTERM: an interruption. */
-            run->interrupted = 1;
-            rc = SB_OK;
-            break;
-        }
-        if (rc != SB_OK && died && run->invocations > 0) {
-            /* A child killed (SIGKILL, SIGSEGV, the OOM killer) or ended
-             * by exit(): the invocations before it keep their data, and
-             * the run ends there, partial, as after an interruption. */
-            run->interrupted = 1;
-            snprintf(run->partial, sizeof run->partial, "%s", ie.text);
-            add_note(&run->meta, run->partial);
-            rc = SB_OK;
-            break;
-        }
         if (rc != SB_OK) {
-            if (err)
-                *err = ie;
+            rc = invocation_failed(run, rc, died, &ie, err);
             break;
         }
-        if (run->invocations == 0) {
-            run->meta = inv.meta;
-            run->meta.env = env;
-        }
-        {
-            /* The machine's figures over every invocation: interrupts
-             * per second over all the time checked, the checks' cost as
-             * the median of the invocations' medians. */
-            double *t = realloc(check_cost, (ncost + 1) * sizeof *t);
-            if (t) {
-                check_cost = t;
-                if (isfinite(inv.meta.check_cost_seconds))
-                    check_cost[ncost++] = inv.meta.check_cost_seconds;
-            }
-            irq_count += inv.irq_count;
-            irq_seconds += inv.irq_seconds;
-        }
-        run->invocations++;
-        run->rounds += inv.rounds;
-        run->elapsed += inv.elapsed;
-        if (inv.interrupted) {
-            run->interrupted = 1;
-            sb__stop_set(&stop); /* the child was asked to stop */
-        }
-        for (size_t c = 0; c < n && rc == SB_OK; c++)
-            if (sb__run_add_invocation(run, c, &inv.cells[c]) != SB_OK)
-                rc = sb__error(err, SB_ENOMEM, "out of memory");
-        sb__invocation_free(&inv);
+        rc = add_invocation(run, &inv, &env, &tot, &stop, err);
         if (rc != SB_OK)
             break;
         if (opt->progress &&
@@ -486,11 +526,11 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     sb__stop_end(&stop);
     if (rc == SB_OK && run->invocations > 0) {
         run->meta.interrupts_per_second =
-            irq_seconds > 0 ? irq_count / irq_seconds : NAN;
+            tot.irq_seconds > 0 ? tot.irq_count / tot.irq_seconds : NAN;
         run->meta.check_cost_seconds =
-            ncost ? sb__median_inplace(check_cost, ncost) : NAN;
+            tot.ncost ? sb__median_inplace(tot.check_cost, tot.ncost) : NAN;
     }
-    free(check_cost);
+    free(tot.check_cost);
     /* A failure other than an interruption loses the run: its error
      * says what went wrong. */
     if (rc != SB_OK || run->invocations == 0) {
