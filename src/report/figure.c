@@ -1187,34 +1187,23 @@ static void first_error_line(const char *text, char *buf, size_t len)
             *q = '?';
 }
 
-/* Run prog on the script with out set to tmp; collect stderr.  Returns
- * SB_OK; SB_EUNAVAIL when prog cannot be run (the script can still be
- * rendered elsewhere); SB_EIO when it ran and failed: no figure, an
- * error. */
-static int run_gnuplot(const char *prog, const char *script, const char *tmp,
-                       const char *hint, sb_error *err)
+/* gnuplot's two arguments: "out='tmp'" for -e and the script's name, in
+ * *setout and *scriptarg (malloc'ed).  SB_ENOMEM leaves neither. */
+static int gnuplot_args(const char *script, const char *tmp, char **setout,
+                        char **scriptarg)
 {
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    sigset_t none, dflt;
-    int pfd[2], rc, status = 0;
-    pid_t pid;
-    char *setout, *argv[5], *scriptarg;
-    char text[4096], line[200];
-    size_t used = 0;
-
     /* out='tmp' with the quote doubled, as gnuplot's single quotes want. */
-    setout = malloc(2 * strlen(tmp) + 18);
-    scriptarg = malloc(strlen(script) + 3);
-    if (!setout || !scriptarg) {
-        free(setout);
-        free(scriptarg);
-        return sb__error(err, SB_ENOMEM, "out of memory");
+    *setout = malloc(2 * strlen(tmp) + 18);
+    *scriptarg = malloc(strlen(script) + 3);
+    if (!*setout || !*scriptarg) {
+        free(*setout);
+        free(*scriptarg);
+        return SB_ENOMEM;
     }
     {
         /* "./" before a relative name: see the script's dir above. */
-        char *o = setout + sprintf(setout, "out='%s",
-                                   tmp[0] == '/' ? "" : "./");
+        char *o = *setout + sprintf(*setout, "out='%s",
+                                    tmp[0] == '/' ? "" : "./");
         for (const char *p = tmp; *p; p++) {
             if (*p == '\'')
                 *o++ = '\'';
@@ -1225,7 +1214,80 @@ static int run_gnuplot(const char *prog, const char *script, const char *tmp,
     /* A script named "-x.gp" would read as an option, and one named
      * "<x.gp" or "|x.gp" would give the script a dir that gnuplot reads
      * as a command: "./" before every relative name. */
-    sprintf(scriptarg, "%s%s", script[0] == '/' ? "" : "./", script);
+    sprintf(*scriptarg, "%s%s", script[0] == '/' ? "" : "./", script);
+    return SB_OK;
+}
+
+/* Start prog with argv, its stdin and stdout on /dev/null and its stderr
+ * on errfd.  Returns posix_spawn's status (0, or an errno). */
+static int spawn_gnuplot(const char *prog, char *const argv[], int errfd,
+                         pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    sigset_t none, dflt;
+    int rc;
+
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+    /* gnuplot starts with no signal blocked and the usual dispositions,
+     * whatever the caller set up for itself (a SIGINT handler, say). */
+    posix_spawnattr_init(&attr);
+    sigemptyset(&none);
+    sigemptyset(&dflt);
+    sigaddset(&dflt, SIGPIPE);
+    sigaddset(&dflt, SIGINT);
+    sigaddset(&dflt, SIGTERM);
+    sigaddset(&dflt, SIGCHLD);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &dflt);
+    posix_spawnattr_setflags(&attr,
+                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    rc = posix_spawn(pid, prog, &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    return rc;
+}
+
+/* Read fd to its end into text (size bytes, NUL-terminated), keeping the
+ * beginning: gnuplot must never block on a full pipe. */
+static void read_stderr(int fd, char *text, size_t size)
+{
+    size_t used = 0;
+
+    for (;;) {
+        char chunk[1024];
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (used < size - 1) {
+            size_t take = (size_t)n < size - 1 - used ? (size_t)n
+                                                      : size - 1 - used;
+            memcpy(text + used, chunk, take);
+            used += take;
+        }
+    }
+    text[used] = '\0';
+}
+
+/* Run prog on the script with out set to tmp; collect stderr.  Returns
+ * SB_OK; SB_EUNAVAIL when prog cannot be run (the script can still be
+ * rendered elsewhere); SB_EIO when it ran and failed: no figure, an
+ * error. */
+static int run_gnuplot(const char *prog, const char *script, const char *tmp,
+                       const char *hint, sb_error *err)
+{
+    int pfd[2], rc, status = 0;
+    pid_t pid;
+    char *setout, *argv[5], *scriptarg;
+    char text[4096], line[200];
+
+    if (gnuplot_args(script, tmp, &setout, &scriptarg) != SB_OK)
+        return sb__error(err, SB_ENOMEM, "out of memory");
     argv[0] = (char *)prog;
     argv[1] = "-e";
     argv[2] = setout;
@@ -1243,26 +1305,7 @@ static int run_gnuplot(const char *prog, const char *script, const char *tmp,
     }
     fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
     fcntl(pfd[1], F_SETFD, FD_CLOEXEC);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-    /* gnuplot starts with no signal blocked and the usual dispositions,
-     * whatever the caller set up for itself (a SIGINT handler, say). */
-    posix_spawnattr_init(&attr);
-    sigemptyset(&none);
-    sigemptyset(&dflt);
-    sigaddset(&dflt, SIGPIPE);
-    sigaddset(&dflt, SIGINT);
-    sigaddset(&dflt, SIGTERM);
-    sigaddset(&dflt, SIGCHLD);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &dflt);
-    posix_spawnattr_setflags(&attr,
-                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    rc = posix_spawn(&pid, prog, &fa, &attr, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
+    rc = spawn_gnuplot(prog, argv, pfd[1], &pid);
     close(pfd[1]);
     free(setout);
     free(scriptarg);
@@ -1272,24 +1315,7 @@ static int run_gnuplot(const char *prog, const char *script, const char *tmp,
                          "gnuplot not found (%s: %s): render with `%s`", prog,
                          strerror(rc), hint);
     }
-    /* Read to the end, keeping the beginning: gnuplot must never block
-     * on a full pipe. */
-    for (;;) {
-        char chunk[1024];
-        ssize_t n = read(pfd[0], chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        if (used < sizeof text - 1) {
-            size_t take = (size_t)n < sizeof text - 1 - used
-                              ? (size_t)n
-                              : sizeof text - 1 - used;
-            memcpy(text + used, chunk, take);
-            used += take;
-        }
-    }
-    text[used] = '\0';
+    read_stderr(pfd[0], text, sizeof text);
     close(pfd[0]);
     while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
         ;
