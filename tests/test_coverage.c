@@ -193,38 +193,37 @@ done:
 /* Order-statistic intervals: the median's at n = N_MEDIAN, or the
  * 0.9-quantile's at n = N_Q90 (c->median holds the true 0.9-quantile
  * there). */
-static int median_trial(gsl_rng *r, const struct dist_case *c,
-                        size_t covered[2], double *achieved)
+static int order_stat_trial(gsl_rng *r, const struct dist_case *c,
+                            size_t n, double p, size_t covered[2],
+                            double *achieved)
 {
-    double x[N_MEDIAN];
+    double x[N_MEDIAN > N_Q90 ? N_MEDIAN : N_Q90];
     sb_interval iv;
+    int rc;
     size_t i;
 
-    for (i = 0; i < N_MEDIAN; ++i)
+    for (i = 0; i < n; ++i)
         x[i] = c->draw(r);
-    gsl_sort(x, 1, N_MEDIAN);
-    if (sb_stats_median_ci(x, N_MEDIAN, LEVEL, &iv) != SB_OK)
+    gsl_sort(x, 1, n);
+    rc = p == 0.5 ? sb_stats_median_ci(x, n, LEVEL, &iv)
+                  : sb_stats_quantile_ci(x, n, p, LEVEL, &iv);
+    if (rc != SB_OK)
         return -1;
     *achieved = iv.achieved;
     covered[0] += iv.lo <= c->median && c->median <= iv.hi;
     return 0;
 }
 
+static int median_trial(gsl_rng *r, const struct dist_case *c,
+                        size_t covered[2], double *achieved)
+{
+    return order_stat_trial(r, c, N_MEDIAN, 0.5, covered, achieved);
+}
+
 static int q90_trial(gsl_rng *r, const struct dist_case *c,
                      size_t covered[2], double *achieved)
 {
-    double x[N_Q90];
-    sb_interval iv;
-    size_t i;
-
-    for (i = 0; i < N_Q90; ++i)
-        x[i] = c->draw(r);
-    gsl_sort(x, 1, N_Q90);
-    if (sb_stats_quantile_ci(x, N_Q90, 0.9, LEVEL, &iv) != SB_OK)
-        return -1;
-    *achieved = iv.achieved;
-    covered[0] += iv.lo <= c->median && c->median <= iv.hi;
-    return 0;
+    return order_stat_trial(r, c, N_Q90, 0.9, covered, achieved);
 }
 
 /* Bootstrap intervals of the median, BCa and percentile from the same
