@@ -22,19 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "cli_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* A broken promise is a crash, so that libFuzzer keeps the input. */
-#define CHECK(cond)                                                      \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,       \
-                    __LINE__, #cond);                                    \
-            abort();                                                     \
-        }                                                                \
-    } while (0)
 
 /* A failure leaves a one-line message that fits its buffer. */
 static void check_msg(int rc, const char *msg, size_t msglen)
