@@ -57,22 +57,6 @@ typedef struct spec {
 #define INVOCATIONS 6
 #define PER_INV 20
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 /* Write a run of the documented schema and read it back. */
 static sb_run *json_run(const char *name, const char *cpu, const spec *c,
                         size_t n)
