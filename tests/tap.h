@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap__n, tap__failed;
@@ -86,6 +87,17 @@ static inline void tap_skip(const char *fmt, ...)
             tap_diag("  got \"%s\", want \"%s\"", tap_g_ ? tap_g_ : "(null)", \
                      tap_w_ ? tap_w_ : "(null)");                         \
     } while (0)
+
+/* The path of tests/fixtures/NAME in buf: below $top_srcdir when it is
+ * set, else below the current directory. */
+static inline const char *tap_fixture(char *buf, size_t size,
+                                      const char *name)
+{
+    const char *top = getenv("top_srcdir");
+    snprintf(buf, size, "%s/tests/fixtures/%s", top && *top ? top : ".",
+             name);
+    return buf;
+}
 
 static inline int tap_done(void)
 {

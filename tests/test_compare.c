@@ -709,15 +709,11 @@ static void check_bad_input(void)
 
 int main(void)
 {
-    const char *top = getenv("top_srcdir");
     char path[4096];
     size_t counts[4] = {0, 0, 0, 0};
 
     sb_init();
-    if (top && *top)
-        snprintf(path, sizeof path, "%s/tests/fixtures/compare_ref.txt", top);
-    else
-        snprintf(path, sizeof path, "tests/fixtures/compare_ref.txt");
+    tap_fixture(path, sizeof path, "compare_ref.txt");
 
     if (run_fixture(path, counts) == 0) {
         /* Guards against a truncated or emptied fixture passing quietly. */

@@ -1079,16 +1079,11 @@ done:
 
 int main(void)
 {
-    const char *top = getenv("top_srcdir");
     char path[4096];
     size_t counts[5] = {0, 0, 0, 0, 0};
 
     sb_init();
-    if (top && *top)
-        snprintf(path, sizeof path, "%s/tests/fixtures/intervals_ref.txt",
-                 top);
-    else
-        snprintf(path, sizeof path, "tests/fixtures/intervals_ref.txt");
+    tap_fixture(path, sizeof path, "intervals_ref.txt");
 
     if (run_fixture(path, counts) == 0) {
         /* Guards against a truncated or emptied fixture passing quietly. */

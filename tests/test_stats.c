@@ -445,15 +445,11 @@ static void check_spread_mde(void)
 
 int main(void)
 {
-    const char *top = getenv("top_srcdir");
     char path[4096];
     size_t nsets = 0, norders = 0;
 
     sb_init();
-    if (top && *top)
-        snprintf(path, sizeof path, "%s/tests/fixtures/stats_ref.txt", top);
-    else
-        snprintf(path, sizeof path, "tests/fixtures/stats_ref.txt");
+    tap_fixture(path, sizeof path, "stats_ref.txt");
 
     if (run_fixture(path, &nsets, &norders) == 0) {
         /* Guards against a truncated or emptied fixture passing quietly. */
