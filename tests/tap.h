@@ -99,6 +99,32 @@ static inline const char *tap_fixture(char *buf, size_t size,
     return buf;
 }
 
+/* The next record of a fixture opened as f: reads lines into line (size
+ * bytes), passing over comments and blank lines, and counts every line
+ * read in *lineno.  Returns 1 for a record, 0 at the end of the file, -1
+ * for a line longer than the buffer (a format error). */
+static inline int tap_fixture_line(FILE *f, char *line, int size,
+                                   int *lineno)
+{
+    while (fgets(line, size, f)) {
+        ++*lineno;
+        if (!strchr(line, '\n') && !feof(f))
+            return -1;
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        return 1;
+    }
+    return 0;
+}
+
+/* A guard against a truncated or emptied fixture passing quietly: it
+ * holds at least min records of what. */
+static inline int tap_at_least(size_t got, size_t min, const char *what)
+{
+    return tap_ok(got >= min, "fixture: %zu %s (want >= %zu)", got, what,
+                  min);
+}
+
 static inline int tap_done(void)
 {
     printf("1..%d\n", tap__n);
