@@ -349,6 +349,24 @@ static void check_bad_input(void)
                "summarize: NULL work is SB_EINVAL");
 }
 
+/* sb_stats_median_ci of x[0..n) at level (written lvl in the messages):
+ * [lo, hi], described as "lo = lo_is" and "hi = hi_is", and, unless ach_is
+ * is NULL, the achieved coverage ach ("achieved ach_is").  The interval is
+ * left in *iv. */
+static void check_median_ci(const double *x, size_t n, double level,
+                            const char *lvl, double lo, const char *lo_is,
+                            double hi, const char *hi_is, double ach,
+                            const char *ach_is, sb_interval *iv)
+{
+    TAP_IS_INT(sb_stats_median_ci(x, n, level, iv), SB_OK,
+               "n=%zu level %s: SB_OK", n, lvl);
+    TAP_IS_REL(iv->lo, lo, 0.0, "n=%zu level %s: lo = %s", n, lvl, lo_is);
+    TAP_IS_REL(iv->hi, hi, 0.0, "n=%zu level %s: hi = %s", n, lvl, hi_is);
+    if (ach_is)
+        TAP_IS_REL(iv->achieved, ach, REL_EXACT,
+                   "n=%zu level %s: achieved %s", n, lvl, ach_is);
+}
+
 /* Levels that are not in the fixture's grid, with hand-checked answers. */
 static void check_edges(void)
 {
@@ -358,38 +376,24 @@ static void check_edges(void)
     /* n = 7, level 0.5: P(B <= 1) = 8/128 and P(B <= 2) = 29/128 are both
      * <= 0.25 but P(B <= 3) = 1/2 is not, so l = 3: [3, 5], coverage
      * 1 - 2 * 29/128 = 70/128. */
-    TAP_IS_INT(sb_stats_median_ci(x, 7, 0.5, &iv), SB_OK,
-               "n=7 level 0.5: SB_OK");
-    TAP_IS_REL(iv.lo, 3.0, 0.0, "n=7 level 0.5: lo = x(3)");
-    TAP_IS_REL(iv.hi, 5.0, 0.0, "n=7 level 0.5: hi = x(5)");
-    TAP_IS_REL(iv.achieved, 70.0 / 128.0, REL_EXACT,
-               "n=7 level 0.5: achieved 70/128");
+    check_median_ci(x, 7, 0.5, "0.5", 3.0, "x(3)", 5.0, "x(5)",
+                    70.0 / 128.0, "70/128", &iv);
     TAP_IS_REL(iv.estimate, 4.0, 0.0, "n=7: median 4");
 
     /* A level just below 1 no sample of 7 reaches: min and max. */
-    TAP_IS_INT(sb_stats_median_ci(x, 7, 0.999999, &iv), SB_OK,
-               "n=7 level 0.999999: SB_OK");
-    TAP_IS_REL(iv.lo, 1.0, 0.0, "n=7 level 0.999999: lo = min");
-    TAP_IS_REL(iv.hi, 7.0, 0.0, "n=7 level 0.999999: hi = max");
-    TAP_IS_REL(iv.achieved, 126.0 / 128.0, REL_EXACT,
-               "n=7 level 0.999999: achieved 126/128 < level");
+    check_median_ci(x, 7, 0.999999, "0.999999", 1.0, "min", 7.0, "max",
+                    126.0 / 128.0, "126/128 < level", &iv);
 
     /* n = 4, level 0.38: the normal guess is k = 1, but P(B <= 1) = 5/16
      * exceeds the tail 0.31, so the search must step down to k = 0:
      * [x(1), x(4)], coverage 1 - 2/16.  (Usually the guess lies at or
      * below the answer and the search steps up.) */
-    TAP_IS_INT(sb_stats_median_ci(x, 4, 0.38, &iv), SB_OK,
-               "n=4 level 0.38: SB_OK");
-    TAP_IS_REL(iv.lo, 1.0, 0.0, "n=4 level 0.38: lo = x(1)");
-    TAP_IS_REL(iv.hi, 4.0, 0.0, "n=4 level 0.38: hi = x(4)");
-    TAP_IS_REL(iv.achieved, 14.0 / 16.0, REL_EXACT,
-               "n=4 level 0.38: achieved 14/16");
+    check_median_ci(x, 4, 0.38, "0.38", 1.0, "x(1)", 4.0, "x(4)",
+                    14.0 / 16.0, "14/16", &iv);
 
     /* A tiny level: the innermost pair of an even sample. */
-    TAP_IS_INT(sb_stats_median_ci(x, 6, 1e-6, &iv), SB_OK,
-               "n=6 level 1e-6: SB_OK");
-    TAP_IS_REL(iv.lo, 3.0, 0.0, "n=6 level 1e-6: lo = x(3)");
-    TAP_IS_REL(iv.hi, 4.0, 0.0, "n=6 level 1e-6: hi = x(4)");
+    check_median_ci(x, 6, 1e-6, "1e-6", 3.0, "x(3)", 4.0, "x(4)", 0.0, NULL,
+                    &iv);
     TAP_IS_REL(iv.estimate, 3.5, 0.0, "n=6: median 3.5");
 
     /* Constant data: every interval collapses onto the value. */
