@@ -137,6 +137,31 @@ static int block_add(struct block *b, const char *key, const char *p)
 
 /* ---- Checks of one block -------------------------------------------- */
 
+/* The ratio interval r at level lv against want[0..2] (estimate, lo,
+ * hi), its level and achieved coverage; the ends count in worst_t. */
+static void check_ratio(const char *nm, double lv, const sb_interval *r,
+                        const double want[3])
+{
+    TAP_IS_REL(r->estimate, want[0], REL_EXACT, "%s@%g: ratio", nm, lv);
+    TAP_IS_REL(r->lo, want[1], REL_T, "%s@%g: ratio lo", nm, lv);
+    TAP_IS_REL(r->hi, want[2], REL_T, "%s@%g: ratio hi", nm, lv);
+    TAP_IS_REL(r->level, lv, 0.0, "%s@%g: level", nm, lv);
+    TAP_IS_REL(r->achieved, lv, 0.0, "%s@%g: achieved", nm, lv);
+    if (rel_err(r->lo, want[1]) > worst_t)
+        worst_t = rel_err(r->lo, want[1]);
+    if (rel_err(r->hi, want[2]) > worst_t)
+        worst_t = rel_err(r->hi, want[2]);
+}
+
+/* A p-value (called what) against the reference; counts in worst_p. */
+static void check_p(const char *nm, double lv, const char *what, double p,
+                    double want)
+{
+    TAP_IS_REL(p, want, REL_P, "%s@%g: %s = %.6g", nm, lv, what, want);
+    if (rel_err(p, want) > worst_p)
+        worst_p = rel_err(p, want);
+}
+
 static int check_mw(const struct block *b)
 {
     size_t nx, ny, ne, nw, j;
@@ -174,19 +199,8 @@ static int check_mw(const struct block *b)
         TAP_IS_INT(rc, SB_OK, "%s@%g: welch_log returns SB_OK", nm, lv);
         TAP_IS_REL(t, w[j + 1], REL_EXACT, "%s@%g: Welch t", nm, lv);
         TAP_IS_REL(df, w[j + 2], REL_EXACT, "%s@%g: Welch df", nm, lv);
-        TAP_IS_REL(pw, w[j + 3], REL_P, "%s@%g: Welch p = %.6g", nm, lv,
-                   w[j + 3]);
-        TAP_IS_REL(r.estimate, w[j + 4], REL_EXACT, "%s@%g: ratio", nm, lv);
-        TAP_IS_REL(r.lo, w[j + 5], REL_T, "%s@%g: ratio lo", nm, lv);
-        TAP_IS_REL(r.hi, w[j + 6], REL_T, "%s@%g: ratio hi", nm, lv);
-        TAP_IS_REL(r.level, lv, 0.0, "%s@%g: level", nm, lv);
-        TAP_IS_REL(r.achieved, lv, 0.0, "%s@%g: achieved", nm, lv);
-        if (rel_err(pw, w[j + 3]) > worst_p)
-            worst_p = rel_err(pw, w[j + 3]);
-        if (rel_err(r.lo, w[j + 5]) > worst_t)
-            worst_t = rel_err(r.lo, w[j + 5]);
-        if (rel_err(r.hi, w[j + 6]) > worst_t)
-            worst_t = rel_err(r.hi, w[j + 6]);
+        check_p(nm, lv, "Welch p", pw, w[j + 3]);
+        check_ratio(nm, lv, &r, &w[j + 4]);
 
         /* The other way round: -t, the same p, the reciprocal ratio.  The
          * interval is optional. */
@@ -216,18 +230,8 @@ static int check_paired(const struct block *b)
         sb_interval r;
         int rc = sb_stats_paired_log(a, bb, na, lv, &r, &p);
         TAP_IS_INT(rc, SB_OK, "%s@%g: paired_log returns SB_OK", nm, lv);
-        TAP_IS_REL(r.estimate, e[j + 1], REL_EXACT, "%s@%g: ratio", nm, lv);
-        TAP_IS_REL(r.lo, e[j + 2], REL_T, "%s@%g: ratio lo", nm, lv);
-        TAP_IS_REL(r.hi, e[j + 3], REL_T, "%s@%g: ratio hi", nm, lv);
-        TAP_IS_REL(p, e[j + 4], REL_P, "%s@%g: p = %.6g", nm, lv, e[j + 4]);
-        TAP_IS_REL(r.level, lv, 0.0, "%s@%g: level", nm, lv);
-        TAP_IS_REL(r.achieved, lv, 0.0, "%s@%g: achieved", nm, lv);
-        if (rel_err(p, e[j + 4]) > worst_p)
-            worst_p = rel_err(p, e[j + 4]);
-        if (rel_err(r.lo, e[j + 2]) > worst_t)
-            worst_t = rel_err(r.lo, e[j + 2]);
-        if (rel_err(r.hi, e[j + 3]) > worst_t)
-            worst_t = rel_err(r.hi, e[j + 3]);
+        check_ratio(nm, lv, &r, &e[j + 1]);
+        check_p(nm, lv, "p", p, e[j + 4]);
     }
     return 0;
 }
