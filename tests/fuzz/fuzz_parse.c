@@ -103,23 +103,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(s, data + 1, size - 1);
     s[size - 1] = '\0';
-    switch (which) {
-    case 'v':
-        value(s, CLI_SIZE);
-        break;
-    case 'V':
-        value(s, CLI_INT);
-        break;
-    case 'l':
-        list(s, CLI_SIZE);
-        break;
-    case 'L':
-        list(s, CLI_INT);
-        break;
-    default:
+    /* Lower case: CLI_SIZE, upper case: CLI_INT. */
+    if (which == 'v' || which == 'V')
+        value(s, which == 'v' ? CLI_SIZE : CLI_INT);
+    else if (which == 'l' || which == 'L')
+        list(s, which == 'l' ? CLI_SIZE : CLI_INT);
+    else
         number(s);
-        break;
-    }
     free(s);
     return 0;
 }
