@@ -226,11 +226,25 @@ static void test_all_fail(int policy)
 
 /* ---- Some calls failing: the others kept --------------------------------- */
 
+/* A run of fails_when_told (described as description) whose progress
+ * callback sets fail_now; fail_now starts as first and is 0 again after
+ * the run. */
+static int run_told(struct one *t, const char *description, sb_options *o,
+                    int first)
+{
+    static sb_kernel k = {.name = "fails_when_told",
+                          .family = SB_FAMILY_COPY, .fn = fails_when_told};
+    int rc;
+
+    k.description = description;
+    fail_now = first;
+    rc = run_one(t, &k, 64, o);
+    fail_now = 0;
+    return rc;
+}
+
 static void test_some_fail(void)
 {
-    sb_kernel k = {.name = "fails_when_told", .family = SB_FAMILY_COPY,
-                   .description = "fails in every second round",
-                   .fn = fails_when_told};
     sb_options o;
     struct one t;
     int rc;
@@ -238,9 +252,7 @@ static void test_some_fail(void)
     run_options(&o, 40);
     o.reject = SB_REJECT_NONE; /* only a failure rejects */
     o.progress = every_other_round;
-    fail_now = 0;
-    rc = run_one(&t, &k, 64, &o);
-    fail_now = 0;
+    rc = run_told(&t, "fails in every second round", &o, 0);
     if (tap_ok(rc == SB_OK, "calls failing in every second round (%s)",
                t.err.text)) {
         const sb_cell_result *r = sb_run_cell(t.run, 0);
@@ -271,18 +283,13 @@ static int two_rounds_fail(void *arg, size_t round, double elapsed)
 
 static void test_refill(void)
 {
-    sb_kernel k = {.name = "fails_when_told", .family = SB_FAMILY_COPY,
-                   .description = "fails in the first round",
-                   .fn = fails_when_told};
     sb_options o;
     struct one t;
     int rc;
 
     run_options(&o, 2);
     o.progress = two_rounds_fail;
-    fail_now = 1;
-    rc = run_one(&t, &k, 64, &o);
-    fail_now = 0;
+    rc = run_told(&t, "fails in the first round", &o, 1);
     if (tap_ok(rc == SB_OK, "two rounds whose samples fail (%s)", t.err.text)) {
         const sb_cell_result *r = sb_run_cell(t.run, 0);
         tap_ok(r->rejected[SB_REJECT_KERNEL_FAILED] >= 2,
