@@ -674,33 +674,35 @@ static void check_bad_input(void)
     /* Levels. */
     {
         const double g0[3] = {1.0, 2.0, 3.0}, g1[2] = {2.0, 4.0};
+        const double gnan[2] = {1.0, NAN}, ginf[2] = {1.0, -INFINITY};
         const double *gs[2] = {g0, g1};
         const double *gnull[2] = {g0, NULL};
-        size_t n[2] = {3, 2}, n0[2] = {3, 0};
-        double gbad[2] = {1.0, NAN};
-        const double *gb[2] = {g0, gbad};
+        const double *gn[2] = {g0, gnan}, *gi[2] = {g0, ginf};
+        const size_t n[2] = {3, 2}, n0[2] = {3, 0};
+        const struct {
+            const double *const *groups;
+            const size_t *n;
+            size_t m;
+            sb_levels *out;
+            const char *what;
+        } bad[] = {
+            {gs, n, 1, &L, "m = 1"},
+            {gs, n, 0, &L, "m = 0"},
+            {gs, n0, 2, &L, "an empty group"},
+            {gn, n, 2, &L, "NaN data"},
+            {gi, n, 2, &L, "infinite data"},
+            {gnull, n, 2, &L, "a NULL group"},
+            {NULL, n, 2, &L, "NULL groups"},
+            {gs, NULL, 2, &L, "NULL n"},
+            {gs, n, 2, NULL, "NULL out"},
+        };
 
         TAP_IS_INT(sb_stats_levels(gs, n, 2, 0.95, &L), SB_OK,
                    "levels: the good call is SB_OK");
-        TAP_IS_INT(sb_stats_levels(gs, n, 1, 0.95, &L), SB_EINVAL,
-                   "levels: m = 1 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gs, n, 0, 0.95, &L), SB_EINVAL,
-                   "levels: m = 0 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gs, n0, 2, 0.95, &L), SB_EINVAL,
-                   "levels: an empty group is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gb, n, 2, 0.95, &L), SB_EINVAL,
-                   "levels: NaN data is SB_EINVAL");
-        gbad[1] = -INFINITY;
-        TAP_IS_INT(sb_stats_levels(gb, n, 2, 0.95, &L), SB_EINVAL,
-                   "levels: infinite data is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gnull, n, 2, 0.95, &L), SB_EINVAL,
-                   "levels: a NULL group is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(NULL, n, 2, 0.95, &L), SB_EINVAL,
-                   "levels: NULL groups is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gs, NULL, 2, 0.95, &L), SB_EINVAL,
-                   "levels: NULL n is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gs, n, 2, 0.95, NULL), SB_EINVAL,
-                   "levels: NULL out is SB_EINVAL");
+        for (i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+            TAP_IS_INT(sb_stats_levels(bad[i].groups, bad[i].n, bad[i].m,
+                                       0.95, bad[i].out),
+                       SB_EINVAL, "levels: %s is SB_EINVAL", bad[i].what);
         for (i = 0; i < sizeof bad_levels / sizeof bad_levels[0]; ++i)
             TAP_IS_INT(sb_stats_levels(gs, n, 2, bad_levels[i], &L),
                        SB_EINVAL, "levels: level %g is SB_EINVAL",
