@@ -670,27 +670,32 @@ static void check_bad_input(void)
                        SB_EINVAL, "ratio_boot: level %g is SB_EINVAL",
                        bad01[i]);
         }
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 1, ys, 40, 0.95, 200,
-                                          SB_BOOT_BCA, 1, &iv),
-                   SB_EINVAL, "ratio_boot: nx = 1 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 40, ys, 1, 0.95, 200,
-                                          SB_BOOT_BCA, 1, &iv),
-                   SB_EINVAL, "ratio_boot: ny = 1 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 40, ys, 40, 0.95, 99,
-                                          SB_BOOT_BCA, 1, &iv),
-                   SB_EINVAL, "ratio_boot: B = 99 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 40, ys, 40, 0.95, 200, 7, 1,
-                                          &iv),
-                   SB_EINVAL, "ratio_boot: method 7 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(NULL, 40, ys, 40, 0.95, 200,
-                                          SB_BOOT_BCA, 1, &iv),
-                   SB_EINVAL, "ratio_boot: NULL x is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 40, NULL, 40, 0.95, 200,
-                                          SB_BOOT_BCA, 1, &iv),
-                   SB_EINVAL, "ratio_boot: NULL y is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 40, ys, 40, 0.95, 200,
-                                          SB_BOOT_BCA, 1, NULL),
-                   SB_EINVAL, "ratio_boot: NULL out is SB_EINVAL");
+        {
+            const struct {
+                const double *x;
+                size_t nx;
+                const double *y;
+                size_t ny, B;
+                int method;
+                sb_interval *out;
+                const char *what;
+            } bad[] = {
+                {xs, 1, ys, 40, 200, SB_BOOT_BCA, &iv, "nx = 1"},
+                {xs, 40, ys, 1, 200, SB_BOOT_BCA, &iv, "ny = 1"},
+                {xs, 40, ys, 40, 99, SB_BOOT_BCA, &iv, "B = 99"},
+                {xs, 40, ys, 40, 200, 7, &iv, "method 7"},
+                {NULL, 40, ys, 40, 200, SB_BOOT_BCA, &iv, "NULL x"},
+                {xs, 40, NULL, 40, 200, SB_BOOT_BCA, &iv, "NULL y"},
+                {xs, 40, ys, 40, 200, SB_BOOT_BCA, NULL, "NULL out"},
+            };
+            for (i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+                TAP_IS_INT(sb_stats_ratio_boot_ci(bad[i].x, bad[i].nx,
+                                                  bad[i].y, bad[i].ny, 0.95,
+                                                  bad[i].B, bad[i].method, 1,
+                                                  bad[i].out),
+                           SB_EINVAL, "ratio_boot: %s is SB_EINVAL",
+                           bad[i].what);
+        }
         {
             const double bad_values[] = {NAN, INFINITY, -INFINITY, 0.0,
                                          -1.0};
