@@ -125,6 +125,35 @@ static inline int tap_at_least(size_t got, size_t min, const char *what)
                   min);
 }
 
+/* The ranks 1, 2, ..., n in a buffer kept from call to call (grown as
+ * needed; n = 0 frees it and returns NULL).  Out of memory: a failed check
+ * "what n=N: out of memory", and NULL. */
+static inline double *tap_ranks(size_t n, const char *what)
+{
+    static double *x;
+    static size_t cap;
+    size_t i;
+
+    if (n == 0) {
+        free(x);
+        x = NULL;
+        cap = 0;
+        return NULL;
+    }
+    if (n > cap) {
+        double *q = realloc(x, n * sizeof *x);
+        if (!q) {
+            tap_ok(0, "%s n=%zu: out of memory", what, n);
+            return NULL;
+        }
+        x = q;
+        cap = n;
+    }
+    for (i = 0; i < n; ++i)
+        x[i] = (double)(i + 1);
+    return x;
+}
+
 static inline int tap_done(void)
 {
     printf("1..%d\n", tap__n);

@@ -211,18 +211,15 @@ static void check_maccel(struct dataset *d)
 /* The p-quantile interval of 1, 2, ..., n must be [l, u]. */
 static void check_qorder(const char *args)
 {
-    static double *x;
-    static size_t cap;
-    size_t n, i;
+    double *x;
+    size_t n;
     double p, level, ach;
     long l, u;
     sb_interval iv;
     int rc;
 
     if (!args) { /* release the buffer */
-        free(x);
-        x = NULL;
-        cap = 0;
+        tap_ranks(0, "qorder");
         return;
     }
     if (sscanf(args, "%zu %lf %lf %ld %ld %lf", &n, &p, &level, &l, &u,
@@ -230,17 +227,8 @@ static void check_qorder(const char *args)
         tap_ok(0, "bad qorder record");
         return;
     }
-    if (n > cap) {
-        double *q = realloc(x, n * sizeof *x);
-        if (!q) {
-            tap_ok(0, "qorder n=%zu: out of memory", n);
-            return;
-        }
-        x = q;
-        cap = n;
-    }
-    for (i = 0; i < n; ++i)
-        x[i] = (double)(i + 1);
+    if (!(x = tap_ranks(n, "qorder")))
+        return;
     rc = sb_stats_quantile_ci(x, n, p, level, &iv);
     TAP_IS_INT(rc, SB_OK, "qorder n=%zu p=%g level=%g: returns SB_OK", n, p,
                level);

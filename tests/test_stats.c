@@ -163,29 +163,12 @@ done:
 /* The median interval of 1, 2, ..., n at level must be [l, n - l + 1]. */
 static void check_order(size_t n, double level, long l, double achieved)
 {
-    static double *x;
-    static size_t cap;
+    double *x = tap_ranks(n, "order"); /* n = 0: frees the buffer */
     sb_interval iv;
-    size_t i;
     int rc;
 
-    if (n == 0) { /* release the buffer */
-        free(x);
-        x = NULL;
-        cap = 0;
+    if (!x)
         return;
-    }
-    if (n > cap) {
-        double *p = realloc(x, n * sizeof *x);
-        if (!p) {
-            tap_ok(0, "order n=%zu: out of memory", n);
-            return;
-        }
-        x = p;
-        cap = n;
-    }
-    for (i = 0; i < n; ++i)
-        x[i] = (double)(i + 1);
     rc = sb_stats_median_ci(x, n, level, &iv);
     TAP_IS_INT(rc, SB_OK, "order n=%zu level=%g: returns SB_OK", n, level);
     TAP_IS_INT((long long)iv.lo, l, "order n=%zu level=%g: lo = x(l)", n,
