@@ -99,20 +99,54 @@ static inline const char *tap_fixture(char *buf, size_t size,
     return buf;
 }
 
-/* The next record of a fixture opened as f: reads lines into line (size
- * bytes), passing over comments and blank lines, and counts every line
- * read in *lineno.  Returns 1 for a record, 0 at the end of the file, -1
- * for a line longer than the buffer (a format error). */
-static inline int tap_fixture_line(FILE *f, char *line, int size,
-                                   int *lineno)
+/* A reference fixture read record by record: tap_fixture_open, then
+ * tap_fixture_next until NULL, then tap_fixture_close. */
+typedef struct tap_reader {
+    FILE *f;
+    char path[4096];
+    char line[1024];
+    int lineno; /* lines read */
+    int toolong; /* a line longer than the buffer ended the reading */
+} tap_reader;
+
+/* Opens tests/fixtures/NAME; -1 after a failed check "open fixture". */
+static inline int tap_fixture_open(tap_reader *r, const char *name)
 {
-    while (fgets(line, size, f)) {
-        ++*lineno;
-        if (!strchr(line, '\n') && !feof(f))
-            return -1;
-        if (line[0] == '#' || line[0] == '\n')
+    memset(r, 0, sizeof *r);
+    tap_fixture(r->path, sizeof r->path, name);
+    r->f = fopen(r->path, "r");
+    if (!r->f) {
+        tap_ok(0, "open fixture %s", r->path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The next record, passing over comments and blank lines; NULL at the end
+ * of the file or at a line longer than the buffer (a format error). */
+static inline char *tap_fixture_next(tap_reader *r)
+{
+    while (fgets(r->line, sizeof r->line, r->f)) {
+        ++r->lineno;
+        if (!strchr(r->line, '\n') && !feof(r->f)) {
+            r->toolong = 1;
+            return NULL;
+        }
+        if (r->line[0] == '#' || r->line[0] == '\n')
             continue;
-        return 1;
+        return r->line;
+    }
+    return NULL;
+}
+
+/* Closes the fixture; bad (or a line too long) is a failed check "format
+ * error at line N" and -1. */
+static inline int tap_fixture_close(tap_reader *r, int bad)
+{
+    fclose(r->f);
+    if (bad || r->toolong) {
+        tap_ok(0, "fixture %s: format error at line %d", r->path, r->lineno);
+        return -1;
     }
     return 0;
 }
