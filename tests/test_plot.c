@@ -289,6 +289,15 @@ static int plot(const sb_run *run, const char *stem, const char *ending,
     return rc;
 }
 
+/* sb_plot refuses kind of run (check what) with an error saying says. */
+static void check_refused(const sb_run *run, const char *fig, int kind,
+                          const char *what, const char *says)
+{
+    sb_error err = {0};
+    TAP_IS_INT(sb_plot(run, fig, kind, NULL, &err), SB_EINVAL, "%s", what);
+    tap_ok(strstr(err.text, says) != NULL, "  says so: %s", err.text);
+}
+
 static void test_sweep(void)
 {
     spec c[18];
@@ -329,17 +338,12 @@ static void test_sweep(void)
                "png: pngcairo, else libgd's png");
     }
     {
-        sb_error err = {0};
         char fig[512];
         snprintf(fig, sizeof fig, "%s/none.svg", dir);
-        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_MATRIX, NULL, &err), SB_EINVAL,
-                   "matrix of a sweep: nothing to plot");
-        tap_ok(strstr(err.text, "nothing to plot") != NULL, "  says so: %s",
-               err.text);
-        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_SIZES, NULL, &err), SB_EINVAL,
-                   "sizes of one size: nothing to plot");
-        tap_ok(strstr(err.text, "two sizes") != NULL, "  says so: %s",
-               err.text);
+        check_refused(run, fig, SB_PLOT_MATRIX,
+                      "matrix of a sweep: nothing to plot", "nothing to plot");
+        check_refused(run, fig, SB_PLOT_SIZES,
+                      "sizes of one size: nothing to plot", "two sizes");
         snprintf(fig, sizeof fig, "%s/none.gp", dir);
         tap_ok(access(fig, F_OK) != 0, "  nothing written");
     }
@@ -452,10 +456,8 @@ static void test_distribution(void)
         plot(run, "dist_auto", "svg", SB_PLOT_AUTO, "distribution",
              3 + 40 + 41 + 42);
         snprintf(fig, sizeof fig, "%s/dsweep.svg", dir);
-        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_SWEEP, NULL, &err), SB_EINVAL,
-                   "sweep of one offset: SB_EINVAL");
-        tap_ok(strstr(err.text, "nothing to plot") != NULL, "  says so: %s",
-               err.text);
+        check_refused(run, fig, SB_PLOT_SWEEP,
+                      "sweep of one offset: SB_EINVAL", "nothing to plot");
         sb_run_free(run);
     }
     run = NULL;
@@ -911,10 +913,8 @@ static void test_nothing(void)
     f = fopen(path, "r");
     if (f && sb_run_load(f, path, NULL, &run, &err) == SB_OK) {
         snprintf(fig, sizeof fig, "%s/empty.svg", dir);
-        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err), SB_EINVAL,
-                   "no samples: no figure (SB_EINVAL)");
-        tap_ok(strstr(err.text, "nothing to plot") != NULL, "  says so: %s",
-               err.text);
+        check_refused(run, fig, SB_PLOT_AUTO,
+                      "no samples: no figure (SB_EINVAL)", "nothing to plot");
         snprintf(fig, sizeof fig, "%s/empty.gp", dir);
         tap_ok(access(fig, F_OK) != 0, "  nothing written");
         sb_run_free(run);
