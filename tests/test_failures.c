@@ -290,7 +290,8 @@ static void test_refill(void)
     run_options(&o, 2);
     o.progress = two_rounds_fail;
     rc = run_told(&t, "fails in the first round", &o, 1);
-    if (tap_ok(rc == SB_OK, "two rounds whose samples fail (%s)", t.err.text)) {
+    if (tap_ok(rc == SB_OK, "two rounds whose samples fail (%s)",
+               t.err.text)) {
         const sb_cell_result *r = sb_run_cell(t.run, 0);
         tap_ok(r->rejected[SB_REJECT_KERNEL_FAILED] >= 2,
                "the rounds' samples rejected as kernel-failed (%zu)",
