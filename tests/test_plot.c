@@ -475,23 +475,35 @@ static void test_distribution(void)
         free(v[i]);
 }
 
-static void test_errors(void)
+/* A run of one kernel, name, with 20 samples of 10 + noise(); NULL after
+ * a failed check "what run: ...". */
+static sb_run *noise_run(const char *name, const char *what)
 {
-    const char *names[1] = {"x"};
+    const char *names[1] = {name};
     double x[20];
     const double *v[1] = {x};
     size_t n[1] = {20};
     sb_run *run = NULL;
     sb_error err = {0};
-    char fig[512], gp[512], dat[512];
-    int rc;
 
     for (size_t i = 0; i < 20; i++)
         x[i] = 10 + noise();
     if (sb_run_from_samples(names, v, n, 1, NULL, &run, &err) != SB_OK) {
-        tap_ok(0, "error run: %s", err.text);
-        return;
+        tap_ok(0, "%s run: %s", what, err.text);
+        return NULL;
     }
+    return run;
+}
+
+static void test_errors(void)
+{
+    sb_run *run = noise_run("x", "error");
+    sb_error err = {0};
+    char fig[512], gp[512], dat[512];
+    int rc;
+
+    if (!run)
+        return;
     snprintf(fig, sizeof fig, "%s/fig.jpg", dir);
     TAP_IS_INT(sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err), SB_EINVAL,
                "unknown ending: SB_EINVAL");
@@ -942,19 +954,11 @@ int main(void)
     test_errors();
     test_hostile();
     {
-        const char *names[1] = {"links"};
-        double x[20];
-        const double *v[1] = {x};
-        size_t n[1] = {20};
-        sb_run *run = NULL;
-        sb_error err = {0};
-        for (size_t i = 0; i < 20; i++)
-            x[i] = 10 + noise();
-        if (sb_run_from_samples(names, v, n, 1, NULL, &run, &err) == SB_OK) {
+        sb_run *run = noise_run("links", "links");
+        if (run) {
             test_links(run);
             test_leftovers(run);
-        } else
-            tap_ok(0, "links run: %s", err.text);
+        }
         sb_run_free(run);
     }
     test_nothing();
