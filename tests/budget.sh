@@ -34,15 +34,7 @@ budget() {
     "$STATBENCH" --max-time "$T" --reject none -q "$@" >"$tmp/$name.out" \
         2>"$tmp/$name.err" &
     pid=$!
-    while kill -0 "$pid" 2>/dev/null &&
-        [ $(($(now_ms) - start)) -lt $((4 * BOUND_MS)) ]; do
-        sleep 0.05
-    done
-    took=$(($(now_ms) - start))
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid"
-    rc=$?
-    pid=
+    wait_for "$pid" $((4 * BOUND_MS)) 0.05
 }
 
 # kept_or_refused NAME: the relation above, for the run just made.

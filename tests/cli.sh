@@ -75,10 +75,7 @@ else
     skip "JSON parses" "no python3"
 fi
 
-"$STATBENCH" -k duff -a 0,3 -s 1K --max-time 1 -q -f csv >"$tmp/run.csv" \
-    2>"$tmp/err"
-rc=$?
-check "--format csv exits 0 (rc $rc)" test "$rc" -eq 0
+sb_ok run.csv "--format csv" -k duff -a 0,3 -s 1K --max-time 1 -q -f csv
 if [ -n "$PY" ]; then
     check "CSV parses: a header row and 2 cells of equal width" \
         "$PY" - "$tmp/run.csv" <<'PYEOF'

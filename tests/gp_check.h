@@ -172,4 +172,22 @@ static inline char *gp_skeleton(const char *text)
     return out;
 }
 
+/* Both write the runs they draw as JSON: a JSON string of any bytes, with
+ * quotes, backslashes and control characters escaped and other bytes as
+ * they are (not UTF-8: the reader refuses it). */
+static inline void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (gp__ctrl(c))
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
 #endif

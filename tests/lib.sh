@@ -77,3 +77,29 @@ elif command -v python3 >/dev/null 2>&1; then
 else
     now_ms() { echo $(($(date +%s) * 1000)); }
 fi
+
+# sb_ok FILE DESCRIPTION ARGS...: statbench ARGS, its output in $tmp/FILE
+# and its errors in $tmp/err; checks "DESCRIPTION exits 0 (rc N)" and sets
+# rc.
+sb_ok() {
+    sb__out=$1 sb__desc=$2
+    shift 2
+    "$STATBENCH" "$@" >"$tmp/$sb__out" 2>"$tmp/err"
+    rc=$?
+    check "$sb__desc exits 0 (rc $rc)" test "$rc" -eq 0
+}
+
+# wait_for PID MS POLL: wait for PID to end, at most MS milliseconds after
+# $start (now_ms, set by the caller), looking every POLL seconds; then
+# SIGKILL it.  Sets rc (its status) and took (milliseconds since $start),
+# and clears pid.
+wait_for() {
+    while kill -0 "$1" 2>/dev/null && [ $(($(now_ms) - start)) -lt "$2" ]; do
+        sleep "$3"
+    done
+    took=$(($(now_ms) - start))
+    kill -KILL "$1" 2>/dev/null
+    wait "$1"
+    rc=$?
+    pid=
+}

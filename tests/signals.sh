@@ -17,15 +17,7 @@ run_scratch sbsig
 # Sets rc (its status) and took (milliseconds from the call).
 wait_bounded() {
     start=$(now_ms)
-    deadline=$((start + 30000))
-    while kill -0 "$1" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do
-        sleep 0.02
-    done
-    took=$(($(now_ms) - start))
-    kill -KILL "$1" 2>/dev/null
-    wait "$1"
-    rc=$?
-    pid=
+    wait_for "$1" 30000 0.02
 }
 
 # A run that, once interrupted, has seconds of work left: one invocation

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap__n, tap__failed;
@@ -86,6 +87,106 @@ static inline void tap_skip(const char *fmt, ...)
             tap_diag("  got \"%s\", want \"%s\"", tap_g_ ? tap_g_ : "(null)", \
                      tap_w_ ? tap_w_ : "(null)");                         \
     } while (0)
+
+/* The path of tests/fixtures/NAME in buf: below $top_srcdir when it is
+ * set, else below the current directory. */
+static inline const char *tap_fixture(char *buf, size_t size,
+                                      const char *name)
+{
+    const char *top = getenv("top_srcdir");
+    snprintf(buf, size, "%s/tests/fixtures/%s", top && *top ? top : ".",
+             name);
+    return buf;
+}
+
+/* A reference fixture read record by record: tap_fixture_open, then
+ * tap_fixture_next until NULL, then tap_fixture_close. */
+typedef struct tap_reader {
+    FILE *f;
+    char path[4096];
+    char line[1024];
+    int lineno; /* lines read */
+    int toolong; /* a line longer than the buffer ended the reading */
+} tap_reader;
+
+/* Opens tests/fixtures/NAME; -1 after a failed check "open fixture". */
+static inline int tap_fixture_open(tap_reader *r, const char *name)
+{
+    memset(r, 0, sizeof *r);
+    tap_fixture(r->path, sizeof r->path, name);
+    r->f = fopen(r->path, "r");
+    if (!r->f) {
+        tap_ok(0, "open fixture %s", r->path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The next record, passing over comments and blank lines; NULL at the end
+ * of the file or at a line longer than the buffer (a format error). */
+static inline char *tap_fixture_next(tap_reader *r)
+{
+    while (fgets(r->line, sizeof r->line, r->f)) {
+        ++r->lineno;
+        if (!strchr(r->line, '\n') && !feof(r->f)) {
+            r->toolong = 1;
+            return NULL;
+        }
+        if (r->line[0] == '#' || r->line[0] == '\n')
+            continue;
+        return r->line;
+    }
+    return NULL;
+}
+
+/* Closes the fixture; bad (or a line too long) is a failed check "format
+ * error at line N" and -1. */
+static inline int tap_fixture_close(tap_reader *r, int bad)
+{
+    fclose(r->f);
+    if (bad || r->toolong) {
+        tap_ok(0, "fixture %s: format error at line %d", r->path, r->lineno);
+        return -1;
+    }
+    return 0;
+}
+
+/* A guard against a truncated or emptied fixture passing quietly: it
+ * holds at least min records of what. */
+static inline int tap_at_least(size_t got, size_t min, const char *what)
+{
+    return tap_ok(got >= min, "fixture: %zu %s (want >= %zu)", got, what,
+                  min);
+}
+
+/* The ranks 1, 2, ..., n in a buffer kept from call to call (grown as
+ * needed; n = 0 frees it and returns NULL).  Out of memory: a failed check
+ * "what n=N: out of memory", and NULL. */
+static inline double *tap_ranks(size_t n, const char *what)
+{
+    static double *x;
+    static size_t cap;
+    size_t i;
+
+    if (n == 0) {
+        free(x);
+        x = NULL;
+        cap = 0;
+        return NULL;
+    }
+    if (n > cap) {
+        double *q = realloc(x, n * sizeof *x);
+        if (!q) {
+            tap_ok(0, "%s n=%zu: out of memory", what, n);
+            return NULL;
+        }
+        x = q;
+        cap = n;
+    }
+    for (i = 0; i < n; ++i)
+        x[i] = (double)(i + 1);
+    return x;
+}
 
 static inline int tap_done(void)
 {

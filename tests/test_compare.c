@@ -137,6 +137,31 @@ static int block_add(struct block *b, const char *key, const char *p)
 
 /* ---- Checks of one block -------------------------------------------- */
 
+/* The ratio interval r at level lv against want[0..2] (estimate, lo,
+ * hi), its level and achieved coverage; the ends count in worst_t. */
+static void check_ratio(const char *nm, double lv, const sb_interval *r,
+                        const double want[3])
+{
+    TAP_IS_REL(r->estimate, want[0], REL_EXACT, "%s@%g: ratio", nm, lv);
+    TAP_IS_REL(r->lo, want[1], REL_T, "%s@%g: ratio lo", nm, lv);
+    TAP_IS_REL(r->hi, want[2], REL_T, "%s@%g: ratio hi", nm, lv);
+    TAP_IS_REL(r->level, lv, 0.0, "%s@%g: level", nm, lv);
+    TAP_IS_REL(r->achieved, lv, 0.0, "%s@%g: achieved", nm, lv);
+    if (rel_err(r->lo, want[1]) > worst_t)
+        worst_t = rel_err(r->lo, want[1]);
+    if (rel_err(r->hi, want[2]) > worst_t)
+        worst_t = rel_err(r->hi, want[2]);
+}
+
+/* A p-value (called what) against the reference; counts in worst_p. */
+static void check_p(const char *nm, double lv, const char *what, double p,
+                    double want)
+{
+    TAP_IS_REL(p, want, REL_P, "%s@%g: %s = %.6g", nm, lv, what, want);
+    if (rel_err(p, want) > worst_p)
+        worst_p = rel_err(p, want);
+}
+
 static int check_mw(const struct block *b)
 {
     size_t nx, ny, ne, nw, j;
@@ -174,19 +199,8 @@ static int check_mw(const struct block *b)
         TAP_IS_INT(rc, SB_OK, "%s@%g: welch_log returns SB_OK", nm, lv);
         TAP_IS_REL(t, w[j + 1], REL_EXACT, "%s@%g: Welch t", nm, lv);
         TAP_IS_REL(df, w[j + 2], REL_EXACT, "%s@%g: Welch df", nm, lv);
-        TAP_IS_REL(pw, w[j + 3], REL_P, "%s@%g: Welch p = %.6g", nm, lv,
-                   w[j + 3]);
-        TAP_IS_REL(r.estimate, w[j + 4], REL_EXACT, "%s@%g: ratio", nm, lv);
-        TAP_IS_REL(r.lo, w[j + 5], REL_T, "%s@%g: ratio lo", nm, lv);
-        TAP_IS_REL(r.hi, w[j + 6], REL_T, "%s@%g: ratio hi", nm, lv);
-        TAP_IS_REL(r.level, lv, 0.0, "%s@%g: level", nm, lv);
-        TAP_IS_REL(r.achieved, lv, 0.0, "%s@%g: achieved", nm, lv);
-        if (rel_err(pw, w[j + 3]) > worst_p)
-            worst_p = rel_err(pw, w[j + 3]);
-        if (rel_err(r.lo, w[j + 5]) > worst_t)
-            worst_t = rel_err(r.lo, w[j + 5]);
-        if (rel_err(r.hi, w[j + 6]) > worst_t)
-            worst_t = rel_err(r.hi, w[j + 6]);
+        check_p(nm, lv, "Welch p", pw, w[j + 3]);
+        check_ratio(nm, lv, &r, &w[j + 4]);
 
         /* The other way round: -t, the same p, the reciprocal ratio.  The
          * interval is optional. */
@@ -216,18 +230,8 @@ static int check_paired(const struct block *b)
         sb_interval r;
         int rc = sb_stats_paired_log(a, bb, na, lv, &r, &p);
         TAP_IS_INT(rc, SB_OK, "%s@%g: paired_log returns SB_OK", nm, lv);
-        TAP_IS_REL(r.estimate, e[j + 1], REL_EXACT, "%s@%g: ratio", nm, lv);
-        TAP_IS_REL(r.lo, e[j + 2], REL_T, "%s@%g: ratio lo", nm, lv);
-        TAP_IS_REL(r.hi, e[j + 3], REL_T, "%s@%g: ratio hi", nm, lv);
-        TAP_IS_REL(p, e[j + 4], REL_P, "%s@%g: p = %.6g", nm, lv, e[j + 4]);
-        TAP_IS_REL(r.level, lv, 0.0, "%s@%g: level", nm, lv);
-        TAP_IS_REL(r.achieved, lv, 0.0, "%s@%g: achieved", nm, lv);
-        if (rel_err(p, e[j + 4]) > worst_p)
-            worst_p = rel_err(p, e[j + 4]);
-        if (rel_err(r.lo, e[j + 2]) > worst_t)
-            worst_t = rel_err(r.lo, e[j + 2]);
-        if (rel_err(r.hi, e[j + 3]) > worst_t)
-            worst_t = rel_err(r.hi, e[j + 3]);
+        check_ratio(nm, lv, &r, &e[j + 1]);
+        check_p(nm, lv, "p", p, e[j + 4]);
     }
     return 0;
 }
@@ -343,28 +347,19 @@ done:
 }
 
 /* Read the fixture and check every block.  0 when read to the end. */
-static int run_fixture(const char *path, size_t counts[4])
+static int run_fixture(const char *name, size_t counts[4])
 {
-    FILE *f = fopen(path, "r");
-    char line[1024];
+    tap_reader fx;
+    char *line;
     struct block b;
-    int in = 0, lineno = 0, bad = 0;
+    int in = 0, bad = 0;
 
-    memset(&b, 0, sizeof b);
-    if (!f) {
-        tap_ok(0, "open fixture %s", path);
+    if (tap_fixture_open(&fx, name) != 0)
         return -1;
-    }
-    while (!bad && fgets(line, sizeof line, f)) {
+    memset(&b, 0, sizeof b);
+    while (!bad && (line = tap_fixture_next(&fx))) {
         char key[32];
         int len;
-        ++lineno;
-        if (!strchr(line, '\n') && !feof(f)) {
-            bad = 1;
-            break;
-        }
-        if (line[0] == '#' || line[0] == '\n')
-            continue;
         if (sscanf(line, "%31s%n", key, &len) != 1) {
             bad = 1;
         } else if (!in) {
@@ -393,12 +388,7 @@ static int run_fixture(const char *path, size_t counts[4])
         }
     }
     block_free(&b);
-    fclose(f);
-    if (bad || in) {
-        tap_ok(0, "fixture %s: format error at line %d", path, lineno);
-        return -1;
-    }
-    return 0;
+    return tap_fixture_close(&fx, bad || in);
 }
 
 /* ---- Hand-checked cases ----------------------------------------------- */
@@ -673,33 +663,35 @@ static void check_bad_input(void)
     /* Levels. */
     {
         const double g0[3] = {1.0, 2.0, 3.0}, g1[2] = {2.0, 4.0};
+        const double gnan[2] = {1.0, NAN}, ginf[2] = {1.0, -INFINITY};
         const double *gs[2] = {g0, g1};
         const double *gnull[2] = {g0, NULL};
-        size_t n[2] = {3, 2}, n0[2] = {3, 0};
-        double gbad[2] = {1.0, NAN};
-        const double *gb[2] = {g0, gbad};
+        const double *gn[2] = {g0, gnan}, *gi[2] = {g0, ginf};
+        const size_t n[2] = {3, 2}, n0[2] = {3, 0};
+        const struct {
+            const double *const *groups;
+            const size_t *n;
+            size_t m;
+            sb_levels *out;
+            const char *what;
+        } bad[] = {
+            {gs, n, 1, &L, "m = 1"},
+            {gs, n, 0, &L, "m = 0"},
+            {gs, n0, 2, &L, "an empty group"},
+            {gn, n, 2, &L, "NaN data"},
+            {gi, n, 2, &L, "infinite data"},
+            {gnull, n, 2, &L, "a NULL group"},
+            {NULL, n, 2, &L, "NULL groups"},
+            {gs, NULL, 2, &L, "NULL n"},
+            {gs, n, 2, NULL, "NULL out"},
+        };
 
         TAP_IS_INT(sb_stats_levels(gs, n, 2, 0.95, &L), SB_OK,
                    "levels: the good call is SB_OK");
-        TAP_IS_INT(sb_stats_levels(gs, n, 1, 0.95, &L), SB_EINVAL,
-                   "levels: m = 1 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gs, n, 0, 0.95, &L), SB_EINVAL,
-                   "levels: m = 0 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gs, n0, 2, 0.95, &L), SB_EINVAL,
-                   "levels: an empty group is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gb, n, 2, 0.95, &L), SB_EINVAL,
-                   "levels: NaN data is SB_EINVAL");
-        gbad[1] = -INFINITY;
-        TAP_IS_INT(sb_stats_levels(gb, n, 2, 0.95, &L), SB_EINVAL,
-                   "levels: infinite data is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gnull, n, 2, 0.95, &L), SB_EINVAL,
-                   "levels: a NULL group is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(NULL, n, 2, 0.95, &L), SB_EINVAL,
-                   "levels: NULL groups is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gs, NULL, 2, 0.95, &L), SB_EINVAL,
-                   "levels: NULL n is SB_EINVAL");
-        TAP_IS_INT(sb_stats_levels(gs, n, 2, 0.95, NULL), SB_EINVAL,
-                   "levels: NULL out is SB_EINVAL");
+        for (i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+            TAP_IS_INT(sb_stats_levels(bad[i].groups, bad[i].n, bad[i].m,
+                                       0.95, bad[i].out),
+                       SB_EINVAL, "levels: %s is SB_EINVAL", bad[i].what);
         for (i = 0; i < sizeof bad_levels / sizeof bad_levels[0]; ++i)
             TAP_IS_INT(sb_stats_levels(gs, n, 2, bad_levels[i], &L),
                        SB_EINVAL, "levels: level %g is SB_EINVAL",
@@ -709,26 +701,14 @@ static void check_bad_input(void)
 
 int main(void)
 {
-    const char *top = getenv("top_srcdir");
-    char path[4096];
     size_t counts[4] = {0, 0, 0, 0};
 
     sb_init();
-    if (top && *top)
-        snprintf(path, sizeof path, "%s/tests/fixtures/compare_ref.txt", top);
-    else
-        snprintf(path, sizeof path, "tests/fixtures/compare_ref.txt");
-
-    if (run_fixture(path, counts) == 0) {
-        /* Guards against a truncated or emptied fixture passing quietly. */
-        tap_ok(counts[0] >= 18, "fixture: %zu two-sample sets (want >= 18)",
-               counts[0]);
-        tap_ok(counts[1] >= 4, "fixture: %zu paired sets (want >= 4)",
-               counts[1]);
-        tap_ok(counts[2] >= 7, "fixture: %zu Holm families (want >= 7)",
-               counts[2]);
-        tap_ok(counts[3] >= 6, "fixture: %zu level sets (want >= 6)",
-               counts[3]);
+    if (run_fixture("compare_ref.txt", counts) == 0) {
+        tap_at_least(counts[0], 18, "two-sample sets");
+        tap_at_least(counts[1], 4, "paired sets");
+        tap_at_least(counts[2], 7, "Holm families");
+        tap_at_least(counts[3], 6, "level sets");
         tap_diag("worst relative error: p %.2g, t-based interval ends %.2g",
                  worst_p, worst_t);
     }

@@ -159,62 +159,29 @@ static double now_seconds(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Run one case; returns the observed coverage, or -1 on an error. */
-static double median_coverage(const struct dist_case *c, double *achieved)
+/* The scaffold every coverage check shares: TRIALS trials drawn from one
+ * generator seeded with seed.  A trial draws its sample from r, computes
+ * its interval(s) and adds one to covered[k] for each interval k that holds
+ * the truth; it returns 0, or -1 on an error.  rates[k] is then the
+ * fraction of trials that interval k covered; returns -1 on an error
+ * (rates untouched). */
+typedef int (*trial_fn)(gsl_rng *r, const struct dist_case *c,
+                        size_t covered[2], double *achieved);
+
+static int run_trials(unsigned long seed, trial_fn trial,
+                      const struct dist_case *c, double rates[2],
+                      double *achieved)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    double x[N_MEDIAN];
-    size_t covered = 0, t, i;
-    double rate = -1.0;
-
-    if (!r)
-        return -1.0;
-    gsl_rng_set(r, c->seed);
-    for (t = 0; t < TRIALS; ++t) {
-        sb_interval iv;
-        for (i = 0; i < N_MEDIAN; ++i)
-            x[i] = c->draw(r);
-        gsl_sort(x, 1, N_MEDIAN);
-        if (sb_stats_median_ci(x, N_MEDIAN, LEVEL, &iv) != SB_OK)
-            goto done;
-        *achieved = iv.achieved;
-        if (iv.lo <= c->median && c->median <= iv.hi)
-            ++covered;
-    }
-    rate = (double)covered / TRIALS;
-done:
-    gsl_rng_free(r);
-    return rate;
-}
-
-/* Bootstrap intervals of the median, BCa and percentile from the same
- * resamples (the same bootstrap seed, drawn from the case's generator
- * after the trial's sample).  rates[0] BCa, rates[1] percentile; returns
- * -1 on an error. */
-static int boot_coverage(const struct dist_case *c, double rates[2])
-{
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    double x[N_BOOT];
-    size_t covered[2] = {0, 0}, t, i;
+    size_t covered[2] = {0, 0}, t;
     int rc = -1;
 
     if (!r)
         return -1;
-    gsl_rng_set(r, c->seed);
-    for (t = 0; t < TRIALS; ++t) {
-        sb_interval bca, pct;
-        uint64_t seed;
-        for (i = 0; i < N_BOOT; ++i)
-            x[i] = c->draw(r);
-        seed = gsl_rng_get(r);
-        if (sb_stats_median_boot_ci(x, N_BOOT, LEVEL, B_BOOT, SB_BOOT_BCA,
-                                    seed, &bca) != SB_OK ||
-            sb_stats_median_boot_ci(x, N_BOOT, LEVEL, B_BOOT,
-                                    SB_BOOT_PERCENTILE, seed, &pct) != SB_OK)
+    gsl_rng_set(r, seed);
+    for (t = 0; t < TRIALS; ++t)
+        if (trial(r, c, covered, achieved) != 0)
             goto done;
-        covered[0] += bca.lo <= c->median && c->median <= bca.hi;
-        covered[1] += pct.lo <= c->median && c->median <= pct.hi;
-    }
     rates[0] = (double)covered[0] / TRIALS;
     rates[1] = (double)covered[1] / TRIALS;
     rc = 0;
@@ -223,90 +190,112 @@ done:
     return rc;
 }
 
-/* The order-statistic interval of the 0.9-quantile (c->median holds the
- * true 0.9-quantile here). */
-static double q90_coverage(const struct dist_case *c, double *achieved)
+/* Order-statistic intervals: the median's at n = N_MEDIAN, or the
+ * 0.9-quantile's at n = N_Q90 (c->median holds the true 0.9-quantile
+ * there). */
+static int order_stat_trial(gsl_rng *r, const struct dist_case *c,
+                            size_t n, double p, size_t covered[2],
+                            double *achieved)
 {
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    double x[N_Q90];
-    size_t covered = 0, t, i;
-    double rate = -1.0;
+    double x[N_MEDIAN > N_Q90 ? N_MEDIAN : N_Q90];
+    sb_interval iv;
+    int rc;
+    size_t i;
 
-    if (!r)
-        return -1.0;
-    gsl_rng_set(r, c->seed);
-    for (t = 0; t < TRIALS; ++t) {
-        sb_interval iv;
-        for (i = 0; i < N_Q90; ++i)
-            x[i] = c->draw(r);
-        gsl_sort(x, 1, N_Q90);
-        if (sb_stats_quantile_ci(x, N_Q90, 0.9, LEVEL, &iv) != SB_OK)
-            goto done;
-        *achieved = iv.achieved;
-        if (iv.lo <= c->median && c->median <= iv.hi)
-            ++covered;
-    }
-    rate = (double)covered / TRIALS;
-done:
-    gsl_rng_free(r);
-    return rate;
+    for (i = 0; i < n; ++i)
+        x[i] = c->draw(r);
+    gsl_sort(x, 1, n);
+    rc = p == 0.5 ? sb_stats_median_ci(x, n, LEVEL, &iv)
+                  : sb_stats_quantile_ci(x, n, p, LEVEL, &iv);
+    if (rc != SB_OK)
+        return -1;
+    *achieved = iv.achieved;
+    covered[0] += iv.lo <= c->median && c->median <= iv.hi;
+    return 0;
+}
+
+static int median_trial(gsl_rng *r, const struct dist_case *c,
+                        size_t covered[2], double *achieved)
+{
+    return order_stat_trial(r, c, N_MEDIAN, 0.5, covered, achieved);
+}
+
+static int q90_trial(gsl_rng *r, const struct dist_case *c,
+                     size_t covered[2], double *achieved)
+{
+    return order_stat_trial(r, c, N_Q90, 0.9, covered, achieved);
+}
+
+/* Bootstrap intervals of the median, BCa and percentile from the same
+ * resamples (the same bootstrap seed, drawn from the case's generator
+ * after the trial's sample): covered[0] BCa, covered[1] percentile. */
+static int boot_trial(gsl_rng *r, const struct dist_case *c,
+                      size_t covered[2], double *achieved)
+{
+    double x[N_BOOT];
+    sb_interval bca, pct;
+    uint64_t seed;
+    size_t i;
+
+    (void)achieved;
+    for (i = 0; i < N_BOOT; ++i)
+        x[i] = c->draw(r);
+    seed = gsl_rng_get(r);
+    if (sb_stats_median_boot_ci(x, N_BOOT, LEVEL, B_BOOT, SB_BOOT_BCA,
+                                seed, &bca) != SB_OK ||
+        sb_stats_median_boot_ci(x, N_BOOT, LEVEL, B_BOOT,
+                                SB_BOOT_PERCENTILE, seed, &pct) != SB_OK)
+        return -1;
+    covered[0] += bca.lo <= c->median && c->median <= bca.hi;
+    covered[1] += pct.lo <= c->median && c->median <= pct.hi;
+    return 0;
 }
 
 /* The BCa interval of median(y) / median(x), x ~ lognormal(7, 0.5),
  * y ~ lognormal(7 - 0.05, 0.5): the true ratio is exp(-0.05), a 4.9%
  * speed-up. */
-static double ratio_coverage(unsigned long seed)
+static int ratio_trial(gsl_rng *r, const struct dist_case *c,
+                       size_t covered[2], double *achieved)
 {
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     double x[N_RATIO], y[N_RATIO], truth = exp(-0.05);
-    size_t covered = 0, t, i;
-    double rate = -1.0;
+    sb_interval iv;
+    size_t i;
 
-    if (!r)
-        return -1.0;
-    gsl_rng_set(r, seed);
-    for (t = 0; t < TRIALS; ++t) {
-        sb_interval iv;
-        for (i = 0; i < N_RATIO; ++i)
-            x[i] = gsl_ran_lognormal(r, 7.0, 0.5);
-        for (i = 0; i < N_RATIO; ++i)
-            y[i] = gsl_ran_lognormal(r, 6.95, 0.5);
-        if (sb_stats_ratio_boot_ci(x, N_RATIO, y, N_RATIO, LEVEL, B_BOOT,
-                                   SB_BOOT_BCA, gsl_rng_get(r),
-                                   &iv) != SB_OK)
-            goto done;
-        if (iv.lo <= truth && truth <= iv.hi)
-            ++covered;
-    }
-    rate = (double)covered / TRIALS;
-done:
-    gsl_rng_free(r);
-    return rate;
+    (void)c, (void)achieved;
+    for (i = 0; i < N_RATIO; ++i)
+        x[i] = gsl_ran_lognormal(r, 7.0, 0.5);
+    for (i = 0; i < N_RATIO; ++i)
+        y[i] = gsl_ran_lognormal(r, 6.95, 0.5);
+    if (sb_stats_ratio_boot_ci(x, N_RATIO, y, N_RATIO, LEVEL, B_BOOT,
+                               SB_BOOT_BCA, gsl_rng_get(r), &iv) != SB_OK)
+        return -1;
+    covered[0] += iv.lo <= truth && truth <= iv.hi;
+    return 0;
 }
 
-static double mean_coverage(unsigned long seed)
+static int mean_trial(gsl_rng *r, const struct dist_case *c,
+                      size_t covered[2], double *achieved)
 {
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     double x[N_MEAN];
-    size_t covered = 0, t, i;
-    double rate = -1.0;
+    sb_interval iv;
+    size_t i;
 
-    if (!r)
-        return -1.0;
-    gsl_rng_set(r, seed);
-    for (t = 0; t < TRIALS; ++t) {
-        sb_interval iv;
-        for (i = 0; i < N_MEAN; ++i)
-            x[i] = draw_normal(r);
-        if (sb_stats_mean_ci(x, N_MEAN, LEVEL, &iv) != SB_OK)
-            goto done;
-        if (iv.lo <= 100.0 && 100.0 <= iv.hi)
-            ++covered;
-    }
-    rate = (double)covered / TRIALS;
-done:
-    gsl_rng_free(r);
-    return rate;
+    (void)c, (void)achieved;
+    for (i = 0; i < N_MEAN; ++i)
+        x[i] = draw_normal(r);
+    if (sb_stats_mean_ci(x, N_MEAN, LEVEL, &iv) != SB_OK)
+        return -1;
+    covered[0] += iv.lo <= 100.0 && 100.0 <= iv.hi;
+    return 0;
+}
+
+/* The rate of the one interval a trial computes, or -1 on an error. */
+static double coverage(unsigned long seed, trial_fn trial,
+                       const struct dist_case *c, double *achieved)
+{
+    double rates[2] = {-1.0, -1.0};
+    return run_trials(seed, trial, c, rates, achieved) == 0 ? rates[0]
+                                                           : -1.0;
 }
 
 int main(void)
@@ -338,7 +327,7 @@ int main(void)
     sb_init();
     for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         double achieved = -1.0;
-        rate = median_coverage(&cases[i], &achieved);
+        rate = coverage(cases[i].seed, median_trial, &cases[i], &achieved);
         tap_ok(rate >= RATE_MIN && rate <= RATE_MAX,
                "%s, n=%d, seed %lu: 95%% median CI covered the median in "
                "%.2f%% of %d trials (exact %.2f%%, want 93..97)",
@@ -349,7 +338,7 @@ int main(void)
                    cases[i].name, N_MEDIAN);
     }
 
-    rate = mean_coverage(mean_seed);
+    rate = coverage(mean_seed, mean_trial, NULL, NULL);
     tap_ok(rate >= RATE_MIN && rate <= RATE_MAX,
            "normal(100, 10), n=%d, seed %lu: 95%% t interval covered the "
            "mean in %.2f%% of %d trials (want 93..97)",
@@ -357,7 +346,8 @@ int main(void)
 
     for (i = 0; i < sizeof q90_cases / sizeof q90_cases[0]; ++i) {
         double achieved = -1.0;
-        rate = q90_coverage(&q90_cases[i], &achieved);
+        rate = coverage(q90_cases[i].seed, q90_trial, &q90_cases[i],
+                        &achieved);
         tap_ok(rate >= RATE_MIN && rate <= RATE_MAX,
                "%s, n=%d, seed %lu: 95%% order-statistic interval of the "
                "0.9-quantile covered it in %.2f%% of %d trials (exact "
@@ -371,7 +361,8 @@ int main(void)
 
     for (i = 0; i < sizeof boot_cases / sizeof boot_cases[0]; ++i) {
         double rates[2] = {-1.0, -1.0}, t0 = now_seconds();
-        int rc = boot_coverage(&boot_cases[i], rates);
+        int rc = run_trials(boot_cases[i].seed, boot_trial, &boot_cases[i],
+                            rates, NULL);
         tap_ok(rc == 0 && rates[0] >= RATE_MIN && rates[0] <= RATE_MAX,
                "%s, n=%d, B=%d, seed %lu: 95%% BCa bootstrap interval "
                "covered the median in %.2f%% of %d trials (want 93..97)",
@@ -388,7 +379,7 @@ int main(void)
 
     {
         double t0 = now_seconds();
-        rate = ratio_coverage(ratio_seed);
+        rate = coverage(ratio_seed, ratio_trial, NULL, NULL);
         tap_ok(rate >= RATE_MIN && rate <= RATE_MAX,
                "lognormal(7, 0.5) vs lognormal(6.95, 0.5), n=%d each, "
                "B=%d, seed %lu: 95%% BCa interval of the ratio of medians "

@@ -492,11 +492,9 @@ static void test_sysinfo(void)
 
 int main(void)
 {
-    const char *top = getenv("top_srcdir");
     sb_env env;
 
-    snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures/env",
-             top && *top ? top : ".");
+    tap_fixture(fixtures, sizeof fixtures, "env");
     tap_ok(access(fixtures, R_OK) == 0, "fixtures at %s (set top_srcdir)",
            fixtures);
 

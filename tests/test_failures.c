@@ -124,6 +124,32 @@ static int notes_have(const sb_run *run, const char *needle)
     return strstr(sb_run_meta(run)->notes, needle) != NULL;
 }
 
+/* A run of one cell: its plan, its run (NULL until made) and its error. */
+struct one {
+    sb_plan *plan;
+    sb_run *run;
+    sb_error err;
+};
+
+/* Runs k at size bytes under o into t; returns the status. */
+static int run_one(struct one *t, const sb_kernel *k, size_t bytes,
+                   const sb_options *o)
+{
+    int rc;
+    memset(t, 0, sizeof *t);
+    t->plan = sb_plan_new();
+    rc = t->plan ? sb_plan_add(t->plan, k, bytes, 0, 0, &t->err) : SB_ENOMEM;
+    if (rc == SB_OK)
+        rc = sb_run_execute(t->plan, o, &t->run, &t->err);
+    return rc;
+}
+
+static void one_free(struct one *t)
+{
+    sb_run_free(t->run);
+    sb_plan_free(t->plan);
+}
+
 /* ---- sb_kernel_failed ---------------------------------------------------- */
 
 static void *fail_in_thread(void *arg)
@@ -164,25 +190,21 @@ static void test_all_fail(int policy)
     sb_kernel k = {.name = "always_fails", .family = SB_FAMILY_COPY,
                    .description = "calls sb_kernel_failed every time",
                    .fn = always_fails};
-    sb_plan *plan = sb_plan_new();
     sb_options o;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    struct one t;
     const char *pname = policy == SB_REJECT_NONE ? "none" : "disturbed";
     int rc;
 
     run_options(&o, 20);
     o.reject = policy;
-    rc = plan ? sb_plan_add(plan, &k, 64, 0, 0, &err) : SB_ENOMEM;
-    if (rc == SB_OK)
-        rc = sb_run_execute(plan, &o, &run, &err);
+    rc = run_one(&t, &k, 64, &o);
     if (!tap_ok(rc == SB_OK, "reject %s: a run whose calls all fail still "
-                             "returns its run (%s)", pname, err.text)) {
-        sb_plan_free(plan);
+                             "returns its run (%s)", pname, t.err.text)) {
+        one_free(&t);
         return;
     }
     {
-        const sb_cell_result *r = sb_run_cell(run, 0);
+        const sb_cell_result *r = sb_run_cell(t.run, 0);
         TAP_IS_INT(r->nsamples, 0, "reject %s: no sample kept", pname);
         /* 20 rounds, then up to 64 more samples for the empty cell. */
         tap_ok(r->rejected[SB_REJECT_KERNEL_FAILED] >= 20 &&
@@ -192,42 +214,49 @@ static void test_all_fail(int policy)
                r->rejected[SB_REJECT_KERNEL_FAILED]);
         TAP_IS_INT(r->rejected_total, r->rejected[SB_REJECT_KERNEL_FAILED],
                    "reject %s: and under no other reason", pname);
-        TAP_IS_INT(sb_run_empty_cells(run), 1,
+        TAP_IS_INT(sb_run_empty_cells(t.run), 1,
                    "reject %s: sb_run_empty_cells counts the cell", pname);
-        tap_ok(notes_have(run, strerror(ENOSPC)) &&
-                   notes_have(run, "always_fails"),
+        tap_ok(notes_have(t.run, strerror(ENOSPC)) &&
+                   notes_have(t.run, "always_fails"),
                "reject %s: the notes name the kernel and the error: %s",
-               pname, sb_run_meta(run)->notes);
+               pname, sb_run_meta(t.run)->notes);
     }
-    sb_run_free(run);
-    sb_plan_free(plan);
+    one_free(&t);
 }
 
 /* ---- Some calls failing: the others kept --------------------------------- */
 
+/* A run of fails_when_told (described as description) whose progress
+ * callback sets fail_now; fail_now starts as first and is 0 again after
+ * the run. */
+static int run_told(struct one *t, const char *description, sb_options *o,
+                    int first)
+{
+    static sb_kernel k = {.name = "fails_when_told",
+                          .family = SB_FAMILY_COPY, .fn = fails_when_told};
+    int rc;
+
+    k.description = description;
+    fail_now = first;
+    rc = run_one(t, &k, 64, o);
+    fail_now = 0;
+    return rc;
+}
+
 static void test_some_fail(void)
 {
-    sb_kernel k = {.name = "fails_when_told", .family = SB_FAMILY_COPY,
-                   .description = "fails in every second round",
-                   .fn = fails_when_told};
-    sb_plan *plan = sb_plan_new();
     sb_options o;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    struct one t;
     int rc;
 
     run_options(&o, 40);
     o.reject = SB_REJECT_NONE; /* only a failure rejects */
     o.progress = every_other_round;
-    fail_now = 0;
-    rc = plan ? sb_plan_add(plan, &k, 64, 0, 0, &err) : SB_ENOMEM;
-    if (rc == SB_OK)
-        rc = sb_run_execute(plan, &o, &run, &err);
-    fail_now = 0;
+    rc = run_told(&t, "fails in every second round", &o, 0);
     if (tap_ok(rc == SB_OK, "calls failing in every second round (%s)",
-               err.text)) {
-        const sb_cell_result *r = sb_run_cell(run, 0);
-        const unsigned char *fl = sb_run_sample_flags(run, 0);
+               t.err.text)) {
+        const sb_cell_result *r = sb_run_cell(t.run, 0);
+        const unsigned char *fl = sb_run_sample_flags(t.run, 0);
         size_t marked = 0;
         TAP_IS_INT(r->nsamples, 20, "the 20 rounds without failure kept");
         TAP_IS_INT(r->rejected[SB_REJECT_KERNEL_FAILED], 20,
@@ -236,10 +265,9 @@ static void test_some_fail(void)
             if (fl[i] & (1u << SB_REJECT_KERNEL_FAILED))
                 marked++;
         tap_ok(fl && marked == 0, "no kept sample holds a failed call");
-        TAP_IS_INT(sb_run_empty_cells(run), 0, "no empty cell");
+        TAP_IS_INT(sb_run_empty_cells(t.run), 0, "no empty cell");
     }
-    sb_run_free(run);
-    sb_plan_free(plan);
+    one_free(&t);
 }
 
 /* ---- The empty cell at the deadline takes more samples ------------------- */
@@ -255,34 +283,25 @@ static int two_rounds_fail(void *arg, size_t round, double elapsed)
 
 static void test_refill(void)
 {
-    sb_kernel k = {.name = "fails_when_told", .family = SB_FAMILY_COPY,
-                   .description = "fails in the first round",
-                   .fn = fails_when_told};
-    sb_plan *plan = sb_plan_new();
     sb_options o;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    struct one t;
     int rc;
 
     run_options(&o, 2);
     o.progress = two_rounds_fail;
-    fail_now = 1;
-    rc = plan ? sb_plan_add(plan, &k, 64, 0, 0, &err) : SB_ENOMEM;
-    if (rc == SB_OK)
-        rc = sb_run_execute(plan, &o, &run, &err);
-    fail_now = 0;
-    if (tap_ok(rc == SB_OK, "two rounds whose samples fail (%s)", err.text)) {
-        const sb_cell_result *r = sb_run_cell(run, 0);
+    rc = run_told(&t, "fails in the first round", &o, 1);
+    if (tap_ok(rc == SB_OK, "two rounds whose samples fail (%s)",
+               t.err.text)) {
+        const sb_cell_result *r = sb_run_cell(t.run, 0);
         tap_ok(r->rejected[SB_REJECT_KERNEL_FAILED] >= 2,
                "the rounds' samples rejected as kernel-failed (%zu)",
                r->rejected[SB_REJECT_KERNEL_FAILED]);
         tap_ok(r->nsamples >= 1,
                "a cell left empty at the end takes more samples until it "
                "keeps one (%zu kept)", r->nsamples);
-        TAP_IS_INT(sb_run_empty_cells(run), 0, "so no empty cell");
+        TAP_IS_INT(sb_run_empty_cells(t.run), 0, "so no empty cell");
     }
-    sb_run_free(run);
-    sb_plan_free(plan);
+    one_free(&t);
 }
 
 /* ---- A hung invocation is killed ------------------------------------------ */
@@ -302,24 +321,19 @@ static void test_hung_invocation(void)
     sb_kernel k = {.name = "hangs", .family = SB_FAMILY_COPY,
                    .description = "setup never returns", .fn = fine,
                    .setup = hangs_setup};
-    sb_plan *plan = sb_plan_new();
     sb_options o;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    struct one t;
     int rc;
 
     run_options(&o, 10);
     o.invocations = o.max_invocations = 2; /* forked */
     o.max_time = 0.5;
-    rc = plan ? sb_plan_add(plan, &k, 64, 0, 0, &err) : SB_ENOMEM;
-    if (rc == SB_OK)
-        rc = sb_run_execute(plan, &o, &run, &err);
-    tap_ok(rc == SB_ESYS && strstr(err.text, "still measuring") &&
-               strstr(err.text, "killed"),
+    rc = run_one(&t, &k, 64, &o);
+    tap_ok(rc == SB_ESYS && strstr(t.err.text, "still measuring") &&
+               strstr(t.err.text, "killed"),
            "a hung invocation is killed after the run's deadline, the "
-           "budget again and 10 s (rc %d: %s)", rc, err.text);
-    sb_run_free(run);
-    sb_plan_free(plan);
+           "budget again and 10 s (rc %d: %s)", rc, t.err.text);
+    one_free(&t);
 }
 
 /* ---- The gate ------------------------------------------------------------ */
@@ -392,10 +406,8 @@ static void test_dead_invocation(int by_signal)
     sb_kernel k = {.name = "dies_second", .family = SB_FAMILY_COPY,
                    .description = "ends its second invocation",
                    .fn = dies_second, .setup = counting_setup};
-    sb_plan *plan = sb_plan_new();
     sb_options o;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    struct one t;
     const char *how = by_signal ? "SIGKILL" : "exit(3)";
     const char *want = by_signal
                            ? "invocation 1 died with signal 9 (Killed)"
@@ -407,36 +419,27 @@ static void test_dead_invocation(int by_signal)
     die_by_signal = by_signal;
     run_options(&o, 10);
     o.invocations = o.max_invocations = 3;
-    rc = plan ? sb_plan_add(plan, &k, 64, 0, 0, &err) : SB_ENOMEM;
-    if (rc == SB_OK)
-        rc = sb_run_execute(plan, &o, &run, &err);
+    rc = run_one(&t, &k, 64, &o);
     if (tap_ok(rc == SB_OK, "%s in invocation 1: the run keeps "
-                            "invocation 0 (%s)", how, err.text)) {
-        const sb_cell_result *r = sb_run_cell(run, 0);
-        tap_ok(sb_run_interrupted(run), "%s: marked interrupted", how);
+                            "invocation 0 (%s)", how, t.err.text)) {
+        const sb_cell_result *r = sb_run_cell(t.run, 0);
+        tap_ok(sb_run_interrupted(t.run), "%s: marked interrupted", how);
         TAP_IS_INT(r->invocations, 1, "%s: one invocation's data", how);
         tap_ok(r->nsamples > 0, "%s: with its samples (%zu)", how,
                r->nsamples);
-        tap_ok(strcmp(sb_run_partial(run), want) == 0,
-               "%s: sb_run_partial says '%s'", how, sb_run_partial(run));
-        tap_ok(notes_have(run, want), "%s: and so do the notes", how);
+        tap_ok(strcmp(sb_run_partial(t.run), want) == 0,
+               "%s: sb_run_partial says '%s'", how, sb_run_partial(t.run));
+        tap_ok(notes_have(t.run, want), "%s: and so do the notes", how);
     }
-    sb_run_free(run);
-    sb_plan_free(plan);
+    one_free(&t);
 
     /* In the first invocation: nothing to keep, an error naming it. */
     *invocation_count = 1; /* the first to run counts 2 */
-    plan = sb_plan_new();
-    run = NULL;
-    memset(&err, 0, sizeof err);
-    rc = plan ? sb_plan_add(plan, &k, 64, 0, 0, &err) : SB_ENOMEM;
-    if (rc == SB_OK)
-        rc = sb_run_execute(plan, &o, &run, &err);
-    tap_ok(rc != SB_OK && !run && strstr(err.text, "invocation 0 ") &&
-               strstr(err.text, by_signal ? "signal 9" : "status 3"),
-           "%s in invocation 0: an error saying so: %s", how, err.text);
-    sb_run_free(run);
-    sb_plan_free(plan);
+    rc = run_one(&t, &k, 64, &o);
+    tap_ok(rc != SB_OK && !t.run && strstr(t.err.text, "invocation 0 ") &&
+               strstr(t.err.text, by_signal ? "signal 9" : "status 3"),
+           "%s in invocation 0: an error saying so: %s", how, t.err.text);
+    one_free(&t);
 }
 
 /* ---- The alloc kernels under RLIMIT_AS ----------------------------------- */
@@ -537,34 +540,30 @@ static int run_child(void)
                    .description = "mmap_touch under RLIMIT_AS",
                    .fn = sb__alloc_mmap_touch, .setup = limited_setup,
                    .teardown = sb__alloc_teardown};
-    sb_plan *plan = sb_plan_new();
     sb_options o;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    struct one t;
     int bits = 0;
 
     run_options(&o, 10);
     o.reject = SB_REJECT_NONE;
-    if (!plan || sb_plan_add(plan, &k, 64 * MIB, 0, 0, &err) != SB_OK ||
-        sb_run_execute(plan, &o, &run, &err) != SB_OK) {
-        fprintf(stderr, "# run: %s\n", err.text);
+    if (run_one(&t, &k, 64 * MIB, &o) != SB_OK) {
+        fprintf(stderr, "# run: %s\n", t.err.text);
         return 0;
     }
     {
-        const sb_cell_result *r = sb_run_cell(run, 0);
+        const sb_cell_result *r = sb_run_cell(t.run, 0);
         /* 10 rounds, then at most 64 more samples for the empty cell. */
         size_t kf = r->rejected[SB_REJECT_KERNEL_FAILED];
         if (r->nsamples == 0 && kf >= 10 && kf <= 10 + 64 &&
             r->rejected_total == kf)
             bits |= R_RUN;
-        if (sb_run_empty_cells(run) == 1 &&
-            notes_have(run, "mmap_touch_limited, 67108864 bytes: ") &&
-            notes_have(run, " samples rejected: a call failed (Cannot "
+        if (sb_run_empty_cells(t.run) == 1 &&
+            notes_have(t.run, "mmap_touch_limited, 67108864 bytes: ") &&
+            notes_have(t.run, " samples rejected: a call failed (Cannot "
                             "allocate memory)"))
             bits |= R_EMPTY;
     }
-    sb_run_free(run);
-    sb_plan_free(plan);
+    one_free(&t);
     return bits;
 }
 

@@ -211,18 +211,15 @@ static void check_maccel(struct dataset *d)
 /* The p-quantile interval of 1, 2, ..., n must be [l, u]. */
 static void check_qorder(const char *args)
 {
-    static double *x;
-    static size_t cap;
-    size_t n, i;
+    double *x;
+    size_t n;
     double p, level, ach;
     long l, u;
     sb_interval iv;
     int rc;
 
     if (!args) { /* release the buffer */
-        free(x);
-        x = NULL;
-        cap = 0;
+        tap_ranks(0, "qorder");
         return;
     }
     if (sscanf(args, "%zu %lf %lf %ld %ld %lf", &n, &p, &level, &l, &u,
@@ -230,17 +227,8 @@ static void check_qorder(const char *args)
         tap_ok(0, "bad qorder record");
         return;
     }
-    if (n > cap) {
-        double *q = realloc(x, n * sizeof *x);
-        if (!q) {
-            tap_ok(0, "qorder n=%zu: out of memory", n);
-            return;
-        }
-        x = q;
-        cap = n;
-    }
-    for (i = 0; i < n; ++i)
-        x[i] = (double)(i + 1);
+    if (!(x = tap_ranks(n, "qorder")))
+        return;
     rc = sb_stats_quantile_ci(x, n, p, level, &iv);
     TAP_IS_INT(rc, SB_OK, "qorder n=%zu p=%g level=%g: returns SB_OK", n, p,
                level);
@@ -430,29 +418,20 @@ static void end_bootset(const struct bootset *b)
 
 /* Read the fixture and check every record.  counts[]: data sets, qorder,
  * mde, map and boot records.  Returns 0 when read to the end. */
-static int run_fixture(const char *path, size_t counts[5])
+static int run_fixture(const char *name, size_t counts[5])
 {
-    FILE *f = fopen(path, "r");
-    char line[1024];
+    tap_reader fx;
+    char *line;
     struct dataset d;
     struct bootset b;
-    int in_set = 0, in_boot = 0, lineno = 0, bad = 0;
+    int in_set = 0, in_boot = 0, bad = 0;
 
+    if (tap_fixture_open(&fx, name) != 0)
+        return -1;
     memset(&d, 0, sizeof d);
     memset(&b, 0, sizeof b);
-    if (!f) {
-        tap_ok(0, "open fixture %s", path);
-        return -1;
-    }
-    while (!bad && fgets(line, sizeof line, f)) {
+    while (!bad && (line = tap_fixture_next(&fx))) {
         char *p = line;
-        ++lineno;
-        if (!strchr(line, '\n') && !feof(f)) {
-            bad = 1;
-            break;
-        }
-        if (line[0] == '#' || line[0] == '\n')
-            continue;
         if (!in_set && !in_boot && strncmp(p, "set ", 4) == 0) {
             memset(&d, 0, sizeof d);
             if (sscanf(p + 4, "%63s %zu", d.name, &d.n) != 2 || d.n == 0 ||
@@ -550,12 +529,7 @@ static int run_fixture(const char *path, size_t counts[5])
     free(d.sorted);
     free(d.jack);
     free_bootset(&b);
-    fclose(f);
-    if (bad || in_set || in_boot) {
-        tap_ok(0, "fixture %s: format error at line %d", path, lineno);
-        return -1;
-    }
-    return 0;
+    return tap_fixture_close(&fx, bad || in_set || in_boot);
 }
 
 /* ---- p = 0.5 is the median's interval --------------------------------- */
@@ -673,27 +647,32 @@ static void check_bad_input(void)
                        SB_EINVAL, "ratio_boot: level %g is SB_EINVAL",
                        bad01[i]);
         }
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 1, ys, 40, 0.95, 200,
-                                          SB_BOOT_BCA, 1, &iv),
-                   SB_EINVAL, "ratio_boot: nx = 1 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 40, ys, 1, 0.95, 200,
-                                          SB_BOOT_BCA, 1, &iv),
-                   SB_EINVAL, "ratio_boot: ny = 1 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 40, ys, 40, 0.95, 99,
-                                          SB_BOOT_BCA, 1, &iv),
-                   SB_EINVAL, "ratio_boot: B = 99 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 40, ys, 40, 0.95, 200, 7, 1,
-                                          &iv),
-                   SB_EINVAL, "ratio_boot: method 7 is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(NULL, 40, ys, 40, 0.95, 200,
-                                          SB_BOOT_BCA, 1, &iv),
-                   SB_EINVAL, "ratio_boot: NULL x is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 40, NULL, 40, 0.95, 200,
-                                          SB_BOOT_BCA, 1, &iv),
-                   SB_EINVAL, "ratio_boot: NULL y is SB_EINVAL");
-        TAP_IS_INT(sb_stats_ratio_boot_ci(xs, 40, ys, 40, 0.95, 200,
-                                          SB_BOOT_BCA, 1, NULL),
-                   SB_EINVAL, "ratio_boot: NULL out is SB_EINVAL");
+        {
+            const struct {
+                const double *x;
+                size_t nx;
+                const double *y;
+                size_t ny, B;
+                int method;
+                sb_interval *out;
+                const char *what;
+            } bad[] = {
+                {xs, 1, ys, 40, 200, SB_BOOT_BCA, &iv, "nx = 1"},
+                {xs, 40, ys, 1, 200, SB_BOOT_BCA, &iv, "ny = 1"},
+                {xs, 40, ys, 40, 99, SB_BOOT_BCA, &iv, "B = 99"},
+                {xs, 40, ys, 40, 200, 7, &iv, "method 7"},
+                {NULL, 40, ys, 40, 200, SB_BOOT_BCA, &iv, "NULL x"},
+                {xs, 40, NULL, 40, 200, SB_BOOT_BCA, &iv, "NULL y"},
+                {xs, 40, ys, 40, 200, SB_BOOT_BCA, NULL, "NULL out"},
+            };
+            for (i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+                TAP_IS_INT(sb_stats_ratio_boot_ci(bad[i].x, bad[i].nx,
+                                                  bad[i].y, bad[i].ny, 0.95,
+                                                  bad[i].B, bad[i].method, 1,
+                                                  bad[i].out),
+                           SB_EINVAL, "ratio_boot: %s is SB_EINVAL",
+                           bad[i].what);
+        }
         {
             const double bad_values[] = {NAN, INFINITY, -INFINITY, 0.0,
                                          -1.0};
@@ -1079,29 +1058,15 @@ done:
 
 int main(void)
 {
-    const char *top = getenv("top_srcdir");
-    char path[4096];
     size_t counts[5] = {0, 0, 0, 0, 0};
 
     sb_init();
-    if (top && *top)
-        snprintf(path, sizeof path, "%s/tests/fixtures/intervals_ref.txt",
-                 top);
-    else
-        snprintf(path, sizeof path, "tests/fixtures/intervals_ref.txt");
-
-    if (run_fixture(path, counts) == 0) {
-        /* Guards against a truncated or emptied fixture passing quietly. */
-        tap_ok(counts[0] >= 13, "fixture: %zu data sets (want >= 13)",
-               counts[0]);
-        tap_ok(counts[1] >= 900, "fixture: %zu qorder records (want >= 900)",
-               counts[1]);
-        tap_ok(counts[2] >= 120, "fixture: %zu mde records (want >= 120)",
-               counts[2]);
-        tap_ok(counts[3] >= 5, "fixture: %zu map records (want >= 5)",
-               counts[3]);
-        tap_ok(counts[4] >= 6, "fixture: %zu bootstrap sets (want >= 6)",
-               counts[4]);
+    if (run_fixture("intervals_ref.txt", counts) == 0) {
+        tap_at_least(counts[0], 13, "data sets");
+        tap_at_least(counts[1], 900, "qorder records");
+        tap_at_least(counts[2], 120, "mde records");
+        tap_at_least(counts[3], 5, "map records");
+        tap_at_least(counts[4], 6, "bootstrap sets");
     }
     check_half_is_median();
     check_bad_input();

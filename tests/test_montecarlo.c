@@ -51,6 +51,15 @@ static gsl_rng *rng_new(unsigned long section)
     return r;
 }
 
+/* rng_new, or NULL after a failed check naming the section (what). */
+static gsl_rng *section_rng(unsigned long section, const char *what)
+{
+    gsl_rng *r = rng_new(section);
+    if (!r)
+        tap_ok(0, "%s: gsl_rng_alloc", what);
+    return r;
+}
+
 /* n lognormal values exp(mu + sigma Z). */
 static void lognormal(gsl_rng *r, double *x, size_t n, double mu,
                       double sigma)
@@ -132,13 +141,11 @@ static void check_fpr(const char *what, double rate)
 
 static void section_aa(void)
 {
-    gsl_rng *r = rng_new(1);
+    gsl_rng *r = section_rng(1, "A/A");
     double t0 = now(), rate;
 
-    if (!r) {
-        tap_ok(0, "A/A: gsl_rng_alloc");
+    if (!r)
         return;
-    }
     /* Lognormal times, no ties: the normal approximation at n = 50. */
     rate = reject_rate(r, T_MW, 50, TRIALS, log(1000.0), 0.1, 0.0, 1, 0);
     check_fpr("Mann-Whitney n=50 lognormal", rate);
@@ -164,14 +171,12 @@ static void section_aa(void)
  * log ratios are then normal with mean 0, so the paired t test is exact. */
 static void section_paired(void)
 {
-    gsl_rng *r = rng_new(2);
+    gsl_rng *r = section_rng(2, "paired");
     double a[5], b[5], t0 = now();
     size_t t, i, hits = 0, fail = 0;
 
-    if (!r) {
-        tap_ok(0, "paired: gsl_rng_alloc");
+    if (!r)
         return;
-    }
     for (t = 0; t < TRIALS; ++t) {
         sb_interval ratio;
         double p;
@@ -198,13 +203,11 @@ static void section_paired(void)
  * floor many se below either. */
 static void section_power(void)
 {
-    gsl_rng *r = rng_new(3);
+    gsl_rng *r = section_rng(3, "power");
     double t0 = now(), rate;
 
-    if (!r) {
-        tap_ok(0, "power: gsl_rng_alloc");
+    if (!r)
         return;
-    }
     rate = reject_rate(r, T_MW, 100, 1000, 0.0, 1.0, 0.5, 0, 0);
     tap_ok(rate > 0.80, "power Mann-Whitney, normal, 0.5 sd, n=100: %.1f%% "
            "> 80%%", 100.0 * rate);
@@ -225,15 +228,13 @@ static void section_power(void)
 static void section_holm(void)
 {
     enum { M = 10, N = 20 };
-    gsl_rng *r = rng_new(4);
+    gsl_rng *r = section_rng(4, "Holm");
     double x[N], y[N], p[M], adj[M], t0 = now();
     size_t f, k, raw_any = 0, holm_any = 0, fail = 0;
     double bound, raw, holm;
 
-    if (!r) {
-        tap_ok(0, "Holm: gsl_rng_alloc");
+    if (!r)
         return;
-    }
     for (f = 0; f < TRIALS; ++f) {
         int any_raw = 0, any_holm = 0;
         for (k = 0; k < M; ++k) {

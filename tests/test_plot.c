@@ -57,22 +57,6 @@ typedef struct spec {
 #define INVOCATIONS 6
 #define PER_INV 20
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 /* Write a run of the documented schema and read it back. */
 static sb_run *json_run(const char *name, const char *cpu, const spec *c,
                         size_t n)
@@ -305,6 +289,15 @@ static int plot(const sb_run *run, const char *stem, const char *ending,
     return rc;
 }
 
+/* sb_plot refuses kind of run (check what) with an error saying says. */
+static void check_refused(const sb_run *run, const char *fig, int kind,
+                          const char *what, const char *says)
+{
+    sb_error err = {0};
+    TAP_IS_INT(sb_plot(run, fig, kind, NULL, &err), SB_EINVAL, "%s", what);
+    tap_ok(strstr(err.text, says) != NULL, "  says so: %s", err.text);
+}
+
 static void test_sweep(void)
 {
     spec c[18];
@@ -345,17 +338,12 @@ static void test_sweep(void)
                "png: pngcairo, else libgd's png");
     }
     {
-        sb_error err = {0};
         char fig[512];
         snprintf(fig, sizeof fig, "%s/none.svg", dir);
-        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_MATRIX, NULL, &err), SB_EINVAL,
-                   "matrix of a sweep: nothing to plot");
-        tap_ok(strstr(err.text, "nothing to plot") != NULL, "  says so: %s",
-               err.text);
-        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_SIZES, NULL, &err), SB_EINVAL,
-                   "sizes of one size: nothing to plot");
-        tap_ok(strstr(err.text, "two sizes") != NULL, "  says so: %s",
-               err.text);
+        check_refused(run, fig, SB_PLOT_MATRIX,
+                      "matrix of a sweep: nothing to plot", "nothing to plot");
+        check_refused(run, fig, SB_PLOT_SIZES,
+                      "sizes of one size: nothing to plot", "two sizes");
         snprintf(fig, sizeof fig, "%s/none.gp", dir);
         tap_ok(access(fig, F_OK) != 0, "  nothing written");
     }
@@ -468,10 +456,8 @@ static void test_distribution(void)
         plot(run, "dist_auto", "svg", SB_PLOT_AUTO, "distribution",
              3 + 40 + 41 + 42);
         snprintf(fig, sizeof fig, "%s/dsweep.svg", dir);
-        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_SWEEP, NULL, &err), SB_EINVAL,
-                   "sweep of one offset: SB_EINVAL");
-        tap_ok(strstr(err.text, "nothing to plot") != NULL, "  says so: %s",
-               err.text);
+        check_refused(run, fig, SB_PLOT_SWEEP,
+                      "sweep of one offset: SB_EINVAL", "nothing to plot");
         sb_run_free(run);
     }
     run = NULL;
@@ -489,23 +475,35 @@ static void test_distribution(void)
         free(v[i]);
 }
 
-static void test_errors(void)
+/* A run of one kernel, name, with 20 samples of 10 + noise(); NULL after
+ * a failed check "what run: ...". */
+static sb_run *noise_run(const char *name, const char *what)
 {
-    const char *names[1] = {"x"};
+    const char *names[1] = {name};
     double x[20];
     const double *v[1] = {x};
     size_t n[1] = {20};
     sb_run *run = NULL;
     sb_error err = {0};
-    char fig[512], gp[512], dat[512];
-    int rc;
 
     for (size_t i = 0; i < 20; i++)
         x[i] = 10 + noise();
     if (sb_run_from_samples(names, v, n, 1, NULL, &run, &err) != SB_OK) {
-        tap_ok(0, "error run: %s", err.text);
-        return;
+        tap_ok(0, "%s run: %s", what, err.text);
+        return NULL;
     }
+    return run;
+}
+
+static void test_errors(void)
+{
+    sb_run *run = noise_run("x", "error");
+    sb_error err = {0};
+    char fig[512], gp[512], dat[512];
+    int rc;
+
+    if (!run)
+        return;
     snprintf(fig, sizeof fig, "%s/fig.jpg", dir);
     TAP_IS_INT(sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err), SB_EINVAL,
                "unknown ending: SB_EINVAL");
@@ -927,10 +925,8 @@ static void test_nothing(void)
     f = fopen(path, "r");
     if (f && sb_run_load(f, path, NULL, &run, &err) == SB_OK) {
         snprintf(fig, sizeof fig, "%s/empty.svg", dir);
-        TAP_IS_INT(sb_plot(run, fig, SB_PLOT_AUTO, NULL, &err), SB_EINVAL,
-                   "no samples: no figure (SB_EINVAL)");
-        tap_ok(strstr(err.text, "nothing to plot") != NULL, "  says so: %s",
-               err.text);
+        check_refused(run, fig, SB_PLOT_AUTO,
+                      "no samples: no figure (SB_EINVAL)", "nothing to plot");
         snprintf(fig, sizeof fig, "%s/empty.gp", dir);
         tap_ok(access(fig, F_OK) != 0, "  nothing written");
         sb_run_free(run);
@@ -958,19 +954,11 @@ int main(void)
     test_errors();
     test_hostile();
     {
-        const char *names[1] = {"links"};
-        double x[20];
-        const double *v[1] = {x};
-        size_t n[1] = {20};
-        sb_run *run = NULL;
-        sb_error err = {0};
-        for (size_t i = 0; i < 20; i++)
-            x[i] = 10 + noise();
-        if (sb_run_from_samples(names, v, n, 1, NULL, &run, &err) == SB_OK) {
+        sb_run *run = noise_run("links", "links");
+        if (run) {
             test_links(run);
             test_leftovers(run);
-        } else
-            tap_ok(0, "links run: %s", err.text);
+        }
         sb_run_free(run);
     }
     test_nothing();

@@ -505,11 +505,9 @@ static void check_cell_interval(void)
 
 int main(void)
 {
-    const char *top = getenv("top_srcdir");
     sb_analysis_options a;
 
-    snprintf(fixture, sizeof fixture, "%s/tests/fixtures/reanalyse_a.json",
-             top && *top ? top : ".");
+    tap_fixture(fixture, sizeof fixture, "reanalyse_a.json");
     sb_init();
     check_rule();
     check_cell_interval();

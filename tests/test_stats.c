@@ -163,29 +163,12 @@ done:
 /* The median interval of 1, 2, ..., n at level must be [l, n - l + 1]. */
 static void check_order(size_t n, double level, long l, double achieved)
 {
-    static double *x;
-    static size_t cap;
+    double *x = tap_ranks(n, "order"); /* n = 0: frees the buffer */
     sb_interval iv;
-    size_t i;
     int rc;
 
-    if (n == 0) { /* release the buffer */
-        free(x);
-        x = NULL;
-        cap = 0;
+    if (!x)
         return;
-    }
-    if (n > cap) {
-        double *p = realloc(x, n * sizeof *x);
-        if (!p) {
-            tap_ok(0, "order n=%zu: out of memory", n);
-            return;
-        }
-        x = p;
-        cap = n;
-    }
-    for (i = 0; i < n; ++i)
-        x[i] = (double)(i + 1);
     rc = sb_stats_median_ci(x, n, level, &iv);
     TAP_IS_INT(rc, SB_OK, "order n=%zu level=%g: returns SB_OK", n, level);
     TAP_IS_INT((long long)iv.lo, l, "order n=%zu level=%g: lo = x(l)", n,
@@ -198,27 +181,18 @@ static void check_order(size_t n, double level, long l, double achieved)
 
 /* Read the fixture and check every record.  Returns 0 when the file was
  * read to the end without a format error. */
-static int run_fixture(const char *path, size_t *nsets, size_t *norders)
+static int run_fixture(const char *name, size_t *nsets, size_t *norders)
 {
-    FILE *f = fopen(path, "r");
-    char line[1024];
+    tap_reader fx;
+    char *line;
     struct ref_set r;
-    int in_set = 0, lineno = 0, bad = 0;
+    int in_set = 0, bad = 0;
 
-    memset(&r, 0, sizeof r);
-    if (!f) {
-        tap_ok(0, "open fixture %s", path);
+    if (tap_fixture_open(&fx, name) != 0)
         return -1;
-    }
-    while (!bad && fgets(line, sizeof line, f)) {
+    memset(&r, 0, sizeof r);
+    while (!bad && (line = tap_fixture_next(&fx))) {
         char *p = line, *end;
-        ++lineno;
-        if (!strchr(line, '\n') && !feof(f)) {
-            bad = 1; /* longer than the buffer */
-            break;
-        }
-        if (line[0] == '#' || line[0] == '\n')
-            continue;
         if (strncmp(p, "set ", 4) == 0) {
             memset(&r, 0, sizeof r);
             if (in_set || sscanf(p + 4, "%63s %zu", r.name, &r.n) != 2 ||
@@ -279,12 +253,7 @@ static int run_fixture(const char *path, size_t *nsets, size_t *norders)
     }
     check_order(0, 0, 0, 0);
     free(r.x);
-    fclose(f);
-    if (bad || in_set) {
-        tap_ok(0, "fixture %s: format error at line %d", path, lineno);
-        return -1;
-    }
-    return 0;
+    return tap_fixture_close(&fx, bad || in_set);
 }
 
 static void check_bad_input(void)
@@ -352,6 +321,24 @@ static void check_bad_input(void)
                "summarize: NULL work is SB_EINVAL");
 }
 
+/* sb_stats_median_ci of x[0..n) at level (written lvl in the messages):
+ * [lo, hi], described as "lo = lo_is" and "hi = hi_is", and, unless ach_is
+ * is NULL, the achieved coverage ach ("achieved ach_is").  The interval is
+ * left in *iv. */
+static void check_median_ci(const double *x, size_t n, double level,
+                            const char *lvl, double lo, const char *lo_is,
+                            double hi, const char *hi_is, double ach,
+                            const char *ach_is, sb_interval *iv)
+{
+    TAP_IS_INT(sb_stats_median_ci(x, n, level, iv), SB_OK,
+               "n=%zu level %s: SB_OK", n, lvl);
+    TAP_IS_REL(iv->lo, lo, 0.0, "n=%zu level %s: lo = %s", n, lvl, lo_is);
+    TAP_IS_REL(iv->hi, hi, 0.0, "n=%zu level %s: hi = %s", n, lvl, hi_is);
+    if (ach_is)
+        TAP_IS_REL(iv->achieved, ach, REL_EXACT,
+                   "n=%zu level %s: achieved %s", n, lvl, ach_is);
+}
+
 /* Levels that are not in the fixture's grid, with hand-checked answers. */
 static void check_edges(void)
 {
@@ -361,38 +348,24 @@ static void check_edges(void)
     /* n = 7, level 0.5: P(B <= 1) = 8/128 and P(B <= 2) = 29/128 are both
      * <= 0.25 but P(B <= 3) = 1/2 is not, so l = 3: [3, 5], coverage
      * 1 - 2 * 29/128 = 70/128. */
-    TAP_IS_INT(sb_stats_median_ci(x, 7, 0.5, &iv), SB_OK,
-               "n=7 level 0.5: SB_OK");
-    TAP_IS_REL(iv.lo, 3.0, 0.0, "n=7 level 0.5: lo = x(3)");
-    TAP_IS_REL(iv.hi, 5.0, 0.0, "n=7 level 0.5: hi = x(5)");
-    TAP_IS_REL(iv.achieved, 70.0 / 128.0, REL_EXACT,
-               "n=7 level 0.5: achieved 70/128");
+    check_median_ci(x, 7, 0.5, "0.5", 3.0, "x(3)", 5.0, "x(5)",
+                    70.0 / 128.0, "70/128", &iv);
     TAP_IS_REL(iv.estimate, 4.0, 0.0, "n=7: median 4");
 
     /* A level just below 1 no sample of 7 reaches: min and max. */
-    TAP_IS_INT(sb_stats_median_ci(x, 7, 0.999999, &iv), SB_OK,
-               "n=7 level 0.999999: SB_OK");
-    TAP_IS_REL(iv.lo, 1.0, 0.0, "n=7 level 0.999999: lo = min");
-    TAP_IS_REL(iv.hi, 7.0, 0.0, "n=7 level 0.999999: hi = max");
-    TAP_IS_REL(iv.achieved, 126.0 / 128.0, REL_EXACT,
-               "n=7 level 0.999999: achieved 126/128 < level");
+    check_median_ci(x, 7, 0.999999, "0.999999", 1.0, "min", 7.0, "max",
+                    126.0 / 128.0, "126/128 < level", &iv);
 
     /* n = 4, level 0.38: the normal guess is k = 1, but P(B <= 1) = 5/16
      * exceeds the tail 0.31, so the search must step down to k = 0:
      * [x(1), x(4)], coverage 1 - 2/16.  (Usually the guess lies at or
      * below the answer and the search steps up.) */
-    TAP_IS_INT(sb_stats_median_ci(x, 4, 0.38, &iv), SB_OK,
-               "n=4 level 0.38: SB_OK");
-    TAP_IS_REL(iv.lo, 1.0, 0.0, "n=4 level 0.38: lo = x(1)");
-    TAP_IS_REL(iv.hi, 4.0, 0.0, "n=4 level 0.38: hi = x(4)");
-    TAP_IS_REL(iv.achieved, 14.0 / 16.0, REL_EXACT,
-               "n=4 level 0.38: achieved 14/16");
+    check_median_ci(x, 4, 0.38, "0.38", 1.0, "x(1)", 4.0, "x(4)",
+                    14.0 / 16.0, "14/16", &iv);
 
     /* A tiny level: the innermost pair of an even sample. */
-    TAP_IS_INT(sb_stats_median_ci(x, 6, 1e-6, &iv), SB_OK,
-               "n=6 level 1e-6: SB_OK");
-    TAP_IS_REL(iv.lo, 3.0, 0.0, "n=6 level 1e-6: lo = x(3)");
-    TAP_IS_REL(iv.hi, 4.0, 0.0, "n=6 level 1e-6: hi = x(4)");
+    check_median_ci(x, 6, 1e-6, "1e-6", 3.0, "x(3)", 4.0, "x(4)", 0.0, NULL,
+                    &iv);
     TAP_IS_REL(iv.estimate, 3.5, 0.0, "n=6: median 3.5");
 
     /* Constant data: every interval collapses onto the value. */
@@ -445,22 +418,12 @@ static void check_spread_mde(void)
 
 int main(void)
 {
-    const char *top = getenv("top_srcdir");
-    char path[4096];
     size_t nsets = 0, norders = 0;
 
     sb_init();
-    if (top && *top)
-        snprintf(path, sizeof path, "%s/tests/fixtures/stats_ref.txt", top);
-    else
-        snprintf(path, sizeof path, "tests/fixtures/stats_ref.txt");
-
-    if (run_fixture(path, &nsets, &norders) == 0) {
-        /* Guards against a truncated or emptied fixture passing quietly. */
-        tap_ok(nsets >= 12, "fixture: %zu data sets read (want >= 12)",
-               nsets);
-        tap_ok(norders >= 400, "fixture: %zu order records read (want >= 400)",
-               norders);
+    if (run_fixture("stats_ref.txt", &nsets, &norders) == 0) {
+        tap_at_least(nsets, 12, "data sets read");
+        tap_at_least(norders, 400, "order records read");
     }
     check_bad_input();
     check_edges();

@@ -198,20 +198,27 @@ static void *setup_or_bail(const sb_kernel *k, size_t n, size_t sa,
     return state;
 }
 
-static void test_mmap_touch(size_t unit, const char *why)
+/* One call of the kernel name for 16 MiB: its minor faults, at least 0.9
+ * of one a unit and at most one a page (and SLACK). */
+static void check_call_faults(const char *name, size_t unit, const char *why)
 {
-    const sb_kernel *k = row("mmap_touch");
+    const sb_kernel *k = row(name);
     void *state = setup_or_bail(k, ALLOC_N, 0, 0);
     long pages = (long)(ALLOC_N / page), lo = (long)(0.9 * ALLOC_N / unit);
     long d;
     k->fn(NULL, NULL, ALLOC_N, state);
     d = faults_of_call(k, state, ALLOC_N);
     if (!tap_ok(d >= lo && d <= pages + SLACK,
-                "mmap_touch: one call of 16 MiB takes %ld minor faults, "
+                "%s: one call of 16 MiB takes %ld minor faults, "
                 "within [%ld, %ld]",
-                d, lo, pages + SLACK))
+                name, d, lo, pages + SLACK))
         tap_diag("  %s", why);
     k->teardown(state);
+}
+
+static void test_mmap_touch(size_t unit, const char *why)
+{
+    check_call_faults("mmap_touch", unit, why);
 }
 
 /* MAP_POPULATE faults every page in inside mmap, through get_user_pages,
@@ -223,21 +230,11 @@ static void test_mmap_touch(size_t unit, const char *why)
  * none.  The second check repeats the kernel's steps to see the split. */
 static void test_mmap_populate(size_t unit, const char *why)
 {
-    const sb_kernel *k = row("mmap_populate");
-    void *state = setup_or_bail(k, ALLOC_N, 0, 0);
-    long pages = (long)(ALLOC_N / page), lo = (long)(0.9 * ALLOC_N / unit);
-    long d, d_map, d_touch;
+    long lo = (long)(0.9 * ALLOC_N / unit);
+    long d_map, d_touch;
     void *p;
 
-    k->fn(NULL, NULL, ALLOC_N, state);
-    d = faults_of_call(k, state, ALLOC_N);
-    if (!tap_ok(d >= lo && d <= pages + SLACK,
-                "mmap_populate: one call of 16 MiB takes %ld minor faults, "
-                "within [%ld, %ld]",
-                d, lo, pages + SLACK))
-        tap_diag("  %s", why);
-    k->teardown(state);
-
+    check_call_faults("mmap_populate", unit, why);
     d_map = minflt();
     p = mmap(NULL, ALLOC_N, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);

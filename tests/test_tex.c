@@ -312,16 +312,18 @@ static char *squeeze(char *s)
     return s;
 }
 
-/* The first line of doc starting with prefix, squeezed, into buf. */
-static const char *row_starting(const char *doc, const char *prefix,
-                                char *buf, size_t len)
+/* The first line of doc that starts with s (starts) or, once squeezed,
+ * holds s (!starts); squeezed, into buf.  NULL when there is none. */
+static const char *row_where(const char *doc, const char *s, int starts,
+                             char *buf, size_t len)
 {
-    size_t n = strlen(prefix);
+    size_t n = strlen(s);
     for (const char *p = doc; *p;) {
         size_t l = strcspn(p, "\n");
-        if (l >= n && !strncmp(p, prefix, n)) {
+        if (!starts || (l >= n && !strncmp(p, s, n))) {
             snprintf(buf, len, "%.*s", (int)l, p);
-            return squeeze(buf);
+            if (starts || strstr(squeeze(buf), s))
+                return starts ? squeeze(buf) : buf;
         }
         p += l;
         if (*p)
@@ -330,20 +332,18 @@ static const char *row_starting(const char *doc, const char *prefix,
     return NULL;
 }
 
+/* The first line of doc starting with prefix, squeezed, into buf. */
+static const char *row_starting(const char *doc, const char *prefix,
+                                char *buf, size_t len)
+{
+    return row_where(doc, prefix, 1, buf, len);
+}
+
 /* The first line of doc holding sub once squeezed, squeezed, into buf. */
 static const char *row_with(const char *doc, const char *sub, char *buf,
                             size_t len)
 {
-    for (const char *p = doc; *p;) {
-        size_t l = strcspn(p, "\n");
-        snprintf(buf, len, "%.*s", (int)l, p);
-        if (strstr(squeeze(buf), sub))
-            return buf;
-        p += l;
-        if (*p)
-            p++;
-    }
-    return NULL;
+    return row_where(doc, sub, 0, buf, len);
 }
 
 /* The line of text holding s, copied into buf. */

@@ -10,15 +10,7 @@
 #include <stdlib.h>
 
 #include "statbench.h"
-
-#define CHECK(cond)                                                      \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,       \
-                    __LINE__, #cond);                                    \
-            abort();                                                     \
-        }                                                                \
-    } while (0)
+#include "check.h"
 
 static FILE *devnull;
 

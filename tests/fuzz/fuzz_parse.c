@@ -22,19 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "cli_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* A broken promise is a crash, so that libFuzzer keeps the input. */
-#define CHECK(cond)                                                      \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,       \
-                    __LINE__, #cond);                                    \
-            abort();                                                     \
-        }                                                                \
-    } while (0)
 
 /* A failure leaves a one-line message that fits its buffer. */
 static void check_msg(int rc, const char *msg, size_t msglen)
@@ -112,23 +103,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(s, data + 1, size - 1);
     s[size - 1] = '\0';
-    switch (which) {
-    case 'v':
-        value(s, CLI_SIZE);
-        break;
-    case 'V':
-        value(s, CLI_INT);
-        break;
-    case 'l':
-        list(s, CLI_SIZE);
-        break;
-    case 'L':
-        list(s, CLI_INT);
-        break;
-    default:
+    /* Lower case: CLI_SIZE, upper case: CLI_INT. */
+    if (which == 'v' || which == 'V')
+        value(s, which == 'v' ? CLI_SIZE : CLI_INT);
+    else if (which == 'l' || which == 'L')
+        list(s, which == 'l' ? CLI_SIZE : CLI_INT);
+    else
         number(s);
-        break;
-    }
     free(s);
     return 0;
 }

@@ -63,23 +63,6 @@ static void init(void)
     sb__cpu_model(here_cpu, sizeof here_cpu); /* sysinfo.c, as plot.c */
 }
 
-/* A JSON string of any bytes: quotes, backslashes and control characters
- * escaped; other bytes as they are (not UTF-8: the reader refuses it). */
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static sb_run *json_run(const char *const names[2], const char *cpu,
                         const cellspec *c, size_t n)
 {
