@@ -70,21 +70,6 @@ typedef struct fig {
 
 /* ---- Small helpers --------------------------------------------------- */
 
-static const char *kind_name(int kind)
-{
-    switch (kind) {
-    case SB_PLOT_SWEEP:
-        return "sweep";
-    case SB_PLOT_MATRIX:
-        return "matrix";
-    case SB_PLOT_SIZES:
-        return "sizes";
-    case SB_PLOT_DISTRIBUTION:
-        return "distribution";
-    }
-    return "auto";
-}
-
 static const char *kernel_name(const sb_cell_result *r)
 {
     return r->cell.kernel && r->cell.kernel->name ? r->cell.kernel->name
@@ -453,7 +438,7 @@ static void gp_preamble(fig *F)
     const char *cmd = sb_run_command(F->run);
 
     fprintf(f, "# statbench %s: %s figure, for gnuplot 5.2 or newer.\n",
-            sb_version(), kind_name(F->kind));
+            sb_version(), sb_plot_kind_name(F->kind));
     fputs("# run: ", f);
     put_comment(f, cmd ? cmd : "");
     fprintf(f,
@@ -537,7 +522,7 @@ static void dat_header(fig *F, const char *columns, const char *blocks)
     FILE *f = F->dat;
     const char *cmd = sb_run_command(F->run);
     fprintf(f, "# statbench %s: data of a %s figure (%s.gp draws it)\n",
-            sb_version(), kind_name(F->kind), F->name);
+            sb_version(), sb_plot_kind_name(F->kind), F->name);
     fputs("# run: ", f);
     put_comment(f, cmd ? cmd : "");
     fputc('\n', f);
