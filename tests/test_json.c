@@ -14,6 +14,31 @@
 #include "tap.h"
 #include "text.h"
 
+/* A kernel whose calls fail in every second round (the progress callback
+ * says which), so that its cell has rejects to carry through the round
+ * trip whatever the machine does: every second round is rejected as
+ * kernel-failed (25 of 50 per invocation when the budget allows all). */
+static volatile int fail_now;
+static void sometimes_fails(void *dst, const void *src, size_t n,
+                            void *state)
+{
+    (void)src, (void)state;
+    memset(dst, 0, n);
+    if (fail_now)
+        sb_kernel_failed(5); /* EIO */
+}
+static int every_other_round(void *arg, size_t round, double elapsed)
+{
+    (void)arg, (void)elapsed;
+    fail_now = (int)(round % 2);
+    return 0;
+}
+static const sb_kernel failing = {.name = "sometimes_fails",
+                                  .family = SB_FAMILY_CLEAR,
+                                  .description = "fails in every second "
+                                                 "round",
+                                  .fn = sometimes_fails};
+
 static sb_run *measure(void)
 {
     sb_plan *plan = sb_plan_new();
@@ -28,6 +53,9 @@ static sb_run *measure(void)
     o.min_samples = o.max_samples = 50;
     sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, &e);
     sb_plan_add(plan, sb_kernel_find("duff"), 4096, 3, 5, &e);
+    sb_plan_add(plan, &failing, 4096, 0, 0, &e);
+    o.progress = every_other_round;
+    fail_now = 0;
     if (sb_run_execute(plan, &o, &run, &e) != SB_OK)
         tap_diag("measure: %s", e.text);
     sb_plan_free(plan);
@@ -110,6 +138,20 @@ int main(void)
             tap_ok(same, "cell %zu: samples split by invocation alike", i);
             tap_ok(b->rejected_total == a->rejected_total,
                    "cell %zu: rejects (%zu)", i, b->rejected_total);
+            {
+                int each = 1;
+                for (int q = 0; q < SB_REJECT_NREASONS; q++)
+                    each = each && b->rejected[q] == a->rejected[q];
+                tap_ok(each, "cell %zu: rejects by reason alike", i);
+            }
+            if (!strcmp(a->cell.kernel->name, "sometimes_fails"))
+                tap_ok(a->rejected[SB_REJECT_KERNEL_FAILED] >= 1 &&
+                           b->rejected[SB_REJECT_KERNEL_FAILED] ==
+                               a->rejected[SB_REJECT_KERNEL_FAILED],
+                       "cell %zu: its failed rounds are rejects, kept "
+                       "through the round trip (%zu), so the check above "
+                       "is not vacuous", i,
+                       b->rejected[SB_REJECT_KERNEL_FAILED]);
             /* Ticks are written with 10 significant digits (a relative
              * rounding of up to 5e-10), so the recomputed median agrees
              * to about that.  The interval's ends amplify it: with two
