@@ -417,16 +417,16 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
         irq_update(pr, c0, &dirq);
     ok_ru = getrusage(RUSAGE_THREAD, &a) == 0;
     cpu0 = sched_getcpu();
-    ok_ctr = !pr->nctr || sb__counters_read(pr->ctr, va) == 0;
     failed = sb__kernel_failures(NULL);
+    ok_ctr = !pr->nctr || sb__counters_read(pr->ctr, va) == 0;
     c1 = sb__timer_stop(tsc);
 
     t = sb__timed_sample(tsc, fn, w->dst, w->src, c->size, w->state, k);
 
     /* Checks after: the counters first. */
     c2 = sb__timer_start(tsc);
-    failed = sb__kernel_failures(&e) - failed;
     ok_ctr = (!pr->nctr || sb__counters_read(pr->ctr, vb) == 0) && ok_ctr;
+    failed = sb__kernel_failures(&e) - failed;
     cpu1 = sched_getcpu();
     ok_ru = getrusage(RUSAGE_THREAD, &b) == 0 && ok_ru;
     dirq = 0;
