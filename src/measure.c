@@ -237,22 +237,6 @@ static double seconds(struct timeval tv)
     return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
 }
 
-/* Append one line to the run's notes. */
-static void note(sb_meta *meta, const char *fmt, ...)
-    SB__PRINTF(2, 3);
-static void note(sb_meta *meta, const char *fmt, ...)
-{
-    size_t used = strlen(meta->notes);
-    va_list ap;
-    if (used && used + 1 < sizeof meta->notes)
-        meta->notes[used++] = '\n';
-    if (used + 1 >= sizeof meta->notes)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(meta->notes + used, sizeof meta->notes - used, fmt, ap);
-    va_end(ap);
-}
-
 #ifdef SB_HAVE_X86_64
 /* Evict [p, p + n) from every cache level: clflush each line, then mfence
  * so that the flushes are done before the timed call starts. */
@@ -601,7 +585,7 @@ static void choose_irq_exemptions(const sb_plan *plan, sb__invocation *inv,
     }
     (void)plan;
     if (kept)
-        note(&inv->meta,
+        sb__meta_note(&inv->meta,
              "interrupts: no reason to reject in %zu cell%s whose samples "
              "(up to %.3g ms) cannot dodge the %.0f interrupts/s of CPU %d; "
              "still counted", kept, kept == 1 ? "" : "s", 1e3 * longest,
@@ -682,7 +666,7 @@ static int check_budget(const sb_plan *plan, const sb_options *opt,
                          n, n == 1 ? "" : "s",
                          opt->min_samples, opt->max_time);
     if (need > opt->max_time)
-        note(&inv->meta, "budget: the plan needs about %.*f s for "
+        sb__meta_note(&inv->meta, "budget: the plan needs about %.*f s for "
                          "--min-samples %zu in every cell, more than "
                          "--max-time %g; cells get fewer samples",
              places(need), need, opt->min_samples, opt->max_time);
@@ -783,7 +767,7 @@ static int probe_open(struct probe *pr, const sb_options *opt,
         pr->irq_tick = pr->irq_tick0 = sb__timer_start(pr->tsc);
     } else {
         sb__irq_close(&pr->irq);
-        note(&inv->meta, "interrupts: not checked (%s)", why);
+        sb__meta_note(&inv->meta, "interrupts: not checked (%s)", why);
     }
     inv->meta.interrupts_per_second = NAN;
     inv->meta.check_cost_seconds = NAN;
@@ -931,7 +915,7 @@ static void lock_and_raise(struct held *h, const sb_options *opt,
             h->locked = 1;
             h->unlock = before == 0;
         } else {
-            note(&inv->meta, "mlock: mlockall(MCL_CURRENT) failed (%s); "
+            sb__meta_note(&inv->meta, "mlock: mlockall(MCL_CURRENT) failed (%s); "
                              "buffers may be paged out", strerror(errno));
         }
     }
@@ -945,11 +929,11 @@ static void lock_and_raise(struct held *h, const sb_options *opt,
             if (sched_setscheduler(0, SCHED_FIFO, &p) == 0)
                 h->fifo = 1;
             else
-                note(&inv->meta, "--rt: no privilege for SCHED_FIFO (%s); "
+                sb__meta_note(&inv->meta, "--rt: no privilege for SCHED_FIFO (%s); "
                                  "measured at normal priority",
                      strerror(errno));
         } else {
-            note(&inv->meta, "--rt: cannot read the scheduling policy (%s)",
+            sb__meta_note(&inv->meta, "--rt: cannot read the scheduling policy (%s)",
                  strerror(errno));
         }
     }
@@ -965,7 +949,7 @@ static double fit_samples(const struct held *h, double budget, double target,
     if (budget > 0 && target > 0.9 * budget * hz / (10.0 * (double)h->n)) {
         double was = target;
         target = 0.9 * budget * hz / (10.0 * (double)h->n);
-        note(&inv->meta, "budget: samples of about %.0f us instead of "
+        sb__meta_note(&inv->meta, "budget: samples of about %.0f us instead of "
                          "--sample-us %.0f, so that ten rounds fit in the "
                          "invocation's %.3g s", 1e6 * target / h->pr.hz,
              1e6 * was / h->pr.hz, budget);
@@ -1082,7 +1066,7 @@ static void note_failed_calls(const struct held *h, sb__invocation *inv)
         const sb_cell *c = sb_plan_cell(h->plan, i);
         size_t lost = inv->cells[i].rejected[SB_REJECT_KERNEL_FAILED];
         if (lost)
-            note(&inv->meta,
+            sb__meta_note(&inv->meta,
                  "kernel %s, %zu bytes: %zu sample%s rejected: a call "
                  "failed (%s)", c->kernel->name, c->size, lost,
                  lost == 1 ? "" : "s",

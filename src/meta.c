@@ -2,6 +2,7 @@
  * comes from sysinfo.c. */
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -35,4 +36,17 @@ void sb__meta_fill(sb_meta *meta)
              "%Y-%m-%dT%H:%M:%SZ", &tm);
     meta->cpu_features = sb_cpu_features();
     sb__counters_describe(meta->counters, sizeof meta->counters);
+}
+
+void sb__meta_note(sb_meta *meta, const char *fmt, ...)
+{
+    size_t used = strlen(meta->notes);
+    va_list ap;
+    if (used && used + 1 < sizeof meta->notes)
+        meta->notes[used++] = '\n';
+    if (used + 1 >= sizeof meta->notes)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(meta->notes + used, sizeof meta->notes - used, fmt, ap);
+    va_end(ap);
 }

@@ -1,5 +1,5 @@
 /*
- * meta.h: meta.c's internal function, never installed.
+ * meta.h: meta.c's internal functions, never installed.
  */
 #ifndef SB_META_H
 #define SB_META_H
@@ -8,5 +8,8 @@
 
 /* Fill the machine part of a run's metadata. */
 void sb__meta_fill(sb_meta *meta);
+
+/* Append one line, printf-style, to meta->notes (cut at its size). */
+void sb__meta_note(sb_meta *meta, const char *fmt, ...) SB__PRINTF(2, 3);
 
 #endif

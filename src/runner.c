@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "measure.h"
+#include "meta.h"
 #include "timer.h"
 
 /* ---- The pipe protocol between an invocation and the parent ------------ */
@@ -197,14 +198,17 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
  * when it has measured) or it ends; kill it at kill_at (returns -1).
  * Meanwhile a stop asked for here (sb_run_request_stop() from a signal
  * handler, sb_options.stop), in memory the child does not share, is
- * passed on through the run's shared flag, within 20 ms. */
+ * passed on through the run's shared flag: at once after a signal (poll
+ * returns EINTR), within 0.2 s otherwise.  The parent is not pinned and
+ * may share the measuring CPU: it wakes rarely, so as not to preempt the
+ * child's samples. */
 static int await_child(int fd, const sb__stop *stop, pid_t pid,
                        double kill_at)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
     int relayed = 0;
     for (;;) {
-        int r = poll(&p, 1, 20);
+        int r = poll(&p, 1, 200);
         if (r > 0 || (r < 0 && errno != EINTR))
             return 0;
         if (!relayed && sb__stopped(stop)) {
@@ -306,16 +310,6 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
     return SB_OK;
 }
 
-/* Append one line to a run's notes (as measure.c's note()). */
-static void add_note(sb_meta *meta, const char *line)
-{
-    size_t used = strlen(meta->notes);
-    if (used && used + 1 < sizeof meta->notes)
-        meta->notes[used++] = '\n';
-    if (used + 1 < sizeof meta->notes)
-        snprintf(meta->notes + used, sizeof meta->notes - used, "%s", line);
-}
-
 /* Whether every cell's interval, over the invocations so far, meets the
  * precision target: the interval and the rule of the results
  * (sb__cell_interval, sb__precision_met), on the samples as measured
@@ -328,6 +322,7 @@ static int invocation_precision_met(const sb_run *run)
     int met = 1;
 
     sb_options_analysis(&run->opt, &a);
+    a.bootstrap = 0; /* as the stop rule: a check, not the result */
     for (size_t i = 0; i < run->ncells; i++)
         if (run->cells[i].nsamples > most)
             most = run->cells[i].nsamples;
@@ -401,7 +396,7 @@ static int invocation_failed(sb_run *run, int rc, int died,
          * ends there, partial, as after an interruption. */
         run->interrupted = 1;
         snprintf(run->partial, sizeof run->partial, "%s", ie->text);
-        add_note(&run->meta, run->partial);
+        sb__meta_note(&run->meta, "%s", run->partial);
         return SB_OK;
     }
     if (err)
