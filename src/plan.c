@@ -10,6 +10,7 @@
 #include "plan.h"
 #include "run_internal.h"
 #include "sysinfo.h"
+#include "text.h"
 
 struct sb_plan {
     sb_cell *cells;
@@ -41,6 +42,17 @@ int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
         return sb__error(err, SB_EINVAL,
                          "sb_plan_add: the kernel's name is %s",
                          kernel->name ? "empty" : "NULL");
+    /* Names are printed as they are in every table: a control character
+     * (an escape sequence) is refused here, at the one door a live run's
+     * names come in by; a loaded run's are cleaned by the loader. */
+    for (const char *p = kernel->name; *p;) {
+        int control;
+        p += sb__char_len(p, &control);
+        if (control)
+            return sb__error(err, SB_EINVAL,
+                             "sb_plan_add: the kernel's name holds a control "
+                             "character or invalid UTF-8");
+    }
     if (!kernel->fn)
         return sb__error(err, SB_EINVAL, "sb_plan_add: kernel %s: fn is NULL",
                          kernel->name);

@@ -205,6 +205,8 @@ static int plan_add_bad(void)
     ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "name");
     k.name = "";
     ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "name");
+    k.name = "red\033[31m"; /* an escape sequence for every table */
+    ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "name");
     k.name = "mine";
     k.fn = NULL;
     ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "fn");

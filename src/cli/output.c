@@ -287,22 +287,15 @@ sb_run *cli_load_or_die(const char *path, const sb_options *opt)
         say("%s: %s", path, strerror(errno));
         exit(EXIT_USAGE);
     }
-    if (sb_run_load(f, path, NULL, &run, &err) != SB_OK) {
+    /* With opt, the loader analyses the samples once, with the analysis
+     * options given (as sb_run_reanalyse would, without a first analysis
+     * with the saved ones). */
+    if (sb_run_load(f, path, opt, &run, &err) != SB_OK) {
         fclose(f);
-        fprintf(stderr, "%s: %s\n", progname, err.text);
+        say("%s", err.text);
         exit(EXIT_USAGE);
     }
     fclose(f);
-    if (opt) {
-        /* The statistics again, with the analysis options given. */
-        sb_analysis_options a;
-        sb_options_analysis(opt, &a);
-        if (sb_run_reanalyse(run, &a, &err) != SB_OK) {
-            fprintf(stderr, "%s: %s\n", progname, err.text);
-            sb_run_free(run);
-            exit(EXIT_USAGE);
-        }
-    }
     return run;
 }
 
