@@ -192,10 +192,18 @@ check "report esc.json: the strings are there, cleaned" \
     "$tmp/out"
 "$STATBENCH" report "$esc" -o "$tmp/esc.md" -o "$tmp/esc.json" \
     -o "$tmp/esc.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "report esc.json with three -o: exit 0 (rc $rc)" test "$rc" -eq 0
 for f in esc.md esc.json esc.csv; do
+    check "report esc.json -o $f: written" \
+        sh -c 'test -s "$1"' _ "$tmp/$f"
     check "report esc.json -o $f: no control characters" clean "$tmp/$f"
 done
 "$STATBENCH" compare "$esc" "$esc" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "compare esc.json esc.json: exit 0 (rc $rc)" test "$rc" -eq 0
+check "compare esc.json esc.json: a table written" \
+    sh -c 'test -s "$1"' _ "$tmp/out"
 check "compare esc.json esc.json: no control characters" clean "$tmp/out"
 # File names: in messages, in an analyze table, in a run's command.
 bad_name="$tmp/$(printf 'e\033[2J\302\233x\177')"
@@ -205,11 +213,21 @@ check "a missing file's name in the message: no control characters" \
 cp "$tmp/n.txt" "$bad_name.txt"
 for fmt in table csv json markdown latex; do
     "$STATBENCH" analyze "$bad_name.txt" -f "$fmt" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check "analyze of a hostile file name -f $fmt: exit 0 (rc $rc)" \
+        test "$rc" -eq 0
     check "analyze of a hostile file name -f $fmt: no control characters" \
         clean "$tmp/out"
 done
-"$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q \
+"$STATBENCH" analyze "$bad_name.txt" >"$tmp/out" 2>"$tmp/err"
+check "analyze of a hostile file name: the name shown, cleaned" \
+    grep -qF 'e?[2J' "$tmp/out"
+"$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q --reject none \
     -o "$bad_name.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "a run with a hostile -o name: exit 0 (rc $rc)" test "$rc" -eq 0
+check "a run's command with a hostile -o name: shown, cleaned" \
+    grep -qF 'e?[2J' "$tmp/out"
 check "a run's command with a hostile -o name: clean header" clean "$tmp/out"
 
 # --- loaded nonsense (item 8) ----------------------------------------------
