@@ -73,17 +73,15 @@ static size_t report_empty_cells(const sb_run *run)
                                          "%s%s %zu", used ? ", " : "",
                                          sb_reject_name(k), r->rejected[k]);
         if (r->rejected_total)
-            fprintf(stderr, "%s: %s, %zu bytes, offsets %zu/%zu: no valid "
-                            "sample: all %zu taken were rejected (%s)\n",
-                    progname, r->cell.kernel->name, r->cell.size,
-                    r->cell.src_align, r->cell.dst_align, r->rejected_total,
-                    why);
+            say("%s, %zu bytes, offsets %zu/%zu: no valid sample: all %zu "
+                "taken were rejected (%s)",
+                r->cell.kernel->name, r->cell.size, r->cell.src_align,
+                r->cell.dst_align, r->rejected_total, why);
         else
-            fprintf(stderr, "%s: %s, %zu bytes, offsets %zu/%zu: no sample "
-                            "taken before the run stopped (after %.1f s)\n",
-                    progname, r->cell.kernel->name, r->cell.size,
-                    r->cell.src_align, r->cell.dst_align,
-                    sb_run_elapsed(run));
+            say("%s, %zu bytes, offsets %zu/%zu: no sample taken before "
+                "the run stopped (after %.1f s)",
+                r->cell.kernel->name, r->cell.size, r->cell.src_align,
+                r->cell.dst_align, sb_run_elapsed(run));
     }
     return empty;
 }

@@ -1567,7 +1567,7 @@ static int figure_term(const char *path, const char **dotp, sb_error *err)
     const char *slash, *dot;
 
     for (const char *p = path; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+        if (is_ctrl((unsigned char)*p))
             return sb__error(err, SB_EINVAL,
                              "%s: a control character in the file name",
                              path);
