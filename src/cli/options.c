@@ -346,7 +346,8 @@ static const struct cli_option options[] = {
     ENUM("reject", "POLICY", M | NZ, opt.reject, 2, "policy ", reject_policy,
          "disturbed (default: reject samples with a context\n"
          "switch, CPU migration or interrupt on the pinned\n"
-         "CPU) or none (keep them; still counted)"),
+         "CPU) or none (keep them; still counted); a sample\n"
+         "with a failed kernel call is rejected under both"),
     FLAG("rt", 0, M | NZ, opt.rt, 1,
          "SCHED_FIFO while measuring (needs the privilege;\n"
          "without it a note, and the run goes on)"),
@@ -431,9 +432,13 @@ static const struct cli_option options[] = {
     TEXT("\n"
          "Throughput is in MB/s with 1 MB = 10^6 bytes.  Exit status: 0 "
          "success,\n"
-         "1 failure (or, with --against, a cell slower than its baseline), "
-         "2 bad\n"
-         "input, 130/143 interrupted (partial results written).\n"),
+         "1 failure (a cell without a valid sample, an invocation that died, "
+         "or,\n"
+         "with --against, a cell slower than its baseline), 2 bad input or a "
+         "plan\n"
+         "that cannot fit in --max-time, 130/143 interrupted (partial "
+         "results\n"
+         "written).\n"),
 };
 
 #define NOPTIONS (sizeof options / sizeof *options)
