@@ -75,7 +75,7 @@ void sb__alloc_touch(void *p, size_t n, size_t page);
  * fills it with sb__sys_pattern() bytes, flushes it to its filesystem
  * and reads it once so that every page sits in the page cache, clean.
  * fn retries on EINTR and on short transfers and gives up on any other
- * error (reported with sb_kernel_failed(), counted in sb__sys_failures()).  Errors of setup: SB_EINVAL (no
+ * error, reported with sb_kernel_failed().  Errors of setup: SB_EINVAL (no
  * cell, a size whose file would overflow off_t), SB_ENOMEM, SB_ESYS with
  * the directory, the system call and errno. */
 
@@ -100,11 +100,9 @@ int sb__sys_write_setup(void **state, const struct sb_cell *cell,
 void sb__sys_teardown(void *state);
 
 /* For the tests: the byte setup writes at file offset off; the file's
- * descriptor (-1 for NULL); the number of calls of fn that gave up
- * (an error other than EINTR, or end of file, before n bytes moved). */
+ * descriptor (-1 for NULL). */
 unsigned char sb__sys_pattern(size_t off);
 int sb__sys_fd(const void *state);
-size_t sb__sys_failures(const void *state);
 
 /* ---- Registry rows -------------------------------------------------------
  * One sb_kernel initialiser per kernel, in the order a reader expects:

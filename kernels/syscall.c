@@ -25,8 +25,7 @@
  * not show.
  *
  * fn retries on EINTR and on short transfers and gives up on anything
- * else, reported with sb_kernel_failed() (its sample is rejected) and
- * counted in the state (sb__sys_failures, for the tests); setup has
+ * else, reported with sb_kernel_failed() (its sample is rejected); setup has
  * already done the same transfer's system calls successfully, so a
  * failure means the machine changed under the run.  tests/test_sysalloc.c
  * checks that every byte moved is the right one, at every source and
@@ -51,7 +50,6 @@ typedef struct sb__sys_state {
     int fd;
     off_t offset;    /* file offset of every transfer: the cell's source
                         (pread) or destination (write) alignment */
-    size_t failures; /* calls of fn that gave up before n bytes */
 } sb__sys_state;
 
 unsigned char sb__sys_pattern(size_t off)
@@ -67,11 +65,6 @@ unsigned char sb__sys_pattern(size_t off)
 int sb__sys_fd(const void *state)
 {
     return state ? ((const sb__sys_state *)state)->fd : -1;
-}
-
-size_t sb__sys_failures(const void *state)
-{
-    return state ? ((const sb__sys_state *)state)->failures : 0;
 }
 
 void sb__sys_pread(void *dst, const void *src, size_t n, void *state)
@@ -96,7 +89,6 @@ void sb__sys_pread(void *dst, const void *src, size_t n, void *state)
         } else {
             /* 0: end of file (n beyond the cell's size); < 0: a real
              * error.  Either way no further call would do better. */
-            s->failures++;
             sb_kernel_failed(r < 0 ? errno : 0);
             return;
         }
@@ -123,7 +115,6 @@ void sb__sys_write(void *dst, const void *src, size_t n, void *state)
         } else if (r < 0 && errno == EINTR) {
             continue;
         } else {
-            s->failures++;
             sb_kernel_failed(r < 0 ? errno : 0); /* 0: a full device */
             return;
         }
@@ -284,7 +275,6 @@ static int sys_setup(void **state, const struct sb_cell *cell, sb_error *err,
     }
     s->fd = fd;
     s->offset = (off_t)align;
-    s->failures = 0;
     *state = s;
     return SB_OK;
 }
