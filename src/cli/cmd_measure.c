@@ -415,9 +415,14 @@ static sb_run *load_against(const struct cli *cli)
         return NULL;
     path = baseline_path(cli->against, 0);
     f = path ? fopen(path, "r") : NULL;
-    if (!f)
-        die_usage("--against '%s': no such saved baseline (save one "
-                  "with --save NAME)", cli->against);
+    if (!f) {
+        int e = path ? errno : ENOMEM;
+        free(path); /* before exiting: a leak checker sees no leak */
+        if (e == ENOENT)
+            die_usage("--against '%s': no such saved baseline (save one "
+                      "with --save NAME)", cli->against);
+        die_usage("--against '%s': %s", cli->against, strerror(e));
+    }
     fclose(f);
     against = cli_load_or_die(path, NULL);
     free(path);
@@ -425,9 +430,11 @@ static sb_run *load_against(const struct cli *cli)
         say("--against %s: this baseline was interrupted (saved from "
             "partial results): its cells rest on fewer samples",
             cli->against);
-    if (cli->baseline)
+    if (cli->baseline) {
+        sb_run_free(against);
         die_usage("--against and --baseline '%s' cannot be combined",
                   cli->baseline);
+    }
     return against;
 }
 
