@@ -164,6 +164,7 @@ struct probe {
 struct sample {
     double ticks;  /* per iteration, timer overhead subtracted */
     unsigned flags; /* 1u << SB_REJECT_CTXSW, _MIGRATION, _INTERRUPT */
+    double clock;   /* core cycles per tick around it, NAN: unknown */
     double user, sys; /* CPU seconds of the thread during it */
     double ctr[SB_MAX_COUNTERS]; /* per iteration; NAN when unread */
 };
@@ -342,6 +343,10 @@ static int push_sample(sb__raw_cell *r, const struct sample *s)
         if (!f)
             return SB_ENOMEM;
         r->flags = f;
+        t = realloc(r->clock, cap * sizeof *t);
+        if (!t)
+            return SB_ENOMEM;
+        r->clock = t;
         if (r->ncounters) {
             double *c = realloc(r->counters,
                                 cap * r->ncounters * sizeof *c);
@@ -353,6 +358,7 @@ static int push_sample(sb__raw_cell *r, const struct sample *s)
     }
     r->ticks[r->nsamples] = s->ticks;
     r->flags[r->nsamples] = (unsigned char)s->flags;
+    r->clock[r->nsamples] = s->clock;
     if (r->ncounters)
         memcpy(r->counters + r->nsamples * r->ncounters, s->ctr,
                r->ncounters * sizeof *s->ctr);
@@ -433,6 +439,7 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
                               (double)k
                         : NAN;
 
+    s->clock = NAN; /* no core clock probe yet */
     s->flags = 0;
     if (pr->i_ctxsw >= 0 && ok_ctr && (ok_ru || !pr->ctxsw_rusage) &&
         vb[pr->i_ctxsw] != va[pr->i_ctxsw])
@@ -718,6 +725,7 @@ void sb__invocation_free(sb__invocation *inv)
     for (size_t i = 0; inv->cells && i < inv->ncells; i++) {
         free(inv->cells[i].ticks);
         free(inv->cells[i].flags);
+        free(inv->cells[i].clock);
         free(inv->cells[i].counters);
     }
     free(inv->cells);

@@ -195,6 +195,14 @@ int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw)
             memcpy(f + r->nsamples, raw->flags, raw->nsamples);
         else if (raw->nsamples)
             memset(f + r->nsamples, 0, raw->nsamples);
+        {
+            double *c = realloc(cs->clock, total * sizeof *c);
+            if (!c)
+                return SB_ENOMEM;
+            cs->clock = c;
+            for (size_t q = 0; q < raw->nsamples; q++)
+                c[r->nsamples + q] = raw->clock ? raw->clock[q] : NAN;
+        }
         for (size_t j = 0; j < run_ncounters(run); j++) {
             double *v = realloc(cs->counters[j], total * sizeof *v);
             size_t k = raw->ncounters;
@@ -241,6 +249,8 @@ static void move_columns(sb__cell_samples *cs, size_t nc, size_t to,
         return;
     if (cs->flags)
         memmove(cs->flags + to, cs->flags + from, n);
+    if (cs->clock)
+        memmove(cs->clock + to, cs->clock + from, n * sizeof *cs->clock);
     for (size_t j = 0; j < nc; j++)
         if (cs->counters[j])
             memmove(cs->counters[j] + to, cs->counters[j] + from,
@@ -470,6 +480,7 @@ static void free_before(sb_run *run)
         free(b->ticks);
         free(b->inv_nsamples);
         free(b->cols.flags);
+        free(b->cols.clock);
         for (size_t j = 0; j < SB_MAX_COUNTERS; j++)
             free(b->cols.counters[j]);
     }
@@ -507,9 +518,11 @@ static int keep_before(sb_run *run)
         b->inv_nsamples = dup_array(r->inv_nsamples, r->invocations,
                                     sizeof *r->inv_nsamples);
         b->cols.flags = dup_array(cs->flags, n, 1);
+        b->cols.clock = dup_array(cs->clock, n, sizeof *cs->clock);
         if ((r->ticks && !b->ticks) ||
             (r->inv_nsamples && !b->inv_nsamples) ||
-            (cs->flags && !b->cols.flags))
+            (cs->flags && !b->cols.flags) ||
+            (cs->clock && !b->cols.clock))
             goto oom;
         for (size_t j = 0; j < nc; j++) {
             b->cols.counters[j] = dup_array(cs->counters[j], n,
@@ -557,6 +570,7 @@ static int restore_before(sb_run *run)
         RESTORE(r->ticks, b->ticks, n);
         RESTORE(r->inv_nsamples, b->inv_nsamples, r->invocations);
         RESTORE(cs->flags, b->cols.flags, n);
+        RESTORE(cs->clock, b->cols.clock, n);
         for (size_t j = 0; j < nc; j++)
             RESTORE(cs->counters[j], b->cols.counters[j], n);
         r->nsamples = n;
@@ -629,6 +643,7 @@ void sb_run_free(sb_run *run)
         free(run->cells[i].inv_median);
         if (run->samples) {
             free(run->samples[i].flags);
+            free(run->samples[i].clock);
             for (size_t j = 0; j < SB_MAX_COUNTERS; j++)
                 free(run->samples[i].counters[j]);
         }
@@ -716,6 +731,13 @@ const unsigned char *sb_run_sample_flags(const sb_run *run, size_t i)
     if (!run || !run->samples || i >= run->ncells)
         return NULL;
     return run->samples[i].flags;
+}
+
+const double *sb_run_sample_clock(const sb_run *run, size_t i)
+{
+    if (!run || !run->samples || i >= run->ncells)
+        return NULL;
+    return run->samples[i].clock;
 }
 
 const char *sb_run_command(const sb_run *run)

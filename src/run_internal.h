@@ -27,6 +27,10 @@ typedef struct sb__raw_cell {
     const char (*counter_names)[64];
     double *counters;
     unsigned char *flags; /* per kept sample: 1u << reason; or NULL */
+    /* Per kept sample: the core clock measured around it, in core cycles
+     * per timer tick (core cycles = ticks * clock), NAN where no core
+     * clock could be had; or NULL (none at all). */
+    double *clock;
 } sb__raw_cell;
 
 /* What one invocation (one process) measured. */
@@ -45,6 +49,8 @@ typedef struct sb__invocation {
 typedef struct sb__cell_samples {
     double *counters[SB_MAX_COUNTERS]; /* run meta.ncounters arrays */
     unsigned char *flags;
+    double *clock; /* core cycles per tick (sb__raw_cell.clock), NAN:
+                      unknown */
 } sb__cell_samples;
 
 /* A cell's samples before the outlier policy removed any, and its

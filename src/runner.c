@@ -102,6 +102,7 @@ static int send_invocation(int fd, int rc, const sb_error *err,
         const sb__raw_cell *c = &inv->cells[i];
         size_t nc = c->counters ? c->ncounters : 0;
         unsigned char has_flags = c->flags != NULL;
+        unsigned char has_clock = c->clock != NULL;
         if (write_all(fd, &c->iters, sizeof c->iters) ||
             write_all(fd, &c->warmup_samples, sizeof c->warmup_samples) ||
             write_all(fd, c->rejected, sizeof c->rejected) ||
@@ -112,8 +113,11 @@ static int send_invocation(int fd, int rc, const sb_error *err,
             write_all(fd, &c->nsamples, sizeof c->nsamples) ||
             write_all(fd, &nc, sizeof nc) ||
             write_all(fd, &has_flags, sizeof has_flags) ||
+            write_all(fd, &has_clock, sizeof has_clock) ||
             write_all(fd, c->ticks, c->nsamples * sizeof *c->ticks) ||
             (has_flags && write_all(fd, c->flags, c->nsamples)) ||
+            (has_clock &&
+             write_all(fd, c->clock, c->nsamples * sizeof *c->clock)) ||
             write_all(fd, c->counters,
                       c->nsamples * nc * sizeof *c->counters))
             return -1;
@@ -157,7 +161,7 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
         return -1;
     for (size_t i = 0; i < ncells; i++) {
         sb__raw_cell *c = &inv->cells[i];
-        unsigned char has_flags;
+        unsigned char has_flags, has_clock;
         size_t nc;
         if (read_all(fd, &c->iters, sizeof c->iters) ||
             read_all(fd, &c->warmup_samples, sizeof c->warmup_samples) ||
@@ -169,6 +173,7 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
             read_all(fd, &c->nsamples, sizeof c->nsamples) ||
             read_all(fd, &nc, sizeof nc) ||
             read_all(fd, &has_flags, sizeof has_flags) ||
+            read_all(fd, &has_clock, sizeof has_clock) ||
             c->nsamples > ((size_t)1 << 34) || nc > inv->meta.ncounters)
             return -1;
         c->ticks = malloc((c->nsamples + 1) * sizeof *c->ticks);
@@ -179,6 +184,12 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
         if (has_flags) {
             c->flags = malloc(c->nsamples + 1);
             if (!c->flags || read_all(fd, c->flags, c->nsamples))
+                return -1;
+        }
+        if (has_clock) {
+            c->clock = malloc((c->nsamples + 1) * sizeof *c->clock);
+            if (!c->clock ||
+                read_all(fd, c->clock, c->nsamples * sizeof *c->clock))
                 return -1;
         }
         c->ncounters = nc;

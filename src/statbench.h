@@ -882,6 +882,13 @@ SB_API const double *sb_run_counter_samples(const sb_run *run, size_t i,
 SB_API const unsigned char *sb_run_sample_flags(const sb_run *run,
                                                 size_t i);
 
+/* The core clock around each kept sample of cell i: nsamples values, in
+ * core cycles per timer tick (a sample's core cycles are its ticks times
+ * this), NAN where no core clock could be had (no PMU and no usable clock
+ * probe, or a run saved without one).  Owned by the run.  NULL for a bad
+ * i, or a cell without samples. */
+SB_API const double *sb_run_sample_clock(const sb_run *run, size_t i);
+
 /* The counters a run would read by default on this machine, for a
  * listing: the hardware presets (PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM,
  * PAPI_L2_DCM, PAPI_TLB_DM), then the software events read always
