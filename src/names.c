@@ -36,6 +36,9 @@
     X(SB_PLOT_AUTO, "auto") X(SB_PLOT_SWEEP, "sweep")                      \
     X(SB_PLOT_MATRIX, "matrix") X(SB_PLOT_SIZES, "sizes")                  \
     X(SB_PLOT_DISTRIBUTION, "distribution")
+#define SB__METRICS(X)                                                      \
+    X(SB_METRIC_AUTO, "auto") X(SB_METRIC_TIME, "time")                     \
+    X(SB_METRIC_CYCLES, "cycles")
 
 #define SB__NAME_CASE(value, text)                                          \
     case value:                                                             \
@@ -68,3 +71,4 @@ SB__NAME_PAIR(reject, SB__REJECT_REASONS)
 SB__NAME_PAIR(verdict, SB__VERDICTS)
 SB__NAME_PAIR(timer, SB__TIMERS)
 SB__NAME_PAIR(plot_kind, SB__PLOT_KINDS)
+SB__NAME_PAIR(metric, SB__METRICS)

@@ -157,6 +157,9 @@ sb_run *sb__run_alloc(size_t ncells, const sb_options *opt)
         free(run);
         return NULL;
     }
+    for (size_t i = 0; i < ncells; i++)
+        run->cells[i].metric = SB_METRIC_TIME; /* until the analysis
+                                                  chooses */
     return run;
 }
 
@@ -731,6 +734,17 @@ const unsigned char *sb_run_sample_flags(const sb_run *run, size_t i)
     if (!run || !run->samples || i >= run->ncells)
         return NULL;
     return run->samples[i].flags;
+}
+
+void sb__cell_metric_values(const sb_run *run, size_t i, double *out)
+{
+    const sb_cell_result *r = &run->cells[i];
+    const double *clock = run->samples ? run->samples[i].clock : NULL;
+
+    for (size_t s = 0; s < r->nsamples; s++)
+        out[s] = r->metric == SB_METRIC_CYCLES && clock
+                     ? r->ticks[s] * clock[s]
+                     : r->ticks[s];
 }
 
 const double *sb_run_sample_clock(const sb_run *run, size_t i)

@@ -112,6 +112,13 @@ int sb__cell_interval(const double *x, const size_t *group, size_t ngroups,
  * without a target nothing stops on precision. */
 int sb__precision_met(const sb_interval *ci, double target);
 
+/* results.c: the values of cell i's kept samples, in measured order, in
+ * the metric the cell is judged in (its result's metric): ticks, or core
+ * cycles (ticks times the sample's clock) for SB_METRIC_CYCLES.  Fills
+ * out with the cell's nsamples values.  Everything that judges a cell
+ * (the stop rule, its interval, verdicts between runs) asks this. */
+void sb__cell_metric_values(const sb_run *run, size_t i, double *out);
+
 /* results.c: a new run with ncells empty cells; NULL on ENOMEM. */
 sb_run *sb__run_alloc(size_t ncells, const sb_options *opt);
 

@@ -662,6 +662,20 @@ enum sb_outlier_policy {
 SB_API const char *sb_outlier_policy_name(int policy);
 SB_API int sb_outlier_policy_parse(const char *name);
 
+/* What a cell's stop rule, headline interval and verdicts are computed
+ * in: the time (timer ticks) or the core cycles (ticks times the core
+ * clock measured around each sample).  AUTO chooses per cell; a cell's
+ * result says which it used (TIME or CYCLES). */
+enum sb_metric {
+    SB_METRIC_AUTO = 0,
+    SB_METRIC_TIME,
+    SB_METRIC_CYCLES
+};
+
+/* "auto", "time", "cycles"; "?" otherwise, and the reverse. */
+SB_API const char *sb_metric_name(int metric);
+SB_API int sb_metric_parse(const char *name);
+
 /* Why a sample was rejected. */
 enum sb_reject_reason {
     SB_REJECT_CTXSW = 0,  /* a context switch happened during the sample */
@@ -737,6 +751,8 @@ typedef struct sb_cell_result {
     sb_interval mbps;      /* median throughput, 1 MB = 10^6 bytes */
     double cycles_per_byte;   /* median ticks / size (TSC cycles) */
     double rel_halfwidth;  /* (hi - lo) / 2 / median of ticks */
+    int metric;            /* SB_METRIC_TIME or SB_METRIC_CYCLES: what the
+                              stop rule, interval and verdicts used */
 } sb_cell_result;
 
 /* A comparison of one cell against a baseline cell. */
