@@ -313,10 +313,14 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
         json_t *seed = json_object_get(m, SB__JK_SEED);
         const char *cache = get_str(o, SB__JK_CACHE);
         const char *reject = get_str(o, SB__JK_REJECT);
+        const char *metric = get_str(o, SB__JK_METRIC);
         if (cache && !strcmp(cache, sb_cache_name(SB_CACHE_COLD)))
             op->cache = SB_CACHE_COLD;
         if (reject && !strcmp(reject, SB__JV_REJECT_NONE))
             op->reject = SB_REJECT_NONE;
+        /* Absent (an older file) or unknown: auto, the default. */
+        if (metric && sb_metric_parse(metric) >= 0)
+            op->metric = sb_metric_parse(metric);
         /* A negative integer is what earlier versions wrote for a seed
          * above INT64_MAX: the same 64 bits.  Now such a seed is a string
          * of decimal digits. */
@@ -365,6 +369,27 @@ static int load_ticks(const sb_run *run, const sb_cell_result *r,
     }
     *out = all;
     return SB_OK;
+}
+
+/* The per-sample core clocks of a cell of ns samples into a new *clk
+ * when the file has them (an older file has not: NULL, every clock
+ * unknown).  A clock that is not a positive finite number is unknown
+ * (NAN).  0, or -1 when out of memory. */
+static int load_clock(json_t *c, size_t ns, double **clk)
+{
+    json_t *a = json_object_get(c, SB__JK_SAMPLES_CLOCK);
+
+    if (!json_is_array(a) || json_array_size(a) != ns)
+        return 0;
+    *clk = malloc((ns + 1) * sizeof **clk);
+    if (!*clk)
+        return -1;
+    for (size_t q = 0; q < ns; q++) {
+        json_t *v = json_array_get(a, q);
+        double x = json_is_number(v) ? json_number_value(v) : NAN;
+        (*clk)[q] = isfinite(x) && x > 0 ? x : NAN;
+    }
+    return 0;
 }
 
 /* The per-sample counters (sample-major, in meta.counter_names' order)
@@ -418,7 +443,7 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     void *const base[SB__J_NBASES] = {NULL, NULL, r};
     const sb_kernel *k;
     size_t ns, at = 0, ninv;
-    double *all = NULL, *ctr = NULL;
+    double *all = NULL, *ctr = NULL, *clk = NULL;
     unsigned char *flags = NULL;
     int rc;
 
@@ -460,8 +485,11 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     rc = load_ticks(run, r, samples, name, i, &all, err);
     if (rc != SB_OK)
         return rc;
-    if (load_columns(run, c, ns, &ctr, &flags) != 0) {
+    if (load_columns(run, c, ns, &ctr, &flags) != 0 ||
+        load_clock(c, ns, &clk) != 0) {
         free(all);
+        free(ctr);
+        free(flags);
         return sb__error(err, SB_ENOMEM, "out of memory");
     }
     ninv = json_is_array(invs) ? json_array_size(invs) : 0;
@@ -471,10 +499,12 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
         raw.counter_names = run->meta.counter_names;
         raw.counters = ctr;
         raw.flags = flags;
+        raw.clock = clk;
         rc = sb__run_add_invocation(run, i, &raw);
         free(all);
         free(ctr);
         free(flags);
+        free(clk);
         return rc == SB_OK ? SB_OK
                            : sb__error(err, SB_ENOMEM, "out of memory");
     }
@@ -486,6 +516,7 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
             free(all);
             free(ctr);
             free(flags);
+            free(clk);
             return sb__error(err, SB_EIO,
                              "%s: cell %zu: \"" SB__JK_INVOCATION_SAMPLES
                              "\" does not add up to the samples",
@@ -497,17 +528,20 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
         raw.counter_names = run->meta.counter_names;
         raw.counters = ctr ? ctr + at * run->meta.ncounters : NULL;
         raw.flags = flags ? flags + at : NULL;
+        raw.clock = clk ? clk + at : NULL;
         at += raw.nsamples;
         if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
             free(all);
             free(ctr);
             free(flags);
+            free(clk);
             return sb__error(err, SB_ENOMEM, "out of memory");
         }
     }
     free(all);
     free(ctr);
     free(flags);
+    free(clk);
     if (at != ns)
         return sb__error(err, SB_EIO,
                          "%s: cell %zu: \"" SB__JK_INVOCATION_SAMPLES

@@ -119,6 +119,7 @@
 #include "interrupts.h"
 #include "measure.h"
 #include "meta.h"
+#include "metric.h"
 #include "plan.h"
 #include "sysinfo.h"
 #include "timer.h"
@@ -688,11 +689,15 @@ static int check_budget(const sb_plan *plan, const sb_options *opt,
  * every check, time taken from measuring, for an interval the order
  * statistics already bound (the results use the bootstrap, and say when
  * a cell falls short).  Precision 0: no target, so it never holds.
+ * Each cell is judged in its metric (sb_metric_choose on its samples so
+ * far, as the results will choose): core cycles or time.
  * *check_at is the next round to check at; *scratch grows to fit. */
-static int stop_rule(const sb__invocation *inv, const sb_options *opt,
-                     size_t *check_at, double **scratch)
+static int stop_rule(const sb_plan *plan, const sb__invocation *inv,
+                     const sb_options *opt, size_t *check_at,
+                     double **scratch)
 {
     sb_analysis_options a;
+    size_t most = 1;
     double *t;
 
     if (inv->rounds < opt->min_samples || inv->rounds < *check_at ||
@@ -701,7 +706,11 @@ static int stop_rule(const sb__invocation *inv, const sb_options *opt,
     /* It sorts every cell: check it at rounds that grow by about 1/16
      * each time, so its cost stays a small part of the run. */
     *check_at = inv->rounds + 1 + inv->rounds / 16;
-    t = realloc(*scratch, inv->rounds * sizeof *t);
+    for (size_t i = 0; i < inv->ncells; i++)
+        if (inv->cells[i].nsamples > most)
+            most = inv->cells[i].nsamples;
+    /* Room for a cell's values, then for the interval's work. */
+    t = realloc(*scratch, 2 * most * sizeof *t);
     if (!t)
         return SB_ENOMEM;
     *scratch = t;
@@ -711,9 +720,21 @@ static int stop_rule(const sb__invocation *inv, const sb_options *opt,
         const sb__raw_cell *r = &inv->cells[i];
         sb_interval ci;
         const char *how;
-        if (r->nsamples < opt->min_samples ||
-            sb__cell_interval(r->ticks, &r->nsamples, 1, &a, opt->seed, t,
-                              &ci, &how) != SB_OK ||
+        int metric;
+        size_t n = 0;
+        if (r->nsamples < opt->min_samples)
+            return 0;
+        metric = sb_metric_choose(a.metric, sb_plan_cell(plan, i),
+                                  opt->cache, inv->meta.l2_bytes, r->clock,
+                                  r->nsamples);
+        sb__metric_values(metric, r->ticks, r->clock, r->nsamples, t);
+        /* Samples without a clock are left out, as in the results. */
+        for (size_t s = 0; s < r->nsamples; s++)
+            if (isfinite(t[s]))
+                t[n++] = t[s];
+        if (n == 0 ||
+            sb__cell_interval(t, &n, 1, &a, opt->seed, t + most, &ci,
+                              &how) != SB_OK ||
             !sb__precision_met(&ci, a.precision))
             return 0;
     }
@@ -1023,7 +1044,7 @@ static int run_rounds(struct held *h, const sb_options *opt,
         }
         if (inv->rounds >= opt->max_samples || sb__now() >= deadline)
             break;
-        done = stop_rule(inv, opt, &check_at, &h->scratch);
+        done = stop_rule(h->plan, inv, opt, &check_at, &h->scratch);
         if (done == SB_ENOMEM)
             return sb__error(err, SB_ENOMEM, "out of memory");
         if (done)
@@ -1143,6 +1164,7 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
     rc = sb__pin(opt, &inv->meta, &h.saved, &h.restore, err);
     if (rc != SB_OK)
         goto out;
+    sb__meta_l2(&inv->meta); /* of the CPU pinned to */
     /* Measure the timer on the CPU the samples will run on. */
     rc = sb_timer_init(&inv->meta.timer, opt->force_clock_timer, err);
     if (rc != SB_OK)

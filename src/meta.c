@@ -38,6 +38,17 @@ void sb__meta_fill(sb_meta *meta)
     sb__counters_describe(meta->counters, sizeof meta->counters);
 }
 
+void sb__meta_l2(sb_meta *meta)
+{
+    sb__cache c[8];
+    size_t n = sb__caches("", meta->cpu >= 0 ? meta->cpu : 0, c, 8);
+
+    meta->l2_bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(c[i].label, "L2"))
+            meta->l2_bytes = c[i].bytes;
+}
+
 void sb__meta_note(sb_meta *meta, const char *fmt, ...)
 {
     size_t used = strlen(meta->notes);

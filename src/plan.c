@@ -122,6 +122,7 @@ void sb_options_init(sb_options *opt)
         .mlock = 1,
         .alpha = 0.05,
         .threshold = 0.01,
+        .metric = SB_METRIC_AUTO,
     };
 }
 
@@ -143,6 +144,7 @@ void sb_options_analysis(const sb_options *opt, sb_analysis_options *a)
         .bootstrap = opt->bootstrap,
         .alpha = opt->alpha,
         .threshold = opt->threshold,
+        .metric = opt->metric,
     };
 }
 
@@ -154,6 +156,7 @@ void sb_options_set_analysis(sb_options *opt, const sb_analysis_options *a)
     opt->bootstrap = a->bootstrap;
     opt->alpha = a->alpha;
     opt->threshold = a->threshold;
+    opt->metric = a->metric;
 }
 
 int sb_precision_check(double precision, sb_error *err)
@@ -191,6 +194,8 @@ int sb_analysis_options_check(const sb_analysis_options *a, sb_error *err)
     if (!(a->threshold >= 0 && a->threshold < 1))
         return sb__error(err, SB_EINVAL,
                          "threshold %g: must lie in [0, 1)", a->threshold);
+    if (a->metric < SB_METRIC_AUTO || a->metric > SB_METRIC_CYCLES)
+        return sb__error(err, SB_EINVAL, "metric %d: unknown", a->metric);
     return SB_OK;
 }
 

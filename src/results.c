@@ -35,6 +35,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 
+#include "metric.h"
 #include "run_internal.h"
 #include "timer.h"
 
@@ -308,9 +309,11 @@ static size_t apply_outliers(sb_cell_result *r, sb__cell_samples *cs,
  * values read, by invocation.  Counts have many ties (every call of an
  * alloc kernel takes the same page faults), where a bootstrap
  * degenerates, so the order statistics serve even when the time's
- * interval is a bootstrap. */
+ * interval is a bootstrap.  The core cycles (boot 1) are a time and take
+ * the bootstrap when the options ask for it. */
 static int counter_interval(const sb_run *run, const sb_cell_result *r,
-                            const double *v, double *work, sb_interval *out)
+                            const double *v, int boot, double *work,
+                            sb_interval *out)
 {
     sb_analysis_options a;
     double *x = malloc((r->nsamples ? r->nsamples : 1) * sizeof *x);
@@ -320,7 +323,8 @@ static int counter_interval(const sb_run *run, const sb_cell_result *r,
     int rc = SB_ENOMEM;
 
     sb_options_analysis(&run->opt, &a);
-    a.bootstrap = 0;
+    if (!boot)
+        a.bootstrap = 0;
     *out = (sb_interval){NAN, NAN, NAN, a.ci_level, NAN};
     if (x && gn) {
         for (size_t g = 0; g < r->invocations; g++) {
@@ -357,7 +361,8 @@ static int analyse_counters(const sb_run *run, sb_cell_result *r,
         c->per_byte = NAN;
         if (r->nsamples == 0 || !cs->counters[j])
             continue;
-        rc = counter_interval(run, r, cs->counters[j], work, &c->per_call);
+        rc = counter_interval(run, r, cs->counters[j], 0, work,
+                              &c->per_call);
         if (rc == SB_ENOMEM)
             return rc;
         if (rc != SB_OK)
@@ -367,6 +372,36 @@ static int analyse_counters(const sb_run *run, sb_cell_result *r,
             c->per_byte = c->per_call.estimate / (double)r->cell.size;
     }
     return SB_OK;
+}
+
+/* The core cycles per call of cell i (ticks times each sample's clock,
+ * samples without one left out), per byte, and the metric the cell is
+ * judged in. */
+static int core_cycles(sb_run *run, size_t i, const sb_analysis_options *a,
+                       double *work)
+{
+    sb_cell_result *r = &run->cells[i];
+    const double *clock = run->samples[i].clock;
+    double *v;
+    int rc = SB_OK;
+
+    r->metric = sb_metric_choose(a->metric, &r->cell, run->opt.cache,
+                                 run->meta.l2_bytes, clock, r->nsamples);
+    if (!clock)
+        return SB_OK;
+    v = malloc(r->nsamples * sizeof *v);
+    if (!v)
+        return SB_ENOMEM;
+    sb__metric_values(SB_METRIC_CYCLES, r->ticks, clock, r->nsamples, v);
+    for (size_t s = 0; s < r->nsamples; s++)
+        r->clock_samples += isfinite(v[s]);
+    if (r->clock_samples)
+        rc = counter_interval(run, r, v, 1, work, &r->core_cycles);
+    free(v);
+    if (rc == SB_OK && r->cell.size > 0)
+        r->core_cycles_per_byte =
+            r->core_cycles.estimate / (double)r->cell.size;
+    return rc;
 }
 
 static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
@@ -383,8 +418,11 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
     r->rejected_total += removed;
 
     r->interval = (sb_interval){NAN, NAN, NAN, a->ci_level, NAN};
-    r->mbps = r->interval;
+    r->mbps = r->core_cycles = r->interval;
     r->cycles_per_byte = r->rel_halfwidth = r->lag1 = r->mde = NAN;
+    r->core_cycles_per_byte = NAN;
+    r->clock_samples = 0;
+    r->metric = SB_METRIC_TIME;
     r->reached_precision = r->autocorrelated = 0;
     r->method = "none (no samples)";
     memset(&r->levels, 0, sizeof r->levels);
@@ -445,9 +483,16 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
         if (rc != SB_OK)
             return rc;
     }
+    rc = core_cycles(run, i, a, work);
+    if (rc != SB_OK)
+        return rc;
 
     {
         const sb_interval *m = &r->interval;
+        /* What the cell is judged in (sb_metric_choose): its width, its
+         * precision and its smallest detectable change. */
+        const sb_interval *j =
+            r->metric == SB_METRIC_CYCLES ? &r->core_cycles : &r->interval;
         double bytes = (double)r->cell.size;
         /* Throughput falls as time rises: the CI's ends swap. */
         r->mbps.estimate = bytes * hz / m->estimate / 1e6;
@@ -459,8 +504,8 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
         r->mbps.achieved = m->achieved;
         if (r->cell.size > 0)
             r->cycles_per_byte = m->estimate / bytes;
-        r->rel_halfwidth = (m->hi - m->lo) / 2 / m->estimate;
-        r->reached_precision = sb__precision_met(m, a->precision);
+        r->rel_halfwidth = (j->hi - j->lo) / 2 / j->estimate;
+        r->reached_precision = sb__precision_met(j, a->precision);
         {
             /* The interval's half-width over its quantile is the relative
              * standard error of the estimate. */
@@ -741,10 +786,8 @@ void sb__cell_metric_values(const sb_run *run, size_t i, double *out)
     const sb_cell_result *r = &run->cells[i];
     const double *clock = run->samples ? run->samples[i].clock : NULL;
 
-    for (size_t s = 0; s < r->nsamples; s++)
-        out[s] = r->metric == SB_METRIC_CYCLES && clock
-                     ? r->ticks[s] * clock[s]
-                     : r->ticks[s];
+    /* NAN for a sample without a clock in a cell judged in cycles. */
+    sb__metric_values(r->metric, r->ticks, clock, r->nsamples, out);
 }
 
 const double *sb_run_sample_clock(const sb_run *run, size_t i)

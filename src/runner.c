@@ -40,6 +40,7 @@
 
 #include "measure.h"
 #include "meta.h"
+#include "metric.h"
 #include "timer.h"
 
 /* ---- The pipe protocol between an invocation and the parent ------------ */
@@ -324,11 +325,13 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
 /* Whether every cell's interval, over the invocations so far, meets the
  * precision target: the interval and the rule of the results
  * (sb__cell_interval, sb__precision_met), on the samples as measured
- * (the outlier policy applies once, at the end). */
+ * (the outlier policy applies once, at the end), each cell in the metric
+ * the results will judge it in (sb_metric_choose). */
 static int invocation_precision_met(const sb_run *run)
 {
     size_t most = 1;
     double *work;
+    size_t *group, ninv = 1;
     sb_analysis_options a;
     int met = 1;
 
@@ -337,19 +340,43 @@ static int invocation_precision_met(const sb_run *run)
     for (size_t i = 0; i < run->ncells; i++)
         if (run->cells[i].nsamples > most)
             most = run->cells[i].nsamples;
-    work = malloc(most * sizeof *work);
-    if (!work)
+    work = malloc(2 * most * sizeof *work);
+    for (size_t i = 0; i < run->ncells; i++)
+        if (run->cells[i].invocations > ninv)
+            ninv = run->cells[i].invocations;
+    group = malloc(ninv * sizeof *group);
+    if (!work || !group) {
+        free(work);
+        free(group);
         return 0;
+    }
     for (size_t i = 0; met && i < run->ncells; i++) {
         const sb_cell_result *r = &run->cells[i];
+        const double *clock = run->samples[i].clock;
+        int metric = sb_metric_choose(a.metric, &r->cell, run->opt.cache,
+                                      run->meta.l2_bytes, clock,
+                                      r->nsamples);
+        size_t n = 0, at = 0;
         sb_interval ci;
         const char *how;
-        met = sb__cell_interval(r->ticks, r->inv_nsamples, r->invocations,
-                                &a, run->opt.seed, work, &ci, &how) ==
+        /* Samples without a clock are left out, as in the results. */
+        sb__metric_values(metric, r->ticks, clock, r->nsamples, work);
+        for (size_t g = 0; g < r->invocations; g++) {
+            group[g] = 0;
+            for (size_t q = 0; q < r->inv_nsamples[g]; q++)
+                if (isfinite(work[at + q])) {
+                    work[n++] = work[at + q];
+                    group[g]++;
+                }
+            at += r->inv_nsamples[g];
+        }
+        met = sb__cell_interval(work, group, r->invocations, &a,
+                                run->opt.seed, work + most, &ci, &how) ==
                   SB_OK &&
               sb__precision_met(&ci, a.precision);
     }
     free(work);
+    free(group);
     return met;
 }
 

@@ -511,7 +511,7 @@ SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
 
 /* Options of a run.  Fill with sb_options_init(), then change fields.
  * What is measured, and how it is analysed: ci_level, precision,
- * outliers, bootstrap, alpha and threshold are the analysis options
+ * outliers, bootstrap, alpha, threshold and metric are the analysis options
  * (sb_analysis_options below), which a run can be reanalysed with. */
 typedef struct sb_options {
     double ci_level;        /* confidence level in (0, 1); default 0.95 */
@@ -580,6 +580,9 @@ typedef struct sb_options {
      * must outlive the run.  With forked invocations the caller's process
      * reads it every 20 ms and passes it on.  Default NULL. */
     volatile sig_atomic_t *stop;
+    int metric;             /* enum sb_metric: what each cell's stop rule,
+                               interval and precision are judged in;
+                               default SB_METRIC_AUTO (sb_metric_choose) */
 } sb_options;
 
 /* A NULL opt is left alone. */
@@ -588,11 +591,11 @@ SB_API void sb_options_init(sb_options *opt);
 /* How a run's samples are analysed, as opposed to how they are measured:
  * the fields of sb_options that sb_run_reanalyse can change after the
  * fact, on a measured or a loaded run.  sb_options keeps the same fields
- * (ci_level, precision, outliers, bootstrap, alpha, threshold), which
- * sb_options_analysis and sb_options_set_analysis copy; everything else
- * in sb_options is what is measured.  The precision target is both: the
- * stop rule measures towards it, and the analysis says whether each cell
- * reached it. */
+ * (ci_level, precision, outliers, bootstrap, alpha, threshold, metric),
+ * which sb_options_analysis and sb_options_set_analysis copy; everything
+ * else in sb_options is what is measured.  The precision target and the
+ * metric are both: the stop rule measures towards the target in the
+ * metric, and the analysis says whether each cell reached it. */
 typedef struct sb_analysis_options {
     double ci_level;  /* confidence level in (0, 1); default 0.95 */
     double precision; /* target CI half-width / median, in [0, 1); default
@@ -603,6 +606,7 @@ typedef struct sb_analysis_options {
                          by the run's seed; default 0 */
     double alpha;     /* significance level of verdicts; default 0.05 */
     double threshold; /* practical threshold of verdicts; default 0.01 */
+    int metric;       /* enum sb_metric; default SB_METRIC_AUTO */
 } sb_analysis_options;
 
 /* The defaults, those of sb_options_init.  A NULL a is left alone. */
@@ -675,6 +679,30 @@ enum sb_metric {
 /* "auto", "time", "cycles"; "?" otherwise, and the reverse. */
 SB_API const char *sb_metric_name(int metric);
 SB_API int sb_metric_parse(const char *name);
+
+/* The share of a cell's samples that must carry a known core clock for
+ * it to be judged in core cycles: 0.9.  Below it the cell is in time. */
+#define SB_METRIC_CLOCK_SHARE 0.9
+
+/* The one choice of a cell's metric (TIME or CYCLES), for the stop rule,
+ * the runner and the analysis alike.  asked is enum sb_metric; cache the
+ * run's enum sb_cache; l2_bytes the L2 size (sb_meta.l2_bytes, 0:
+ * unknown); clock the n samples' core clocks (NAN: unknown; NULL: none).
+ *  - TIME: time.
+ *  - CYCLES: core cycles when at least SB_METRIC_CLOCK_SHARE of the
+ *    samples carry a clock, else time, never an error: a saved run
+ *    without clocks can still be reported (the table's header says how
+ *    many cells fell back).
+ *  - AUTO: core cycles when the clock is known as for CYCLES and the
+ *    cell's data stays in the caches, whose speed follows the core clock:
+ *    a copy or clear kernel, a hot cache, and the bytes it touches
+ *    (source and destination for a copy, destination for a clear, each
+ *    with its offset) within l2_bytes.  Time otherwise: cold cells and
+ *    DRAM-bound sizes wait on memory, system calls and allocations on the
+ *    kernel and page faults, none of which scale with the core clock.
+ * A cell without samples (n 0) is in time. */
+SB_API int sb_metric_choose(int asked, const sb_cell *cell, int cache,
+                            size_t l2_bytes, const double *clock, size_t n);
 
 /* Why a sample was rejected. */
 enum sb_reject_reason {
@@ -752,7 +780,16 @@ typedef struct sb_cell_result {
     double cycles_per_byte;   /* median ticks / size (TSC cycles) */
     double rel_halfwidth;  /* (hi - lo) / 2 / median of ticks */
     int metric;            /* SB_METRIC_TIME or SB_METRIC_CYCLES: what the
-                              stop rule, interval and verdicts used */
+                              stop rule, interval and verdicts used
+                              (rel_halfwidth, reached_precision and mde are
+                              of that metric's interval; interval, mbps and
+                              cycles_per_byte stay in time) */
+    /* Core cycles per call: the cell interval (as interval) of each kept
+     * sample's ticks times its core clock (sb_run_sample_clock), samples
+     * without a clock left out; NAN when no sample has one. */
+    sb_interval core_cycles;
+    double core_cycles_per_byte; /* core_cycles.estimate / size, or NAN */
+    size_t clock_samples;  /* kept samples with a known core clock */
 } sb_cell_result;
 
 /* A comparison of one cell against a baseline cell. */
@@ -815,6 +852,9 @@ typedef struct sb_meta {
     char notes[512];       /* warnings of the run: "--rt: no privilege for
                               SCHED_FIFO", ... one per line */
     sb_env env;            /* the environment audit */
+    size_t l2_bytes;       /* the L2 cache of the pinned CPU (sysfs), which
+                              SB_METRIC_AUTO compares the buffers with;
+                              0: unknown (no cell is then cache-resident) */
 } sb_meta;
 
 /* Check a plan and options before measuring: options in range, every
@@ -905,6 +945,25 @@ SB_API const unsigned char *sb_run_sample_flags(const sb_run *run,
  * i, or a cell without samples. */
 SB_API const double *sb_run_sample_clock(const sb_run *run, size_t i);
 
+/* The split of sorted invocation clocks into states (clock levels): a new
+ * state starts where a clock exceeds the one below it by more than this
+ * share.  The hosts seen step a vCPU's clock by 3.5-3.8%; a clock probe
+ * scatters by about 0.1%. */
+#define SB_CLOCK_STATE_GAP 0.015
+
+/* The core clock seen over a run, for the header's clock line.  An
+ * invocation's effective clock is the median of the known clocks of its
+ * kept samples, every cell's together, times the timer's rate. */
+typedef struct sb_clock_summary {
+    size_t invocations; /* invocations with a known clock */
+    size_t total;       /* invocations that delivered samples */
+    double lo_hz, hi_hz; /* the slowest and fastest of them; NAN without */
+    size_t states;      /* distinct levels among them (SB_CLOCK_STATE_GAP) */
+} sb_clock_summary;
+
+/* Fill *out for run.  SB_EINVAL for a NULL argument, SB_ENOMEM. */
+SB_API int sb_run_clock(const sb_run *run, sb_clock_summary *out);
+
 /* The counters a run would read by default on this machine, for a
  * listing: the hardware presets (PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM,
  * PAPI_L2_DCM, PAPI_TLB_DM), then the software events read always
@@ -958,8 +1017,9 @@ SB_API const sb_comparison *sb_run_comparison(const sb_run *run, size_t i);
  * 1).  Kernels are known by name: cells of kernels this build lacks get a
  * stand-in that cannot be measured.  Statistics are recomputed from the
  * raw samples; opt (NULL: as saved) supplies the statistical options
- * ci_level, precision, outliers, bootstrap, alpha and threshold, and the
- * rest stay as saved.  The saved samples are those the saved outlier
+ * ci_level, precision, outliers, bootstrap, alpha, threshold and metric,
+ * and the rest stay as saved (a file without "metric" is auto, without
+ * "samples_clock" has every clock unknown).  The saved samples are those the saved outlier
  * policy kept: with opt NULL the policy is not applied again.  Loading
  * with opt gives the statistics of loading with NULL and then
  * sb_run_reanalyse with opt's analysis options (sb_options_analysis).

@@ -375,6 +375,12 @@ static const struct cli_option options[] = {
            "compare every row with a baseline: a kernel name\n"
            "(the same cell of that kernel) or align=N (the\n"
            "same kernel at source offset N)"),
+    ENUM("metric", "M", ALL | ANALYSIS, opt.metric, 3, "metric ", metric,
+         "what the stop rule, intervals and precision use:\n"
+         "cycles (core cycles: ticks times the core clock\n"
+         "measured around each sample), time, or auto\n"
+         "(default: cycles for hot copy/clear cells within\n"
+         "the L2 cache when the clock is known, else time)"),
     {"threshold", 0, "PCT", ALL | ANALYSIS, set_percent, FIELD(opt.threshold),
      .unit = "", .help = "practical threshold of verdicts (default 1)"},
     NUMBER("alpha", "A", ALL | ANALYSIS, opt.alpha, 0, 1, 1, 1, "",

@@ -237,6 +237,22 @@ static json_t *samples_flags(const sb_run *run, size_t idx)
     return fl ? fl : json_null();
 }
 
+/* Per-sample core clocks (core cycles per tick), in the order of
+ * samples_ticks; null for a cell none of whose samples has one. */
+static json_t *samples_clock(const sb_run *run, size_t idx)
+{
+    const sb_cell_result *r = sb_run_cell(run, idx);
+    const double *clock = sb_run_sample_clock(run, idx);
+    json_t *a;
+
+    if (!clock || r->clock_samples == 0)
+        return json_null();
+    a = json_array();
+    for (size_t i = 0; a && i < r->nsamples; i++)
+        json_array_append_new(a, num(clock[i]));
+    return a ? a : json_null();
+}
+
 static json_t *custom(int id, const ctx *x)
 {
     const sb_run *run = x->run;
@@ -312,6 +328,12 @@ static json_t *custom(int id, const ctx *x)
         return samples_counters(run, x->idx);
     case SB__JC_SAMPLES_FLAGS:
         return samples_flags(run, x->idx);
+    case SB__JC_METRIC:
+        return json_string(sb_metric_name(o->metric));
+    case SB__JC_CELL_METRIC:
+        return json_string(sb_metric_name(r->metric));
+    case SB__JC_SAMPLES_CLOCK:
+        return samples_clock(run, x->idx);
     }
     return NULL;
 }

@@ -62,6 +62,7 @@ static const sb__jfield options[] = {
     O_SIZE("bootstrap", bootstrap, SB__J_ANY),
     O_NUM("alpha", alpha, SB__J_OPEN_UNIT),
     O_NUM("threshold", threshold, SB__J_HALF_UNIT),
+    CUSTOM(SB__JK_METRIC, SB__JC_METRIC),
     CUSTOM(SB__JK_CACHE, SB__JC_CACHE),
     CUSTOM(SB__JK_REJECT, SB__JC_REJECT),
 };
@@ -84,6 +85,8 @@ const sb__jfield sb__json_meta[] = {
     CUSTOM(SB__JK_COUNTER_NAMES, SB__JC_COUNTER_NAMES),
     M_NUM("interrupts_per_second", interrupts_per_second),
     M_NUM("check_cost_seconds", check_cost_seconds),
+    FIELD("l2_bytes", SB__J_SIZE, SB__J_META, sb_meta, l2_bytes, SB__J_LOAD,
+          SB__J_ANY),
     CUSTOM(SB__JK_NOTES, SB__JC_NOTES),
     CUSTOM(SB__JK_ENV, SB__JC_ENV),
 };
@@ -163,6 +166,10 @@ const sb__jfield sb__json_cell[] = {
     C_("lag1", SB__J_NUM, lag1, 0),
     C_("autocorrelated", SB__J_BOOL, autocorrelated, 0),
     C_("mde", SB__J_NUM, mde, 0),
+    CUSTOM(SB__JK_METRIC, SB__JC_CELL_METRIC),
+    C_("core_cycles", SB__J_INTERVAL, core_cycles, 0),
+    C_("core_cycles_per_byte", SB__J_NUM, core_cycles_per_byte, 0),
+    C_("clock_samples", SB__J_SIZE, clock_samples, 0),
     CUSTOM(SB__JK_COMPARISON, SB__JC_COMPARISON),
     CUSTOM(SB__JK_SAMPLES_TICKS, SB__JC_SAMPLES_TICKS),
     OBJECT("cpu_time", cpu_time, SB__J_LOAD),
@@ -170,6 +177,7 @@ const sb__jfield sb__json_cell[] = {
     CUSTOM(SB__JK_COUNTERS, SB__JC_COUNTERS),
     CUSTOM(SB__JK_SAMPLES_COUNTERS, SB__JC_SAMPLES_COUNTERS),
     CUSTOM(SB__JK_SAMPLES_FLAGS, SB__JC_SAMPLES_FLAGS),
+    CUSTOM(SB__JK_SAMPLES_CLOCK, SB__JC_SAMPLES_CLOCK),
 };
 const size_t sb__json_ncell = sizeof sb__json_cell / sizeof sb__json_cell[0];
 

@@ -70,6 +70,8 @@
 #define SB__JK_SAMPLES_FLAGS "samples_flags"
 #define SB__JK_PER_CALL "per_call"
 #define SB__JK_PER_BYTE "per_byte"
+#define SB__JK_METRIC "metric"
+#define SB__JK_SAMPLES_CLOCK "samples_clock"
 
 /* Values that both sides spell: the TSC timer's kind, the reject policy
  * that keeps disturbed samples. */
@@ -136,7 +138,10 @@ enum sb__jcustom {
     SB__JC_DISTURBED,
     SB__JC_COUNTERS,
     SB__JC_SAMPLES_COUNTERS,
-    SB__JC_SAMPLES_FLAGS
+    SB__JC_SAMPLES_FLAGS,
+    SB__JC_METRIC,      /* the analysis option (auto, time, cycles) */
+    SB__JC_CELL_METRIC, /* what a cell was judged in (time, cycles) */
+    SB__JC_SAMPLES_CLOCK
 };
 
 typedef struct sb__jfield {
