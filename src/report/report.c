@@ -103,6 +103,52 @@ int sb__report_any_comparison(const sb_run *run)
     return 0;
 }
 
+size_t sb__report_metric_cells(const sb_run *run, int metric)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < sb_run_count(run); i++) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        k += r->nsamples && r->metric == metric;
+    }
+    return k;
+}
+
+int sb__report_any_clock(const sb_run *run)
+{
+    for (size_t i = 0; i < sb_run_count(run); i++)
+        if (sb_run_cell(run, i)->clock_samples)
+            return 1;
+    return 0;
+}
+
+size_t sb__report_clock_line(const sb_run *run, char *buf, size_t len)
+{
+    const sb_timer_info *t = &sb_run_meta(run)->timer;
+    sb_clock_summary c;
+    char of[32] = "";
+
+    if (sb_run_clock(run, &c) != SB_OK || c.invocations == 0) {
+        snprintf(buf, len,
+                 "core clock unknown (no core clock measured in this "
+                 "run): every cell is judged in time");
+        return 0;
+    }
+    if (c.invocations < c.total)
+        snprintf(of, sizeof of, " of %zu", c.total);
+    /* Two decimals in GHz: a state is 100 MHz or so wide. */
+    if (c.hi_hz - c.lo_hz < 5e6)
+        snprintf(buf, len, "core %.2f GHz", c.lo_hz / 1e9);
+    else
+        snprintf(buf, len, "core %.2f-%.2f GHz", c.lo_hz / 1e9,
+                 c.hi_hz / 1e9);
+    snprintf(buf + strlen(buf), len - strlen(buf),
+             " in %zu state%s over %zu%s invocation%s (%s %.2f GHz)",
+             c.states, c.states == 1 ? "" : "s", c.invocations, of,
+             c.total == 1 ? "" : "s",
+             t->kind == SB_TIMER_TSC ? "TSC" : "timer", t->hz / 1e9);
+    return c.states;
+}
+
 int sb__report_cell_short(const sb_cell_result *r)
 {
     return r->nsamples && !r->reached_precision;

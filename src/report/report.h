@@ -37,6 +37,19 @@ size_t sb__report_short_cells(const sb_run *run);
 double sb__report_cpu_share(const sb_cell_result *r, int sys,
                             double per_call);
 
+/* The cells with samples that the analysis judged in metric
+ * (SB_METRIC_TIME or SB_METRIC_CYCLES). */
+size_t sb__report_metric_cells(const sb_run *run, int metric);
+
+/* 1 when some cell has core cycles (a sample with a known core clock):
+ * the writers then add the core-cycle columns. */
+int sb__report_any_clock(const sb_run *run);
+
+/* The header's clock line into buf: "core 2.79-2.99 GHz in 2 states over
+ * 23 invocations (TSC 2.00 GHz)", or why the core clock is unknown.
+ * Returns the number of clock states (0: unknown). */
+size_t sb__report_clock_line(const sb_run *run, char *buf, size_t len);
+
 /* The end of a writer that printed with stdio: SB_EIO with err filled when
  * an earlier write or the final flush failed, else SB_OK. */
 int sb__report_flush(FILE *f, sb_error *err);

@@ -138,6 +138,47 @@ static void machine(const sb_run *run, FILE *f)
     }
 }
 
+/* The header's lines on what each cell is judged in (sb_metric_choose),
+ * the core clock seen over the run, and the warning when invocations ran
+ * at different clocks while some cell is reported in time, whose figures
+ * then move with the clock. */
+static void metric_lines(const sb_run *run, FILE *f)
+{
+    const sb_options *o = sb_run_options(run);
+    size_t l2 = sb_run_meta(run)->l2_bytes;
+    size_t cyc = sb__report_metric_cells(run, SB_METRIC_CYCLES);
+    size_t tim = sb__report_metric_cells(run, SB_METRIC_TIME);
+    size_t states;
+    char clock[160], l2s[32];
+
+    if (l2)
+        snprintf(l2s, sizeof l2s, "%zu KiB", l2 / 1024);
+    else
+        snprintf(l2s, sizeof l2s, "size unknown");
+    if (o->metric == SB_METRIC_TIME)
+        fprintf(f, "metric:   time (--metric time): every cell in time\n");
+    else if (o->metric == SB_METRIC_CYCLES)
+        fprintf(f,
+                "metric:   cycles (--metric cycles): %zu cell%s in core "
+                "cycles, %zu without a known core clock in time\n",
+                cyc, cyc == 1 ? "" : "s", tim);
+    else
+        fprintf(f,
+                "metric:   auto: core cycles for hot copy and clear cells "
+                "within the L2 cache (%s) with a known core clock, time "
+                "for the rest: %zu cell%s in cycles, %zu in time\n",
+                l2s, cyc, cyc == 1 ? "" : "s", tim);
+    states = sb__report_clock_line(run, clock, sizeof clock);
+    fprintf(f, "clock:    %s\n", clock);
+    if (states > 1 && tim)
+        fprintf(f,
+                "warning:  clock: invocations ran at %zu core clock "
+                "states; the %zu cell%s reported in time move%s with the "
+                "clock (compare runs on the same clock, or use --metric "
+                "cycles)\n",
+                states, tim, tim == 1 ? "" : "s", tim == 1 ? "s" : "");
+}
+
 static void header(const sb_run *run, FILE *f)
 {
     const sb_meta *m = sb_run_meta(run);
@@ -188,6 +229,8 @@ static void header(const sb_run *run, FILE *f)
                 ? "; disturbed samples counted, kept (--reject none)"
                 : "; samples with a context switch, a CPU migration or an "
                   "interrupt on the pinned CPU rejected");
+    if (!external(run))
+        metric_lines(run, f);
     if (sb__report_any_comparison(run))
         fprintf(f,
                 "compare:  ratio = median time / baseline's (below 1: "
@@ -195,11 +238,15 @@ static void header(const sb_run *run, FILE *f)
                 "threshold +-%g%%\n",
                 "all rows", o->alpha, 100 * o->threshold);
     if (!external(run)) {
-        fprintf(f, "units:    MB/s with 1 MB = 10^6 bytes; %s/B in %s\n",
+        fprintf(f, "units:    MB/s with 1 MB = 10^6 bytes; %s/B in %s%s\n",
                 t->kind == SB_TIMER_TSC ? "cyc" : "ns",
                 t->kind == SB_TIMER_TSC
                     ? "TSC reference cycles (constant rate, not core clocks)"
-                    : "nanoseconds");
+                    : "nanoseconds",
+                sb__report_any_clock(run)
+                    ? "; core cyc, core/B in core cycles (timer ticks times "
+                      "the core clock measured around each sample)"
+                    : "");
         fprintf(f, "run:      %zu rounds in %.1f s%s\n", sb_run_rounds(run),
                 sb_run_elapsed(run),
                 sb_run_interrupted(run) ? ", INTERRUPTED: partial results"
@@ -229,8 +276,28 @@ static void comparison_columns(const sb_run *run, size_t i, FILE *f)
 
 enum layout { LAYOUT_THROUGHPUT, LAYOUT_EXTERNAL, LAYOUT_ALLOC };
 
+/* The metric a cell was judged in, for its column: "cyc" or "time". */
+static const char *metric_col(const sb_cell_result *r)
+{
+    return r->metric == SB_METRIC_CYCLES ? "cyc" : "time";
+}
+
+/* The core cycles per call with their interval and per byte, when some
+ * cell of the run has them; "-" for a cell without. */
+static void core_columns(const sb_cell_result *r, FILE *f, int clk)
+{
+    if (!clk)
+        return;
+    if (r->clock_samples && isfinite(r->core_cycles.estimate))
+        fprintf(f, " %10.1f %10.1f %10.1f %7.4f", r->core_cycles.estimate,
+                r->core_cycles.lo, r->core_cycles.hi,
+                r->core_cycles_per_byte);
+    else
+        fprintf(f, " %10s %10s %10s %7s", "-", "-", "-", "-");
+}
+
 static void row_header(const sb_run *run, FILE *f, enum layout l, int inv,
-                       int cmp)
+                       int cmp, int clk)
 {
     int cyc = sb_run_meta(run)->timer.kind == SB_TIMER_TSC;
     fputc('\n', f);
@@ -240,16 +307,22 @@ static void row_header(const sb_run *run, FILE *f, enum layout l, int inv,
                 "outl");
     else if (l == LAYOUT_ALLOC)
         fprintf(f,
-                "%-14s %9s %10s %10s %10s %7s %8s %9s %9s %6s %5s %5s%s",
+                "%-14s %9s %10s %10s %10s %7s %4s %8s %9s %9s %6s %5s "
+                "%5s%s",
                 "kernel", "size", "us/call", "CI low", "CI high", "+-%",
-                "ns/page", "user us", "sys us", "kept", "rej", "outl",
+                "in", "ns/page", "user us", "sys us", "kept", "rej", "outl",
                 inv ? " btw%" : "");
-    else
-        fprintf(f,
-                "%-13s %9s %4s %4s %12s %12s %12s %7s %8s %10s %6s %5s %5s%s",
+    else {
+        fprintf(f, "%-13s %9s %4s %4s %12s %12s %12s %7s %4s %8s %10s",
                 "kernel", "size", "src", "dst", "MB/s", "CI low", "CI high",
-                "+-%", cyc ? "cyc/B" : "ns/B", cyc ? "cyc/call" : "ns/call",
-                "kept", "rej", "outl", inv ? " btw%" : "");
+                "+-%", "in", cyc ? "cyc/B" : "ns/B",
+                cyc ? "cyc/call" : "ns/call");
+        if (clk)
+            fprintf(f, " %10s %10s %10s %7s", "core cyc", "CI low",
+                    "CI high", "core/B");
+        fprintf(f, " %6s %5s %5s%s", "kept", "rej", "outl",
+                inv ? " btw%" : "");
+    }
     if (cmp)
         fprintf(f, " %7s %7s %7s %8s %-12s", "ratio", "lo", "hi", "p(adj)",
                 "verdict");
@@ -265,7 +338,7 @@ static void btw_column(const sb_cell_result *r, FILE *f, int inv)
 }
 
 static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
-                int inv, int cmp)
+                int inv, int cmp, int clk)
 {
     const sb_cell_result *r = sb_run_cell(run, i);
     double hz = sb_run_meta(run)->timer.hz;
@@ -277,16 +350,19 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
                 r->ticks_summary.sd, r->nsamples, outlier_count(r));
     } else if (r->nsamples == 0) {
         if (l == LAYOUT_ALLOC)
-            fprintf(f, "%-14s %9zu %10s %10s %10s %7s %8s %9s %9s %6zu %5zu "
-                       "%5s",
-                    r->cell.kernel->name, r->cell.size, "-", "-", "-", "-",
-                    "-", "-", "-", r->nsamples, r->rejected_total, "-");
-        else
-            fprintf(f, "%-13s %9zu %4zu %4zu %12s %12s %12s %7s %8s %10s "
+            fprintf(f, "%-14s %9zu %10s %10s %10s %7s %4s %8s %9s %9s "
                        "%6zu %5zu %5s",
+                    r->cell.kernel->name, r->cell.size, "-", "-", "-", "-",
+                    "-", "-", "-", "-", r->nsamples, r->rejected_total, "-");
+        else {
+            fprintf(f, "%-13s %9zu %4zu %4zu %12s %12s %12s %7s %4s %8s "
+                       "%10s",
                     r->cell.kernel->name, r->cell.size, r->cell.src_align,
-                    r->cell.dst_align, "-", "-", "-", "-", "-", "-",
-                    r->nsamples, r->rejected_total, "-");
+                    r->cell.dst_align, "-", "-", "-", "-", "-", "-", "-");
+            core_columns(r, f, clk);
+            fprintf(f, " %6zu %5zu %5s", r->nsamples, r->rejected_total,
+                    "-");
+        }
         if (inv)
             fprintf(f, " %4s", "-");
     } else if (l == LAYOUT_ALLOC) {
@@ -299,10 +375,10 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
         double per_call = r->interval.estimate * us;
         double split[2] = {sb__report_cpu_share(r, 0, per_call),
                            sb__report_cpu_share(r, 1, per_call)};
-        fprintf(f, "%-14s %9zu %10.2f %10.2f %10.2f %7.2f",
+        fprintf(f, "%-14s %9zu %10.2f %10.2f %10.2f %7.2f %4s",
                 r->cell.kernel->name, r->cell.size, r->interval.estimate * us,
                 r->interval.lo * us, r->interval.hi * us,
-                100 * r->rel_halfwidth);
+                100 * r->rel_halfwidth, metric_col(r));
         /* A figure that cannot be given (too few CPU-time ticks for the
          * split, no page) is "-", as the README says, not "nan". */
         if (isfinite(ns_page))
@@ -320,12 +396,14 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
         btw_column(r, f, inv);
     } else {
         fprintf(f,
-                "%-13s %9zu %4zu %4zu %12.1f %12.1f %12.1f %7.2f %8.4f "
-                "%10.1f %6zu %5zu %5zu",
+                "%-13s %9zu %4zu %4zu %12.1f %12.1f %12.1f %7.2f %4s %8.4f "
+                "%10.1f",
                 r->cell.kernel->name, r->cell.size, r->cell.src_align,
                 r->cell.dst_align, r->mbps.estimate, r->mbps.lo, r->mbps.hi,
-                100 * r->rel_halfwidth, r->cycles_per_byte,
-                r->interval.estimate, r->nsamples, r->rejected_total,
+                100 * r->rel_halfwidth, metric_col(r), r->cycles_per_byte,
+                r->interval.estimate);
+        core_columns(r, f, clk);
+        fprintf(f, " %6zu %5zu %5zu", r->nsamples, r->rejected_total,
                 outlier_count(r));
         btw_column(r, f, inv);
     }
@@ -346,10 +424,16 @@ static void matrix(const sb_run *run, size_t first, size_t end, size_t w,
                    FILE *f)
 {
     const sb_cell_result *r0 = sb_run_cell(run, first);
+    const char *in = r0->metric == SB_METRIC_CYCLES ? "core cycles" : "time";
+    for (size_t i = first; i < end; i++)
+        if (sb_run_cell(run, i)->metric != r0->metric)
+            in = "each cell's metric";
     for (int part = 0; part < 2; part++) {
-        fprintf(f, "\n%s %zu B: %s (rows: dst offset, columns: src offset)\n",
+        fprintf(f, "\n%s %zu B: %s%s (rows: dst offset, columns: src "
+                   "offset)\n",
                 r0->cell.kernel->name, r0->cell.size,
-                part == 0 ? "median MB/s" : "CI half-width, +-% of median");
+                part == 0 ? "median MB/s" : "CI half-width, +-% of median, in ",
+                part == 0 ? "" : in);
         fprintf(f, "%8s", "dst\\src");
         for (size_t j = 0; j < w; j++)
             fprintf(f, " %9zu", sb_run_cell(run, first + j)->cell.src_align);
@@ -430,6 +514,7 @@ static int table(const sb_run *run, FILE *f)
     size_t n = sb_run_count(run), short_cells = sb__report_short_cells(run);
     size_t autocorr = 0;
     int cmp = sb__report_any_comparison(run), ext = external(run);
+    int clk = !ext && sb__report_any_clock(run);
     int inv = sb_run_invocations(run) > 1, headed = 0;
     size_t *matrix_w = calloc(n ? n : 1, sizeof *matrix_w);
 
@@ -456,10 +541,10 @@ static int table(const sb_run *run, FILE *f)
             (ext || r->cell.kernel->family != SB_FAMILY_ALLOC)) {
             if (!headed++)
                 row_header(run, f, ext ? LAYOUT_EXTERNAL : LAYOUT_THROUGHPUT,
-                           inv, cmp);
+                           inv, cmp, clk);
             for (size_t j = i; j < e; j++)
                 row(run, j, f, ext ? LAYOUT_EXTERNAL : LAYOUT_THROUGHPUT, inv,
-                    cmp);
+                    cmp, clk);
         }
         i = e;
     }
@@ -474,8 +559,8 @@ static int table(const sb_run *run, FILE *f)
         if (sb_run_cell(run, i)->cell.kernel->family != SB_FAMILY_ALLOC)
             continue;
         if (!headed++)
-            row_header(run, f, LAYOUT_ALLOC, inv, cmp);
-        row(run, i, f, LAYOUT_ALLOC, inv, cmp);
+            row_header(run, f, LAYOUT_ALLOC, inv, cmp, clk);
+        row(run, i, f, LAYOUT_ALLOC, inv, cmp, clk);
     }
     free(matrix_w);
     if (!ext)
