@@ -45,7 +45,9 @@ static int csv(const sb_run *run, FILE *f)
           "ratio_ci_hi,p,p_adjusted,a12,verdict,test,user_us_per_call,"
           "sys_us_per_call,rejected_migration,rejected_interrupt,"
           "disturbed_context_switch,disturbed_migration,"
-          "disturbed_interrupt,rejected_kernel_failed",
+          "disturbed_interrupt,rejected_kernel_failed,metric,"
+          "core_cycles_median,core_cycles_ci_lo,core_cycles_ci_hi,"
+          "core_cycles_per_byte,clock_samples",
           f);
     for (size_t k = 0; k < m->ncounters; k++) {
         static const char *const part[] = {"per_call", "per_call_lo",
@@ -102,6 +104,11 @@ static int csv(const sb_run *run, FILE *f)
                 r->disturbed[SB_REJECT_MIGRATION],
                 r->disturbed[SB_REJECT_INTERRUPT],
                 r->rejected[SB_REJECT_KERNEL_FAILED]);
+        /* The metric the cell was judged in; its core cycles are empty
+         * fields (NAN) without a core clock. */
+        fprintf(f, ",%s,%.9g,%.9g,%.9g,%.6g,%zu", sb_metric_name(r->metric),
+                r->core_cycles.estimate, r->core_cycles.lo,
+                r->core_cycles.hi, r->core_cycles_per_byte, r->clock_samples);
         for (size_t k = 0; k < m->ncounters; k++) {
             if (k < r->ncounters)
                 fprintf(f, ",%.6g,%.6g,%.6g,%.6g",

@@ -555,7 +555,8 @@ static int is_baseline(const sb_run *run, size_t i)
 }
 
 /* The header row. */
-static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp)
+static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp,
+                       int clk)
 {
     static const char *const md_measured[] = {"kernel", "size", "src", "dst",
                                               "MB/s"};
@@ -575,6 +576,13 @@ static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp)
     sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
     grid_take(g, c++, x->b);
     grid_set(g, c++, x->latex ? "$\\pm$\\,\\%" : "+-%");
+    if (!sb_run_imported(run))
+        grid_set(g, c++, "metric");
+    if (clk) {
+        grid_set(g, c++, "core cyc/call");
+        sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
+        grid_take(g, c++, x->b);
+    }
     if (cmp) {
         grid_set(g, c++, "ratio");
         sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "ratio %g%% CI",
@@ -587,7 +595,7 @@ static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp)
 
 /* One row per cell. */
 static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
-                     int cmp)
+                     int cmp, int clk)
 {
     const sb_cell_result *r = sb_run_cell(run, i);
     char t[NUMBUF];
@@ -618,6 +626,18 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
             sbuf_putc(x->b, '*');
         grid_take(g, c++, x->b);
     }
+    /* What the cell's +-% and precision were judged in. */
+    if (!sb_run_imported(run))
+        grid_set(g, c++, r->nsamples == 0 ? "--"
+                         : r->metric == SB_METRIC_CYCLES ? "cycles"
+                                                         : "time");
+    if (clk && r->clock_samples && isfinite(r->core_cycles.estimate)) {
+        put_interval(x, g, c, &r->core_cycles);
+        c += 2;
+    } else if (clk) {
+        grid_set(g, c++, "--");
+        grid_set(g, c++, "--");
+    }
     if (cmp) {
         const sb_comparison *k = sb_run_comparison(run, i);
         if (!k) {
@@ -641,17 +661,18 @@ static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
     sbuf b = {0};
     fmt x = {latex, &b};
     int cmp = sb__report_any_comparison(run);
+    int clk = !sb_run_imported(run) && sb__report_any_clock(run);
     size_t n = sb_run_count(run);
 
     *g = (grid){0};
-    g->ncols = (sb_run_imported(run) ? 4 : 7) + (cmp ? 4 : 0);
+    g->ncols = (sb_run_imported(run) ? 4 : 8) + (clk ? 2 : 0) + (cmp ? 4 : 0);
     memset(g->align, 'r', g->ncols);
     g->align[0] = 'l';
     if (cmp)
         g->align[g->ncols - 1] = 'l';
-    header_row(run, &x, g, cmp);
+    header_row(run, &x, g, cmp, clk);
     for (size_t i = 0; i < n; i++)
-        cell_row(run, i, &x, g, cmp);
+        cell_row(run, i, &x, g, cmp, clk);
     free(b.s);
     if (b.failed)
         g->failed = 1;
