@@ -696,7 +696,6 @@ static int stop_rule(const sb_plan *plan, const sb__invocation *inv,
                      const sb_options *opt, size_t *check_at,
                      double **scratch)
 {
-    sb_analysis_options a;
     size_t most = 1;
     double *t;
 
@@ -714,31 +713,37 @@ static int stop_rule(const sb_plan *plan, const sb__invocation *inv,
     if (!t)
         return SB_ENOMEM;
     *scratch = t;
+    for (size_t i = 0; i < inv->ncells; i++)
+        if (inv->cells[i].nsamples < opt->min_samples ||
+            !sb__raw_precision_met(sb_plan_cell(plan, i), &inv->cells[i],
+                                   opt, inv->meta.l2_bytes, t))
+            return 0;
+    return 1;
+}
+
+int sb__raw_precision_met(const sb_cell *cell, const sb__raw_cell *r,
+                          const sb_options *opt, size_t l2_bytes,
+                          double *work)
+{
+    sb_analysis_options a;
+    sb_interval ci;
+    const char *how;
+    size_t n = 0;
+    int metric;
+
     sb_options_analysis(opt, &a);
     a.bootstrap = 0;
-    for (size_t i = 0; i < inv->ncells; i++) {
-        const sb__raw_cell *r = &inv->cells[i];
-        sb_interval ci;
-        const char *how;
-        int metric;
-        size_t n = 0;
-        if (r->nsamples < opt->min_samples)
-            return 0;
-        metric = sb_metric_choose(a.metric, sb_plan_cell(plan, i),
-                                  opt->cache, inv->meta.l2_bytes, r->clock,
-                                  r->nsamples);
-        sb__metric_values(metric, r->ticks, r->clock, r->nsamples, t);
-        /* Samples without a clock are left out, as in the results. */
-        for (size_t s = 0; s < r->nsamples; s++)
-            if (isfinite(t[s]))
-                t[n++] = t[s];
-        if (n == 0 ||
-            sb__cell_interval(t, &n, 1, &a, opt->seed, t + most, &ci,
-                              &how) != SB_OK ||
-            !sb__precision_met(&ci, a.precision))
-            return 0;
-    }
-    return 1;
+    metric = sb_metric_choose(a.metric, cell, opt->cache, l2_bytes, r->clock,
+                              r->nsamples);
+    sb__metric_values(metric, r->ticks, r->clock, r->nsamples, work);
+    /* Samples without a clock are left out, as in the results. */
+    for (size_t s = 0; s < r->nsamples; s++)
+        if (isfinite(work[s]))
+            work[n++] = work[s];
+    return n > 0 &&
+           sb__cell_interval(work, &n, 1, &a, opt->seed, work + r->nsamples,
+                             &ci, &how) == SB_OK &&
+           sb__precision_met(&ci, a.precision);
 }
 
 void sb__invocation_free(sb__invocation *inv)

@@ -52,6 +52,15 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
                 sb__invocation *inv, sb_error *err);
 void sb__invocation_free(sb__invocation *inv);
 
+/* The stop rule's question for one cell (design.md, protocol step 6):
+ * whether its samples so far, in the metric sb_metric_choose gives it
+ * (opt->metric, opt->cache, l2_bytes, its clocks), meet opt->precision;
+ * order statistics, samples without a clock left out.  work holds
+ * 2 * r->nsamples doubles. */
+int sb__raw_precision_met(const sb_cell *cell, const sb__raw_cell *r,
+                          const sb_options *opt, size_t l2_bytes,
+                          double *work);
+
 /* The CPU a run pins to (see the file's comment), -1 when
  * none is allowed; note (optional) says why. */
 int sb__choose_cpu(const sb_options *opt, const cpu_set_t *allowed,

@@ -672,7 +672,7 @@ static void test_latex_measured(sb_run *run, char **keep)
     const sb_cell_result *r = sb_run_cell(run, 1);
 
     doc = report(run, SB_FORMAT_LATEX);
-    check_latex(doc, "measured", MCELLS, 7);
+    check_latex(doc, "measured", MCELLS, 8); /* + metric */
     if (doc) {
         tap_ok(strstr(doc, "over 6 invocations") &&
                    strstr(doc, "Test CPU\\_X \\#1 \\& co. 100\\% "
@@ -688,7 +688,7 @@ static void test_latex_measured(sb_run *run, char **keep)
                 "measured: baselines set"))
         tap_diag("  %s", err.text);
     doc = report(run, SB_FORMAT_LATEX);
-    check_latex(doc, "measured, compared", MCELLS, 11);
+    check_latex(doc, "measured, compared", MCELLS, 12);
     if (doc && row_with(doc, " & 10240 & 1 & 0 & ", line, sizeof line)) {
         char v[64];
         sb_format_rounded(r->mbps.estimate, (r->mbps.hi - r->mbps.lo) / 2, v,
@@ -769,7 +769,7 @@ static void test_markdown(sb_run *imported, sb_run *measured)
     }
     free(doc);
     doc = report(measured, SB_FORMAT_MARKDOWN);
-    check_markdown(doc, "md measured", MCELLS, 11);
+    check_markdown(doc, "md measured", MCELLS, 12);
     if (doc) {
         tap_ok(strstr(doc, "Test CPU_X #1 & co. 100% \\~fast") &&
                    strstr(doc, "over 6 invocations"),

@@ -576,13 +576,6 @@ static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp,
     sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
     grid_take(g, c++, x->b);
     grid_set(g, c++, x->latex ? "$\\pm$\\,\\%" : "+-%");
-    if (!sb_run_imported(run))
-        grid_set(g, c++, "metric");
-    if (clk) {
-        grid_set(g, c++, "core cyc/call");
-        sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
-        grid_take(g, c++, x->b);
-    }
     if (cmp) {
         grid_set(g, c++, "ratio");
         sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "ratio %g%% CI",
@@ -590,6 +583,15 @@ static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp,
         grid_take(g, c++, x->b);
         grid_set(g, c++, x->latex ? "$p$ (Holm)" : "p (Holm)");
         grid_set(g, c++, "verdict");
+    }
+    /* Last, as in the plain table: what +-% was judged in, and the core
+     * cycles when the run has a core clock. */
+    if (!sb_run_imported(run))
+        grid_set(g, c++, "metric");
+    if (clk) {
+        grid_set(g, c++, "core cyc/call");
+        sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
+        grid_take(g, c++, x->b);
     }
 }
 
@@ -626,6 +628,21 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
             sbuf_putc(x->b, '*');
         grid_take(g, c++, x->b);
     }
+    if (cmp) {
+        const sb_comparison *k = sb_run_comparison(run, i);
+        if (!k) {
+            grid_set(g, c++, "--");
+            grid_set(g, c++, "--");
+            grid_set(g, c++, "--");
+            grid_set(g, c++, is_baseline(run, i) ? "baseline" : "--");
+        } else {
+            put_interval(x, g, c, &k->ratio);
+            c += 2;
+            format_p(k->p_adjusted, x->latex, t);
+            grid_set(g, c++, t);
+            grid_set(g, c++, sb_verdict_name(k->verdict));
+        }
+    }
     /* What the cell's +-% and precision were judged in. */
     if (!sb_run_imported(run))
         grid_set(g, c++, r->nsamples == 0 ? "--"
@@ -637,21 +654,6 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
     } else if (clk) {
         grid_set(g, c++, "--");
         grid_set(g, c++, "--");
-    }
-    if (cmp) {
-        const sb_comparison *k = sb_run_comparison(run, i);
-        if (!k) {
-            grid_set(g, c++, "--");
-            grid_set(g, c++, "--");
-            grid_set(g, c++, "--");
-            grid_set(g, c++, is_baseline(run, i) ? "baseline" : "--");
-            return;
-        }
-        put_interval(x, g, c, &k->ratio);
-        c += 2;
-        format_p(k->p_adjusted, x->latex, t);
-        grid_set(g, c++, t);
-        grid_set(g, c++, sb_verdict_name(k->verdict));
     }
 }
 
@@ -669,7 +671,7 @@ static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
     memset(g->align, 'r', g->ncols);
     g->align[0] = 'l';
     if (cmp)
-        g->align[g->ncols - 1] = 'l';
+        g->align[g->ncols - 1 - !sb_run_imported(run) - 2 * clk] = 'l';
     header_row(run, &x, g, cmp, clk);
     for (size_t i = 0; i < n; i++)
         cell_row(run, i, &x, g, cmp, clk);

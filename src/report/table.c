@@ -307,25 +307,26 @@ static void row_header(const sb_run *run, FILE *f, enum layout l, int inv,
                 "outl");
     else if (l == LAYOUT_ALLOC)
         fprintf(f,
-                "%-14s %9s %10s %10s %10s %7s %4s %8s %9s %9s %6s %5s "
-                "%5s%s",
+                "%-14s %9s %10s %10s %10s %7s %8s %9s %9s %6s %5s %5s%s",
                 "kernel", "size", "us/call", "CI low", "CI high", "+-%",
-                "in", "ns/page", "user us", "sys us", "kept", "rej", "outl",
+                "ns/page", "user us", "sys us", "kept", "rej", "outl",
                 inv ? " btw%" : "");
-    else {
-        fprintf(f, "%-13s %9s %4s %4s %12s %12s %12s %7s %4s %8s %10s",
+    else
+        fprintf(f,
+                "%-13s %9s %4s %4s %12s %12s %12s %7s %8s %10s %6s %5s %5s%s",
                 "kernel", "size", "src", "dst", "MB/s", "CI low", "CI high",
-                "+-%", "in", cyc ? "cyc/B" : "ns/B",
-                cyc ? "cyc/call" : "ns/call");
-        if (clk)
-            fprintf(f, " %10s %10s %10s %7s", "core cyc", "CI low",
-                    "CI high", "core/B");
-        fprintf(f, " %6s %5s %5s%s", "kept", "rej", "outl",
-                inv ? " btw%" : "");
-    }
+                "+-%", cyc ? "cyc/B" : "ns/B", cyc ? "cyc/call" : "ns/call",
+                "kept", "rej", "outl", inv ? " btw%" : "");
     if (cmp)
         fprintf(f, " %7s %7s %7s %8s %-12s", "ratio", "lo", "hi", "p(adj)",
                 "verdict");
+    /* Last, so that the columns before keep their places: what +-% and
+     * the precision were judged in, and the core cycles. */
+    if (l != LAYOUT_EXTERNAL)
+        fprintf(f, " %4s", "in");
+    if (l == LAYOUT_THROUGHPUT && clk)
+        fprintf(f, " %10s %10s %10s %7s", "core cyc", "CI low", "CI high",
+                "core/B");
     fputc('\n', f);
 }
 
@@ -350,19 +351,16 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
                 r->ticks_summary.sd, r->nsamples, outlier_count(r));
     } else if (r->nsamples == 0) {
         if (l == LAYOUT_ALLOC)
-            fprintf(f, "%-14s %9zu %10s %10s %10s %7s %4s %8s %9s %9s "
-                       "%6zu %5zu %5s",
+            fprintf(f, "%-14s %9zu %10s %10s %10s %7s %8s %9s %9s %6zu %5zu "
+                       "%5s",
                     r->cell.kernel->name, r->cell.size, "-", "-", "-", "-",
-                    "-", "-", "-", "-", r->nsamples, r->rejected_total, "-");
-        else {
-            fprintf(f, "%-13s %9zu %4zu %4zu %12s %12s %12s %7s %4s %8s "
-                       "%10s",
+                    "-", "-", "-", r->nsamples, r->rejected_total, "-");
+        else
+            fprintf(f, "%-13s %9zu %4zu %4zu %12s %12s %12s %7s %8s %10s "
+                       "%6zu %5zu %5s",
                     r->cell.kernel->name, r->cell.size, r->cell.src_align,
-                    r->cell.dst_align, "-", "-", "-", "-", "-", "-", "-");
-            core_columns(r, f, clk);
-            fprintf(f, " %6zu %5zu %5s", r->nsamples, r->rejected_total,
-                    "-");
-        }
+                    r->cell.dst_align, "-", "-", "-", "-", "-", "-",
+                    r->nsamples, r->rejected_total, "-");
         if (inv)
             fprintf(f, " %4s", "-");
     } else if (l == LAYOUT_ALLOC) {
@@ -375,10 +373,10 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
         double per_call = r->interval.estimate * us;
         double split[2] = {sb__report_cpu_share(r, 0, per_call),
                            sb__report_cpu_share(r, 1, per_call)};
-        fprintf(f, "%-14s %9zu %10.2f %10.2f %10.2f %7.2f %4s",
+        fprintf(f, "%-14s %9zu %10.2f %10.2f %10.2f %7.2f",
                 r->cell.kernel->name, r->cell.size, r->interval.estimate * us,
                 r->interval.lo * us, r->interval.hi * us,
-                100 * r->rel_halfwidth, metric_col(r));
+                100 * r->rel_halfwidth);
         /* A figure that cannot be given (too few CPU-time ticks for the
          * split, no page) is "-", as the README says, not "nan". */
         if (isfinite(ns_page))
@@ -396,19 +394,21 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
         btw_column(r, f, inv);
     } else {
         fprintf(f,
-                "%-13s %9zu %4zu %4zu %12.1f %12.1f %12.1f %7.2f %4s %8.4f "
-                "%10.1f",
+                "%-13s %9zu %4zu %4zu %12.1f %12.1f %12.1f %7.2f %8.4f "
+                "%10.1f %6zu %5zu %5zu",
                 r->cell.kernel->name, r->cell.size, r->cell.src_align,
                 r->cell.dst_align, r->mbps.estimate, r->mbps.lo, r->mbps.hi,
-                100 * r->rel_halfwidth, metric_col(r), r->cycles_per_byte,
-                r->interval.estimate);
-        core_columns(r, f, clk);
-        fprintf(f, " %6zu %5zu %5zu", r->nsamples, r->rejected_total,
+                100 * r->rel_halfwidth, r->cycles_per_byte,
+                r->interval.estimate, r->nsamples, r->rejected_total,
                 outlier_count(r));
         btw_column(r, f, inv);
     }
     if (cmp)
         comparison_columns(run, i, f);
+    if (l != LAYOUT_EXTERNAL)
+        fprintf(f, " %4s", r->nsamples ? metric_col(r) : "-");
+    if (l == LAYOUT_THROUGHPUT)
+        core_columns(r, f, clk);
     /* '~' warns when the reported interval is built from one process's
      * samples; the invocation-level interval uses one median per process
      * and is not narrowed by correlated samples. */
