@@ -323,6 +323,20 @@ sed 's/"seed": "18446744073709551615"/"seed": -1/' "$tmp/seed.json" \
 "$STATBENCH" report "$tmp/seed_old.json" -f json >"$tmp/seed3.json" 2>/dev/null
 check "  and the old form (-1) is read as the same 64 bits" \
     grep -q '"seed": "18446744073709551615"' "$tmp/seed3.json"
+check "--metric: an unknown metric refused" \
+    bad_input "'flops': unknown metric (use auto, time or cycles)" \
+    --metric flops
+check "  in report too" bad_input "'Cycles': unknown metric" \
+    report --metric Cycles "$tmp/seed.json"
+check "a run records --metric auto and its L2 size" \
+    sh -c "grep -q '\"metric\": \"auto\"' '$tmp/seed.json' &&
+           grep -q '\"l2_bytes\": ' '$tmp/seed.json'"
+"$STATBENCH" report "$tmp/seed.json" --metric cycles -f json \
+    >"$tmp/metric.json" 2>/dev/null
+check "  report --metric cycles records cycles, and a cell without a clock \
+is in time" \
+    sh -c "grep -q '\"metric\": \"cycles\"' '$tmp/metric.json' &&
+           grep -q '\"metric\": \"time\"' '$tmp/metric.json'"
 check "infinite seconds refused" bad_input "'inf': not a finite" --max-time inf
 check "unknown format" bad_input "'xml'" --format xml
 check "unknown option" bad_input "'--frobnicate'" --frobnicate
