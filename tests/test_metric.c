@@ -508,6 +508,11 @@ static void test_json(void)
         a = json_array();
         json_array_append_new(a, json_real(1.4));
         json_object_set_new(c1, "samples_clock", a);
+        json_object_set_new(json_object_get(root, "meta"), "l2_bytes",
+                            json_integer(-5));
+        json_object_set_new(
+            json_object_get(json_object_get(root, "meta"), "options"),
+            "metric", json_string("cycles\x1b[2J"));
     }
     old = root ? json_dumps(root, 0) : NULL;
     back = old ? load_text(old, NULL) : NULL;
@@ -519,6 +524,10 @@ static void test_json(void)
                "json: the others are kept");
         TAP_IS_INT(sb_run_cell(back, 1)->clock_samples, 0,
                    "json: a clock array of the wrong length is ignored");
+        TAP_IS_INT(sb_run_meta(back)->l2_bytes, 0,
+                   "json: a negative l2_bytes is unknown");
+        TAP_IS_INT(sb_run_options(back)->metric, SB_METRIC_AUTO,
+                   "json: an unknown metric name is auto");
         sb_run_free(back);
     }
     free(old);
