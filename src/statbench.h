@@ -1019,10 +1019,10 @@ SB_API const sb_comparison *sb_run_comparison(const sb_run *run, size_t i);
  * raw samples; opt (NULL: as saved) supplies the statistical options
  * ci_level, precision, outliers, bootstrap, alpha, threshold and metric,
  * and the rest stay as saved (a file without "metric" is auto, without
- * "samples_clock" has every clock unknown).  The saved samples are those the saved outlier
- * policy kept: with opt NULL the policy is not applied again.  Loading
- * with opt gives the statistics of loading with NULL and then
- * sb_run_reanalyse with opt's analysis options (sb_options_analysis).
+ * "samples_clock" has every clock unknown).  The saved samples are those
+ * the saved outlier policy kept: with opt NULL the policy is not applied
+ * again.  Loading with opt gives the statistics of loading with NULL and
+ * then sb_run_reanalyse with opt's analysis options (sb_options_analysis).
  * SB_EIO for a file that is not JSON, not a statbench run, of a newer
  * schema, or missing fields, with a message naming what is wrong. */
 SB_API int sb_run_load(FILE *f, const char *name, const sb_options *opt,
