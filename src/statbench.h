@@ -216,6 +216,21 @@ SB_API int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
                                   int method, uint64_t seed,
                                   sb_interval *out);
 
+/* The ratio of medians median(y) / median(x) with its percentile
+ * bootstrap interval and a two-sided bootstrap p-value for ratio 1, both
+ * from the same B resamples (drawn exactly as sb_stats_ratio_boot_ci
+ * draws them, so the interval equals its SB_BOOT_PERCENTILE one): p is
+ * twice the smaller share of resampled ratios on one side of 1, those
+ * equal to 1 counted half on each side.  The test thus rejects where the
+ * interval at level 1 - p excludes 1: the estimate, its interval and the
+ * test are one statistic.  Given invocation medians, it is what compare
+ * uses between runs (the median of invocation medians is what the table
+ * reports).  All values positive and finite; errors as above. */
+SB_API int sb_stats_ratio_boot_test(const double *x, size_t nx,
+                                    const double *y, size_t ny,
+                                    double level, size_t B, uint64_t seed,
+                                    sb_interval *ratio, double *p);
+
 /* Carry an interval through a monotone function f (throughput from time,
  * say): estimate, lo and hi are mapped, and the ends swap when f is
  * decreasing (f(lo) > f(hi)).  level and achieved are kept.  A NULL f
@@ -753,6 +768,15 @@ typedef struct sb_cell_result {
     double rel_halfwidth;  /* (hi - lo) / 2 / median of ticks */
     int metric;            /* SB_METRIC_TIME or SB_METRIC_CYCLES: what the
                               stop rule, interval and verdicts used */
+    /* Runs, in a run merged from several (statbench merge): each run is a
+     * level above its invocations.  runs is 0 for a single run. */
+    size_t runs;           /* runs with samples of this cell */
+    double *run_median;    /* each run's median of its invocation medians
+                              (runs values); interval is then over these,
+                              by the rule it uses over invocation medians */
+    sb_levels run_levels;  /* the invocation medians grouped by run:
+                              between_fraction is the between-run share
+                              of their variance (runs >= 2) */
 } sb_cell_result;
 
 /* A comparison of one cell against a baseline cell. */
