@@ -975,6 +975,29 @@ SB_API int sb_cell_same(const sb_cell *a, const sb_cell *b);
 SB_API int sb_run_compare_to(sb_run *run, const sb_run *before,
                              size_t *matched, sb_error *err);
 
+/* Merge n >= 2 runs of one plan into *out, a run whose runs are a level
+ * above its invocations (statbench merge): every invocation is kept,
+ * tagged with its run (sb_run_invocation_run), each run's metadata is
+ * kept (sb_run_run_meta: its host, CPU, start time), and each cell's
+ * interval is over its runs' medians (sb_cell_result.runs, run_median,
+ * run_levels).  Cells are matched as sb_cell_same does; times of a run
+ * whose timer ran at another rate are converted to the first run's.
+ * What differs between the runs and can still be merged (another host,
+ * CPU model, kernel, statbench, timer rate, counter set, reject policy, a
+ * cell missing from some runs) is written to warnings (optional, len
+ * bytes), one line each.  SB_EINVAL, with a message naming the
+ * difference, for runs that are not one measurement: no cell in every
+ * run, measured and imported samples mixed, hot and cold caches, a run
+ * already merged; SB_ENOMEM. */
+SB_API int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
+                        char *warnings, size_t len, sb_error *err);
+/* The runs a merged run holds (0 for a single run), the metadata of run
+ * r (NULL for a bad r or a single run), and the run invocation g came
+ * from (0 for a single run). */
+SB_API size_t sb_run_runs(const sb_run *run);
+SB_API const sb_meta *sb_run_run_meta(const sb_run *run, size_t r);
+SB_API size_t sb_run_invocation_run(const sb_run *run, size_t g);
+
 /* The comparison of cell i, or NULL when it has none. */
 SB_API const sb_comparison *sb_run_comparison(const sb_run *run, size_t i);
 

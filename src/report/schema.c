@@ -170,6 +170,10 @@ const sb__jfield sb__json_cell[] = {
     CUSTOM(SB__JK_COUNTERS, SB__JC_COUNTERS),
     CUSTOM(SB__JK_SAMPLES_COUNTERS, SB__JC_SAMPLES_COUNTERS),
     CUSTOM(SB__JK_SAMPLES_FLAGS, SB__JC_SAMPLES_FLAGS),
+    /* A run merged from several: recomputed on loading. */
+    C_("runs", SB__J_SIZE, runs, 0),
+    CUSTOM("run_medians", SB__JC_RUN_MEDIANS),
+    CUSTOM("run_between_fraction", SB__JC_RUN_BETWEEN),
 };
 const size_t sb__json_ncell = sizeof sb__json_cell / sizeof sb__json_cell[0];
 

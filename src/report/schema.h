@@ -70,6 +70,8 @@
 #define SB__JK_SAMPLES_FLAGS "samples_flags"
 #define SB__JK_PER_CALL "per_call"
 #define SB__JK_PER_BYTE "per_byte"
+#define SB__JK_MERGED_RUNS "merged_runs"
+#define SB__JK_INVOCATION_RUN "invocation_run"
 
 /* Values that both sides spell: the TSC timer's kind, the reject policy
  * that keeps disturbed samples. */
@@ -136,7 +138,9 @@ enum sb__jcustom {
     SB__JC_DISTURBED,
     SB__JC_COUNTERS,
     SB__JC_SAMPLES_COUNTERS,
-    SB__JC_SAMPLES_FLAGS
+    SB__JC_SAMPLES_FLAGS,
+    SB__JC_RUN_MEDIANS,
+    SB__JC_RUN_BETWEEN
 };
 
 typedef struct sb__jfield {
