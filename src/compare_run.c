@@ -364,3 +364,65 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
         *matched = found;
     return finish_family(run, err);
 }
+
+double sb_run_core_clock(const sb_run *run)
+{
+    size_t ninv = run ? run->invocations : 0, total = 0, m = 0;
+    size_t *at;
+    double *work, *inv, c = NAN;
+
+    if (!run || !run->samples || ninv == 0)
+        return NAN;
+    for (size_t i = 0; i < run->ncells; i++)
+        total += run->cells[i].nsamples;
+    at = calloc(run->ncells + 1, sizeof *at);
+    work = malloc((total + 1) * sizeof *work);
+    inv = malloc((ninv + 1) * sizeof *inv);
+    if (!at || !work || !inv)
+        goto done;
+    /* Each invocation's clock: the median over the samples of every
+     * cell it measured (they share its process, its CPU and, mostly, its
+     * clock step); the run's: the median of those. */
+    for (size_t g = 0; g < ninv; g++) {
+        size_t n = 0;
+        for (size_t i = 0; i < run->ncells; i++) {
+            const sb_cell_result *r = &run->cells[i];
+            const double *clock = run->samples[i].clock;
+            size_t ng;
+            if (!r->inv_nsamples || g >= r->invocations)
+                continue;
+            ng = r->inv_nsamples[g];
+            for (size_t q = 0; clock && q < ng; q++)
+                if (isfinite(clock[at[i] + q]) && clock[at[i] + q] > 0)
+                    work[n++] = clock[at[i] + q];
+            at[i] += ng;
+        }
+        if (n)
+            inv[m++] = sb__median_inplace(work, n);
+    }
+    if (m)
+        c = sb__median_inplace(inv, m);
+done:
+    free(at);
+    free(work);
+    free(inv);
+    return c;
+}
+
+int sb_run_clocks_differ(const sb_run *a, const sb_run *b, double *ghz_a,
+                         double *ghz_b)
+{
+    double ca = sb_run_core_clock(a), cb = sb_run_core_clock(b);
+    double ha = a && a->meta.timer.hz > 0 ? a->meta.timer.hz : NAN;
+    double hb = b && b->meta.timer.hz > 0 ? b->meta.timer.hz : NAN;
+    double fa = ca * ha / 1e9, fb = cb * hb / 1e9;
+
+    if (ghz_a)
+        *ghz_a = fa;
+    if (ghz_b)
+        *ghz_b = fb;
+    /* A clock step of this kind of host is 3.5%; the noise of one run's
+     * clock, a few tenths of a percent. */
+    return isfinite(fa) && isfinite(fb) && fa > 0 && fb > 0 &&
+           fabs(fb / fa - 1) > SB_CLOCK_DIFFER;
+}

@@ -998,6 +998,27 @@ SB_API size_t sb_run_runs(const sb_run *run);
 SB_API const sb_meta *sb_run_run_meta(const sb_run *run, size_t r);
 SB_API size_t sb_run_invocation_run(const sb_run *run, size_t g);
 
+/* The core clock of a run, in core cycles per timer tick: the median
+ * over its invocations of each invocation's median clock (over the
+ * samples of all its cells, sb_run_sample_clock).  NAN when no sample has
+ * one. */
+SB_API double sb_run_core_clock(const sb_run *run);
+
+/* Relative difference of two runs' core clocks above which they ran at
+ * different clocks: under half the 3.5% of one clock step of the hosts
+ * issue 12 measured, above the few tenths of a percent one run's clock
+ * moves. */
+#define SB_CLOCK_DIFFER 0.015
+
+/* 1 when runs a and b both have a core clock (sb_run_core_clock) and
+ * those differ by more than SB_CLOCK_DIFFER, else 0.  *ghz_a and *ghz_b
+ * (optional) receive the clocks in GHz (NAN: unknown).  Then a
+ * comparison in time of cache-resident code measures the clock as much
+ * as the code; cells both runs judged in core cycles are compared in
+ * cycles (sb_run_compare_to). */
+SB_API int sb_run_clocks_differ(const sb_run *a, const sb_run *b,
+                                double *ghz_a, double *ghz_b);
+
 /* The comparison of cell i, or NULL when it has none. */
 SB_API const sb_comparison *sb_run_comparison(const sb_run *run, size_t i);
 
