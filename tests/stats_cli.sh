@@ -132,6 +132,46 @@ assert r['verdict'] in ('equivalent', 'inconclusive'), r['verdict']
 "
 fi
 
+# --- merge: runs as a level above invocations --------------------------------
+if [ -n "$PY" ]; then
+    # x.json and y.json (above): two runs of one plan, 5 invocations each.
+    "$STATBENCH" merge "$tmp/x.json" "$tmp/y.json" -o "$tmp/xy.json" \
+        >"$tmp/merged" 2>"$tmp/err"
+    rc=$?
+    check "merge of two runs exits 0 (rc $rc)" test "$rc" -eq 0
+    check "the merged file tags every invocation with its run, keeps each run and builds the interval over 2 run medians" \
+        "$PY" -c "
+import json
+d = json.load(open('$tmp/xy.json'))
+assert d['invocation_run'] == [0] * 5 + [1] * 5, d['invocation_run']
+assert len(d['merged_runs']) == 2 and 'hostname' in d['merged_runs'][1]
+for c in d['cells']:
+    assert c['runs'] == 2 and len(c['run_medians']) == 2, c['runs']
+    assert 'run medians' in c['method'], c['method']
+"
+    check "the table shows the runs and the between-run share" \
+        grep -q "btw-run%" "$tmp/merged"
+    "$STATBENCH" report "$tmp/xy.json" >"$tmp/out" 2>"$tmp/err"
+    check "report reads the merged file" grep -q "merged from 2 runs" "$tmp/out"
+    "$STATBENCH" compare "$tmp/x.json" "$tmp/xy.json" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check "compare reads the merged file (rc $rc)" test "$rc" -eq 0
+    check "merge of one run: one line, exit 2" \
+        bad_input "two or more saved runs" merge "$tmp/x.json"
+    check "merge of runs without a common cell: one line, exit 2" \
+        bad_input "no cell is in every run" merge "$tmp/x.json" "$tmp/tsc.json"
+    "$PY" -c "
+import json
+d = json.load(open('$tmp/xy.json'))
+d['invocation_run'][3] = 7
+json.dump(d, open('$tmp/badrun.json', 'w'))
+"
+    check "a merged file whose invocation names no run: one line, exit 2" \
+        bad_input 'invocation_run[3]' report "$tmp/badrun.json"
+else
+    skip "merge" "no python3"
+fi
+
 # --- --save, --against (the CI gate) and report -----------------------------
 STATBENCH_BASELINES="$tmp/baselines"
 export STATBENCH_BASELINES
