@@ -750,6 +750,41 @@ static void check_boot_test(void)
                                     &ci, &p) == SB_OK &&
                p == 0 && ci.lo > 1,
            "ratio boot test: a clear shift, p 0 and the interval above 1");
+    /* Issue 12's A/A pair, rebuilt: 48 clean invocation medians, 8 on
+     * each of the six clock levels it measured (53.73 to 65.42 ticks),
+     * and in A 19 contended ones at 92 to 117, in B 19 clean ones at the
+     * two top levels instead.  Both medians are 62.70 (python3:
+     * statistics.median), but the ratio of geometric means is 0.8707
+     * (math.exp of the difference of the mean logs). */
+    {
+        static const double lv[] = {53.73, 55.72, 57.86, 60.18, 62.70,
+                                    65.42};
+        double a[67], b[67], t, df;
+        int v;
+        for (size_t i = 0; i < 48; i++)
+            a[i] = b[i] = lv[i / 8];
+        for (size_t i = 0; i < 19; i++) {
+            a[48 + i] = 92 + 25 * (double)i / 18;
+            b[48 + i] = i < 10 ? 62.70 : 65.42;
+        }
+        v = sb_stats_welch_log(a, 67, b, 67, 0.95, &t, &df, &p, &ci);
+        tap_ok(v == SB_OK &&
+                   fabs(ci.estimate - 0.8707489873008718) < 1e-12 &&
+                   sb_stats_verdict(&ci, p, 0.05, 0.01) ==
+                       SB_VERDICT_FASTER,
+               "issue 12's A/A pair: Welch on logs says 'faster' at ratio "
+               "%.4f", ci.estimate);
+        v = sb_stats_ratio_boot_test(a, 67, b, 67, 0.95, 1000, 1, &ci, &p) ==
+                    SB_OK
+                ? sb_stats_verdict(&ci, p, 0.05, 0.01)
+                : -1;
+        tap_ok(ci.estimate == 1.0 && v != SB_VERDICT_FASTER &&
+                   v != SB_VERDICT_SLOWER && v != -1,
+               "issue 12's A/A pair: the bootstrap of the medians says "
+               "%s at ratio %.4f [%.4f, %.4f]",
+               v >= 0 ? sb_verdict_name(v) : "error", ci.estimate, ci.lo,
+               ci.hi);
+    }
     tap_ok(sb_stats_ratio_boot_test(big, 20, big + 20, 20, 0.95, 1000, 1,
                                     &ci, NULL) == SB_EINVAL &&
                sb_stats_ratio_boot_test(big, 1, big + 20, 20, 0.95, 1000, 1,
