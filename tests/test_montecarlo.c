@@ -446,8 +446,8 @@ static int verdict_rates(gsl_rng *r, int kind, size_t n, double shift,
 static void section_verdicts(void)
 {
     gsl_rng *r = section_rng(7, "verdicts");
-    static const char *kname[] = {"lognormal", "two-mode", "two-mode, "
-                                  "share per run"};
+    static const char *kname[] = {"lognormal", "two-mode",
+                                  "two-mode, share per run"};
     static const size_t ns[] = {6, 20, 67};
     double t0 = now(), o, nw;
 
