@@ -7,8 +7,9 @@
 #  - for each of `-k sse2 -s 2K -a 3`, `-k libc -s 4K` and `-k movsl -a 1`:
 #    the medians of RUNS separate runs in the primary metric (core cycles
 #    where the run judged the cell in cycles, else time), their spread
-#    (max / min - 1) and how many of the runs' intervals cover the median
-#    of the medians;
+#    (max / min - 1), how many of the runs' intervals cover the median
+#    of the medians, and the runs merged (statbench merge): the interval
+#    over their medians and the between-run share;
 #  - PAIRS A/A pairs (two such runs of `-k libc -s 4K`, then `statbench
 #    compare`): the count of "faster" and "slower" verdicts;
 #  - the headline sweep (`--kernel movsl --align 0..32 --ci 95`): how many
@@ -237,6 +238,20 @@ for conf in "sse2 -s 2K -a 3" "libc -s 4K" "movsl -a 1"; do
     figures "-k $conf" $files
     # shellcheck disable=SC2086
     probe_figures $(echo $files | cut -d' ' -f1)
+    # The runs merged: one interval over the run medians.
+    # shellcheck disable=SC2086
+    if [ "$(echo $files | wc -w)" -ge 2 ] &&
+        "$STATBENCH" merge $files -q -f json -o "$DIR/c$n-merged.json" \
+            >/dev/null 2>"$DIR/c$n-merged.err"; then
+        python3 - "$DIR/c$n-merged.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["cells"][0]
+iv, b = c.get("interval") or {}, c.get("run_between_fraction")
+print("  merged: median %s [%s, %s] ticks over %s runs, between-run share %s"
+      % (iv.get("estimate"), iv.get("lo"), iv.get("hi"), c.get("runs"),
+         "n/a" if b is None else "%.0f%%" % (100 * b)))
+PY
+    fi
     sleep "$GAP"
 done
 echo
