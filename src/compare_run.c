@@ -109,7 +109,9 @@ static int side_make(const sb_run *run, size_t i, int metric, double scale,
     return sb__unit_medians(run, s->med, &s->m);
 }
 
-static void compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
+/* SB_OK, or SB_ENOMEM when the values could not be gathered; a pair that
+ * cannot be compared is SB_OK with the comparison saying why. */
+static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
                           size_t ic, int paired, double scale,
                           const sb_options *o, sb_comparison *out)
 {
@@ -124,10 +126,10 @@ static void compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     out->verdict = SB_VERDICT_INCONCLUSIVE;
     out->test = "not comparable (no samples or non-positive times)";
     if (side_make(rb, ib, metric, scale, &sb_) != SB_OK)
-        return;
+        return SB_ENOMEM;
     if (side_make(rc, ic, metric, 1.0, &sc) != SB_OK) {
         side_free(&sb_);
-        return;
+        return SB_ENOMEM;
     }
 
     if (sb_.m >= 2 && sc.m >= 2 && all_positive(sb_.med, sb_.m) &&
@@ -177,6 +179,8 @@ static void compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
         out->test = b->invocations >= 2 || c->invocations >= 2
                         ? "Mann-Whitney U, BCa ratio (samples pooled: "
                           "invocation counts differ)"
+                    : metric == SB_METRIC_CYCLES
+                        ? "Mann-Whitney U, BCa bootstrap ratio (core cycles)"
                         : "Mann-Whitney U, BCa bootstrap ratio";
     }
     side_free(&sb_);
@@ -185,7 +189,7 @@ static void compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
         out->ratio = (sb_interval){NAN, NAN, NAN, o->ci_level, NAN};
         out->p = NAN;
         out->test = "not comparable (no samples or non-positive times)";
-        return;
+        return SB_OK;
     }
     if (out->ratio.lo > 0 && out->ratio.hi > 0) {
         double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + o->ci_level / 2, df)
@@ -194,6 +198,7 @@ static void compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
         /* se is already the difference's; sb_stats_mde takes one side's. */
         out->mde = sb_stats_mde(se / sqrt(2.0), df, o->alpha, 0.8);
     }
+    return SB_OK;
 }
 
 /* Holm over the valid comparisons with a p-value, then verdicts. */
@@ -254,8 +259,9 @@ int sb_run_set_baselines(sb_run *run, const size_t *base, sb_error *err)
     for (size_t i = 0; i < run->ncells; i++) {
         if (base[i] == SIZE_MAX || base[i] == i)
             continue;
-        compare_cells(run, base[i], run, i, 1, 1.0, &run->opt,
-                      &run->cmp[i]);
+        if (compare_cells(run, base[i], run, i, 1, 1.0, &run->opt,
+                          &run->cmp[i]) != SB_OK)
+            return sb__error(err, SB_ENOMEM, "out of memory");
         run->cmp[i].base = base[i];
     }
     return finish_family(run, err);
@@ -353,9 +359,12 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
         /* A baseline whose ticks are worth 1 / scale of this run's
          * (another timer, another TSC rate) is converted to this run's
          * ticks first, so that a ratio of times is one of seconds. */
-        compare_cells(before, (size_t)(*hit - before->cells), run, i, 0,
-                      run->meta.timer.hz / before->meta.timer.hz, &run->opt,
-                      &run->cmp[i]);
+        if (compare_cells(before, (size_t)(*hit - before->cells), run, i,
+                          0, run->meta.timer.hz / before->meta.timer.hz,
+                          &run->opt, &run->cmp[i]) != SB_OK) {
+            free(index);
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        }
         run->cmp[i].base = (size_t)(*hit - before->cells);
         found++;
     }
