@@ -7,8 +7,15 @@
  *    invocations: the ratio of geometric means of the invocations' medians
  *    with a t interval on the log ratios, and the paired t test's p.
  *  - Both over several invocations of separate runs (compare A.json
- *    B.json): Welch's t on the log invocation medians, and its interval of
- *    the ratio of geometric means.
+ *    B.json): the ratio of the two medians of invocation medians (the
+ *    estimates the table prints), with its percentile interval and a
+ *    two-sided p from one bootstrap over invocations
+ *    (sb_stats_ratio_boot_test, B = --bootstrap or 1000, seeded by the
+ *    run's seed).  Not a mean of logs: a few contended invocations move
+ *    that by 12% while the medians stay put (issue 12).  A cell merged
+ *    from several runs is resampled over its run medians instead.
+ *  - Both cells judged in core cycles (sb_cell_result.metric): the
+ *    comparison is in core cycles; otherwise both in time.
  *  - Otherwise (one invocation): the ratio of the two medians with a BCa
  *    bootstrap interval, and Mann-Whitney's U test on the samples.
  * Then Holm's adjustment over every comparison of the run, and a verdict.
@@ -23,6 +30,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "run_internal.h"
+#include "timer.h"
 
 #define COMPARE_BOOTSTRAP 1000
 
@@ -34,10 +42,82 @@ static int all_positive(const double *x, size_t n)
     return n > 0;
 }
 
-static void compare_cells(const sb_cell_result *b, const sb_cell_result *c,
-                          int paired, const sb_options *o, sb_comparison *out)
+/* The metric two cells are compared in: core cycles only when both are
+ * judged in cycles, else time for both, so that a ratio never mixes the
+ * two. */
+static int common_metric(const sb_cell_result *a, const sb_cell_result *b)
 {
-    int rc = SB_EINVAL;
+    return a->metric == SB_METRIC_CYCLES && b->metric == SB_METRIC_CYCLES
+               ? SB_METRIC_CYCLES
+               : SB_METRIC_TIME;
+}
+
+/* One side of a comparison: a cell's samples in the compared metric (in
+ * the other run's ticks when its timer ran at another rate) and its
+ * invocations' medians, or its runs' medians when it was merged from
+ * several runs (the level its interval is built over). */
+struct side {
+    const sb_cell_result *r;
+    double *x;    /* nsamples values */
+    double *med;  /* m unit medians, NaN-free */
+    size_t m;
+    int complete; /* every invocation has samples (pairing is possible) */
+};
+
+static void side_free(struct side *s)
+{
+    free(s->x);
+    free(s->med);
+}
+
+static int side_make(const sb_run *run, size_t i, int metric, double scale,
+                     struct side *s)
+{
+    const sb_cell_result *r = &run->cells[i];
+    size_t n = r->nsamples, at = 0;
+    double *work;
+
+    s->r = r;
+    s->m = 0;
+    s->x = malloc((n + 1) * sizeof *s->x);
+    s->med = malloc((r->invocations + 1) * sizeof *s->med);
+    work = malloc((n + 1) * sizeof *work);
+    if (!s->x || !s->med || !work) {
+        free(work);
+        side_free(s);
+        return SB_ENOMEM;
+    }
+    if (metric == r->metric)
+        sb__cell_metric_values(run, i, s->x);
+    else
+        memcpy(s->x, r->ticks, n * sizeof *s->x);
+    if (metric == SB_METRIC_TIME && isfinite(scale) && scale > 0)
+        for (size_t k = 0; k < n; k++)
+            s->x[k] *= scale;
+    s->complete = r->inv_nsamples != NULL;
+    for (size_t g = 0; r->inv_nsamples && g < r->invocations; g++) {
+        size_t ng = 0;
+        for (size_t k = at; k < at + r->inv_nsamples[g]; k++)
+            if (isfinite(s->x[k]))
+                work[ng++] = s->x[k];
+        s->med[g] = ng ? sb__median_inplace(work, ng) : NAN;
+        s->complete &= ng != 0;
+        at += r->inv_nsamples[g];
+    }
+    free(work);
+    s->m = r->inv_nsamples ? r->invocations : 0;
+    return sb__unit_medians(run, s->med, &s->m);
+}
+
+/* SB_OK, or SB_ENOMEM when the values could not be gathered; a pair that
+ * cannot be compared is SB_OK with the comparison saying why. */
+static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
+                          size_t ic, int paired, double scale,
+                          const sb_options *o, sb_comparison *out)
+{
+    const sb_cell_result *b = &rb->cells[ib], *c = &rc->cells[ic];
+    int rc_ = SB_EINVAL, metric = common_metric(b, c);
+    struct side sb_, sc;
     double df = 0;
 
     out->valid = 1;
@@ -45,46 +125,71 @@ static void compare_cells(const sb_cell_result *b, const sb_cell_result *c,
     out->p = out->p_adjusted = out->a12 = out->mde = NAN;
     out->verdict = SB_VERDICT_INCONCLUSIVE;
     out->test = "not comparable (no samples or non-positive times)";
+    if (side_make(rb, ib, metric, scale, &sb_) != SB_OK)
+        return SB_ENOMEM;
+    if (side_make(rc, ic, metric, 1.0, &sc) != SB_OK) {
+        side_free(&sb_);
+        return SB_ENOMEM;
+    }
 
-    if (b->invocations >= 2 && c->invocations >= 2 && b->inv_median &&
-        c->inv_median && all_positive(b->inv_median, b->invocations) &&
-        all_positive(c->inv_median, c->invocations)) {
-        if (paired && b->invocations == c->invocations) {
-            rc = sb_stats_paired_log(b->inv_median, c->inv_median,
-                                     b->invocations, o->ci_level,
-                                     &out->ratio, &out->p);
-            df = (double)b->invocations - 1;
-            out->test = "paired t on log invocation medians";
+    if (sb_.m >= 2 && sc.m >= 2 && all_positive(sb_.med, sb_.m) &&
+        all_positive(sc.med, sc.m)) {
+        if (paired && sb_.complete && sc.complete && sb_.m == sc.m) {
+            rc_ = sb_stats_paired_log(sb_.med, sc.med, sb_.m, o->ci_level,
+                                      &out->ratio, &out->p);
+            df = (double)sb_.m - 1;
+            out->test = metric == SB_METRIC_CYCLES
+                            ? "paired t on log invocation medians (core "
+                              "cycles)"
+                            : "paired t on log invocation medians";
         } else {
-            double t;
-            rc = sb_stats_welch_log(b->inv_median, b->invocations,
-                                    c->inv_median, c->invocations,
-                                    o->ci_level, &t, &df, &out->p,
-                                    &out->ratio);
-            out->test = "Welch t on log invocation medians";
+            /* Separate runs: the ratio of the two medians of invocation
+             * medians, the figures the table prints, with its interval
+             * and test from one seeded bootstrap over invocations (docs/
+             * design.md, protocol step 10). */
+            rc_ = sb_stats_ratio_boot_test(
+                sb_.med, sb_.m, sc.med, sc.m, o->ci_level,
+                o->bootstrap ? o->bootstrap : COMPARE_BOOTSTRAP, o->seed,
+                &out->ratio, &out->p);
+            if (b->runs >= 2 || c->runs >= 2)
+                out->test = metric == SB_METRIC_CYCLES
+                                ? "bootstrap of the ratio of median run "
+                                  "medians (core cycles)"
+                                : "bootstrap of the ratio of median run "
+                                  "medians";
+            else
+                out->test = metric == SB_METRIC_CYCLES
+                                ? "bootstrap of the ratio of median "
+                                  "invocation medians (core cycles)"
+                                : "bootstrap of the ratio of median "
+                                  "invocation medians";
         }
-    } else if (all_positive(b->ticks, b->nsamples) &&
-               all_positive(c->ticks, c->nsamples) && b->nsamples >= 2 &&
+    } else if (all_positive(sb_.x, b->nsamples) &&
+               all_positive(sc.x, c->nsamples) && b->nsamples >= 2 &&
                c->nsamples >= 2) {
         double u;
-        rc = sb_stats_ratio_boot_ci(b->ticks, b->nsamples, c->ticks,
-                                    c->nsamples, o->ci_level,
-                                    o->bootstrap ? o->bootstrap
-                                                 : COMPARE_BOOTSTRAP,
-                                    SB_BOOT_BCA, o->seed, &out->ratio);
-        if (rc == SB_OK)
-            rc = sb_stats_mann_whitney(c->ticks, c->nsamples, b->ticks,
-                                       b->nsamples, &u, &out->p, &out->a12);
+        rc_ = sb_stats_ratio_boot_ci(sb_.x, b->nsamples, sc.x, c->nsamples,
+                                     o->ci_level,
+                                     o->bootstrap ? o->bootstrap
+                                                  : COMPARE_BOOTSTRAP,
+                                     SB_BOOT_BCA, o->seed, &out->ratio);
+        if (rc_ == SB_OK)
+            rc_ = sb_stats_mann_whitney(sc.x, c->nsamples, sb_.x,
+                                        b->nsamples, &u, &out->p, &out->a12);
         out->test = b->invocations >= 2 || c->invocations >= 2
                         ? "Mann-Whitney U, BCa ratio (samples pooled: "
                           "invocation counts differ)"
+                    : metric == SB_METRIC_CYCLES
+                        ? "Mann-Whitney U, BCa bootstrap ratio (core cycles)"
                         : "Mann-Whitney U, BCa bootstrap ratio";
     }
-    if (rc != SB_OK) {
+    side_free(&sb_);
+    side_free(&sc);
+    if (rc_ != SB_OK) {
         out->ratio = (sb_interval){NAN, NAN, NAN, o->ci_level, NAN};
         out->p = NAN;
         out->test = "not comparable (no samples or non-positive times)";
-        return;
+        return SB_OK;
     }
     if (out->ratio.lo > 0 && out->ratio.hi > 0) {
         double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + o->ci_level / 2, df)
@@ -93,38 +198,6 @@ static void compare_cells(const sb_cell_result *b, const sb_cell_result *c,
         /* se is already the difference's; sb_stats_mde takes one side's. */
         out->mde = sb_stats_mde(se / sqrt(2.0), df, o->alpha, 0.8);
     }
-}
-
-/* Compare with a baseline from another run whose ticks are worth
- * 1 / scale of this run's (another timer, another TSC rate): its times are
- * converted to this run's ticks first, so the ratio is one of seconds. */
-static int compare_scaled(const sb_cell_result *b, const sb_cell_result *c,
-                          double scale, const sb_options *o,
-                          sb_comparison *out)
-{
-    sb_cell_result s = *b;
-    double *t = NULL, *m = NULL;
-
-    if (scale == 1 || !isfinite(scale) || !(scale > 0)) {
-        compare_cells(b, c, 0, o, out);
-        return SB_OK;
-    }
-    t = malloc((b->nsamples + 1) * sizeof *t);
-    m = malloc((b->invocations + 1) * sizeof *m);
-    if (!t || !m) {
-        free(t);
-        free(m);
-        return SB_ENOMEM;
-    }
-    for (size_t i = 0; i < b->nsamples; i++)
-        t[i] = b->ticks[i] * scale;
-    for (size_t i = 0; b->inv_median && i < b->invocations; i++)
-        m[i] = b->inv_median[i] * scale;
-    s.ticks = t;
-    s.inv_median = b->inv_median ? m : NULL;
-    compare_cells(&s, c, 0, o, out);
-    free(t);
-    free(m);
     return SB_OK;
 }
 
@@ -186,8 +259,9 @@ int sb_run_set_baselines(sb_run *run, const size_t *base, sb_error *err)
     for (size_t i = 0; i < run->ncells; i++) {
         if (base[i] == SIZE_MAX || base[i] == i)
             continue;
-        compare_cells(&run->cells[base[i]], &run->cells[i], 1, &run->opt,
-                      &run->cmp[i]);
+        if (compare_cells(run, base[i], run, i, 1, 1.0, &run->opt,
+                          &run->cmp[i]) != SB_OK)
+            return sb__error(err, SB_ENOMEM, "out of memory");
         run->cmp[i].base = base[i];
     }
     return finish_family(run, err);
@@ -282,9 +356,12 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
         hit = bsearch(&key, index, before->ncells, sizeof *index, by_cell);
         if (!hit)
             continue;
-        if (compare_scaled(*hit, &run->cells[i],
-                           run->meta.timer.hz / before->meta.timer.hz,
-                           &run->opt, &run->cmp[i]) != SB_OK) {
+        /* A baseline whose ticks are worth 1 / scale of this run's
+         * (another timer, another TSC rate) is converted to this run's
+         * ticks first, so that a ratio of times is one of seconds. */
+        if (compare_cells(before, (size_t)(*hit - before->cells), run, i,
+                          0, run->meta.timer.hz / before->meta.timer.hz,
+                          &run->opt, &run->cmp[i]) != SB_OK) {
             free(index);
             return sb__error(err, SB_ENOMEM, "out of memory");
         }
@@ -295,4 +372,32 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
     if (matched)
         *matched = found;
     return finish_family(run, err);
+}
+
+double sb_run_core_clock(const sb_run *run)
+{
+    sb_clock_summary c;
+
+    /* One reader of the run's clocks: the header's clock line's. */
+    if (!run || !(run->meta.timer.hz > 0) || sb_run_clock(run, &c) != SB_OK)
+        return NAN;
+    return c.median_hz / run->meta.timer.hz;
+}
+
+int sb_run_clocks_differ(const sb_run *a, const sb_run *b, double *ghz_a,
+                         double *ghz_b)
+{
+    double ca = sb_run_core_clock(a), cb = sb_run_core_clock(b);
+    double ha = a && a->meta.timer.hz > 0 ? a->meta.timer.hz : NAN;
+    double hb = b && b->meta.timer.hz > 0 ? b->meta.timer.hz : NAN;
+    double fa = ca * ha / 1e9, fb = cb * hb / 1e9;
+
+    if (ghz_a)
+        *ghz_a = fa;
+    if (ghz_b)
+        *ghz_b = fb;
+    /* A clock step of this kind of host is 3.5%; the noise of one run's
+     * clock, a few tenths of a percent. */
+    return isfinite(fa) && isfinite(fb) && fa > 0 && fb > 0 &&
+           fabs(fb / fa - 1) > SB_CLOCK_DIFFER;
 }

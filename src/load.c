@@ -644,6 +644,72 @@ static int load_stand_ins(sb_run *run, json_t *cells)
     return rc;
 }
 
+/* A run merged from several (statbench merge): the runs' metadata and
+ * the run of every invocation.  Absent in a single run. */
+static int load_merged(sb_run *run, json_t *root, const char *name,
+                       sb_error *err)
+{
+    json_t *runs = json_object_get(root, SB__JK_MERGED_RUNS);
+    json_t *inv = json_object_get(root, SB__JK_INVOCATION_RUN), *v;
+    size_t n, g;
+
+    if (!runs && !inv)
+        return SB_OK;
+    n = json_array_size(runs);
+    if (!json_is_array(runs) || n < 2 || n > run->invocations)
+        return sb__error(err, SB_EIO,
+                         "%s: \"" SB__JK_MERGED_RUNS "\" is not a list of "
+                         "2 to %zu runs (one per run merged)",
+                         name, run->invocations);
+    if (!json_is_array(inv) || json_array_size(inv) != run->invocations)
+        return sb__error(err, SB_EIO,
+                         "%s: \"" SB__JK_INVOCATION_RUN "\" is not a list "
+                         "of %zu run numbers (one per invocation)",
+                         name, run->invocations);
+    for (size_t c = 0; c < run->ncells; c++)
+        if (run->cells[c].invocations != run->invocations)
+            return sb__error(err, SB_EIO,
+                             "%s: cell %zu: %zu invocations in a merged "
+                             "run of %zu",
+                             name, c, run->cells[c].invocations,
+                             run->invocations);
+    run->inv_run = malloc((run->invocations + 1) * sizeof *run->inv_run);
+    run->runs = calloc(n, sizeof *run->runs);
+    if (!run->inv_run || !run->runs)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    json_array_foreach(inv, g, v)
+    {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            (size_t)json_integer_value(v) >= n)
+            return sb__error(err, SB_EIO,
+                             "%s: \"" SB__JK_INVOCATION_RUN "[%zu]\": not "
+                             "a run number below %zu",
+                             name, g, n);
+        run->inv_run[g] = (size_t)json_integer_value(v);
+    }
+    json_array_foreach(runs, g, v)
+    {
+        sb_meta *m = &run->runs[g];
+        if (!json_is_object(v))
+            return sb__error(err, SB_EIO,
+                             "%s: \"" SB__JK_MERGED_RUNS "[%zu]\" is not "
+                             "an object",
+                             name, g);
+        copy_str(m->hostname, sizeof m->hostname, v, "hostname");
+        copy_str(m->cpu_model, sizeof m->cpu_model, v, "cpu_model");
+        copy_str(m->kernel_version, sizeof m->kernel_version, v,
+                 "kernel_version");
+        copy_str(m->statbench_version, sizeof m->statbench_version, v,
+                 "statbench_version");
+        copy_str(m->start_time, sizeof m->start_time, v, "start_time");
+        m->timer.hz_source = run->hz_source;
+        if (get_num(v, "timer_hz", &m->timer.hz))
+            m->timer.hz = NAN;
+    }
+    run->nruns = n;
+    return SB_OK;
+}
+
 int sb_run_load(FILE *f, const char *name, const sb_options *opt,
                 sb_run **out, sb_error *err)
 {
@@ -714,6 +780,9 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
             run->rounds = z;
         run->invocations = run->cells[0].invocations;
     }
+    rc = load_merged(run, root, name, err);
+    if (rc != SB_OK)
+        goto out;
     if (opt) {
         /* The statistical options are the caller's; the ones that
          * describe the measurement stay as saved. */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "metric.h"
 #include "run_internal.h"
@@ -84,7 +85,7 @@ int sb_run_clock(const sb_run *run, sb_clock_summary *out)
 
     if (!run || !out)
         return SB_EINVAL;
-    *out = (sb_clock_summary){0, 0, NAN, NAN, 0};
+    *out = (sb_clock_summary){0, 0, NAN, NAN, 0, NAN};
     for (size_t i = 0; i < run->ncells; i++) {
         if (run->cells[i].invocations > ninv)
             ninv = run->cells[i].invocations;
@@ -123,6 +124,7 @@ int sb_run_clock(const sb_run *run, sb_clock_summary *out)
         gsl_sort(inv, 1, m);
         out->lo_hz = inv[0];
         out->hi_hz = inv[m - 1];
+        out->median_hz = gsl_stats_median_from_sorted_data(inv, 1, m);
         out->states = 1;
         for (size_t g = 1; g < m; g++)
             out->states += inv[g] > inv[g - 1] * (1 + SB_CLOCK_STATE_GAP);

@@ -404,6 +404,133 @@ static int core_cycles(sb_run *run, size_t i, const sb_analysis_options *a,
     return rc;
 }
 
+int sb__unit_medians(const sb_run *run, double *med, size_t *m)
+{
+    size_t k = 0;
+
+    if (run->nruns >= 2 && run->inv_run && *m == run->invocations) {
+        /* Each run's median of its invocations' medians, in run order. */
+        double *work = malloc((*m + 1) * sizeof *work);
+        if (!work)
+            return SB_ENOMEM;
+        for (size_t u = 0; u < run->nruns; u++) {
+            size_t n = 0;
+            for (size_t g = 0; g < *m; g++)
+                if (run->inv_run[g] == u && isfinite(med[g]))
+                    work[n++] = med[g];
+            if (n)
+                med[k++] = sb__median_inplace(work, n);
+        }
+        free(work);
+        *m = k;
+        return SB_OK;
+    }
+    for (size_t g = 0; g < *m; g++)
+        if (isfinite(med[g]))
+            med[k++] = med[g];
+    *m = k;
+    return SB_OK;
+}
+
+/* A merged run: the cell's interval over its runs' medians, by the rule
+ * over invocation medians (sb__invocation_ci), since invocations of one
+ * run share its day, its clock step and its neighbours and are no more
+ * independent across runs than samples are across invocations; and the
+ * variance of the invocation medians split between and within runs. */
+/* A merged run: the core cycles' interval over the runs' medians too, as
+ * the time's (analyse_runs), from each invocation's median of its
+ * samples' core cycles (those without a clock left out). */
+static int analyse_runs_cycles(const sb_run *run, size_t i,
+                               const sb_analysis_options *a)
+{
+    sb_cell_result *r = &run->cells[i];
+    size_t m = r->invocations, at = 0;
+    double *v = malloc((r->nsamples + 1) * sizeof *v);
+    double *med = malloc((m + 1) * sizeof *med);
+    const char *how;
+    int rc = SB_ENOMEM;
+
+    if (!v || !med)
+        goto done;
+    sb__metric_values(SB_METRIC_CYCLES, r->ticks, run->samples[i].clock,
+                      r->nsamples, v);
+    for (size_t g = 0; g < m; g++) {
+        size_t ng = 0;
+        for (size_t k = at; k < at + r->inv_nsamples[g]; k++)
+            if (isfinite(v[k]))
+                v[at + ng++] = v[k];
+        med[g] = ng ? sb__median_inplace(v + at, ng) : NAN;
+        at += r->inv_nsamples[g];
+    }
+    if ((rc = sb__unit_medians(run, med, &m)) != SB_OK || m < 2)
+        goto done;
+    rc = sb__invocation_ci(med, m, a->ci_level, &r->core_cycles, &how);
+    if (rc == SB_OK && r->cell.size > 0)
+        r->core_cycles_per_byte =
+            r->core_cycles.estimate / (double)r->cell.size;
+done:
+    free(v);
+    free(med);
+    return rc;
+}
+
+static int analyse_runs(const sb_run *run, sb_cell_result *r,
+                        const sb_analysis_options *a)
+{
+    size_t m = r->invocations, groups = 0;
+    double *med = malloc((m + 1) * sizeof *med);
+    const double **gp = malloc((run->nruns + 1) * sizeof *gp);
+    size_t *gn = calloc(run->nruns + 1, sizeof *gn);
+    double *byrun = malloc((m + 1) * sizeof *byrun);
+    int rc = SB_ENOMEM;
+
+    if (!med || !gp || !gn || !byrun)
+        goto done;
+    memcpy(med, r->inv_median, m * sizeof *med);
+    if ((rc = sb__unit_medians(run, med, &m)) != SB_OK)
+        goto done;
+    free(r->run_median);
+    r->run_median = med;
+    r->runs = m;
+    med = NULL;
+    if (r->runs >= 2) {
+        const char *how;
+        rc = sb__invocation_ci(r->run_median, r->runs, a->ci_level,
+                               &r->interval, &how);
+        if (rc != SB_OK)
+            goto done;
+        r->method = !strncmp(how, "order", 5)
+                        ? "order statistics over run medians"
+                        : "t over log run medians";
+    }
+    /* The invocation medians, grouped by run, for the variance split. */
+    {
+        size_t at = 0;
+        for (size_t u = 0; u < run->nruns; u++) {
+            size_t n = 0;
+            for (size_t g = 0; g < r->invocations; g++)
+                if (run->inv_run[g] == u && isfinite(r->inv_median[g]))
+                    byrun[at + n++] = r->inv_median[g];
+            if (n) {
+                gp[groups] = byrun + at;
+                gn[groups++] = n;
+            }
+            at += n;
+        }
+    }
+    rc = SB_OK;
+    if (groups >= 2 &&
+        sb_stats_levels(gp, gn, groups, a->ci_level, &r->run_levels) !=
+            SB_OK)
+        r->run_levels.between_fraction = NAN;
+done:
+    free(med);
+    free(gp);
+    free(gn);
+    free(byrun);
+    return rc;
+}
+
 static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
                         double *work)
 {
@@ -426,8 +553,12 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
     r->reached_precision = r->autocorrelated = 0;
     r->method = "none (no samples)";
     memset(&r->levels, 0, sizeof r->levels);
+    memset(&r->run_levels, 0, sizeof r->run_levels);
     free(r->inv_median);
     r->inv_median = NULL;
+    free(r->run_median);
+    r->run_median = NULL;
+    r->runs = 0;
     if (r->nsamples == 0)
         return SB_OK;
 
@@ -485,6 +616,12 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
     }
     rc = core_cycles(run, i, a, work);
     if (rc != SB_OK)
+        return rc;
+
+    if (run->nruns >= 2 && (rc = analyse_runs(run, r, a)) != SB_OK)
+        return rc;
+    if (run->nruns >= 2 && r->clock_samples &&
+        (rc = analyse_runs_cycles(run, i, a)) != SB_OK)
         return rc;
 
     {
@@ -689,6 +826,7 @@ void sb_run_free(sb_run *run)
         free(run->cells[i].ticks);
         free(run->cells[i].inv_nsamples);
         free(run->cells[i].inv_median);
+        free(run->cells[i].run_median);
         if (run->samples) {
             free(run->samples[i].flags);
             free(run->samples[i].clock);
@@ -704,6 +842,8 @@ void sb_run_free(sb_run *run)
     free(run->cells);
     free(run->cmp);
     free(run->command);
+    free(run->inv_run);
+    free(run->runs);
     free(run);
 }
 

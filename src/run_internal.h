@@ -84,6 +84,12 @@ struct sb_run {
     /* ncells entries: the samples before the first outlier policy that
      * was not keep; NULL while none ran (the cells hold every sample). */
     sb__cell_before *before;
+    /* A run merged from several (sb__run_merge): nruns >= 2, inv_run[g]
+     * the run invocation g came from, runs[r] the metadata of run r.
+     * nruns 0 for a run measured or saved as one. */
+    size_t nruns;
+    size_t *inv_run;
+    sb_meta *runs;
 };
 
 /* results.c: the interval of a cell over its m invocations' medians:
@@ -130,5 +136,13 @@ int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw);
 /* results.c: apply the outlier policy and compute every statistic of
  * every cell from its samples. */
 int sb__run_analyse(sb_run *run, sb_error *err);
+
+/* results.c: the medians of the units a cell's interval is built over,
+ * from its m invocation medians med[] (NAN: an invocation without
+ * samples): for a run merged from several, each run's median of its
+ * invocations' medians (the level above them); else the invocation
+ * medians themselves.  Compacts med in place, NaN-free, and sets *m to
+ * their number.  SB_OK, SB_ENOMEM. */
+int sb__unit_medians(const sb_run *run, double *med, size_t *m);
 
 #endif

@@ -216,6 +216,21 @@ SB_API int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
                                   int method, uint64_t seed,
                                   sb_interval *out);
 
+/* The ratio of medians median(y) / median(x) with its percentile
+ * bootstrap interval and a two-sided bootstrap p-value for ratio 1, both
+ * from the same B resamples (drawn exactly as sb_stats_ratio_boot_ci
+ * draws them, so the interval equals its SB_BOOT_PERCENTILE one): p is
+ * twice the smaller share of resampled ratios on one side of 1, those
+ * equal to 1 counted half on each side.  The test thus rejects where the
+ * interval at level 1 - p excludes 1: the estimate, its interval and the
+ * test are one statistic.  Given invocation medians, it is what compare
+ * uses between runs (the median of invocation medians is what the table
+ * reports).  All values positive and finite; errors as above. */
+SB_API int sb_stats_ratio_boot_test(const double *x, size_t nx,
+                                    const double *y, size_t ny,
+                                    double level, size_t B, uint64_t seed,
+                                    sb_interval *ratio, double *p);
+
 /* Carry an interval through a monotone function f (throughput from time,
  * say): estimate, lo and hi are mapped, and the ends swap when f is
  * decreasing (f(lo) > f(hi)).  level and achieved are kept.  A NULL f
@@ -790,6 +805,15 @@ typedef struct sb_cell_result {
     sb_interval core_cycles;
     double core_cycles_per_byte; /* core_cycles.estimate / size, or NAN */
     size_t clock_samples;  /* kept samples with a known core clock */
+    /* Runs, in a run merged from several (statbench merge): each run is a
+     * level above its invocations.  runs is 0 for a single run. */
+    size_t runs;           /* runs with samples of this cell */
+    double *run_median;    /* each run's median of its invocation medians
+                              (runs values); interval is then over these,
+                              by the rule it uses over invocation medians */
+    sb_levels run_levels;  /* the invocation medians grouped by run:
+                              between_fraction is the between-run share
+                              of their variance (runs >= 2) */
 } sb_cell_result;
 
 /* A comparison of one cell against a baseline cell. */
@@ -959,6 +983,8 @@ typedef struct sb_clock_summary {
     size_t total;       /* invocations that delivered samples */
     double lo_hz, hi_hz; /* the slowest and fastest of them; NAN without */
     size_t states;      /* distinct levels among them (SB_CLOCK_STATE_GAP) */
+    double median_hz;   /* the median of them: the run's core clock
+                           (sb_run_core_clock); NAN without */
 } sb_clock_summary;
 
 /* Fill *out for run.  SB_EINVAL for a NULL argument, SB_ENOMEM. */
@@ -1009,6 +1035,50 @@ SB_API int sb_cell_same(const sb_cell *a, const sb_cell *b);
  * of matched cells in *matched (optional). */
 SB_API int sb_run_compare_to(sb_run *run, const sb_run *before,
                              size_t *matched, sb_error *err);
+
+/* Merge n >= 2 runs of one plan into *out, a run whose runs are a level
+ * above its invocations (statbench merge): every invocation is kept,
+ * tagged with its run (sb_run_invocation_run), each run's metadata is
+ * kept (sb_run_run_meta: its host, CPU, start time), and each cell's
+ * interval is over its runs' medians (sb_cell_result.runs, run_median,
+ * run_levels).  Cells are matched as sb_cell_same does; times of a run
+ * whose timer ran at another rate are converted to the first run's.
+ * What differs between the runs and can still be merged (another host,
+ * CPU model, kernel, statbench, timer rate, counter set, reject policy, a
+ * cell missing from some runs) is written to warnings (optional, len
+ * bytes), one line each.  SB_EINVAL, with a message naming the
+ * difference, for runs that are not one measurement: no cell in every
+ * run, measured and imported samples mixed, hot and cold caches, a run
+ * already merged; SB_ENOMEM. */
+SB_API int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
+                        char *warnings, size_t len, sb_error *err);
+/* The runs a merged run holds (0 for a single run), the metadata of run
+ * r (NULL for a bad r or a single run), and the run invocation g came
+ * from (0 for a single run). */
+SB_API size_t sb_run_runs(const sb_run *run);
+SB_API const sb_meta *sb_run_run_meta(const sb_run *run, size_t r);
+SB_API size_t sb_run_invocation_run(const sb_run *run, size_t g);
+
+/* The core clock of a run, in core cycles per timer tick: the median
+ * over its invocations of each invocation's median clock (over the
+ * samples of all its cells, sb_run_sample_clock).  NAN when no sample has
+ * one. */
+SB_API double sb_run_core_clock(const sb_run *run);
+
+/* Relative difference of two runs' core clocks above which they ran at
+ * different clocks: under half the 3.5% of one clock step of the hosts
+ * issue 12 measured, above the few tenths of a percent one run's clock
+ * moves. */
+#define SB_CLOCK_DIFFER 0.015
+
+/* 1 when runs a and b both have a core clock (sb_run_core_clock) and
+ * those differ by more than SB_CLOCK_DIFFER, else 0.  *ghz_a and *ghz_b
+ * (optional) receive the clocks in GHz (NAN: unknown).  Then a
+ * comparison in time of cache-resident code measures the clock as much
+ * as the code; cells both runs judged in core cycles are compared in
+ * cycles (sb_run_compare_to). */
+SB_API int sb_run_clocks_differ(const sb_run *a, const sb_run *b,
+                                double *ghz_a, double *ghz_b);
 
 /* The comparison of cell i, or NULL when it has none. */
 SB_API const sb_comparison *sb_run_comparison(const sb_run *run, size_t i);

@@ -457,3 +457,80 @@ done:
     free(jack);
     return rc;
 }
+
+double sb__boot_p(const double *rs, size_t B, double null)
+{
+    size_t below = 0, equal = 0, i;
+    double p;
+
+    if (!rs || B == 0)
+        return NAN;
+    for (i = 0; i < B; ++i) {
+        if (rs[i] < null)
+            ++below;
+        else if (rs[i] == null)
+            ++equal;
+    }
+    /* The smaller tail, ties with the null value counted half, doubled:
+     * the level at which the percentile interval would just reach it. */
+    p = (double)below + 0.5 * (double)equal;
+    if ((double)B - p < p)
+        p = (double)B - p;
+    p = 2.0 * p / (double)B;
+    return p > 1.0 ? 1.0 : p;
+}
+
+int sb_stats_ratio_boot_test(const double *x, size_t nx, const double *y,
+                             size_t ny, double level, size_t B,
+                             uint64_t seed, sb_interval *ratio, double *p)
+{
+    double *sx = NULL, *sy = NULL, *reps = NULL, est;
+    uint32_t *counts = NULL;
+    gsl_rng *r = NULL;
+    struct draws d;
+    size_t b;
+    int rc;
+
+    if (!p)
+        return SB_EINVAL;
+    if ((rc = check_common(level, B, SB_BOOT_PERCENTILE, ratio)) != SB_OK ||
+        (rc = check_sample(x, nx, 1)) != SB_OK ||
+        (rc = check_sample(y, ny, 1)) != SB_OK)
+        return rc;
+    sb_init();
+
+    rc = SB_ENOMEM;
+    if (!(sx = sorted_copy(x, nx)) || !(sy = sorted_copy(y, ny)) ||
+        !(counts = malloc((nx > ny ? nx : ny) * sizeof *counts)) ||
+        !(reps = malloc(B * sizeof *reps)) || !(r = new_rng(seed)))
+        goto done;
+    est = gsl_stats_median_from_sorted_data(sy, 1, ny) /
+          gsl_stats_median_from_sorted_data(sx, 1, nx);
+    rc = SB_ENUMERIC;
+    if (!isfinite(est) || !(est > 0.0))
+        goto done;
+    /* The same stream as sb_stats_ratio_boot_ci: x's indices, then y's,
+     * for each resample. */
+    d.r = r;
+    d.have = 0;
+    for (b = 0; b < B; ++b) {
+        double bx = resample_median(sx, nx, counts, &d);
+        double by = resample_median(sy, ny, counts, &d);
+        reps[b] = by / bx;
+        if (!isfinite(reps[b]))
+            goto done;
+    }
+    gsl_sort(reps, 1, B);
+    rc = sb__boot_interval(reps, B, est, 0.0, level, SB_BOOT_PERCENTILE,
+                           ratio);
+    if (rc == SB_OK)
+        *p = sb__boot_p(reps, B, 1.0);
+done:
+    if (r)
+        gsl_rng_free(r);
+    free(sx);
+    free(sy);
+    free(counts);
+    free(reps);
+    return rc;
+}

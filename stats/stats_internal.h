@@ -68,4 +68,13 @@ void sb__median_jackknife(const double *sorted, size_t n, double *jack);
 void sb__ratio_jackknife(const double *sx, size_t nx, const double *sy,
                          size_t ny, double *jack);
 
+/* The two-sided bootstrap p-value of the null value null from the B
+ * replicates rs (any order): twice the smaller of the shares of
+ * replicates below and above null, replicates equal to it counted half
+ * in each, at most 1.  It is the complement of the level at which the
+ * percentile interval would just reach null, so p < 1 - level when that
+ * interval excludes null (up to the interpolation of its endpoints).
+ * NAN for NULL rs or B == 0. */
+double sb__boot_p(const double *rs, size_t B, double null);
+
 #endif

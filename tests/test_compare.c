@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "statbench.h"
+#include "stats_internal.h"
 #include "tap.h"
 
 #define REL_EXACT 1e-12
@@ -699,6 +700,100 @@ static void check_bad_input(void)
     }
 }
 
+/* The bootstrap test between runs.  Reference values by hand in python3:
+ *   def p(rs, null):
+ *       b = sum(r < null for r in rs); e = sum(r == null for r in rs)
+ *       lo = b + 0.5 * e; return min(1, 2 * min(lo, len(rs) - lo) / len(rs))
+ * gives 0.8 and 0.4 for the ten replicates below at 1 and 1.035, and 0 for
+ * replicates all on one side; statistics.median(y) / statistics.median(x)
+ * gives 0.9375 for the x and y below. */
+static void check_boot_test(void)
+{
+    static const double reps[] = {0.97, 0.98, 0.99, 1.0,  1.0,
+                                  1.01, 1.02, 1.03, 1.04, 1.05};
+    static const double above[] = {1.1, 1.1, 1.2, 1.3, 1.4};
+    static const double x[] = {10, 12, 11, 13, 50};
+    static const double y[] = {11, 11.5, 12.5, 60, 10.5, 11};
+    double big[40], p, p2;
+    sb_interval ci, ci2;
+
+    TAP_IS_REL(sb__boot_p(reps, 10, 1.0), 0.8, 1e-15,
+               "boot p: ties with the null value count half");
+    TAP_IS_REL(sb__boot_p(reps, 10, 1.035), 0.4, 1e-15,
+               "boot p: the smaller tail, doubled");
+    tap_ok(sb__boot_p(above, 5, 1.0) == 0.0, "boot p: all replicates above");
+    tap_ok(isnan(sb__boot_p(NULL, 5, 1.0)), "boot p: NULL is NAN");
+
+    tap_ok(sb_stats_ratio_boot_test(x, 5, y, 6, 0.95, 1000, 42, &ci, &p) ==
+               SB_OK,
+           "ratio boot test: SB_OK");
+    TAP_IS_REL(ci.estimate, 0.9375, 1e-15,
+               "ratio boot test: the ratio of the two medians");
+    tap_ok(sb_stats_ratio_boot_ci(x, 5, y, 6, 0.95, 1000, SB_BOOT_PERCENTILE,
+                                  42, &ci2) == SB_OK &&
+               ci.lo == ci2.lo && ci.hi == ci2.hi,
+           "ratio boot test: the interval is the percentile one of "
+           "sb_stats_ratio_boot_ci on the same stream");
+    tap_ok(p > 0.05 && ci.lo < 1 && ci.hi > 1,
+           "ratio boot test: overlapping samples, p %.3g, interval holds 1",
+           p);
+    tap_ok(sb_stats_ratio_boot_test(x, 5, y, 6, 0.95, 1000, 42, &ci2, &p2) ==
+               SB_OK &&
+               p2 == p && ci2.lo == ci.lo,
+           "ratio boot test: the same seed, the same result");
+    /* A clear shift: every resampled ratio above 1. */
+    for (size_t i = 0; i < 20; i++) {
+        big[i] = 100 + (double)i;
+        big[20 + i] = 200 + (double)i;
+    }
+    tap_ok(sb_stats_ratio_boot_test(big, 20, big + 20, 20, 0.95, 1000, 1,
+                                    &ci, &p) == SB_OK &&
+               p == 0 && ci.lo > 1,
+           "ratio boot test: a clear shift, p 0 and the interval above 1");
+    /* Issue 12's A/A pair, rebuilt: 48 clean invocation medians, 8 on
+     * each of the six clock levels it measured (53.73 to 65.42 ticks),
+     * and in A 19 contended ones at 92 to 117, in B 19 clean ones at the
+     * two top levels instead.  Both medians are 62.70 (python3:
+     * statistics.median), but the ratio of geometric means is 0.8707
+     * (math.exp of the difference of the mean logs). */
+    {
+        static const double lv[] = {53.73, 55.72, 57.86, 60.18, 62.70,
+                                    65.42};
+        double a[67], b[67], t, df;
+        int v;
+        for (size_t i = 0; i < 48; i++)
+            a[i] = b[i] = lv[i / 8];
+        for (size_t i = 0; i < 19; i++) {
+            a[48 + i] = 92 + 25 * (double)i / 18;
+            b[48 + i] = i < 10 ? 62.70 : 65.42;
+        }
+        v = sb_stats_welch_log(a, 67, b, 67, 0.95, &t, &df, &p, &ci);
+        tap_ok(v == SB_OK &&
+                   fabs(ci.estimate - 0.8707489873008718) < 1e-12 &&
+                   sb_stats_verdict(&ci, p, 0.05, 0.01) ==
+                       SB_VERDICT_FASTER,
+               "issue 12's A/A pair: Welch on logs says 'faster' at ratio "
+               "%.4f", ci.estimate);
+        v = sb_stats_ratio_boot_test(a, 67, b, 67, 0.95, 1000, 1, &ci, &p) ==
+                    SB_OK
+                ? sb_stats_verdict(&ci, p, 0.05, 0.01)
+                : -1;
+        tap_ok(ci.estimate == 1.0 && v != SB_VERDICT_FASTER &&
+                   v != SB_VERDICT_SLOWER && v != -1,
+               "issue 12's A/A pair: the bootstrap of the medians says "
+               "%s at ratio %.4f [%.4f, %.4f]",
+               v >= 0 ? sb_verdict_name(v) : "error", ci.estimate, ci.lo,
+               ci.hi);
+    }
+    tap_ok(sb_stats_ratio_boot_test(big, 20, big + 20, 20, 0.95, 1000, 1,
+                                    &ci, NULL) == SB_EINVAL &&
+               sb_stats_ratio_boot_test(big, 1, big + 20, 20, 0.95, 1000, 1,
+                                        &ci, &p) == SB_EINVAL &&
+               sb_stats_ratio_boot_test(big, 20, big + 20, 20, 0.95, 99, 1,
+                                        &ci, &p) == SB_EINVAL,
+           "ratio boot test: NULL p, one value, B < 100 are SB_EINVAL");
+}
+
 int main(void)
 {
     size_t counts[4] = {0, 0, 0, 0};
@@ -715,6 +810,7 @@ int main(void)
     check_verdict();
     check_holm_edges();
     check_hand();
+    check_boot_test();
     check_bad_input();
     return tap_done();
 }

@@ -24,7 +24,8 @@ enum {
     SUB_ANALYZE = 1u << 3,
     SUB_CHECK_ENV = 1u << 4,
     SUB_NOISE = 1u << 5,
-    SUB_ALL = (1u << 6) - 1
+    SUB_MERGE = 1u << 6,
+    SUB_ALL = (1u << 7) - 1
 };
 
 struct cli_option;
@@ -78,6 +79,7 @@ void cli_check_cpu(const struct cli *cli);
 int cmd_measure(int argc, char **argv, struct cli *cli);
 int cmd_compare(int argc, char **argv, struct cli *cli);
 int cmd_report(int argc, char **argv, struct cli *cli);
+int cmd_merge(int argc, char **argv, struct cli *cli);
 int cmd_analyze(int argc, char **argv, struct cli *cli);
 int cmd_check_env(int argc, char **argv, struct cli *cli);
 int cmd_noise(int argc, char **argv, struct cli *cli);

@@ -33,6 +33,16 @@ int cmd_compare(int argc, char **argv, struct cli *cli)
         sb_run_free(b);
         return EXIT_USAGE;
     }
+    {
+        double ga, gb;
+        if (sb_run_clocks_differ(a, b, &ga, &gb))
+            say("warning: the runs ran at different core clocks: %s at "
+                "%.3f GHz, %s at %.3f GHz (%+.1f%%); cells judged in core "
+                "cycles in both are compared in cycles, the others in time, "
+                "which moves with the clock",
+                argv[optind], ga, argv[optind + 1], gb,
+                100 * (gb / ga - 1));
+    }
     status = cli_emit(b, cli);
     sb_run_free(a);
     sb_run_free(b);

@@ -561,6 +561,15 @@ static int compare_run(sb_run *run, const sb_run *against,
                 "offsets)", cli->against);
             return 1;
         }
+        {
+            double ga, gb;
+            if (sb_run_clocks_differ(against, run, &ga, &gb))
+                say("warning: --against %s ran at a core clock of %.3f "
+                    "GHz, this run at %.3f GHz (%+.1f%%); cells judged in "
+                    "core cycles in both are compared in cycles, the others "
+                    "in time, which moves with the clock",
+                    cli->against, ga, gb, 100 * (gb / ga - 1));
+        }
     } else if (cli->baseline) {
         set_baselines(run, cli->baseline);
     }

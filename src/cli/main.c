@@ -79,6 +79,7 @@ static const struct {
     {"check-env", SUB_CHECK_ENV, cmd_check_env},
     {"noise", SUB_NOISE, cmd_noise},
     {"report", SUB_REPORT, cmd_report},
+    {"merge", SUB_MERGE, cmd_merge},
 };
 
 int main(int argc, char **argv)

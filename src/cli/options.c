@@ -309,7 +309,7 @@ static const struct cli_option options[] = {
     /* Also an analysis option: report, compare and analyze re-apply it
      * to saved samples; noise and check-env have no target. */
     {"precision", 0, "PCT", M | SUB_REPORT | SUB_COMPARE | SUB_ANALYZE |
-     ANALYSIS, set_percent, FIELD(opt.precision),
+     SUB_MERGE | ANALYSIS, set_percent, FIELD(opt.precision),
      .unit = "; 0: no target",
      .help = "stop when every cell's CI half-width is within PCT\n"
              "percent of its median (default 1); 0: no target,\n"
@@ -403,6 +403,11 @@ static const struct cli_option options[] = {
          "                                    (B against A)\n"
          "  statbench report RUN.json         re-render a saved run "
          "(--format, -o)\n"
+         "  statbench merge A.json B.json ... -o ALL.json\n"
+         "                                    several runs of one plan as "
+         "one, each\n"
+         "                                    run a level above its "
+         "invocations\n"
          "  statbench analyze FILE [FILE2]    statistics of plain files of "
          "numbers,\n"
          "                                    one per line; FILE2 is "

@@ -305,6 +305,16 @@ static json_t *custom(int id, const ctx *x)
             json_array_append_new(
                 a, json_integer((json_int_t)r->inv_nsamples[i]));
         return a;
+    case SB__JC_RUN_MEDIANS:
+        if (r->runs < 2 || !r->run_median)
+            return json_null();
+        a = json_array();
+        for (size_t i = 0; a && i < r->runs; i++)
+            json_array_append_new(a, num(r->run_median[i]));
+        return a;
+    case SB__JC_RUN_BETWEEN:
+        return num(r->run_levels.m >= 2 ? r->run_levels.between_fraction
+                                        : NAN);
     case SB__JC_INVOCATION_MEDIANS:
         a = json_array();
         for (size_t i = 0; a && i < r->invocations; i++)
@@ -347,6 +357,37 @@ static json_t *cell(const sb_run *run, size_t idx)
                   r->levels.m >= 2);
 }
 
+/* A run merged from several (statbench merge): each run's machine and
+ * start, and the run every invocation came from. */
+static int merged(const sb_run *run, json_t *root)
+{
+    json_t *runs = json_array(), *inv = json_array();
+    int bad = !runs || !inv;
+
+    for (size_t r = 0; !bad && r < sb_run_runs(run); r++) {
+        const sb_meta *m = sb_run_run_meta(run, r);
+        json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "hostname",
+                              str(m->hostname), "cpu_model",
+                              str(m->cpu_model), "kernel_version",
+                              str(m->kernel_version), "statbench_version",
+                              str(m->statbench_version), "start_time",
+                              str(m->start_time), "timer_hz",
+                              num(m->timer.hz));
+        bad = !o || json_array_append_new(runs, o) != 0;
+    }
+    for (size_t g = 0; !bad && g < sb_run_invocations(run); g++)
+        bad = json_array_append_new(
+                  inv, json_integer((json_int_t)sb_run_invocation_run(
+                           run, g))) != 0;
+    if (bad) {
+        json_decref(runs);
+        json_decref(inv);
+        return -1;
+    }
+    return json_object_set_new(root, SB__JK_MERGED_RUNS, runs) ||
+           json_object_set_new(root, SB__JK_INVOCATION_RUN, inv);
+}
+
 int sb__write_json(const sb_run *run, FILE *f, sb_error *err)
 {
     json_t *cells = json_array(), *root;
@@ -373,6 +414,10 @@ int sb__write_json(const sb_run *run, FILE *f, sb_error *err)
      * own unit: the loader must know not to read them as times. */
     if (sb_run_imported(run))
         json_object_set_new(root, SB__JK_IMPORTED, json_true());
+    if (sb_run_runs(run) >= 2 && merged(run, root) != 0) {
+        json_decref(root);
+        return sb__error(err, SB_ENOMEM, "building the JSON failed");
+    }
     rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
     json_decref(root);
     if (rc != 0 || fputc('\n', f) == EOF || fflush(f) != 0)

@@ -178,6 +178,10 @@ const sb__jfield sb__json_cell[] = {
     CUSTOM(SB__JK_SAMPLES_COUNTERS, SB__JC_SAMPLES_COUNTERS),
     CUSTOM(SB__JK_SAMPLES_FLAGS, SB__JC_SAMPLES_FLAGS),
     CUSTOM(SB__JK_SAMPLES_CLOCK, SB__JC_SAMPLES_CLOCK),
+    /* A run merged from several: recomputed on loading. */
+    C_("runs", SB__J_SIZE, runs, 0),
+    CUSTOM("run_medians", SB__JC_RUN_MEDIANS),
+    CUSTOM("run_between_fraction", SB__JC_RUN_BETWEEN),
 };
 const size_t sb__json_ncell = sizeof sb__json_cell / sizeof sb__json_cell[0];
 

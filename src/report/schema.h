@@ -72,6 +72,8 @@
 #define SB__JK_PER_BYTE "per_byte"
 #define SB__JK_METRIC "metric"
 #define SB__JK_SAMPLES_CLOCK "samples_clock"
+#define SB__JK_MERGED_RUNS "merged_runs"
+#define SB__JK_INVOCATION_RUN "invocation_run"
 
 /* Values that both sides spell: the TSC timer's kind, the reject policy
  * that keeps disturbed samples. */
@@ -141,7 +143,9 @@ enum sb__jcustom {
     SB__JC_SAMPLES_FLAGS,
     SB__JC_METRIC,      /* the analysis option (auto, time, cycles) */
     SB__JC_CELL_METRIC, /* what a cell was judged in (time, cycles) */
-    SB__JC_SAMPLES_CLOCK
+    SB__JC_SAMPLES_CLOCK,
+    SB__JC_RUN_MEDIANS,
+    SB__JC_RUN_BETWEEN
 };
 
 typedef struct sb__jfield {

@@ -509,6 +509,46 @@ static void disturbance_table(const sb_run *run, FILE *f)
     }
 }
 
+/* A run merged from several (statbench merge): each run, and each cell's
+ * runs with the between-run share of its invocation medians' variance. */
+static void runs_table(const sb_run *run, FILE *f)
+{
+    size_t nr = sb_run_runs(run);
+    char host[sizeof sb_run_meta(run)->hostname];
+    char when[sizeof sb_run_meta(run)->start_time];
+
+    if (nr < 2)
+        return;
+    fprintf(f, "\nmerged from %zu runs; each cell's interval is over its "
+            "runs' medians:\n", nr);
+    for (size_t r = 0; r < nr; r++) {
+        const sb_meta *m = sb_run_run_meta(run, r);
+        size_t ninv = 0;
+        for (size_t g = 0; g < sb_run_invocations(run); g++)
+            ninv += sb_run_invocation_run(run, g) == r;
+        snprintf(host, sizeof host, "%s", m->hostname);
+        snprintf(when, sizeof when, "%s", m->start_time);
+        sb__clean_text(host);
+        sb__clean_text(when);
+        fprintf(f, "  run %zu: %s, %s, %zu invocation%s\n", r + 1, host,
+                when, ninv, ninv == 1 ? "" : "s");
+    }
+    fprintf(f, "%-12s %9s %4s %4s %5s %8s\n", "kernel", "size", "src",
+            "dst", "runs", "btw-run%");
+    for (size_t i = 0; i < sb_run_count(run); i++) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        fprintf(f, "%-12.12s %9zu %4zu %4zu %5zu", r->cell.kernel->name,
+                r->cell.size, r->cell.src_align, r->cell.dst_align, r->runs);
+        if (r->run_levels.m >= 2 &&
+            isfinite(r->run_levels.between_fraction))
+            fprintf(f, " %8.0f\n", 100 * r->run_levels.between_fraction);
+        else
+            fprintf(f, " %8s\n", "-");
+    }
+    fprintf(f, "btw-run%%: share of the invocation medians' variance that "
+            "lies between runs.\n");
+}
+
 static int table(const sb_run *run, FILE *f)
 {
     size_t n = sb_run_count(run), short_cells = sb__report_short_cells(run);
@@ -584,6 +624,7 @@ static int table(const sb_run *run, FILE *f)
         fprintf(f,
                 "btw%%: share of the sample variance that lies between "
                 "invocations (processes).\n");
+    runs_table(run, f);
     return ferror(f) ? -1 : 0;
 }
 

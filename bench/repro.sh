@@ -1,0 +1,295 @@
+#!/bin/sh
+# bench/repro.sh: the benchmarks of issue 12, printed as figures.
+#
+# Figures that should hold from one run to the next, measured the way a
+# new user would meet them: separate default runs of statbench, some
+# seconds apart, and what they say about each other.  It prints
+#  - for each of `-k sse2 -s 2K -a 3`, `-k libc -s 4K` and `-k movsl -a 1`:
+#    the medians of RUNS separate runs in the primary metric (core cycles
+#    where the run judged the cell in cycles, else time), their spread
+#    (max / min - 1), how many of the runs' intervals cover the median
+#    of the medians, and the runs merged (statbench merge): the interval
+#    over their medians and the between-run share;
+#  - PAIRS A/A pairs (two such runs of `-k libc -s 4K`, then `statbench
+#    compare`): the count of "faster" and "slower" verdicts;
+#  - the headline sweep (`--kernel movsl --align 0..32 --ci 95`): how many
+#    cells reached +-1% within the default 30 s;
+#  - the probe's share of measuring time and its overhead ratio, where the
+#    run's JSON has them ("n/a" where it does not).
+#
+# It is a benchmark, not a test: it takes about half an hour at the
+# defaults (30 runs at least 10 s apart, 10 runs for the pairs, a sweep),
+# nothing asserts, and neither CI nor `make check` runs it.  A quick look:
+#   bench/repro.sh --runs 3 --gap 2 --pairs 1 --extra '--max-time 5'
+# Needs python3 (to read the JSON).  Every run's JSON stays in --dir.
+set -u
+
+STATBENCH=${STATBENCH:-$(dirname "$0")/../statbench}
+RUNS=10
+GAP=10
+PAIRS=5
+PAIR_GAP=5
+SWEEP=1
+DIR=
+EXTRA=
+
+usage() {
+    cat <<USAGE
+Usage: $0 [--runs N] [--gap SEC] [--pairs N] [--pair-gap SEC] [--no-sweep]
+          [--statbench PATH] [--dir DIR] [--extra 'ARGS']
+  --runs N        separate runs of each configuration (default 10)
+  --gap SEC       seconds between runs (default 10; the issue asks >= 10)
+  --pairs N       A/A pairs for compare (default 5; 0: none)
+  --pair-gap SEC  seconds between the two runs of a pair (default 5)
+  --no-sweep      skip the headline sweep
+  --statbench P   the statbench to run (default: the one beside bench/,
+                  or \$STATBENCH)
+  --dir DIR       where the JSON of every run goes (default: a new
+                  temporary directory, kept and named at the end)
+  --extra 'ARGS'  more options for every measuring run (for a quick
+                  look: '--max-time 5'; the issue's figures are at the
+                  defaults)
+USAGE
+}
+
+need_arg() {
+    [ $# -ge 2 ] || { echo "$0: $1 needs a value" >&2; exit 2; }
+}
+is_count() {
+    case $2 in
+    '' | *[!0-9]*) echo "$0: $1 '$2': not a whole number" >&2; exit 2 ;;
+    esac
+}
+
+while [ $# -gt 0 ]; do
+    case $1 in
+    --runs) need_arg "$@"; is_count "$1" "$2"; RUNS=$2; shift 2 ;;
+    --gap) need_arg "$@"; is_count "$1" "$2"; GAP=$2; shift 2 ;;
+    --pairs) need_arg "$@"; is_count "$1" "$2"; PAIRS=$2; shift 2 ;;
+    --pair-gap) need_arg "$@"; is_count "$1" "$2"; PAIR_GAP=$2; shift 2 ;;
+    --no-sweep) SWEEP=0; shift ;;
+    --statbench) need_arg "$@"; STATBENCH=$2; shift 2 ;;
+    --dir) need_arg "$@"; DIR=$2; shift 2 ;;
+    --extra) need_arg "$@"; EXTRA=$2; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "$0: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+[ "$RUNS" -ge 1 ] || { echo "$0: --runs '0': at least 1" >&2; exit 2; }
+[ -x "$STATBENCH" ] || {
+    echo "$0: statbench '$STATBENCH' is not an executable (build it, or" \
+        "use --statbench)" >&2
+    exit 2
+}
+command -v python3 >/dev/null 2>&1 || {
+    echo "$0: python3 is needed to read the runs' JSON" >&2
+    exit 2
+}
+if [ -z "$DIR" ]; then
+    DIR=$(mktemp -d "${TMPDIR:-/tmp}/statbench-repro.XXXXXX") || exit 1
+else
+    mkdir -p -- "$DIR" || exit 1
+fi
+
+# One measuring run into $DIR/$1.json; the options follow.  EXTRA is split
+# on blanks on purpose (several options).
+measure() {
+    out=$1
+    shift
+    # shellcheck disable=SC2086
+    if ! "$STATBENCH" "$@" $EXTRA -q -f json -o "$DIR/$out.json" \
+        >"$DIR/$out.txt" 2>"$DIR/$out.err"; then
+        echo "  run $out failed: $(head -n 1 "$DIR/$out.err")"
+        return 1
+    fi
+}
+
+# The figures of one configuration's runs, read from their JSON.
+figures() {
+    python3 - "$@" <<'PY'
+import json, sys
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+def primary(cell):
+    """(name, estimate, lo, hi) of the cell's primary metric: core cycles
+    where the run judged the cell in cycles and wrote them, else ticks."""
+    if cell.get("metric") == "cycles":
+        for key in ("cycles_per_call", "core_cycles", "cycles"):
+            v = cell.get(key)
+            if isinstance(v, dict) and isinstance(v.get("estimate"),
+                                                  (int, float)):
+                return ("core cycles", v["estimate"], v.get("lo"),
+                        v.get("hi"))
+    iv = cell.get("interval") or {}
+    return ("ticks", iv.get("estimate"), iv.get("lo"), iv.get("hi"))
+
+label, paths = sys.argv[1], sys.argv[2:]
+rows = []
+for p in paths:
+    run = load(p)
+    cells = run.get("cells") if isinstance(run, dict) else None
+    if not cells:
+        print("  %s: unreadable or empty" % p)
+        continue
+    rows.append(primary(cells[0]))
+est = [r[1] for r in rows if isinstance(r[1], (int, float)) and r[1] > 0]
+print("%s: %d runs read" % (label, len(rows)))
+if not est:
+    sys.exit(0)
+units = sorted(set(r[0] for r in rows))
+s = sorted(est)
+n = len(s)
+med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+cover = sum(1 for r in rows
+            if isinstance(r[2], (int, float)) and
+            isinstance(r[3], (int, float)) and r[2] <= med <= r[3])
+print("  medians (%s): %s" % ("/".join(units),
+                              " ".join("%.6g" % v for v in est)))
+print("  spread max/min - 1: %.2f%%" % (100 * (s[-1] / s[0] - 1)))
+print("  intervals covering the median of the %d: %d of %d"
+      % (n, cover, len(rows)))
+PY
+}
+
+probe_figures() {
+    python3 - "$@" <<'PY'
+import json, sys
+
+def find(obj, words, path=""):
+    """Numbers under keys naming all of words, anywhere in the JSON."""
+    out = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            p = path + "." + k if path else k
+            if all(w in k.lower() for w in words) and \
+                    isinstance(v, (int, float)) and not isinstance(v, bool):
+                out.append((p, v))
+            out.extend(find(v, words, p))
+    elif isinstance(obj, list) and obj and isinstance(obj[0], dict):
+        out.extend(find(obj[0], words, path + "[0]"))
+    return out
+
+for p in sys.argv[1:]:
+    try:
+        with open(p) as f:
+            meta = json.load(f).get("meta", {})
+    except (OSError, ValueError, AttributeError):
+        meta = {}
+    share = find(meta, ["probe", "share"])
+    ratio = find(meta, ["overhead", "ratio"])
+    print("  %s: probe share %s; overhead ratio %s" % (
+        p.rsplit("/", 1)[-1],
+        ", ".join("%s = %.4g" % x for x in share) or "n/a",
+        ", ".join("%s = %.4g" % x for x in ratio) or "n/a"))
+PY
+}
+
+verdicts() {
+    python3 - "$@" <<'PY'
+import json, sys
+faster = slower = other = 0
+for p in sys.argv[1:]:
+    try:
+        with open(p) as f:
+            cells = json.load(f).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        cells = []
+    for c in cells:
+        cmp = c.get("comparison") or {}
+        v = cmp.get("verdict")
+        r = cmp.get("ratio") or {}
+        print("  %s: ratio %s [%s, %s], p %s, %s" % (
+            p.rsplit("/", 1)[-1], r.get("estimate"), r.get("lo"),
+            r.get("hi"), cmp.get("p_adjusted"), v))
+        if v == "faster":
+            faster += 1
+        elif v == "slower":
+            slower += 1
+        else:
+            other += 1
+print("A/A verdicts: %d faster, %d slower, %d equivalent or inconclusive"
+      % (faster, slower, other))
+PY
+}
+
+echo "statbench: $STATBENCH ($("$STATBENCH" --version 2>/dev/null | head -n 1))"
+echo "runs $RUNS, $GAP s apart; $PAIRS A/A pairs; extra options: '${EXTRA}'"
+echo "JSON in $DIR"
+echo
+
+n=0
+for conf in "sse2 -s 2K -a 3" "libc -s 4K" "movsl -a 1"; do
+    n=$((n + 1))
+    files=
+    i=1
+    while [ "$i" -le "$RUNS" ]; do
+        [ "$i" -gt 1 ] && sleep "$GAP"
+        # shellcheck disable=SC2086
+        measure "c$n-r$i" -k $conf && files="$files $DIR/c$n-r$i.json"
+        i=$((i + 1))
+    done
+    # shellcheck disable=SC2086
+    figures "-k $conf" $files
+    # shellcheck disable=SC2086
+    probe_figures $(echo $files | cut -d' ' -f1)
+    # The runs merged: one interval over the run medians.
+    # shellcheck disable=SC2086
+    if [ "$(echo $files | wc -w)" -ge 2 ] &&
+        "$STATBENCH" merge $files -q -f json -o "$DIR/c$n-merged.json" \
+            >/dev/null 2>"$DIR/c$n-merged.err"; then
+        python3 - "$DIR/c$n-merged.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["cells"][0]
+iv, b = c.get("interval") or {}, c.get("run_between_fraction")
+print("  merged: median %s [%s, %s] ticks over %s runs, between-run share %s"
+      % (iv.get("estimate"), iv.get("lo"), iv.get("hi"), c.get("runs"),
+         "n/a" if b is None else "%.0f%%" % (100 * b)))
+PY
+    fi
+    sleep "$GAP"
+done
+echo
+
+if [ "$PAIRS" -gt 0 ]; then
+    cmps=
+    i=1
+    while [ "$i" -le "$PAIRS" ]; do
+        [ "$i" -gt 1 ] && sleep "$GAP"
+        measure "aa$i-a" -k libc -s 4K && sleep "$PAIR_GAP" &&
+            measure "aa$i-b" -k libc -s 4K &&
+            if "$STATBENCH" compare "$DIR/aa$i-a.json" "$DIR/aa$i-b.json" \
+                -q -f json -o "$DIR/aa$i-cmp.json" >/dev/null \
+                2>"$DIR/aa$i-cmp.err"; then
+                cmps="$cmps $DIR/aa$i-cmp.json"
+            else
+                echo "  compare of pair $i failed: $(head -n 1 \
+                    "$DIR/aa$i-cmp.err")"
+            fi
+        i=$((i + 1))
+    done
+    # shellcheck disable=SC2086
+    verdicts $cmps
+    echo
+fi
+
+if [ "$SWEEP" -eq 1 ]; then
+    if measure sweep --kernel movsl --align 0..32 --ci 95; then
+        python3 - "$DIR/sweep.json" <<'PY'
+import json, sys
+with open(sys.argv[1]) as f:
+    run = json.load(f)
+cells = run.get("cells", [])
+ok = sum(1 for c in cells
+         if isinstance(c.get("rel_halfwidth"), (int, float)) and
+         c["rel_halfwidth"] <= 0.01)
+print("headline sweep: %d of %d cells within +-1%% after %s s"
+      % (ok, len(cells), run.get("elapsed_s")))
+PY
+    fi
+fi

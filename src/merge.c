@@ -1,0 +1,350 @@
+/*
+ * merge.c: several runs of one plan as one run whose runs are a level
+ * above its invocations (statbench merge; issue 12).
+ *
+ * A run's invocations share its day, its clock step and its neighbours:
+ * their spread says nothing of the next run's.  So a merged run keeps
+ * every invocation, tagged with the run it came from (sb_run.inv_run),
+ * and the analysis builds a cell's interval over its runs' medians
+ * (results.c, analyse_runs), by the rule it uses over invocation medians.
+ *
+ * What differs between the runs is told, one line each: an error when the
+ * runs cannot be one measurement (no cell in common, samples measured
+ * elsewhere mixed with measured ones, hot against cold caches, a run
+ * already merged), a warning otherwise (another host, CPU model, kernel,
+ * statbench version, timer rate, counters, a cell missing from some
+ * runs).  Times of a run whose timer ran at another rate are converted to
+ * the first run's ticks.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_internal.h"
+
+/* Append one line to the warnings (cut when they do not fit). */
+static void warn(char *buf, size_t len, const char *fmt, ...)
+    SB__PRINTF(3, 4);
+static void warn(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t at;
+    va_list ap;
+
+    if (!buf || len == 0)
+        return;
+    at = strlen(buf);
+    if (at + 1 >= len)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf + at, len - at, fmt, ap);
+    va_end(ap);
+    at = strlen(buf);
+    if (at + 1 < len) {
+        buf[at] = '\n';
+        buf[at + 1] = '\0';
+    }
+}
+
+/* Where cell c of a run is in the merged cells, or SIZE_MAX. */
+static size_t find_cell(const sb_run *m, size_t n, const sb_cell *c)
+{
+    for (size_t i = 0; i < n; i++)
+        if (sb_cell_same(&m->cells[i].cell, c))
+            return i;
+    return SIZE_MAX;
+}
+
+static const char *cell_name(const sb_cell *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s size %zu offsets %zu/%zu", c->kernel->name,
+             c->size, c->src_align, c->dst_align);
+    return buf;
+}
+
+/* The differences of run r from run 0 that make a warning. */
+static void compare_meta(const sb_run *a, const sb_run *b, size_t r,
+                         char *buf, size_t len)
+{
+    const sb_meta *x = &a->meta, *y = &b->meta;
+
+    if (strcmp(x->hostname, y->hostname))
+        warn(buf, len, "run %zu: another host: '%s', run 1 '%s'", r + 1,
+             y->hostname, x->hostname);
+    if (strcmp(x->cpu_model, y->cpu_model))
+        warn(buf, len, "run %zu: another CPU model: '%s', run 1 '%s'", r + 1,
+             y->cpu_model, x->cpu_model);
+    if (strcmp(x->kernel_version, y->kernel_version))
+        warn(buf, len, "run %zu: another kernel: '%s', run 1 '%s'", r + 1,
+             y->kernel_version, x->kernel_version);
+    if (strcmp(x->statbench_version, y->statbench_version))
+        warn(buf, len, "run %zu: another statbench: '%s', run 1 '%s'", r + 1,
+             y->statbench_version, x->statbench_version);
+    /* A calibrated TSC rate moves in its fifth digit from run to run:
+     * only a rate 0.1% away is another timer. */
+    if (x->timer.kind != y->timer.kind ||
+        !(fabs(y->timer.hz / x->timer.hz - 1) <= 1e-3))
+        warn(buf, len,
+             "run %zu: another timer: %s at %.2f MHz, run 1 %s at %.2f MHz "
+             "(its times are converted to run 1's ticks)",
+             r + 1, sb_timer_name(y->timer.kind), y->timer.hz / 1e6,
+             sb_timer_name(x->timer.kind), x->timer.hz / 1e6);
+    if (x->ncounters != y->ncounters)
+        warn(buf, len, "run %zu: %zu counters, run 1 %zu (counters it "
+             "lacks are missing from its invocations)", r + 1,
+             y->ncounters, x->ncounters);
+    if (a->opt.reject != b->opt.reject)
+        warn(buf, len, "run %zu: reject policy %s, run 1 %s", r + 1,
+             sb_reject_policy_name(b->opt.reject),
+             sb_reject_policy_name(a->opt.reject));
+}
+
+/* Add every invocation of input run src (number r of the merge) to the
+ * merged run m, whose cells are matched by where[] (SIZE_MAX: not in
+ * src); cells of m that src lacks get empty invocations.  Its ticks are
+ * scaled by scale (another timer rate). */
+static int add_run(sb_run *m, const sb_run *src, const size_t *where,
+                   double scale)
+{
+    size_t ninv = src->invocations;
+    size_t *at = calloc(m->ncells + 1, sizeof *at);
+    size_t nc = src->meta.ncounters < SB_MAX_COUNTERS ? src->meta.ncounters
+                                                      : SB_MAX_COUNTERS;
+    int rc = SB_OK;
+
+    if (!at)
+        return SB_ENOMEM;
+    for (size_t g = 0; g < ninv && rc == SB_OK; g++) {
+        for (size_t i = 0; i < m->ncells && rc == SB_OK; i++) {
+            sb__raw_cell raw = {0};
+            const sb_cell_result *s = NULL;
+            const sb__cell_samples *cs = NULL;
+            double *t = NULL, *ctr = NULL;
+            size_t j = SIZE_MAX;
+
+            for (size_t q = 0; q < src->ncells; q++)
+                if (where[q] == i)
+                    j = q;
+            if (j != SIZE_MAX && g < src->cells[j].invocations &&
+                src->cells[j].inv_nsamples) {
+                s = &src->cells[j];
+                cs = &src->samples[j];
+                raw.nsamples = s->inv_nsamples[g];
+                raw.iters = s->iters;
+            }
+            if (raw.nsamples) {
+                size_t o = at[i];
+                t = malloc(raw.nsamples * sizeof *t);
+                ctr = nc ? malloc(raw.nsamples * nc * sizeof *ctr) : NULL;
+                if (!t || (nc && !ctr)) {
+                    free(t);
+                    free(ctr);
+                    rc = SB_ENOMEM;
+                    break;
+                }
+                for (size_t q = 0; q < raw.nsamples; q++) {
+                    t[q] = s->ticks[o + q] * scale;
+                    for (size_t k = 0; k < nc; k++)
+                        ctr[q * nc + k] = cs->counters[k]
+                                              ? cs->counters[k][o + q]
+                                              : NAN;
+                }
+                raw.ticks = t;
+                raw.counters = ctr;
+                raw.ncounters = nc;
+                raw.counter_names = src->meta.counter_names;
+                raw.flags = cs->flags ? cs->flags + o : NULL;
+                raw.clock = cs->clock ? cs->clock + o : NULL;
+                at[i] += raw.nsamples;
+            }
+            /* The per-cell totals of the run go with its first
+             * invocation: the file keeps them per cell only. */
+            if (s && g == 0) {
+                memcpy(raw.rejected, s->rejected, sizeof raw.rejected);
+                memcpy(raw.disturbed, s->disturbed, sizeof raw.disturbed);
+                raw.warmup_samples = s->warmup_samples;
+                raw.calls = s->calls;
+                raw.user = s->user_seconds;
+                raw.sys = s->sys_seconds;
+            }
+            rc = sb__run_add_invocation(m, i, &raw);
+            free(t);
+            free(ctr);
+        }
+    }
+    free(at);
+    return rc;
+}
+
+int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
+                 char *warnings, size_t len, sb_error *err)
+{
+    size_t total = 0, ncells = 0, ninv = 0, common = 0;
+    size_t **where = NULL;
+    sb_run *m = NULL;
+    char nm[192];
+    int rc = SB_OK;
+
+    if (warnings && len)
+        warnings[0] = '\0';
+    if (!out || !runs)
+        return sb__error(err, SB_EINVAL, "sb_run_merge: %s is NULL",
+                         !out ? "out" : "runs");
+    *out = NULL;
+    if (n < 2)
+        return sb__error(err, SB_EINVAL,
+                         "merge: %zu run%s given: at least 2 to merge", n,
+                         n == 1 ? "" : "s");
+    for (size_t r = 0; r < n; r++) {
+        if (!runs[r])
+            return sb__error(err, SB_EINVAL, "sb_run_merge: runs[%zu] is "
+                             "NULL", r);
+        if (runs[r]->nruns >= 2)
+            return sb__error(err, SB_EINVAL,
+                             "run %zu is already merged from %zu runs: "
+                             "merge the runs it came from",
+                             r + 1, runs[r]->nruns);
+        if (runs[r]->imported != runs[0]->imported)
+            return sb__error(err, SB_EINVAL,
+                             "run %zu %s, run 1 %s: not one measurement",
+                             r + 1,
+                             runs[r]->imported
+                                 ? "holds samples measured elsewhere"
+                                 : "was measured by statbench",
+                             runs[0]->imported
+                                 ? "holds samples measured elsewhere"
+                                 : "was measured by statbench");
+        if (runs[r]->opt.cache != runs[0]->opt.cache)
+            return sb__error(err, SB_EINVAL,
+                             "run %zu measured with cache %s, run 1 with "
+                             "cache %s: not one measurement",
+                             r + 1, sb_cache_name(runs[r]->opt.cache),
+                             sb_cache_name(runs[0]->opt.cache));
+        total += runs[r]->ncells;
+        ninv += runs[r]->invocations;
+    }
+    m = sb__run_alloc(total, &runs[0]->opt);
+    where = calloc(n, sizeof *where);
+    if (!m || !where) {
+        rc = sb__error(err, SB_ENOMEM, "out of memory");
+        goto fail;
+    }
+    m->own_kernels = calloc(total + 1, sizeof *m->own_kernels);
+    m->inv_run = malloc((ninv + 1) * sizeof *m->inv_run);
+    m->runs = calloc(n, sizeof *m->runs);
+    if (!m->own_kernels || !m->inv_run || !m->runs) {
+        rc = sb__error(err, SB_ENOMEM, "out of memory");
+        goto fail;
+    }
+    /* The union of the cells, in the order the runs list them. */
+    for (size_t r = 0; r < n; r++) {
+        const sb_run *s = runs[r];
+        where[r] = malloc((s->ncells + 1) * sizeof *where[r]);
+        if (!where[r]) {
+            rc = sb__error(err, SB_ENOMEM, "out of memory");
+            goto fail;
+        }
+        for (size_t j = 0; j < s->ncells; j++) {
+            const sb_cell *c = &s->cells[j].cell;
+            size_t i = find_cell(m, ncells, c);
+            if (i == SIZE_MAX) {
+                const sb_kernel *k = sb_kernel_find(c->kernel->name);
+                i = ncells++;
+                m->cells[i].cell = *c;
+                if (k != c->kernel) {
+                    /* A stand-in of the input: the merged run owns its
+                     * own, since the inputs may be freed first. */
+                    sb_kernel *own = &m->own_kernels[m->nown];
+                    *own = *c->kernel;
+                    own->name = strdup(c->kernel->name);
+                    if (!own->name) {
+                        rc = sb__error(err, SB_ENOMEM, "out of memory");
+                        goto fail;
+                    }
+                    m->nown++;
+                    m->cells[i].cell.kernel = own;
+                }
+            }
+            where[r][j] = i;
+        }
+    }
+    /* Cells every run measured, and the others, one line each. */
+    for (size_t i = 0; i < ncells; i++) {
+        size_t in = 0;
+        for (size_t r = 0; r < n; r++)
+            for (size_t j = 0; j < runs[r]->ncells; j++)
+                in += where[r][j] == i;
+        if (in == n)
+            common++;
+        else
+            warn(warnings, len, "cell %s: in %zu of the %zu runs",
+                 cell_name(&m->cells[i].cell, nm, sizeof nm), in, n);
+    }
+    if (common == 0) {
+        rc = sb__error(err, SB_EINVAL,
+                       "no cell is in every run: different plans "
+                       "(compare the runs instead)");
+        goto fail;
+    }
+    m->ncells = ncells;
+    m->meta = runs[0]->meta;
+    m->imported = runs[0]->imported;
+    m->nruns = n;
+    snprintf(m->hz_source, sizeof m->hz_source, "%s",
+             runs[0]->meta.timer.hz_source ? runs[0]->meta.timer.hz_source
+                                           : "");
+    m->meta.timer.hz_source = m->hz_source;
+    for (size_t r = 0; r < n; r++) {
+        double scale = 1;
+        if (r > 0)
+            compare_meta(runs[0], runs[r], r, warnings, len);
+        if (runs[r]->meta.timer.hz > 0 && runs[0]->meta.timer.hz > 0)
+            scale = runs[0]->meta.timer.hz / runs[r]->meta.timer.hz;
+        m->runs[r] = runs[r]->meta;
+        m->runs[r].timer.hz_source = m->hz_source;
+        for (size_t g = 0; g < runs[r]->invocations; g++)
+            m->inv_run[m->invocations++] = r;
+        m->elapsed += runs[r]->elapsed;
+        m->rounds += runs[r]->rounds;
+        m->interrupted |= runs[r]->interrupted;
+        if ((rc = add_run(m, runs[r], where[r], scale)) != SB_OK) {
+            rc = sb__error(err, rc, "out of memory");
+            goto fail;
+        }
+    }
+    rc = sb__run_analyse(m, err);
+    if (rc != SB_OK)
+        goto fail;
+    for (size_t r = 0; r < n; r++)
+        free(where[r]);
+    free(where);
+    *out = m;
+    return SB_OK;
+fail:
+    for (size_t r = 0; where && r < n; r++)
+        free(where[r]);
+    free(where);
+    if (m)
+        m->ncells = m->ncells < ncells ? m->ncells : ncells;
+    sb_run_free(m);
+    return rc;
+}
+
+size_t sb_run_runs(const sb_run *run)
+{
+    return run ? run->nruns : 0;
+}
+
+const sb_meta *sb_run_run_meta(const sb_run *run, size_t r)
+{
+    return run && run->runs && r < run->nruns ? &run->runs[r] : NULL;
+}
+
+size_t sb_run_invocation_run(const sb_run *run, size_t g)
+{
+    return run && run->inv_run && g < run->invocations ? run->inv_run[g]
+                                                       : 0;
+}
