@@ -680,12 +680,10 @@ static void check_aslr(const struct ctx *c, sb_env_item *it)
     if (c->real) {
         int p = personality(0xffffffff);
         if (p != -1 && (p & ADDR_NO_RANDOMIZE)) {
+            char sys[24] = "unknown";
             if (have)
-                VALUE(it, "off for this process (setarch -R), system %ld",
-                      x);
-            else
-                VALUE(it, "off for this process (setarch -R), system "
-                          "unknown");
+                snprintf(sys, sizeof sys, "%ld", x);
+            VALUE(it, "off for this process (setarch -R), system %s", sys);
             it->warn = 1;
             ADVICE(it, "run without setarch -R so that layouts differ "
                        "between runs");
