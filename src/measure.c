@@ -891,7 +891,7 @@ static int set_up_cells(struct held *h, const sb_options *opt,
         w->src = h->src + c->src_align;
         w->dst = h->dst + c->dst_align;
         w->cold = opt->cache == SB_CACHE_COLD &&
-                  c->kernel->family != SB_FAMILY_ALLOC;
+                  !(c->kernel->flags & SB_KERNEL_OWN_MEMORY);
         if (c->kernel->setup) {
             int rc = c->kernel->setup(&w->state, c, err);
             if (rc != SB_OK)
