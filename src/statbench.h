@@ -789,6 +789,11 @@ typedef struct sb_env {
  * cannot be read is reported as unknown. */
 SB_API void sb_env_audit(int cpu, sb_env *out);
 
+/* The CPU a run pins to when sb_options.cpu is -1: the last isolated CPU
+ * (isolcpus=) that is online, else the last CPU this process may use; -1
+ * when there is none.  For sb_env_audit of the CPU a run would use. */
+SB_API int sb_cpu_default(void);
+
 /* Metadata of a run: where and how it was measured. */
 typedef struct sb_meta {
     char cpu_model[128];
