@@ -30,7 +30,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "sb_internal.h"
-#include "stats_internal.h"
+#include "order.h"
 
 /* P(B <= k) for B ~ Bin(n, 1/2), or SB_ENUMERIC when GSL returns NaN. */
 static int half_binomial_cdf(size_t k, size_t n, double *p)

@@ -37,7 +37,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "sb_internal.h"
-#include "stats_internal.h"
+#include "order.h"
 
 /* P(Bin(n, p) <= k), or SB_ENUMERIC when GSL returns NaN. */
 static int binomial_cdf(size_t k, double p, size_t n, double *out)

@@ -1,7 +1,6 @@
 /*
  * stats_internal.h: the deterministic pieces of the bootstrap, shared by
- * stats/bootstrap.c and tests/test_intervals.c, and the order search of
- * the median's and the quantiles' intervals; never installed.
+ * stats/bootstrap.c and tests/test_intervals.c, never installed.
  *
  * The bootstrap's random stream cannot be reproduced outside the library,
  * so the tests check what follows from a given set of replicates instead:
@@ -68,14 +67,5 @@ void sb__median_jackknife(const double *sorted, size_t n, double *jack);
  * sb__median_jackknife(), so bit for bit a brute-force jackknife. */
 void sb__ratio_jackknife(const double *sx, size_t nx, const double *sy,
                          size_t ny, double *jack);
-
-/* The largest k in [0, kmax] with F(k) = P(Bin(n, p) <= k) <= tail, into
- * *k with *f = F(k), found by stepping from guess (clamped to [0, kmax])
- * up or down: the median's interval (p = 1/2, interval.c) and the
- * quantiles' (quantile.c) start from their normal approximations and
- * share the exact search.  The caller checks F(0) <= tail first.
- * SB_ENUMERIC when GSL returns NaN. */
-int sb__binomial_order(size_t n, double p, double tail, size_t kmax,
-                       double guess, size_t *k, double *f);
 
 #endif
