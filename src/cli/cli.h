@@ -40,8 +40,8 @@ struct cli {
     /* The analysis options given (--ci, --outliers, ...), each once with
      * its last argument: report and compare apply them on top of a saved
      * run's own (cli_analysis_over). */
-    const struct cli_option *analysis[8];
-    const char *analysis_arg[8];
+    const struct cli_option *analysis[16];
+    const char *analysis_arg[16];
     size_t nanalysis;
     int list_counters;
     int format, quiet;
