@@ -108,11 +108,12 @@ int sb__sys_fd(const void *state);
  * One sb_kernel initialiser per kernel, in the order a reader expects:
  * the thread's mmap loop first, then its variants, then the system-call
  * paths.  Paste SB__SYS_KERNEL_ROWS into the table of registry.c. */
-#define SB__SYS_ROW(kname, kfamily, kdesc, kfn, ksetup, kteardown, kavail) \
+#define SB__SYS_ROW(kname, kfamily, kdesc, kfn, ksetup, kteardown, kavail, \
+                    kflags)                                                \
     {                                                                      \
         .name = (kname), .family = (kfamily), .description = (kdesc),      \
         .features = 0, .fn = (kfn), .setup = (ksetup),                     \
-        .teardown = (kteardown), .available = (kavail)                     \
+        .teardown = (kteardown), .available = (kavail), .flags = (kflags)  \
     }
 
 #define SB__SYS_KERNEL_ROWS                                                \
@@ -121,36 +122,36 @@ int sb__sys_fd(const void *state);
                 "page fault, zeroing and unmap cost (thread 001's 1000 x " \
                 "16 MiB loop)",                                            \
                 sb__alloc_mmap_touch, sb__alloc_mmap_touch_setup,          \
-                sb__alloc_teardown, NULL),                                 \
+                sb__alloc_teardown, NULL, SB_KERNEL_OWN_MEMORY),           \
     SB__SYS_ROW("mmap_populate", SB_FAMILY_ALLOC,                          \
                 "mmap n bytes with MAP_POPULATE, touch, munmap: the "      \
                 "faults of thread 001 taken in one go inside mmap (GUP), " \
                 "no trap per page",                                        \
                 sb__alloc_mmap_populate, sb__alloc_mmap_populate_setup,    \
-                sb__alloc_teardown, NULL),                                 \
+                sb__alloc_teardown, NULL, SB_KERNEL_OWN_MEMORY),           \
     SB__SYS_ROW("malloc_touch", SB_FAMILY_ALLOC,                           \
                 "malloc n, write a byte per page, free: thread 001 through " \
                 "libc (glibc keeps blocks below 32 MiB after the first "   \
                 "free: then no faults)",                                   \
                 sb__alloc_malloc_touch, sb__alloc_malloc_touch_setup,      \
-                sb__alloc_teardown, NULL),                                 \
+                sb__alloc_teardown, NULL, SB_KERNEL_OWN_MEMORY),           \
     SB__SYS_ROW("thp", SB_FAMILY_ALLOC,                                    \
                 "mmap n bytes 2 MiB-aligned, madvise(MADV_HUGEPAGE), "     \
                 "touch, munmap: thread 001's loop with one fault per "     \
                 "transparent huge page",                                   \
                 sb__alloc_thp, sb__alloc_thp_setup, sb__alloc_teardown,    \
-                sb__alloc_thp_available),                                  \
+                sb__alloc_thp_available, SB_KERNEL_OWN_MEMORY),            \
     SB__SYS_ROW("pread", SB_FAMILY_SYSCALL,                                \
                 "pread from a page-cached file at offset src_align into "  \
                 "dst: copy_to_user (thread 000's pagecache reads, thread " \
                 "004's hdparm -T)",                                        \
                 sb__sys_pread, sb__sys_pread_setup, sb__sys_teardown,      \
-                NULL),                                                     \
+                NULL, 0),                                                  \
     SB__SYS_ROW("write", SB_FAMILY_SYSCALL,                                \
                 "pwrite src into a page-cached file at offset dst_align: " \
                 "copy_from_user into the page cache (thread 000's other "  \
                 "direction)",                                              \
                 sb__sys_write, sb__sys_write_setup, sb__sys_teardown,      \
-                NULL)
+                NULL, 0)
 
 #endif

@@ -22,7 +22,8 @@
     {                                                                     \
         .name = (kname), .family = (kfamily),                             \
         .description = (kdesc), .features = (kfeatures), .fn = (kfn),     \
-        .setup = NULL, .teardown = NULL, .available = NULL                \
+        .setup = NULL, .teardown = NULL, .available = NULL,               \
+        .flags = 0 /* works on the buffers it is given */                 \
     }
 #define SB__COPY(kname, kdesc, kfeatures, kfn) \
     SB__ROW(kname, SB_FAMILY_COPY, kdesc, kfeatures, kfn)

@@ -381,47 +381,46 @@ static void check_driver(const struct ctx *c, sb_env_item *it)
     }
 }
 
+/* The first of the knobs below that reads 0 or 1 says whether the clock
+ * may rise above its base: intel_pstate's no_turbo (on at 0), cpufreq's
+ * global boost, then (amd-pstate and others) the boost of the pinned CPU's
+ * policy (on at 1). */
 static void check_turbo(const struct ctx *c, sb_env_item *it)
 {
     static const char why[] = "the clock follows temperature and the "
                               "other cores' load";
-    char v[16];
+    static const struct {
+        const char *file; /* below /sys/devices/system/cpu/ */
+        int per_cpu;      /* below cpuN/ of the pinned CPU */
+        const char *what; /* the advice's name of the feature */
+        char on;          /* the value that means on */
+    } knobs[] = {
+        {"intel_pstate/no_turbo", 0, "turbo", '0'},
+        {"cpufreq/boost", 0, "boost", '1'},
+        {"cpufreq/boost", 1, "boost", '1'},
+    };
+    char v[16], name[64];
 
-    if (read_line(c, v, sizeof v,
-                  "/sys/devices/system/cpu/intel_pstate/no_turbo") == 0 &&
-        (!strcmp(v, "0") || !strcmp(v, "1"))) {
-        if (v[0] == '0') {
-            VALUE(it, "on (intel_pstate/no_turbo 0): %s", why);
+    for (size_t i = 0; i < sizeof knobs / sizeof *knobs; i++) {
+        if (knobs[i].per_cpu)
+            snprintf(name, sizeof name, "cpu%d/%s", c->cpu, knobs[i].file);
+        else
+            snprintf(name, sizeof name, "%s", knobs[i].file);
+        if (read_line(c, v, sizeof v, "/sys/devices/system/cpu/%s",
+                      name) != 0 ||
+            (strcmp(v, "0") && strcmp(v, "1")))
+            continue;
+        if (v[0] == knobs[i].on) {
+            VALUE(it, "on (%s %s): %s", name, v, why);
             it->warn = 1;
-            ADVICE(it, "turn turbo off: echo 1 | sudo tee "
-                       "/sys/devices/system/cpu/intel_pstate/no_turbo");
+            ADVICE(it, "turn %s off: echo %c | sudo tee "
+                       "/sys/devices/system/cpu/%s%s",
+                   knobs[i].what, knobs[i].on == '0' ? '1' : '0',
+                   knobs[i].per_cpu ? "cpu*/" : "", knobs[i].file);
         } else {
-            VALUE(it, "off (intel_pstate/no_turbo 1)");
+            VALUE(it, "off (%s %s)", name, v);
         }
-    } else if (read_line(c, v, sizeof v,
-                         "/sys/devices/system/cpu/cpufreq/boost") == 0 &&
-               (!strcmp(v, "0") || !strcmp(v, "1"))) {
-        if (v[0] == '1') {
-            VALUE(it, "on (cpufreq/boost 1): %s", why);
-            it->warn = 1;
-            ADVICE(it, "turn boost off: echo 0 | sudo tee "
-                       "/sys/devices/system/cpu/cpufreq/boost");
-        } else {
-            VALUE(it, "off (cpufreq/boost 0)");
-        }
-    } else if (read_line(c, v, sizeof v,
-                         "/sys/devices/system/cpu/cpu%d/cpufreq/boost",
-                         c->cpu) == 0 &&
-               (!strcmp(v, "0") || !strcmp(v, "1"))) {
-        /* amd-pstate and others: boost per policy. */
-        if (v[0] == '1') {
-            VALUE(it, "on (cpu%d/cpufreq/boost 1): %s", c->cpu, why);
-            it->warn = 1;
-            ADVICE(it, "turn boost off: echo 0 | sudo tee "
-                       "/sys/devices/system/cpu/cpu*/cpufreq/boost");
-        } else {
-            VALUE(it, "off (cpu%d/cpufreq/boost 0)", c->cpu);
-        }
+        return;
     }
 }
 
@@ -681,12 +680,10 @@ static void check_aslr(const struct ctx *c, sb_env_item *it)
     if (c->real) {
         int p = personality(0xffffffff);
         if (p != -1 && (p & ADDR_NO_RANDOMIZE)) {
+            char sys[24] = "unknown";
             if (have)
-                VALUE(it, "off for this process (setarch -R), system %ld",
-                      x);
-            else
-                VALUE(it, "off for this process (setarch -R), system "
-                          "unknown");
+                snprintf(sys, sizeof sys, "%ld", x);
+            VALUE(it, "off for this process (setarch -R), system %s", sys);
             it->warn = 1;
             ADVICE(it, "run without setarch -R so that layouts differ "
                        "between runs");

@@ -258,8 +258,7 @@ static void flush_range(const void *p, size_t n)
 int sb__choose_cpu(const sb_options *opt, const cpu_set_t *allowed,
                    char *note, size_t len)
 {
-    cpu_set_t iso;
-    int cpu = opt->cpu;
+    int cpu = opt->cpu, isolated;
     char set[128];
     char dummy[8];
 
@@ -272,26 +271,23 @@ int sb__choose_cpu(const sb_options *opt, const cpu_set_t *allowed,
         snprintf(note, len, "chosen with --cpu (online: %s)", set);
         return cpu;
     }
-    if (sb__read_cpulist("", "/sys/devices/system/cpu/isolated", &iso) == 0) {
-        /* Isolated CPUs (isolcpus=) run no other tasks and take fewer
-         * interrupts: the best place to measure, when allowed. */
-        /* Not only those in the inherited mask: with isolcpus= the kernel
-         * moves init, and so every process, off the isolated CPUs. */
-        for (int c = CPU_SETSIZE - 1; c >= 0; c--)
-            if (CPU_ISSET(c, &iso) && sb__cpu_allowed(c, NULL, 0) == 1) {
-                snprintf(note, len,
-                         "the last of the isolated CPUs (online: %s)", set);
-                return c;
-            }
-    }
-    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
-        if (CPU_ISSET(c, allowed)) {
-            snprintf(note, len,
-                     "the last CPU this process may use (online: %s; CPU 0 "
-                     "takes most housekeeping interrupts)", set);
-            return c;
-        }
-    return -1;
+    cpu = sb__default_cpu("", allowed, &isolated);
+    if (cpu >= 0)
+        snprintf(note, len,
+                 isolated ? "the last of the isolated CPUs (online: %s)"
+                          : "the last CPU this process may use (online: %s; "
+                            "CPU 0 takes most housekeeping interrupts)",
+                 set);
+    return cpu;
+}
+
+int sb_cpu_default(void)
+{
+    cpu_set_t allowed;
+
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        return -1;
+    return sb__default_cpu("", &allowed, NULL);
 }
 
 /* Choose and apply the CPU; fills meta->cpu and meta->pin_note. */
@@ -925,7 +921,7 @@ static int set_up_cells(struct held *h, const sb_options *opt,
         w->src = h->src + c->src_align;
         w->dst = h->dst + c->dst_align;
         w->cold = opt->cache == SB_CACHE_COLD &&
-                  c->kernel->family != SB_FAMILY_ALLOC;
+                  !(c->kernel->flags & SB_KERNEL_OWN_MEMORY);
         if (c->kernel->setup) {
             int rc = c->kernel->setup(&w->state, c, err);
             if (rc != SB_OK)

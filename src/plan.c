@@ -237,13 +237,12 @@ int sb__buffer_bytes(const sb_plan *plan, size_t *src_bytes,
     size_t s = 0, d = 0;
     for (size_t i = 0; i < plan->n; i++) {
         const sb_cell *c = &plan->cells[i];
-        int f = c->kernel->family;
-        if (f == SB_FAMILY_ALLOC)
+        if (c->kernel->flags & SB_KERNEL_OWN_MEMORY)
             continue; /* allocates its own memory */
         if (c->size > SIZE_MAX / 2 - 2 * SB_PAGE_SIZE)
             return -1;
-        /* Every family but alloc gets a source of the cell's size: copy
-         * and write read it, and --cache cold flushes it. */
+        /* Every other kernel gets a source of the cell's size: copy and
+         * write read it, and --cache cold flushes it. */
         if (c->size + c->src_align > s)
             s = c->size + c->src_align;
         if (c->size + c->dst_align > d)
@@ -306,9 +305,9 @@ int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
                              "kernel %s is unavailable on this CPU: %s",
                              plan->cells[i].kernel->name, why ? why : "");
     }
-    /* Alloc kernels map their size on every call: it counts too. */
+    /* Kernels that map their size on every call: it counts too. */
     for (size_t i = 0; i < plan->n; i++)
-        if (plan->cells[i].kernel->family == SB_FAMILY_ALLOC &&
+        if ((plan->cells[i].kernel->flags & SB_KERNEL_OWN_MEMORY) &&
             pages > 0 && psz > 0 &&
             (double)plan->cells[i].size > 0.5 * (double)pages * (double)psz)
             return sb__error(err, SB_EINVAL,

@@ -420,7 +420,19 @@ typedef struct sb_kernel {
      * features (transparent huge pages enabled, say): 1 yes, 0 no with
      * *why set to a static reason. */
     int (*available)(const char **why);
+    /* SB_KERNEL_* properties the measurement must know; 0 (a kernel
+     * that works on the buffers it is given) when not set. */
+    unsigned flags;
 } sb_kernel;
+
+/* The kernel makes its own memory of the cell's size on every call (an
+ * mmap, a malloc) and ignores src and dst: no buffers of the cell's size
+ * are mapped for it (src and dst then point into a page that fn must not
+ * use), --cache cold has nothing to flush for it, and the plan's check
+ * counts its size once against half of the machine's memory.  The flag,
+ * not the family, decides: a kernel of SB_FAMILY_ALLOC without it gets
+ * buffers like any other. */
+#define SB_KERNEL_OWN_MEMORY (1u << 0)
 
 /* For a kernel's fn, which returns nothing: report that this call could
  * not do its work (an mmap, a malloc or a read failed), errnum an errno
@@ -853,6 +865,11 @@ typedef struct sb_env {
  * about 100 ms (it samples the SMT sibling's load).  Never fails: what
  * cannot be read is reported as unknown. */
 SB_API void sb_env_audit(int cpu, sb_env *out);
+
+/* The CPU a run pins to when sb_options.cpu is -1: the last isolated CPU
+ * (isolcpus=) that is online, else the last CPU this process may use; -1
+ * when there is none.  For sb_env_audit of the CPU a run would use. */
+SB_API int sb_cpu_default(void);
 
 /* Metadata of a run: where and how it was measured. */
 typedef struct sb_meta {

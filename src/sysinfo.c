@@ -307,13 +307,46 @@ int sb__read_cpulist(const char *root, const char *path, cpu_set_t *set)
 
 int sb__cpu_allowed(int cpu, char *set, size_t setlen)
 {
+    return sb__cpu_allowed_at("", cpu, set, setlen);
+}
+
+int sb__default_cpu(const char *root, const cpu_set_t *allowed,
+                    int *isolated)
+{
+    cpu_set_t iso;
+
+    if (isolated)
+        *isolated = 0;
+    if (sb__read_cpulist(root, "/sys/devices/system/cpu/isolated", &iso) ==
+        0) {
+        /* Isolated CPUs (isolcpus=) run no other tasks and take fewer
+         * interrupts: the best place to measure, when online.  Not only
+         * those in the inherited mask: with isolcpus= the kernel moves
+         * init, and so every process, off the isolated CPUs. */
+        for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+            if (CPU_ISSET(c, &iso) &&
+                sb__cpu_allowed_at(root, c, NULL, 0) == 1) {
+                if (isolated)
+                    *isolated = 1;
+                return c;
+            }
+    }
+    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+        if (CPU_ISSET(c, allowed))
+            return c;
+    return -1;
+}
+
+int sb__cpu_allowed_at(const char *root, int cpu, char *set, size_t setlen)
+{
     cpu_set_t mask;
     int first = -1, last = -1, ok = 0;
     size_t used = 0;
 
     /* Where the cpuset forbids an online CPU, sched_setaffinity says so
      * when the run pins. */
-    if (sb__read_cpulist("", "/sys/devices/system/cpu/online", &mask) != 0 &&
+    if (sb__read_cpulist(root, "/sys/devices/system/cpu/online", &mask) !=
+            0 &&
         sched_getaffinity(0, sizeof mask, &mask) != 0)
         return -1;
     if (set && setlen)

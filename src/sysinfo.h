@@ -91,6 +91,17 @@ int sb__read_cpulist(const char *root, const char *path, cpu_set_t *set);
  * every process starts outside the isolated CPUs, the best ones to pin
  * to. */
 int sb__cpu_allowed(int cpu, char *set, size_t setlen);
+/* The same below root. */
+int sb__cpu_allowed_at(const char *root, int cpu, char *set, size_t setlen);
+
+/* The one rule for the CPU a run pins to without a CPU given: the last
+ * isolated CPU (root's /sys/devices/system/cpu/isolated) that is online,
+ * else the last CPU of allowed (this process's affinity); -1 when there
+ * is none.  *isolated (optional) is 1 when the first rule chose.  The
+ * pinning (measure.c, sb__choose_cpu) and check-env (sb_cpu_default) ask
+ * it. */
+int sb__default_cpu(const char *root, const cpu_set_t *allowed,
+                    int *isolated);
 
 /* ---- Caches and the clocksource ----------------------------------------- */
 

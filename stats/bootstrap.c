@@ -344,109 +344,68 @@ static double *sorted_copy(const double *x, size_t n)
     return s;
 }
 
-int sb_stats_median_boot_ci(const double *x, size_t n, double level,
-                            size_t B, int method, uint64_t seed,
-                            sb_interval *out)
-{
-    double *sorted = NULL, *reps = NULL, *jack = NULL, est, accel = 0.0;
-    uint32_t *counts = NULL;
-    gsl_rng *r = NULL;
-    struct draws d;
-    size_t b;
-    int rc;
-
-    if ((rc = check_common(level, B, method, out)) != SB_OK ||
-        (rc = check_sample(x, n, 0)) != SB_OK)
-        return rc;
-    sb_init();
-
-    rc = SB_ENOMEM;
-    if (!(sorted = sorted_copy(x, n)) ||
-        !(counts = malloc(n * sizeof *counts)) ||
-        !(reps = malloc(B * sizeof *reps)) || !(r = new_rng(seed)))
-        goto done;
-    if (method == SB_BOOT_BCA && !(jack = malloc(n * sizeof *jack)))
-        goto done;
-
-    est = gsl_stats_median_from_sorted_data(sorted, 1, n);
-    d.r = r;
-    d.have = 0;
-    for (b = 0; b < B; ++b)
-        reps[b] = resample_median(sorted, n, counts, &d);
-    gsl_sort(reps, 1, B);
-
-    if (method == SB_BOOT_BCA) {
-        sb__median_jackknife(sorted, n, jack);
-        accel = sb__jackknife_accel(jack, n);
-        if (!isfinite(accel)) {
-            rc = SB_ENUMERIC;
-            goto done;
-        }
-    }
-    rc = sb__boot_interval(reps, B, est, accel, level, method, out);
-done:
-    if (r)
-        gsl_rng_free(r);
-    free(sorted);
-    free(counts);
-    free(reps);
-    free(jack);
-    return rc;
-}
-
-int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
-                           size_t ny, double level, size_t B, int method,
-                           uint64_t seed, sb_interval *out)
+/* The bootstrap interval of the median of x (y NULL) or of the ratio of
+ * y's median to x's, the samples checked by the caller.  The two differ
+ * only in the statistic and its jackknife, so the copies, the resampling
+ * loop and the interval are this one function.  Each replicate draws x's
+ * resample first, then y's.  p (optional, with y): the two-sided
+ * bootstrap p-value of "ratio 1" from the same replicates (sb__boot_p). */
+static int boot_ci(const double *x, size_t nx, const double *y, size_t ny,
+                   double level, size_t B, int method, uint64_t seed,
+                   sb_interval *out, double *p)
 {
     double *sx = NULL, *sy = NULL, *reps = NULL, *jack = NULL;
-    double mx, my, est, accel = 0.0;
+    double est, accel = 0.0;
     uint32_t *counts = NULL;
     gsl_rng *r = NULL;
     struct draws d;
-    size_t b;
+    size_t b, ncount = y && ny > nx ? ny : nx, njack = y ? nx + ny : nx;
     int rc;
 
-    if ((rc = check_common(level, B, method, out)) != SB_OK ||
-        (rc = check_sample(x, nx, 1)) != SB_OK ||
-        (rc = check_sample(y, ny, 1)) != SB_OK)
-        return rc;
-    if (nx > SIZE_MAX / sizeof(double) - ny)
-        return SB_EINVAL;
     sb_init();
-
     rc = SB_ENOMEM;
-    if (!(sx = sorted_copy(x, nx)) || !(sy = sorted_copy(y, ny)) ||
-        !(counts = malloc((nx > ny ? nx : ny) * sizeof *counts)) ||
+    if (!(sx = sorted_copy(x, nx)) || (y && !(sy = sorted_copy(y, ny))) ||
+        !(counts = malloc(ncount * sizeof *counts)) ||
         !(reps = malloc(B * sizeof *reps)) || !(r = new_rng(seed)))
         goto done;
-    if (method == SB_BOOT_BCA && !(jack = malloc((nx + ny) * sizeof *jack)))
+    if (method == SB_BOOT_BCA && !(jack = malloc(njack * sizeof *jack)))
         goto done;
 
-    mx = gsl_stats_median_from_sorted_data(sx, 1, nx);
-    my = gsl_stats_median_from_sorted_data(sy, 1, ny);
-    est = my / mx;
-    /* Positive finite values can still overflow or underflow a ratio. */
+    est = gsl_stats_median_from_sorted_data(sx, 1, nx);
     rc = SB_ENUMERIC;
-    if (!isfinite(est) || !(est > 0.0))
-        goto done;
+    if (y) {
+        est = gsl_stats_median_from_sorted_data(sy, 1, ny) / est;
+        /* Positive finite values can still overflow or underflow a
+         * ratio. */
+        if (!isfinite(est) || !(est > 0.0))
+            goto done;
+    }
     d.r = r;
     d.have = 0;
     for (b = 0; b < B; ++b) {
-        double bx = resample_median(sx, nx, counts, &d);
-        double by = resample_median(sy, ny, counts, &d);
-        reps[b] = by / bx;
+        reps[b] = resample_median(sx, nx, counts, &d);
+        if (!y)
+            continue;
+        reps[b] = resample_median(sy, ny, counts, &d) / reps[b];
         if (!isfinite(reps[b]))
             goto done;
     }
     gsl_sort(reps, 1, B);
 
     if (method == SB_BOOT_BCA) {
-        sb__ratio_jackknife(sx, nx, sy, ny, jack);
-        accel = sb__jackknife_accel2(jack, nx, jack + nx, ny);
+        if (y) {
+            sb__ratio_jackknife(sx, nx, sy, ny, jack);
+            accel = sb__jackknife_accel2(jack, nx, jack + nx, ny);
+        } else {
+            sb__median_jackknife(sx, nx, jack);
+            accel = sb__jackknife_accel(jack, nx);
+        }
         if (!isfinite(accel))
             goto done;
     }
     rc = sb__boot_interval(reps, B, est, accel, level, method, out);
+    if (rc == SB_OK && p)
+        *p = sb__boot_p(reps, B, 1.0);
 done:
     if (r)
         gsl_rng_free(r);
@@ -484,11 +443,6 @@ int sb_stats_ratio_boot_test(const double *x, size_t nx, const double *y,
                              size_t ny, double level, size_t B,
                              uint64_t seed, sb_interval *ratio, double *p)
 {
-    double *sx = NULL, *sy = NULL, *reps = NULL, est;
-    uint32_t *counts = NULL;
-    gsl_rng *r = NULL;
-    struct draws d;
-    size_t b;
     int rc;
 
     if (!p)
@@ -497,40 +451,35 @@ int sb_stats_ratio_boot_test(const double *x, size_t nx, const double *y,
         (rc = check_sample(x, nx, 1)) != SB_OK ||
         (rc = check_sample(y, ny, 1)) != SB_OK)
         return rc;
-    sb_init();
+    if (nx > SIZE_MAX / sizeof(double) - ny)
+        return SB_EINVAL;
+    return boot_ci(x, nx, y, ny, level, B, SB_BOOT_PERCENTILE, seed, ratio,
+                   p);
+}
 
-    rc = SB_ENOMEM;
-    if (!(sx = sorted_copy(x, nx)) || !(sy = sorted_copy(y, ny)) ||
-        !(counts = malloc((nx > ny ? nx : ny) * sizeof *counts)) ||
-        !(reps = malloc(B * sizeof *reps)) || !(r = new_rng(seed)))
-        goto done;
-    est = gsl_stats_median_from_sorted_data(sy, 1, ny) /
-          gsl_stats_median_from_sorted_data(sx, 1, nx);
-    rc = SB_ENUMERIC;
-    if (!isfinite(est) || !(est > 0.0))
-        goto done;
-    /* The same stream as sb_stats_ratio_boot_ci: x's indices, then y's,
-     * for each resample. */
-    d.r = r;
-    d.have = 0;
-    for (b = 0; b < B; ++b) {
-        double bx = resample_median(sx, nx, counts, &d);
-        double by = resample_median(sy, ny, counts, &d);
-        reps[b] = by / bx;
-        if (!isfinite(reps[b]))
-            goto done;
-    }
-    gsl_sort(reps, 1, B);
-    rc = sb__boot_interval(reps, B, est, 0.0, level, SB_BOOT_PERCENTILE,
-                           ratio);
-    if (rc == SB_OK)
-        *p = sb__boot_p(reps, B, 1.0);
-done:
-    if (r)
-        gsl_rng_free(r);
-    free(sx);
-    free(sy);
-    free(counts);
-    free(reps);
-    return rc;
+int sb_stats_median_boot_ci(const double *x, size_t n, double level,
+                            size_t B, int method, uint64_t seed,
+                            sb_interval *out)
+{
+    int rc;
+
+    if ((rc = check_common(level, B, method, out)) != SB_OK ||
+        (rc = check_sample(x, n, 0)) != SB_OK)
+        return rc;
+    return boot_ci(x, n, NULL, 0, level, B, method, seed, out, NULL);
+}
+
+int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
+                           size_t ny, double level, size_t B, int method,
+                           uint64_t seed, sb_interval *out)
+{
+    int rc;
+
+    if ((rc = check_common(level, B, method, out)) != SB_OK ||
+        (rc = check_sample(x, nx, 1)) != SB_OK ||
+        (rc = check_sample(y, ny, 1)) != SB_OK)
+        return rc;
+    if (nx > SIZE_MAX / sizeof(double) - ny)
+        return SB_EINVAL;
+    return boot_ci(x, nx, y, ny, level, B, method, seed, out, NULL);
 }

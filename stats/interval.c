@@ -30,6 +30,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "sb_internal.h"
+#include "order.h"
 
 /* P(B <= k) for B ~ Bin(n, 1/2), or SB_ENUMERIC when GSL returns NaN. */
 static int half_binomial_cdf(size_t k, size_t n, double *p)
@@ -41,7 +42,7 @@ static int half_binomial_cdf(size_t k, size_t n, double *p)
 int sb_stats_median_ci(const double *sorted, size_t n, double level,
                        sb_interval *out)
 {
-    double tail, p, q, z, guess;
+    double tail, p, z, guess;
     size_t k, kmax;
     int rc;
 
@@ -80,34 +81,11 @@ int sb_stats_median_ci(const double *sorted, size_t n, double level,
      * at most a few orders, so the exact search below takes a few steps. */
     z = gsl_cdf_ugaussian_Qinv(tail);
     guess = (double)n / 2.0 - 0.5 - z * sqrt((double)n) / 2.0;
-    if (!(guess > 0.0)) /* also NaN */
-        k = 0;
-    else if (guess >= (double)kmax)
-        k = kmax;
-    else
-        k = (size_t)guess;
-
-    if ((rc = half_binomial_cdf(k, n, &p)) != SB_OK)
+    /* The exact search from the guess is the quantiles' (quantile.c):
+     * P(B <= 0) <= tail was checked above, as it asks. */
+    if ((rc = sb__binomial_order(n, 0.5, tail, kmax, guess, &k, &p)) !=
+        SB_OK)
         return rc;
-    if (p <= tail) {
-        /* Step up while the next order still reaches the level. */
-        while (k < kmax) {
-            if ((rc = half_binomial_cdf(k + 1, n, &q)) != SB_OK)
-                return rc;
-            if (q > tail)
-                break;
-            ++k;
-            p = q;
-        }
-    } else {
-        /* Step down; P(B <= 0) <= tail was checked, so k > 0 here and the
-         * loop ends by k == 0 at the latest. */
-        do {
-            --k;
-            if ((rc = half_binomial_cdf(k, n, &p)) != SB_OK)
-                return rc;
-        } while (p > tail);
-    }
 
     out->lo = sorted[k];
     out->hi = sorted[n - 1 - k];

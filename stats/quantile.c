@@ -37,6 +37,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "sb_internal.h"
+#include "order.h"
 
 /* P(Bin(n, p) <= k), or SB_ENUMERIC when GSL returns NaN. */
 static int binomial_cdf(size_t k, double p, size_t n, double *out)
@@ -45,14 +46,52 @@ static int binomial_cdf(size_t k, double p, size_t n, double *out)
     return isnan(*out) ? SB_ENUMERIC : SB_OK;
 }
 
+int sb__binomial_order(size_t n, double p, double tail, size_t kmax,
+                       double guess, size_t *k, double *f)
+{
+    size_t j;
+    double q;
+    int rc;
+
+    if (!(guess > 0.0)) /* also NaN */
+        j = 0;
+    else if (guess >= (double)kmax)
+        j = kmax;
+    else
+        j = (size_t)guess;
+
+    if ((rc = binomial_cdf(j, p, n, f)) != SB_OK)
+        return rc;
+    if (*f <= tail) {
+        /* Step up while the next order still keeps the tail. */
+        while (j < kmax) {
+            if ((rc = binomial_cdf(j + 1, p, n, &q)) != SB_OK)
+                return rc;
+            if (q > tail)
+                break;
+            ++j;
+            *f = q;
+        }
+    } else {
+        /* Step down; F(0) <= tail, so this ends by j == 0 at the latest. */
+        do {
+            --j;
+            if ((rc = binomial_cdf(j, p, n, f)) != SB_OK)
+                return rc;
+        } while (*f > tail);
+    }
+    *k = j;
+    return SB_OK;
+}
+
 /* The largest k in [0, n - 1] with F(k) = P(Bin(n, p) <= k) <= tail, into
  * *k with *f = F(k); *found = 0 (and *f = F(0)) when even F(0) > tail.
  * f0 (optional) receives F(0), the tail beyond the sample's extreme. */
 static int lower_order(size_t n, double p, double tail, size_t *k, double *f,
                        int *found, double *f0)
 {
-    double mu, sigma, gamma, z, guess, q;
-    size_t kmax = n - 1, j;
+    double mu, sigma, gamma, z, guess;
+    size_t kmax = n - 1;
     int rc;
 
     if ((rc = binomial_cdf(0, p, n, f)) != SB_OK)
@@ -78,35 +117,7 @@ static int lower_order(size_t n, double p, double tail, size_t *k, double *f,
         guess = mu - 0.5 + sigma * (-z + (z * z - 1.0) * gamma / 6.0);
     else
         guess = mu - 0.5 - z * sigma;
-    if (!(guess > 0.0)) /* also NaN */
-        j = 0;
-    else if (guess >= (double)kmax)
-        j = kmax;
-    else
-        j = (size_t)guess;
-
-    if (j > 0 && (rc = binomial_cdf(j, p, n, f)) != SB_OK)
-        return rc;
-    if (*f <= tail) {
-        /* Step up while the next order still keeps the tail. */
-        while (j < kmax) {
-            if ((rc = binomial_cdf(j + 1, p, n, &q)) != SB_OK)
-                return rc;
-            if (q > tail)
-                break;
-            ++j;
-            *f = q;
-        }
-    } else {
-        /* Step down; F(0) <= tail, so this ends by j == 0 at the latest. */
-        do {
-            --j;
-            if ((rc = binomial_cdf(j, p, n, f)) != SB_OK)
-                return rc;
-        } while (*f > tail);
-    }
-    *k = j;
-    return SB_OK;
+    return sb__binomial_order(n, p, tail, kmax, guess, k, f);
 }
 
 int sb_stats_quantile_ci(const double *sorted, size_t n, double p,

@@ -52,53 +52,41 @@ static inline const char *gp_problem(const char *text)
                 }
                 break;
             }
-            if (c == '\'') {
+            if (c == '\'' || c == '"') {
+                /* A literal, to its closing quote on this line: in a
+                 * single-quoted one the quote written twice stands for
+                 * itself, in a double-quoted one a backslash escapes the
+                 * next character and a backquote runs a command. */
+                const char *kind = c == '\'' ? "single" : "double";
                 for (q++;; q++) {
+                    unsigned char d;
                     if (q >= end) {
                         snprintf(why, sizeof why,
-                                 "line %zu: a single-quoted string runs "
-                                 "past the end of the line",
-                                 line);
+                                 "line %zu: a %s-quoted string runs past "
+                                 "the end of the line",
+                                 line, kind);
                         return why;
                     }
-                    if (*q == '\'' && q + 1 < end && q[1] == '\'') {
+                    d = (unsigned char)*q;
+                    if (q + 1 < end &&
+                        (c == '\'' ? d == '\'' && q[1] == '\'' : d == '\\')) {
                         q++;
                         continue;
                     }
-                    if (*q == '\'')
+                    if (d == c)
                         break;
-                    if (gp__ctrl((unsigned char)*q)) {
+                    if (c == '"' && d == '`') {
+                        snprintf(why, sizeof why,
+                                 "line %zu: a backquote in a double-quoted "
+                                 "string",
+                                 line);
+                        return why;
+                    }
+                    if (gp__ctrl(d)) {
                         snprintf(why, sizeof why,
                                  "line %zu: a control character (0x%02x) "
-                                 "in a single-quoted string",
-                                 line, (unsigned char)*q);
-                        return why;
-                    }
-                }
-                q++;
-                continue;
-            }
-            if (c == '"') {
-                for (q++;; q++) {
-                    if (q >= end) {
-                        snprintf(why, sizeof why,
-                                 "line %zu: a double-quoted string runs "
-                                 "past the end of the line",
-                                 line);
-                        return why;
-                    }
-                    if (*q == '\\' && q + 1 < end) {
-                        q++;
-                        continue;
-                    }
-                    if (*q == '"')
-                        break;
-                    if (*q == '`' || gp__ctrl((unsigned char)*q)) {
-                        snprintf(why, sizeof why,
-                                 "line %zu: %s in a double-quoted string",
-                                 line,
-                                 *q == '`' ? "a backquote"
-                                           : "a control character");
+                                 "in a %s-quoted string",
+                                 line, d, kind);
                         return why;
                     }
                 }

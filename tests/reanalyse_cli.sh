@@ -127,6 +127,53 @@ else
     skip "  the intervals at 99%" "no python3"
 fi
 
+# --- the options not given keep the saved run's values -----------------------
+# A copy of the fixture saved with other analysis options: CI 99%, target
+# 10%, threshold 5%, alpha 0.1 (the fixture itself was saved under
+# --outliers reject-severe).  Giving one option must leave the others as
+# saved, not reset them to the command's defaults.
+S="$tmp/saved.json"
+S2="$tmp/saved_b.json"
+for f in "$A:$S" "$B:$S2"; do
+    sed -e 's/^   "ci_level": 0.95,$/   "ci_level": 0.99,/' \
+        -e 's/^   "precision": 0.01,$/   "precision": 0.1,/' \
+        -e 's/^   "alpha": 0.05,$/   "alpha": 0.1,/' \
+        -e 's/^   "threshold": 0.01,$/   "threshold": 0.05,/' \
+        "${f%%:*}" >"${f#*:}"
+done
+check "the copies differ from the fixture in four lines" \
+    test "$(diff "$A" "$S" | grep -c '^>')" -eq 4
+"$STATBENCH" report "$S" --outliers reject-all >"$tmp/k1.txt" 2>"$tmp/err"
+check "report --outliers reject-all keeps the saved 99% CI and 10% target" \
+    grep -q '^plan: .* 99% CI, precision target +-10% of the median' \
+    "$tmp/k1.txt"
+"$STATBENCH" report "$S" --ci 90 >"$tmp/k2.txt" 2>"$tmp/err"
+check "report --ci 90 keeps the saved 10% target" \
+    grep -q '^plan: .* 90% CI, precision target +-10% of the median' \
+    "$tmp/k2.txt"
+"$STATBENCH" compare "$S" "$S2" --ci 90 >"$tmp/k3.txt" 2>"$tmp/err"
+check "compare --ci 90 keeps the saved alpha and threshold" \
+    grep -q '^compare: .*verdict at alpha 0.1, threshold +-5%' "$tmp/k3.txt"
+"$STATBENCH" compare "$S" "$S2" >"$tmp/k4.txt" 2>"$tmp/err"
+check "compare without options keeps the saved 99% CI" \
+    grep -q '^plan: .* 99% CI' "$tmp/k4.txt"
+# Saved under reject-severe: its rejections stay counted under --ci 90.
+"$STATBENCH" report "$A" -f json >"$tmp/k5.json" 2>/dev/null
+"$STATBENCH" report "$A" --ci 90 -f json >"$tmp/k6.json" 2>/dev/null
+if [ -n "$PY" ]; then
+    check "report --ci 90 of a reject-severe run keeps its rejections" \
+        "$PY" - "$tmp/k5.json" "$tmp/k6.json" <<'PYEOF'
+import json, sys
+a = json.load(open(sys.argv[1]))['cells']
+b = json.load(open(sys.argv[2]))['cells']
+assert sum(x['rejected']['outlier'] for x in a) > 0
+for x, y in zip(a, b):
+    assert y['rejected'] == x['rejected'] and y['samples'] == x['samples']
+PYEOF
+else
+    skip "report --ci 90 keeps the rejections" "no python3"
+fi
+
 # --- still refused -----------------------------------------------------------
 check "report --precision 100" bad_input "'100'" report "$A" --precision 100
 check "report --ci 100" bad_input "'100'" report "$A" --ci 100

@@ -530,6 +530,68 @@ static int baseline_by(void)
     return ok;
 }
 
+/* A kernel that declares SB_KERNEL_OWN_MEMORY gets no buffers of its
+ * size, and its size counts once against half of the memory; the same
+ * kernel without the flag, family alloc or not, gets two buffers of its
+ * size.  At 40% of the memory the first passes the plan's check and the
+ * second (80% in buffers) does not; at 60% both are refused, each for
+ * its own reason. */
+static void nothing(void *dst, const void *src, size_t n, void *state)
+{
+    (void)dst;
+    (void)src;
+    (void)n;
+    (void)state;
+}
+
+static int plan_verdict(const sb_kernel *k, double share, sb_error *err)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    size_t size = (size_t)(share * (double)pages * (double)psz) /
+                  (size_t)psz * (size_t)psz;
+    sb_options o;
+    sb_plan *plan = sb_plan_new();
+    int rc;
+
+    sb_options_init(&o);
+    memset(err, 0, sizeof *err);
+    if (!plan || sb_plan_add(plan, k, size, 0, 0, err) != SB_OK) {
+        sb_plan_free(plan);
+        return -1;
+    }
+    rc = sb_plan_check(plan, &o, err);
+    sb_plan_free(plan);
+    return rc;
+}
+
+static int own_memory(void)
+{
+    const sb_kernel own = {.name = "own", .family = SB_FAMILY_COPY,
+                           .description = "makes its own memory",
+                           .fn = nothing, .flags = SB_KERNEL_OWN_MEMORY};
+    const sb_kernel given = {.name = "given", .family = SB_FAMILY_ALLOC,
+                             .description = "declares nothing",
+                             .fn = nothing};
+    sb_error err;
+    int ok = 1, rc;
+
+    if (sysconf(_SC_PHYS_PAGES) <= 0 || sysconf(_SC_PAGESIZE) <= 0)
+        return 1; /* no size to test against: nothing refuses */
+    rc = plan_verdict(&own, 0.4, &err);
+    ok &= rc == SB_OK;
+    if (rc != SB_OK)
+        fprintf(stderr, "# own at 40%%: %d %s\n", rc, err.text);
+    rc = plan_verdict(&given, 0.4, &err);
+    ok &= rc == SB_EINVAL && strstr(err.text, "the buffers would need");
+    if (!ok)
+        fprintf(stderr, "# given at 40%%: %d %s\n", rc, err.text);
+    rc = plan_verdict(&own, 0.6, &err);
+    ok &= rc == SB_EINVAL && strstr(err.text, "kernel own maps it on every");
+    rc = plan_verdict(&given, 0.6, &err);
+    ok &= rc == SB_EINVAL && strstr(err.text, "the buffers would need");
+    return ok;
+}
+
 int main(void)
 {
     /* Before anything initialises PAPI in this process: the children
@@ -549,5 +611,6 @@ int main(void)
     CASE(stats_null);
     CASE(names_round_trip);
     CASE(baseline_by);
+    CASE(own_memory);
     return tap_done();
 }

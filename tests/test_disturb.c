@@ -145,7 +145,7 @@ static const sb_kernel spin_kernel = {
 
 static const sb_kernel fault_kernel = {
     "test_faults", SB_FAMILY_ALLOC, "mmap, touch, munmap 64 pages", 0,
-    fresh_pages, NULL, NULL, NULL};
+    fresh_pages, NULL, NULL, NULL, SB_KERNEL_OWN_MEMORY};
 
 /* ---- Helpers -------------------------------------------------------- */
 

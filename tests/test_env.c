@@ -490,6 +490,72 @@ static void test_sysinfo(void)
                "perf_event_paranoid: no file is -1");
 }
 
+/* The one rule for the default CPU (sb__default_cpu, which the pinning
+ * and check-env's sb_cpu_default ask): the last isolated CPU that is
+ * online, else the last allowed one, on the fixture trees and on a tree
+ * whose only isolated CPU is offline. */
+static void test_default_cpu(void)
+{
+    char root[1024], dir[] = "/tmp/sb_env_cpuXXXXXX", path[1200];
+    cpu_set_t allowed;
+    int iso = -1, ok = 1;
+    FILE *f;
+
+    CPU_ZERO(&allowed);
+    CPU_SET(0, &allowed);
+    CPU_SET(1, &allowed);
+    snprintf(root, sizeof root, "%s/quiet", fixtures);
+    TAP_IS_INT(sb__default_cpu(root, &allowed, &iso), 3,
+               "default cpu: quiet's last isolated of 1-3, though not "
+               "in the mask");
+    TAP_IS_INT(iso, 1, "default cpu: quiet's by isolation");
+    snprintf(root, sizeof root, "%s/vm", fixtures);
+    TAP_IS_INT(sb__default_cpu(root, &allowed, NULL), 3,
+               "default cpu: vm's isolated 3");
+    snprintf(root, sizeof root, "%s/noisy", fixtures);
+    TAP_IS_INT(sb__default_cpu(root, &allowed, &iso), 1,
+               "default cpu: noisy isolates none: the last allowed");
+    TAP_IS_INT(iso, 0, "default cpu: noisy's not by isolation");
+    CPU_ZERO(&allowed);
+    TAP_IS_INT(sb__default_cpu(root, &allowed, NULL), -1,
+               "default cpu: nothing allowed, nothing isolated: -1");
+
+    if (!mkdtemp(dir)) {
+        tap_skip("mkdtemp failed: %s", strerror(errno));
+        return;
+    }
+    snprintf(path, sizeof path, "%s/sys/devices/system/cpu", dir);
+    for (char *q = path + strlen(dir) + 1; ok && (q = strchr(q, '/'));
+         q++) {
+        *q = '\0';
+        ok = mkdir(path, 0700) == 0;
+        *q = '/';
+    }
+    ok = ok && mkdir(path, 0700) == 0;
+    snprintf(path, sizeof path, "%s/sys/devices/system/cpu/online", dir);
+    ok = ok && (f = fopen(path, "w")) && fputs("0-1\n", f) >= 0 &&
+         fclose(f) == 0;
+    snprintf(path, sizeof path, "%s/sys/devices/system/cpu/isolated", dir);
+    ok = ok && (f = fopen(path, "w")) && fputs("3\n", f) >= 0 &&
+         fclose(f) == 0;
+    if (tap_ok(ok, "a tree with cpu 3 isolated and 0-1 online")) {
+        CPU_SET(0, &allowed);
+        TAP_IS_INT(sb__default_cpu(dir, &allowed, &iso), 0,
+                   "default cpu: an offline isolated CPU is passed over");
+        TAP_IS_INT(iso, 0, "default cpu: not by isolation");
+    }
+    /* Remove the files, then the folders from the deepest up. */
+    static const char *const made[] = {
+        "sys/devices/system/cpu/online", "sys/devices/system/cpu/isolated",
+        "sys/devices/system/cpu", "sys/devices/system", "sys/devices", "sys",
+        ""};
+    for (size_t i = 0; i < sizeof made / sizeof *made; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, made[i]);
+        if (remove(path) != 0 && errno != ENOENT)
+            tap_diag("could not remove %s: %s", path, strerror(errno));
+    }
+}
+
 int main(void)
 {
     sb_env env;
@@ -506,6 +572,7 @@ int main(void)
     test_snapshot();
     test_smt_judge();
     test_sysinfo();
+    test_default_cpu();
 
     /* The audit's failed opens do not leak into the caller's errno. */
     errno = EDOM;

@@ -539,7 +539,8 @@ static int run_child(void)
     sb_kernel k = {.name = "mmap_touch_limited", .family = SB_FAMILY_ALLOC,
                    .description = "mmap_touch under RLIMIT_AS",
                    .fn = sb__alloc_mmap_touch, .setup = limited_setup,
-                   .teardown = sb__alloc_teardown};
+                   .teardown = sb__alloc_teardown,
+                   .flags = SB_KERNEL_OWN_MEMORY};
     sb_options o;
     struct one t;
     int bits = 0;

@@ -333,8 +333,12 @@ static void test_table(void)
         for (j = 0; j < i; ++j)
             if (good && strcmp(sb_kernel_at(j)->name, k->name) == 0)
                 good = 0;
+        /* Only the alloc family makes its own memory. */
+        good = good && k->flags == (k->family == SB_FAMILY_ALLOC
+                                        ? SB_KERNEL_OWN_MEMORY
+                                        : 0u);
         tap_ok(good, "kernel %zu (%s, %s): lower-case unique name, one-line "
-                     "description, a function",
+                     "description, a function, own memory for alloc only",
                i, k && k->name ? k->name : "(null)",
                k ? sb_family_name(k->family) : "?");
         if (k)

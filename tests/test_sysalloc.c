@@ -800,12 +800,16 @@ static void test_rows(void)
         ok = ok && k->name && k->description && k->fn && k->setup &&
              k->teardown && k->features == 0 &&
              !strchr(k->description, '\n') &&
-             (k->family == SB_FAMILY_ALLOC || k->family == SB_FAMILY_SYSCALL);
+             (k->family == SB_FAMILY_ALLOC || k->family == SB_FAMILY_SYSCALL) &&
+             /* The alloc rows make their own memory; pread and write
+              * work on the buffers. */
+             k->flags == (k->family == SB_FAMILY_ALLOC ? SB_KERNEL_OWN_MEMORY
+                                                       : 0u);
         for (j = 0; j < i; j++)
             ok = ok && strcmp(rows[j].name, k->name) != 0;
     }
     tap_ok(ok, "SB__SYS_KERNEL_ROWS: 6 rows, unique names, fn, setup and "
-               "teardown, no CPU features");
+               "teardown, no CPU features, own memory for alloc only");
 }
 
 int main(void)

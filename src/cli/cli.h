@@ -38,7 +38,12 @@ struct cli {
     const char *families, *save, *against, *plot;
     int plot_kind;
     int kernel_given, max_time_given;
-    int stats_option; /* --ci, --outliers, ... given */
+    /* The analysis options given (--ci, --outliers, ...), each once with
+     * its last argument: report and compare apply them on top of a saved
+     * run's own (cli_analysis_over). */
+    const struct cli_option *analysis[16];
+    const char *analysis_arg[16];
+    size_t nanalysis;
     int list_counters;
     int format, quiet;
     unsigned sub;                    /* SUB_* of this command */
@@ -66,12 +71,13 @@ void say(const char *fmt, ...);
 void cli_parse_options(int argc, char **argv, struct cli *cli);
 void cli_check_subcommand(const struct cli *cli, const char *sub);
 void cli_usage(FILE *f);
+void cli_analysis_over(const struct cli *cli, sb_analysis_options *a);
 int cli_list_counters(void);
 
 /* output.c: the outputs of a run. */
 int cli_write_file(const sb_run *run, int format, const char *path);
 int cli_emit(const sb_run *run, const struct cli *cli);
-sb_run *cli_load_or_die(const char *path, const sb_options *opt);
+sb_run *cli_load_or_die(const char *path, const struct cli *cli);
 void cli_record_command(sb_run *run, const struct cli *cli);
 void cli_check_cpu(const struct cli *cli);
 

@@ -5,27 +5,14 @@
 #include "config.h"
 
 #include <getopt.h>
-#include <sched.h>
 
 #include "cli.h"
 #include "text.h"
 
-/* The CPU a run would pin to by default: the last one allowed. */
-static int default_cpu(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return -1;
-    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
-        if (CPU_ISSET(c, &set))
-            return c;
-    return -1;
-}
-
 int cmd_check_env(int argc, char **argv, struct cli *cli)
 {
     sb_env env;
-    int cpu = cli->opt.cpu >= 0 ? cli->opt.cpu : default_cpu(), warns = 0;
+    int cpu = cli->opt.cpu >= 0 ? cli->opt.cpu : sb_cpu_default(), warns = 0;
 
     cli_check_cpu(cli);
     if (optind < argc)

@@ -18,8 +18,8 @@ int cmd_compare(int argc, char **argv, struct cli *cli)
     if (argc - optind != 2)
         die_usage("compare takes two saved runs: %s compare A.json B.json",
                   progname);
-    a = cli_load_or_die(argv[optind], &cli->opt);
-    b = cli_load_or_die(argv[optind + 1], &cli->opt);
+    a = cli_load_or_die(argv[optind], cli);
+    b = cli_load_or_die(argv[optind + 1], cli);
     if (sb_run_compare_to(b, a, &matched, &err) != SB_OK) {
         fprintf(stderr, "%s: %s\n", progname, err.text);
         sb_run_free(a);

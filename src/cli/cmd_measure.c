@@ -196,14 +196,15 @@ static void refuse_repeats(const char *option, const char *text,
 
 /* The cells of one kernel: every size, destination and source offset,
  * source offsets innermost (an alignment sweep reads down the table).
- * asz, when not 0, replaces the default size for alloc kernels. */
+ * asz, when not 0, replaces the default size for alloc kernels.  A kernel
+ * that makes its own memory (SB_KERNEL_OWN_MEMORY) has no offsets. */
 static void add_kernel_cells(sb_plan *plan, const sb_kernel *k,
                              const uint64_t *sz, size_t nsz, uint64_t asz,
                              const uint64_t *al, size_t nal,
                              const uint64_t *dal, size_t ndal)
 {
     sb_error err = {0};
-    int alloc = k->family == SB_FAMILY_ALLOC;
+    int alloc = (k->flags & SB_KERNEL_OWN_MEMORY) != 0;
 
     for (size_t i = 0; i < (alloc && asz ? 1 : nsz); i++)
         for (size_t j = 0; j < (alloc ? 1 : ndal); j++)

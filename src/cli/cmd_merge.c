@@ -36,9 +36,12 @@ int cmd_merge(int argc, char **argv, struct cli *cli)
         runs[r] = cli_load_or_die(argv[optind + r], NULL);
     status = sb_run_merge((const sb_run *const *)runs, n, &all, warnings,
                           sizeof warnings, &err);
-    if (status == SB_OK && cli->stats_option) {
+    if (status == SB_OK && cli->nanalysis) {
+        /* Over the merged run's own options, as report does: an option
+         * not given keeps the saved value. */
         sb_analysis_options a;
-        sb_options_analysis(&cli->opt, &a);
+        sb_options_analysis(sb_run_options(all), &a);
+        cli_analysis_over(cli, &a);
         status = sb_run_reanalyse(all, &a, &err);
     }
     if (status != SB_OK) {

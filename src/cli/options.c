@@ -482,6 +482,38 @@ void cli_usage(FILE *f)
 
 /* ---- parsing ------------------------------------------------------------ */
 
+/* An analysis option given: kept with its argument (the last one given)
+ * so that cli_analysis_over can apply it again on top of a saved run's. */
+static void remember_analysis(struct cli *cli, const struct cli_option *o,
+                              const char *arg)
+{
+    size_t i = 0;
+    const size_t max = sizeof cli->analysis / sizeof *cli->analysis;
+
+    while (i < cli->nanalysis && cli->analysis[i] != o)
+        i++;
+    if (i == max)
+        return; /* cannot happen: fewer rows are ANALYSIS */
+    cli->analysis[i] = o;
+    cli->analysis_arg[i] = arg;
+    if (i == cli->nanalysis)
+        cli->nanalysis++;
+}
+
+/* The analysis options given on the command line over a (a saved run's
+ * own): each is set again by its row's setter with its last argument,
+ * and those not given keep a's values.  The arguments were checked when they
+ * were first parsed. */
+void cli_analysis_over(const struct cli *cli, sb_analysis_options *a)
+{
+    struct cli over = *cli;
+
+    sb_options_set_analysis(&over.opt, a);
+    for (size_t i = 0; i < cli->nanalysis; i++)
+        cli->analysis[i]->set(&over, cli->analysis[i], cli->analysis_arg[i]);
+    sb_options_analysis(&over.opt, a);
+}
+
 /* The row of what getopt_long returned: a long option's code is 256 plus
  * its row; a short one is its letter.  NULL for ':' and '?'. */
 static const struct cli_option *by_code(int c)
@@ -535,7 +567,7 @@ void cli_parse_options(int argc, char **argv, struct cli *cli)
         if (!(o->subs & cli->sub) && !cli->refused)
             cli->refused = o;
         if (o->subs & ANALYSIS)
-            cli->stats_option = 1;
+            remember_analysis(cli, o, optarg);
         if (o->field == FIELD(kernels) && o->set == set_string)
             cli->kernel_given = 1;
         if (o->field == FIELD(opt.max_time) && o->set == set_double)

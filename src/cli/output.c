@@ -277,25 +277,35 @@ void cli_record_command(sb_run *run, const struct cli *cli)
     argv[0] = saved;
 }
 
-sb_run *cli_load_or_die(const char *path, const sb_options *opt)
+sb_run *cli_load_or_die(const char *path, const struct cli *cli)
 {
     FILE *f = fopen(path, "r");
     sb_error err = {0};
     sb_run *run = NULL;
+    sb_analysis_options a;
 
     if (!f) {
         say("%s: %s", path, strerror(errno));
         exit(EXIT_USAGE);
     }
-    /* With opt, the loader analyses the samples once, with the analysis
-     * options given (as sb_run_reanalyse would, without a first analysis
-     * with the saved ones). */
-    if (sb_run_load(f, path, opt, &run, &err) != SB_OK) {
+    /* The run as saved, then, when analysis options were given, again
+     * with those over the saved ones: an option not given keeps the
+     * run's value rather than taking the command's default. */
+    if (sb_run_load(f, path, NULL, &run, &err) != SB_OK) {
         fclose(f);
         say("%s", err.text);
         exit(EXIT_USAGE);
     }
     fclose(f);
+    if (cli && cli->nanalysis) {
+        sb_options_analysis(sb_run_options(run), &a);
+        cli_analysis_over(cli, &a);
+        if (sb_run_reanalyse(run, &a, &err) != SB_OK) {
+            say("%s: %s", path, err.text);
+            sb_run_free(run);
+            exit(EXIT_USAGE);
+        }
+    }
     return run;
 }
 

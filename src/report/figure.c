@@ -1512,6 +1512,16 @@ static void fig_free(fig *F)
 static int choose(const sb_run *run, int kind, matrix *m, lines *L,
                   size_t *sel, size_t *nsel, size_t *nwith, sb_error *err)
 {
+    /* A size figure and a sweep are both lines, over sizes or offsets. */
+    static const struct {
+        int kind, by_size;
+        const char *why;
+    } line_kinds[] = {
+        {SB_PLOT_SIZES, 1,
+         "a size figure needs a kernel measured at two sizes or more"},
+        {SB_PLOT_SWEEP, 0,
+         "a sweep needs a kernel measured at two source offsets or more"},
+    };
     int rc;
 
     if (kind == SB_PLOT_AUTO || kind == SB_PLOT_MATRIX) {
@@ -1523,27 +1533,17 @@ static int choose(const sb_run *run, int kind, matrix *m, lines *L,
                              "measured at every pair of two or more source "
                              "and destination offsets (a full matrix)");
     }
-    if (kind == SB_PLOT_AUTO || kind == SB_PLOT_SIZES) {
-        if ((rc = lines_build(run, 1, L)) != SB_OK)
+    for (size_t i = 0; i < sizeof line_kinds / sizeof *line_kinds; i++) {
+        if (kind != SB_PLOT_AUTO && kind != line_kinds[i].kind)
+            continue;
+        if ((rc = lines_build(run, line_kinds[i].by_size, L)) != SB_OK)
             return sb__error(err, rc, "out of memory");
         if (L->multi)
-            return SB_PLOT_SIZES;
+            return line_kinds[i].kind;
         lines_free(L);
-        if (kind == SB_PLOT_SIZES)
-            return sb__error(err, SB_EINVAL,
-                             "nothing to plot: a size figure needs a kernel "
-                             "measured at two sizes or more");
-    }
-    if (kind == SB_PLOT_AUTO || kind == SB_PLOT_SWEEP) {
-        if ((rc = lines_build(run, 0, L)) != SB_OK)
-            return sb__error(err, rc, "out of memory");
-        if (L->multi)
-            return SB_PLOT_SWEEP;
-        lines_free(L);
-        if (kind == SB_PLOT_SWEEP)
-            return sb__error(err, SB_EINVAL,
-                             "nothing to plot: a sweep needs a kernel "
-                             "measured at two source offsets or more");
+        if (kind == line_kinds[i].kind)
+            return sb__error(err, SB_EINVAL, "nothing to plot: %s",
+                             line_kinds[i].why);
     }
     *nsel = *nwith = 0;
     for (size_t i = 0; i < sb_run_count(run); i++) {
