@@ -9,6 +9,10 @@
 /* Fill the machine part of a run's metadata. */
 void sb__meta_fill(sb_meta *meta);
 
+/* The probes' figures unknown (NAN; probe.c fills them): a run made or
+ * loaded without them must not show zeros. */
+void sb__meta_probe_unknown(sb_meta *meta);
+
 /* Append one line, printf-style, to meta->notes (cut at its size). */
 void sb__meta_note(sb_meta *meta, const char *fmt, ...) SB__PRINTF(2, 3);
 

@@ -45,7 +45,8 @@ static int csv(const sb_run *run, FILE *f)
           "ratio_ci_hi,p,p_adjusted,a12,verdict,test,user_us_per_call,"
           "sys_us_per_call,rejected_migration,rejected_interrupt,"
           "disturbed_context_switch,disturbed_migration,"
-          "disturbed_interrupt,rejected_kernel_failed",
+          "disturbed_interrupt,rejected_kernel_failed,rejected_cpu_wait,"
+          "rejected_shared_core,disturbed_cpu_wait,disturbed_shared_core",
           f);
     for (size_t k = 0; k < m->ncounters; k++) {
         static const char *const part[] = {"per_call", "per_call_lo",
@@ -91,7 +92,7 @@ static int csv(const sb_run *run, FILE *f)
                     c->test);
         else
             fputs(",,,,,,,,", f);
-        fprintf(f, "%.6g,%.6g,%zu,%zu,%zu,%zu,%zu,%zu",
+        fprintf(f, "%.6g,%.6g,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu",
                 sb__report_cpu_share(r, 0, 1e6 * r->interval.estimate /
                                     sb_run_meta(run)->timer.hz),
                 sb__report_cpu_share(r, 1, 1e6 * r->interval.estimate /
@@ -101,7 +102,11 @@ static int csv(const sb_run *run, FILE *f)
                 r->disturbed[SB_REJECT_CTXSW],
                 r->disturbed[SB_REJECT_MIGRATION],
                 r->disturbed[SB_REJECT_INTERRUPT],
-                r->rejected[SB_REJECT_KERNEL_FAILED]);
+                r->rejected[SB_REJECT_KERNEL_FAILED],
+                r->rejected[SB_REJECT_CPU_WAIT],
+                r->rejected[SB_REJECT_SHARED_CORE],
+                r->disturbed[SB_REJECT_CPU_WAIT],
+                r->disturbed[SB_REJECT_SHARED_CORE]);
         for (size_t k = 0; k < m->ncounters; k++) {
             if (k < r->ncounters)
                 fprintf(f, ",%.6g,%.6g,%.6g,%.6g",

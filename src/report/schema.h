@@ -70,6 +70,9 @@
 #define SB__JK_SAMPLES_FLAGS "samples_flags"
 #define SB__JK_PER_CALL "per_call"
 #define SB__JK_PER_BYTE "per_byte"
+#define SB__JK_PROBES "probes"
+#define SB__JK_INV_CLOCK "invocation_clock"
+#define SB__JK_INV_QUIET "invocation_contention_quiet"
 
 /* Values that both sides spell: the TSC timer's kind, the reject policy
  * that keeps disturbed samples. */
@@ -136,7 +139,9 @@ enum sb__jcustom {
     SB__JC_DISTURBED,
     SB__JC_COUNTERS,
     SB__JC_SAMPLES_COUNTERS,
-    SB__JC_SAMPLES_FLAGS
+    SB__JC_SAMPLES_FLAGS,
+    SB__JC_INV_CLOCK,
+    SB__JC_INV_QUIET
 };
 
 typedef struct sb__jfield {
