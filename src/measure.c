@@ -169,6 +169,7 @@ struct probe {
     double *clk;                   /* ring of sample clocks */
     double *share;                 /* ring of the probes' cost shares */
     size_t nldst, nclk, nshare;
+    size_t nforced;                /* samples seen by the test hook */
 };
 
 /* What one sample saw. */
@@ -440,6 +441,19 @@ static void probe_values(struct probe *pr, struct sample *s,
     }
 }
 
+/* The test hook (probe.h): disturbances made up beside chosen samples. */
+static void force_probes(struct probe *pr, struct sample *s)
+{
+    int f = SB__PROBE_FORCE;
+    size_t n = pr->nforced++;
+    if ((f & 4 && n % 2) || (f & 8 && n % 3))
+        return;
+    if (f & 1)
+        s->flags |= 1u << SB_REJECT_CPU_WAIT;
+    if (f & 2)
+        s->flags |= 1u << SB_REJECT_SHARED_CORE;
+}
+
 /* One sample of k iterations with its checks (see the top of the file).
  * Hot: one untimed call first brings the buffers back into the cache.
  * Cold: the buffers are flushed from every cache level instead (k is then
@@ -514,6 +528,8 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
         s->flags |= 1u << SB_REJECT_CPU_WAIT;
     if (sb__probe_contended(s->ldst, pr->quiet, pr->margin))
         s->flags |= 1u << SB_REJECT_SHARED_CORE;
+    if (SB__PROBE_FORCE)
+        force_probes(pr, s);
     if (pr->i_ctxsw >= 0 && ok_ctr && (ok_ru || !pr->ctxsw_rusage) &&
         vb[pr->i_ctxsw] != va[pr->i_ctxsw])
         s->flags |= 1u << SB_REJECT_CTXSW;

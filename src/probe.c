@@ -52,11 +52,16 @@
 #include "timer_asm.h"
 
 /* Ops of the imul chain beside each sample, and reps of the contention
- * probe, chosen by measurement (README, "The probes"): about 0.5 us of
- * chain and 0.1 us of probe (8 reps: the quiet spread p5-p50 of 2.4%,
- * against 4% with 4 reps), about 2.5% of a 50 us sample together. */
+ * probe, chosen by measurement (README, "The probes"): 512 ops, about
+ * 1080 ticks (0.5 us) a chain, timed twice, 2.2% of a 50 us sample; the
+ * median clock of a cell then sits on a lattice of 1/2160 = 0.05%.
+ * 32 reps, about 730 ticks (0.35 us), 0.7%: with 8 reps the timer pair's
+ * own jitter (54 ticks, a few ticks either way) made 30% of the samples
+ * look contended while the copy beside them ran at its quiet speed (339.2
+ * core cycles, both groups); with 32 reps 9% were flagged, and the copy
+ * beside those took 362.7 cycles at the median, 7% slower. */
 #define CHAIN_OPS 512
-#define LDST_REPS 8
+#define LDST_REPS 32
 /* Start-up check: pairs of chains timed. */
 #define CHECK_PAIRS 31
 

@@ -102,4 +102,17 @@ uint64_t sb__probe_time_ldst(const sb__probe *p);
 /* The thread's run_delay so far in ns; 0 or -1 (unreadable). */
 int sb__probe_run_delay(const sb__probe *p, uint64_t *ns);
 
+/* Test hook, as counters.h's: a test program that defines int
+ * sb__probe_force makes measure.c see, beside every sample taken, a wait
+ * for the CPU when bit 0 is set and a shared core when bit 1 is set; bit
+ * 2 limits both to every other sample, bit 3 to every third sample
+ * (tests/test_probe.c: a real disturbance may not happen during a test).
+ * The library holds no definition. */
+#if defined(__GNUC__)
+extern int sb__probe_force __attribute__((weak, visibility("hidden")));
+#define SB__PROBE_FORCE (&sb__probe_force ? sb__probe_force : 0)
+#else
+#define SB__PROBE_FORCE 0
+#endif
+
 #endif
