@@ -40,17 +40,30 @@
  *     and counters are read, then k timed calls, then the checks again:
  *
  *         re-warm call
- *         getrusage, sched_getcpu, counter read          (checks, before)
+ *         getrusage, sched_getcpu, schedstat,
+ *         contention probe, clock chain, counter read    (checks, before)
  *         timer start; k calls; timer stop               (timed)
- *         counter read, sched_getcpu, getrusage,
- *         /proc/interrupts                               (checks, after)
+ *         counter read, clock chain, sched_getcpu,
+ *         schedstat, getrusage, /proc/interrupts         (checks, after)
+ *
+ *     The probes (probe.c) sit next to the timed region, inside the
+ *     checks: the core clock of the sample is the two imul chains' cycles
+ *     over their ticks (or PAPI_TOT_CYC's cycles over the sample's ticks,
+ *     where it is read), and the contention probe's ticks times that
+ *     clock are its core cycles, compared with its quiet level: the 5th
+ *     percentile of 255 probes at start-up and of the samples' so far
+ *     (at 32, 64, 128, then every 256), whichever is lower.  schedstat's
+ *     run_delay is read inside getrusage's window, so that a wait for the
+ *     CPU always comes with the switch that caused it.
  *
  *     A sample is disturbed by a context switch (the perf software event,
  *     else getrusage's voluntary plus involuntary switches), a CPU
  *     migration (the perf software event, or sched_getcpu differing before
- *     and after) or an interrupt on the pinned CPU.  Under
- *     SB_REJECT_DISTURBED it is rejected and counted under the first of
- *     these it showed; every disturbance it showed is counted in
+ *     and after), an interrupt on the pinned CPU, a wait for the CPU
+ *     (run_delay grew) or a shared core (the contention probe).  Under
+ *     SB_REJECT_DISTURBED it is rejected and counted under the strongest
+ *     of these it showed (a wait, a switch, a migration, a shared core,
+ *     an interrupt); every disturbance it showed is counted in
  *     disturbed[] whatever the policy.  Page faults are counted, never a
  *     reason to reject: the alloc kernels take them by design.  A sample
  *     in which the kernel reported a failed call (sb_kernel_failed) is
@@ -87,9 +100,12 @@
  *     sched_getcpu() (vDSO)                 0.005-0.01 us, twice
  *     read(2) of the perf group of 3        0.54-0.65 us, twice
  *     PAPI_read                             not measured here (no PMU)
+ *     schedstat pread and parse             0.34 us, twice
+ *     clock chain (512 imul)                0.54 us, twice
+ *     contention probe (32 reps, 1 warm)    0.37 us, once
  *     /proc/interrupts pread and parse      36 us (2.2 KB), once
  *     timer reads around the checks         0.04 us per pair, twice
- * about 38 us in all, of which /proc/interrupts is 95%: that is why it is
+ * about 40 us in all, of which /proc/interrupts is 90%: that is why it is
  * read once per sample rather than on both sides of the timed region.  A
  * run measures its own (ticks from before the first check to after the
  * last, per sample, outside the timed region) and reports the median of
