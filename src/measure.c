@@ -442,16 +442,19 @@ static void probe_values(struct probe *pr, struct sample *s,
         pr->clk[pr->nclk++ % COST_RING] = s->clock;
     if (pr->ldst && isfinite(s->ldst)) {
         pr->ldst[pr->nldst++ % COST_RING] = s->ldst;
-        /* The quiet level from the start-up's calibration and the values
-         * so far (at 32, 64, 128, then every 256): the lower, so that a
-         * stretch of contention does not raise it. */
+        /* The invocation's quiet level: the start-up's calibration until
+         * there are 32 values, then the lowest 5th percentile of the
+         * values so far (at 32, 64, 128, then every 256), so that a
+         * stretch of contention does not raise it.  The calibration, 255
+         * probes back to back, runs quieter than the probes beside
+         * samples and is not kept. */
         if (pr->nldst % 256 == 0 || pr->nldst == 32 || pr->nldst == 64 ||
             pr->nldst == 128) {
             double q, *tmp = pr->ldst + COST_RING;
             size_t m = pr->nldst < COST_RING ? pr->nldst : COST_RING;
             memcpy(tmp, pr->ldst, m * sizeof *tmp);
             q = sb__probe_quiet(tmp, m);
-            if (isfinite(q) && !(q >= pr->quiet))
+            if (isfinite(q) && (pr->nldst == 32 || !(q >= pr->quiet)))
                 pr->quiet = q;
         }
     }
