@@ -51,8 +51,9 @@
  *     over their ticks (or PAPI_TOT_CYC's cycles over the sample's ticks,
  *     where it is read), and the contention probe's ticks times that
  *     clock are its core cycles, compared with its quiet level: the 5th
- *     percentile of 255 probes at start-up and of the samples' so far
- *     (at 32, 64, 128, then every 256), whichever is lower.  schedstat's
+ *     percentile of 255 probes at start-up until there are 32 samples,
+ *     then the lowest 5th percentile of the samples' so far (at 32, 64,
+ *     128, then every 256, over the last 8191).  schedstat's
  *     run_delay is read inside getrusage's window, so that a wait for the
  *     CPU always comes with the switch that caused it.
  *
@@ -504,6 +505,8 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     ok_rd = sb__probe_run_delay(&pr->cp, &rd0) == 0;
     /* The probes next to the timed region: contention, then the clock. */
     ld = sb__probe_time_ldst(&pr->cp);
+    if (pr->cp.imul_ops || pr->cp.ldst_reps)
+        sb__probe_pair(&pr->cp);
     cb = sb__probe_time_chain(&pr->cp);
     failed = sb__kernel_failures(NULL);
     ok_ctr = !pr->nctr || sb__counters_read(pr->ctr, va) == 0;

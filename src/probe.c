@@ -282,6 +282,19 @@ uint64_t sb__probe_time_ldst(const sb__probe *p)
     return t1 - t0;
 }
 
+double sb__probe_pair(sb__probe *p)
+{
+    double d[16];
+    size_t m;
+    uint64_t t0 = sb__timer_start(p->tsc);
+    uint64_t t1 = sb__timer_stop(p->tsc);
+    p->pair[p->npair++ % 16] = (double)(t1 - t0);
+    m = p->npair < 16 ? p->npair : 16;
+    memcpy(d, p->pair, m * sizeof *d);
+    p->overhead = sb__median_inplace(d, m);
+    return p->overhead;
+}
+
 int sb__probe_run_delay(const sb__probe *p, uint64_t *ns)
 {
     char buf[128];
@@ -370,6 +383,8 @@ int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
     p->ldst_reps = LDST_REPS;
     meta->probe_ldst_reps = LDST_REPS;
     p->overhead = pair_overhead(tsc);
+    for (int i = 0; i < 16; i++)
+        sb__probe_pair(p); /* the ring the samples keep up to date */
     /* A first pass warms the chains' code and lets the core settle. */
     check_chains(p, CHAIN_OPS);
     check_chains(p, CHAIN_OPS);

@@ -78,7 +78,10 @@ void sb__probe_ldst(void *buf, unsigned reps);
 typedef struct sb__probe {
     int tsc;              /* the timer is the TSC */
     double hz;
-    double overhead;      /* ticks of an empty timer pair (median) */
+    double overhead;      /* ticks of an empty timer pair: the median of
+                             the last SB__PROBE_NPAIR (sb__probe_pair) */
+    double pair[16];      /* the last empty pairs' ticks, a ring */
+    size_t npair;
     int clock_ok;         /* the imul chain passed the start-up check */
     uint64_t imul_ops;    /* ops of the chain timed beside each sample */
     unsigned ldst_reps;   /* reps of the contention probe per sample */
@@ -93,6 +96,12 @@ typedef struct sb__probe {
 int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
                    sb_error *err);
 void sb__probe_close(sb__probe *p);
+
+/* Time one empty timer pair and return p->overhead, the median of the
+ * last 16: a pair costs 54 ticks here, but 250-700 while the hypervisor
+ * traps the TSC (seen in single invocations), and a clock computed with a
+ * stale overhead is off by as much. */
+double sb__probe_pair(sb__probe *p);
 
 /* Raw ticks (the timer pair included) of one imul chain of p->imul_ops;
  * 0 when there is no chain. */

@@ -468,11 +468,12 @@ static void add_probe_figures(sb_run *run, const sb__invocation *inv,
 
 /* The run's probe figures from the totals.  The quiet level is the
  * median of the invocations' (not their lowest: an invocation whose
- * chain a shared core slowed has its clock, and so its level, too low;
- * 24.1 against 32.8 cycles seen here).  An invocation whose own is above
- * it by more than the margin was measured on a shared core throughout
- * (its own level could not tell); one below it had its clock probe
- * slowed; a note says either. */
+ * clock readings were too low has its level too low; 4.4 to 30.3
+ * against 32.8 cycles seen here while a stale timer overhead skewed
+ * them, before probe.c tracked it).  An invocation whose own is above it
+ * by more than the margin was measured on a shared core throughout (its
+ * own level could not tell); one below it had suspect clock readings; a
+ * note says either. */
 static void probe_totals(sb_run *run, struct machine_totals *tot)
 {
     sb_meta *m = &run->meta;
@@ -503,8 +504,8 @@ static void probe_totals(sb_run *run, struct machine_totals *tot)
         else if (r < -tot->margin)
             sb__meta_note(m, "clock probe: invocation %zu's contention "
                              "probe was at %.3g at its quietest, %.0f%% "
-                             "below the run's %.3g: its clock probe was "
-                             "slowed (a shared core)", tot->quiet_inv[i],
+                             "below the run's %.3g: its clock readings "
+                             "are suspect (too low)", tot->quiet_inv[i],
                           tot->quiet[i], -100 * r, m->contention_quiet);
     }
     m->cpu_wait_share =
