@@ -55,6 +55,11 @@
  * probe, chosen by measurement (README, "The probes"): 512 ops, about
  * 1080 ticks (0.5 us) a chain, timed twice, 2.2% of a 50 us sample; the
  * median clock of a cell then sits on a lattice of 1/2160 = 0.05%.
+ * Twice, before and after each sample, rather than once a round: the
+ * clock here changed level 2166 times in 62.7 s (by more than 1.5%, about
+ * every 30 ms), so a round of 33 cells (3-5 ms) would hold a change one
+ * time in ten, and a sample's two chains differed by more than 1.5% in
+ * 6.7% of 100000 samples of about 0.6 ms.
  * 32 reps, about 730 ticks (0.35 us), 0.7%: with 8 reps the timer pair's
  * own jitter (54 ticks, a few ticks either way) made 30% of the samples
  * look contended while the copy beside them ran at its quiet speed (339.2
@@ -388,6 +393,8 @@ int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
     /* A first pass warms the chains' code and lets the core settle. */
     check_chains(p, CHAIN_OPS);
     check_chains(p, CHAIN_OPS);
+    if (SB__PROBE_FORCE & 16)
+        p->add_tpo = 0.54 / SB__PROBE_IMUL_CYCLES * p->imul_tpo;
     meta->probe_ratio = p->imul_tpo / p->add_tpo;
     if (!sb__probe_validate(p->imul_tpo, p->add_tpo, SB__PROBE_TOLERANCE,
                             why, sizeof why)) {

@@ -115,7 +115,9 @@ int sb__probe_run_delay(const sb__probe *p, uint64_t *ns);
  * sb__probe_force makes measure.c see, beside every sample taken, a wait
  * for the CPU when bit 0 is set and a shared core when bit 1 is set; bit
  * 2 limits both to every other sample, bit 3 to every third sample
- * (tests/test_probe.c: a real disturbance may not happen during a test).
+ * (tests/test_probe.c: a real disturbance may not happen during a test);
+ * bit 4 makes the start-up check see a folded add chain, which refuses
+ * the clock probe.
  * The library holds no definition. */
 #if defined(__GNUC__)
 extern int sb__probe_force __attribute__((weak, visibility("hidden")));

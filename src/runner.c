@@ -430,6 +430,7 @@ struct machine_totals {
     size_t nclock, nshare, nquiet;
     double taken, waited, contended;
     int wait_known, contention_known;
+    int ticks; /* some invocation's contention probe was in ticks */
 };
 
 /* An invocation's probe figures into the totals. */
@@ -459,6 +460,10 @@ static void add_probe_figures(sb_run *run, const sb__invocation *inv,
         tot->clock[tot->nclock++] = m->probe_clock;
     if (isfinite(m->probe_cost_share) && tot->nshare < 64)
         tot->share[tot->nshare++] = m->probe_cost_share;
+    /* In ticks (no clock) the levels of invocations at different clocks
+     * cannot be compared: only within each (no notes below). */
+    if (!strcmp(m->probe, "none"))
+        tot->ticks = 1;
     if (isfinite(m->contention_quiet) && tot->nquiet < 64) {
         tot->quiet_inv[tot->nquiet] = run->invocations + 1;
         tot->margin = m->contention_margin;
@@ -493,7 +498,7 @@ static void probe_totals(sb_run *run, struct machine_totals *tot)
         memcpy(q, tot->quiet, tot->nquiet * sizeof *q);
         m->contention_quiet = sb__median_inplace(q, tot->nquiet);
     }
-    for (size_t i = 0; i < tot->nquiet; i++) {
+    for (size_t i = 0; i < tot->nquiet && !tot->ticks; i++) {
         double r = tot->quiet[i] / m->contention_quiet - 1;
         if (r > tot->margin)
             sb__meta_note(m, "shared core: invocation %zu's contention "

@@ -23,6 +23,8 @@
  *  - A hog pinned to the run's CPU: the run completes, rejects add up,
  *    no kept sample carries a rejected reason, the interval holds its
  *    estimate.  True whether or not the hog collided with a sample.
+ *  - The clock probe refused (the hook again): every clock unknown, the
+ *    reason said, the contention probe in ticks.
  *  - On a machine with PAPI_TOT_CYC, the chain's cycles against the
  *    counter within 1% (skipped where the counter is absent, as in most
  *    virtual machines).
@@ -354,6 +356,41 @@ static void test_forced(void)
     }
 }
 
+/* The clock probe refused at start-up (the hook feeds the check a folded
+ * add chain): no clock anywhere, the reason in the header's fields, the
+ * contention probe in ticks with its wider margin. */
+static void test_refused(void)
+{
+    sb_run *run = forced_run(16, SB_REJECT_DISTURBED);
+    const sb_meta *m;
+    const double *clk;
+    size_t known = 0;
+
+    if (!tap_ok(run != NULL, "a run with the clock probe refused"))
+        return;
+    m = sb_run_meta(run);
+    if (!sb__probe_have_chains()) {
+        tap_skip("no chains on this architecture");
+        sb_run_free(run);
+        return;
+    }
+    tap_ok(!strcmp(m->probe, "none") && strstr(m->probe_note, "refused") &&
+               strstr(m->probe_note, "5.556"),
+           "meta says refused and why (%s)", m->probe_note);
+    tap_ok(strstr(m->notes, "clock probe refused") != NULL,
+           "and a note says so");
+    clk = sb_run_sample_clock(run, 0);
+    for (size_t i = 0; clk && i < sb_run_cell(run, 0)->nsamples; i++)
+        known += !isnan(clk[i]);
+    tap_ok(clk && known == 0, "every sample's clock unknown (%zu known)",
+           known);
+    tap_ok(isnan(m->probe_clock) && isnan(m->probe_clock_min),
+           "no effective clock");
+    TAP_IS_REL(m->contention_margin, SB__PROBE_MARGIN_TICKS, 0,
+               "the contention probe compared in ticks, with its margin");
+    sb_run_free(run);
+}
+
 /* A hog pinned to the CPU the run pins to, for the run's length. */
 static void test_hog(void)
 {
@@ -496,6 +533,7 @@ int main(void)
     test_schedstat();
     test_chains_here();
     test_forced();
+    test_refused();
     test_hog();
     test_papi();
     return tap_done();
