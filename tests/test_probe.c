@@ -23,6 +23,7 @@
  *  - A hog pinned to the run's CPU: the run completes, rejects add up,
  *    no kept sample carries a rejected reason, the interval holds its
  *    estimate.  True whether or not the hog collided with a sample.
+ *  - The probes' figures through the JSON and back, and hostile values.
  *  - The clock probe refused (the hook again): every clock unknown, the
  *    reason said, the contention probe in ticks.
  *  - On a machine with PAPI_TOT_CYC, the chain's cycles against the
@@ -356,6 +357,95 @@ static void test_forced(void)
     }
 }
 
+/* The probes' figures through the JSON and back: the same values, and
+ * a hostile array read as unknown. */
+static void test_json(void)
+{
+    sb_options o;
+    sb_plan *plan = sb_plan_new();
+    sb_run *run = NULL, *back = NULL;
+    sb_error e = {0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+    int same = 1;
+
+    options(&o, SB_REJECT_DISTURBED);
+    o.invocations = 2;
+    o.min_samples = o.max_samples = 40;
+    sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
+    if (!tap_ok(sb_run_execute(plan, &o, &run, &e) == SB_OK,
+                "a run of two invocations (%s)", e.text)) {
+        sb_plan_free(plan);
+        return;
+    }
+    sb_plan_free(plan);
+    f = open_memstream(&text, &len);
+    if (f && sb_report(run, SB_FORMAT_JSON, f, &e) == SB_OK) {
+        fclose(f);
+        f = fmemopen(text, len, "r");
+        if (f && sb_run_load(f, "mem", NULL, &back, &e) != SB_OK)
+            back = NULL;
+    }
+    if (f)
+        fclose(f);
+    if (tap_ok(back != NULL, "written and read back (%s)", e.text)) {
+        const sb_meta *a = sb_run_meta(run), *b = sb_run_meta(back);
+#define SAME(x) (isnan(a->x) ? isnan(b->x) : fabs(a->x - b->x) <= 1e-9 * fabs(a->x))
+        same = SAME(probe_ratio) && SAME(probe_cost_share) &&
+               SAME(probe_clock) && SAME(probe_clock_min) &&
+               SAME(probe_clock_max) && SAME(contention_quiet) &&
+               SAME(contention_margin) && SAME(contended_share) &&
+               SAME(cpu_wait_share) && a->probe_ninv == b->probe_ninv &&
+               a->probe_chain_ops == b->probe_chain_ops &&
+               a->probe_ldst_reps == b->probe_ldst_reps &&
+               !strcmp(a->probe, b->probe) &&
+               !strcmp(a->probe_note, b->probe_note);
+        for (size_t i = 0; i < a->probe_ninv && i < SB_PROBE_MAX_INV; i++)
+            same = same && SAME(probe_inv_clock[i]) &&
+                   SAME(probe_inv_quiet[i]);
+#undef SAME
+        tap_ok(same, "the probes' figures alike (%s, %zu invocations)",
+               b->probe, b->probe_ninv);
+        TAP_IS_INT(b->probe_ninv, 2, "one clock per invocation");
+        sb_run_free(back);
+    }
+    free(text);
+    sb_run_free(run);
+    {
+        /* Hostile per-invocation values: not positive numbers. */
+        static const char doc[] =
+            "{\"schema\":\"statbench-run\",\"schema_version\":1,"
+            "\"meta\":{\"timer\":{\"hz\":2e9},\"probes\":{"
+            "\"clock_source\":\"imul\\u001b[31m\","
+            "\"invocation_clock\":[1.4,-1,\"x\",null,0],"
+            "\"invocation_contention_quiet\":[32.8]}},"
+            "\"cells\":[{\"kernel\":\"libc\",\"size\":64,"
+            "\"src_align\":0,\"dst_align\":0,"
+            "\"samples_ticks\":[10,11,12]}]}";
+        f = fmemopen((void *)doc, sizeof doc - 1, "r");
+        back = NULL;
+        if (f && sb_run_load(f, "doc", NULL, &back, &e) == SB_OK) {
+            const sb_meta *b = sb_run_meta(back);
+            tap_ok(b->probe_ninv == 5 && b->probe_inv_clock[0] == 1.4 &&
+                       isnan(b->probe_inv_clock[1]) &&
+                       isnan(b->probe_inv_clock[2]) &&
+                       isnan(b->probe_inv_clock[3]) &&
+                       isnan(b->probe_inv_clock[4]) &&
+                       b->probe_inv_quiet[0] == 32.8 &&
+                       isnan(b->probe_inv_quiet[1]) &&
+                       !strchr(b->probe, 0x1b) && isnan(b->probe_clock),
+                   "hostile values read as unknown, the string cleaned "
+                   "(%s)", b->probe);
+            sb_run_free(back);
+        } else {
+            tap_ok(0, "a run with hostile probe fields loads (%s)", e.text);
+        }
+        if (f)
+            fclose(f);
+    }
+}
+
 /* The clock probe refused at start-up (the hook feeds the check a folded
  * add chain): no clock anywhere, the reason in the header's fields, the
  * contention probe in ticks with its wider margin. */
@@ -534,6 +624,7 @@ int main(void)
     test_chains_here();
     test_forced();
     test_refused();
+    test_json();
     test_hog();
     test_papi();
     return tap_done();

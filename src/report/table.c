@@ -78,10 +78,16 @@ static void probes(const sb_meta *m, FILE *f)
         puts_clean(f, m->probe_note);
         fputs(")", f);
     } else {
-        fprintf(f, "core clock from %s", !strcmp(m->probe, "pmu")
-                                             ? "PAPI_TOT_CYC"
-                                             : "an imul chain (");
-        if (strcmp(m->probe, "pmu")) {
+        /* A loaded run's string may be anything: printed as it is. */
+        fputs("core clock from ", f);
+        if (!strcmp(m->probe, "pmu"))
+            fputs("PAPI_TOT_CYC", f);
+        else if (!strcmp(m->probe, "imul-chain"))
+            fputs("an imul chain", f);
+        else
+            puts_clean(f, m->probe);
+        if (strcmp(m->probe, "pmu") && m->probe_note[0]) {
+            fputs(" (", f);
             puts_clean(f, m->probe_note);
             fputc(')', f);
         }
