@@ -6,8 +6,8 @@
  *    2.1 GHz, a core that steps from 2.79 to 2.99 GHz in the middle of a
  *    run and once inside a sample; each chain's ticks are its cycles at
  *    the simulated clock, plus the timer pair's overhead, plus integer
- *    rounding and a tick of jitter either way.  The reference is the simulation's
- *    own clock, not the code under test.
+ *    rounding and a tick of jitter either way.  The reference is the
+ *    simulation's own clock, not the code under test.
  *  - The start-up check on simulated chain timings: agreement, the
  *    folded add r64, imm of issue 12 (0.54 cycles per add), a 4-cycle
  *    imul, the tolerance's edges.
@@ -391,7 +391,8 @@ static void test_json(void)
         fclose(f);
     if (tap_ok(back != NULL, "written and read back (%s)", e.text)) {
         const sb_meta *a = sb_run_meta(run), *b = sb_run_meta(back);
-#define SAME(x) (isnan(a->x) ? isnan(b->x) : fabs(a->x - b->x) <= 1e-9 * fabs(a->x))
+#define SAME(x)                                                              \
+    (isnan(a->x) ? isnan(b->x) : fabs(a->x - b->x) <= 1e-9 * fabs(a->x))
         same = SAME(probe_ratio) && SAME(probe_cost_share) &&
                SAME(probe_clock) && SAME(probe_clock_min) &&
                SAME(probe_clock_max) && SAME(contention_quiet) &&

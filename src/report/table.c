@@ -93,6 +93,8 @@ static void probes(const sb_meta *m, FILE *f)
         }
         if (isfinite(m->probe_clock))
             fprintf(f, ", %.3g core cycles per tick", m->probe_clock);
+        if (isfinite(m->probe_clock) && m->timer.kind == SB_TIMER_TSC)
+            fprintf(f, " (core %.2f GHz)", m->probe_clock * m->timer.hz / 1e9);
     }
     if (isfinite(m->probe_cost_share))
         fprintf(f, "; %.1f%% of measuring time", 100 * m->probe_cost_share);
