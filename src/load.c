@@ -16,6 +16,7 @@
 
 #include "plan.h"
 #include "report/schema.h"
+#include "meta.h"
 #include "run_internal.h"
 
 /* A stand-in kernel owned by the run, for a name this build lacks or for
@@ -251,6 +252,28 @@ static void load_meta_arrays(sb_meta *meta, json_t *m)
             sb__clean_text(meta->counter_names[meta->ncounters++]);
         }
     }
+    {
+        /* The probes' figures per invocation: positive numbers, or null
+         * for one not known; anything else is read as not known. */
+        json_t *p = json_object_get(m, SB__JK_PROBES);
+        json_t *c = json_object_get(p, SB__JK_INV_CLOCK);
+        json_t *q = json_object_get(p, SB__JK_INV_QUIET);
+        size_t n = json_array_size(c) > json_array_size(q)
+                       ? json_array_size(c)
+                       : json_array_size(q);
+        meta->probe_ninv = n < SB_PROBE_MAX_INV ? n : SB_PROBE_MAX_INV;
+        for (size_t i = 0; i < meta->probe_ninv; i++) {
+            json_t *a = json_array_get(c, i), *b = json_array_get(q, i);
+            meta->probe_inv_clock[i] =
+                json_is_number(a) && json_number_value(a) > 0
+                    ? json_number_value(a)
+                    : NAN;
+            meta->probe_inv_quiet[i] =
+                json_is_number(b) && json_number_value(b) > 0
+                    ? json_number_value(b)
+                    : NAN;
+        }
+    }
 }
 
 static int load_meta(sb_run *run, json_t *root, const char *name,
@@ -268,6 +291,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
      * by hand below. */
     meta->interrupts_per_second = NAN;
     meta->check_cost_seconds = NAN;
+    sb__meta_probe_unknown(meta);
     sb__json_load_fields(sb__json_meta, sb__json_nmeta, m, base);
     {
         json_t *cpu = json_object_get(m, SB__JK_CPU);

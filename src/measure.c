@@ -40,17 +40,31 @@
  *     and counters are read, then k timed calls, then the checks again:
  *
  *         re-warm call
- *         getrusage, sched_getcpu, counter read          (checks, before)
+ *         getrusage, sched_getcpu, schedstat,
+ *         contention probe, clock chain, counter read    (checks, before)
  *         timer start; k calls; timer stop               (timed)
- *         counter read, sched_getcpu, getrusage,
- *         /proc/interrupts                               (checks, after)
+ *         counter read, clock chain, sched_getcpu,
+ *         schedstat, getrusage, /proc/interrupts         (checks, after)
+ *
+ *     The probes (probe.c) sit next to the timed region, inside the
+ *     checks: the core clock of the sample is the two imul chains' cycles
+ *     over their ticks (or PAPI_TOT_CYC's cycles over the sample's ticks,
+ *     where it is read), and the contention probe's ticks times that
+ *     clock are its core cycles, compared with its quiet level: the 5th
+ *     percentile of 255 probes at start-up until there are 32 samples,
+ *     then the lowest 5th percentile of the samples' so far (at 32, 64,
+ *     128, then every 256, over the last 8191).  schedstat's
+ *     run_delay is read inside getrusage's window, so that a wait for the
+ *     CPU always comes with the switch that caused it.
  *
  *     A sample is disturbed by a context switch (the perf software event,
  *     else getrusage's voluntary plus involuntary switches), a CPU
  *     migration (the perf software event, or sched_getcpu differing before
- *     and after) or an interrupt on the pinned CPU.  Under
- *     SB_REJECT_DISTURBED it is rejected and counted under the first of
- *     these it showed; every disturbance it showed is counted in
+ *     and after), an interrupt on the pinned CPU, a wait for the CPU
+ *     (run_delay grew) or a shared core (the contention probe).  Under
+ *     SB_REJECT_DISTURBED it is rejected and counted under the strongest
+ *     of these it showed (a wait, a switch, a migration, a shared core,
+ *     an interrupt); every disturbance it showed is counted in
  *     disturbed[] whatever the policy.  Page faults are counted, never a
  *     reason to reject: the alloc kernels take them by design.  A sample
  *     in which the kernel reported a failed call (sb_kernel_failed) is
@@ -87,9 +101,12 @@
  *     sched_getcpu() (vDSO)                 0.005-0.01 us, twice
  *     read(2) of the perf group of 3        0.54-0.65 us, twice
  *     PAPI_read                             not measured here (no PMU)
+ *     schedstat pread and parse             0.34 us, twice
+ *     clock chain (512 imul)                0.54 us, twice
+ *     contention probe (32 reps, 1 warm)    0.37 us, once
  *     /proc/interrupts pread and parse      36 us (2.2 KB), once
  *     timer reads around the checks         0.04 us per pair, twice
- * about 38 us in all, of which /proc/interrupts is 95%: that is why it is
+ * about 40 us in all, of which /proc/interrupts is 90%: that is why it is
  * read once per sample rather than on both sides of the timed region.  A
  * run measures its own (ticks from before the first check to after the
  * last, per sample, outside the timed region) and reports the median of
@@ -121,6 +138,7 @@
 #include "meta.h"
 #include "metric.h"
 #include "plan.h"
+#include "probe.h"
 #include "sysinfo.h"
 #include "timer.h"
 #include "timer_asm.h"
@@ -159,6 +177,17 @@ struct probe {
     uint64_t rebase_ticks;         /* re-read before a sample after this */
     double *cost;                  /* ring of check costs, in ticks */
     size_t ncost;
+    /* The clock and contention probes (probe.c). */
+    sb__probe cp;
+    int cp_open;
+    int i_cyc;                     /* read index of PAPI_TOT_CYC, or -1 */
+    double margin;                 /* contended beyond quiet * (1 + it) */
+    double quiet;                  /* the contention probe's quiet level */
+    double *ldst;                  /* ring of contention probe values */
+    double *clk;                   /* ring of sample clocks */
+    double *share;                 /* ring of the probes' cost shares */
+    size_t nldst, nclk, nshare;
+    size_t nforced;                /* samples seen by the test hook */
 };
 
 /* What one sample saw. */
@@ -166,6 +195,8 @@ struct sample {
     double ticks;  /* per iteration, timer overhead subtracted */
     unsigned flags; /* 1u << SB_REJECT_CTXSW, _MIGRATION, _INTERRUPT */
     double clock;   /* core cycles per tick around it, NAN: unknown */
+    double ldst;    /* the contention probe beside it, core cycles per rep
+                       (ticks per rep without a clock); NAN: none */
     double user, sys; /* CPU seconds of the thread during it */
     double ctr[SB_MAX_COUNTERS]; /* per iteration; NAN when unread */
 };
@@ -376,6 +407,70 @@ static int irq_update(struct probe *pr, uint64_t tick, uint64_t *d)
     return 0;
 }
 
+/* The sample's core clock and contention probe value, from the counters
+ * (PAPI_TOT_CYC) or the chains timed before (cb) and after (ca) it, and
+ * the contention probe's raw ticks ld; the probes' cost and the rings
+ * of their values, of which the quiet level is the 5th percentile. */
+static void probe_values(struct probe *pr, struct sample *s,
+                         uint64_t t, uint64_t cb, uint64_t ca, uint64_t ld)
+{
+    const sb__probe *cp = &pr->cp;
+    double ops = (double)cp->imul_ops;
+
+    s->clock = NAN;
+    if (pr->i_cyc >= 0 && isfinite(s->ctr[pr->i_cyc]) &&
+        s->ctr[pr->i_cyc] > 0 && s->ticks > 0)
+        s->clock = s->ctr[pr->i_cyc] / s->ticks;
+    else if (cp->clock_ok)
+        s->clock = sb__probe_sample_clock(SB__PROBE_IMUL_CYCLES * ops,
+                                          (double)cb, (double)ca,
+                                          cp->overhead);
+    s->ldst = NAN;
+    if (ld && (double)ld > cp->overhead) {
+        s->ldst = ((double)ld - cp->overhead) / (double)cp->ldst_reps;
+        if (pr->i_cyc >= 0 || cp->clock_ok)
+            s->ldst *= s->clock; /* NAN when this sample's is unknown */
+    }
+    /* The cost share per sample, for its median: a sum would be ruled
+     * by the few samples a preemption stretched. */
+    if (pr->share && t > 0 && (cb || ca || ld))
+        pr->share[pr->nshare++ % COST_RING] = (double)(cb + ca + ld) /
+                                              (double)t;
+    if (pr->clk && isfinite(s->clock))
+        pr->clk[pr->nclk++ % COST_RING] = s->clock;
+    if (pr->ldst && isfinite(s->ldst)) {
+        pr->ldst[pr->nldst++ % COST_RING] = s->ldst;
+        /* The invocation's quiet level: the start-up's calibration until
+         * there are 32 values, then the lowest 5th percentile of the
+         * values so far (at 32, 64, 128, then every 256), so that a
+         * stretch of contention does not raise it.  The calibration, 255
+         * probes back to back, runs quieter than the probes beside
+         * samples and is not kept. */
+        if (pr->nldst % 256 == 0 || pr->nldst == 32 || pr->nldst == 64 ||
+            pr->nldst == 128) {
+            double q, *tmp = pr->ldst + COST_RING;
+            size_t m = pr->nldst < COST_RING ? pr->nldst : COST_RING;
+            memcpy(tmp, pr->ldst, m * sizeof *tmp);
+            q = sb__probe_quiet(tmp, m);
+            if (isfinite(q) && (pr->nldst == 32 || !(q >= pr->quiet)))
+                pr->quiet = q;
+        }
+    }
+}
+
+/* The test hook (probe.h): disturbances made up beside chosen samples. */
+static void force_probes(struct probe *pr, struct sample *s)
+{
+    int f = SB__PROBE_FORCE;
+    size_t n = pr->nforced++;
+    if ((f & 4 && n % 2) || (f & 8 && n % 3))
+        return;
+    if (f & 1)
+        s->flags |= 1u << SB_REJECT_CPU_WAIT;
+    if (f & 2)
+        s->flags |= 1u << SB_REJECT_SHARED_CORE;
+}
+
 /* One sample of k iterations with its checks (see the top of the file).
  * Hot: one untimed call first brings the buffers back into the cache.
  * Cold: the buffers are flushed from every cache level instead (k is then
@@ -386,8 +481,8 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     sb_kernel_fn fn = c->kernel->fn;
     struct rusage a, b;
     uint64_t va[SB_MAX_COUNTERS], vb[SB_MAX_COUNTERS];
-    uint64_t c0, c1, c2, c3, t, dirq = 0;
-    int ok_ru, ok_ctr, cpu0, cpu1, tsc = pr->tsc, e;
+    uint64_t c0, c1, c2, c3, t, dirq = 0, cb, ca, ld, rd0 = 0, rd1 = 0;
+    int ok_ru, ok_ctr, cpu0, cpu1, tsc = pr->tsc, e, ok_rd;
     size_t failed;
 
 #ifdef SB_HAVE_X86_64
@@ -404,6 +499,12 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
         irq_update(pr, c0, &dirq);
     ok_ru = getrusage(RUSAGE_THREAD, &a) == 0;
     cpu0 = sched_getcpu();
+    ok_rd = sb__probe_run_delay(&pr->cp, &rd0) == 0;
+    /* The probes next to the timed region: contention, then the clock. */
+    ld = sb__probe_time_ldst(&pr->cp);
+    if (pr->cp.imul_ops || pr->cp.ldst_reps)
+        sb__probe_pair(&pr->cp);
+    cb = sb__probe_time_chain(&pr->cp);
     failed = sb__kernel_failures(NULL);
     ok_ctr = !pr->nctr || sb__counters_read(pr->ctr, va) == 0;
     c1 = sb__timer_stop(tsc);
@@ -413,8 +514,12 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     /* Checks after: the counters first. */
     c2 = sb__timer_start(tsc);
     ok_ctr = (!pr->nctr || sb__counters_read(pr->ctr, vb) == 0) && ok_ctr;
+    ca = sb__probe_time_chain(&pr->cp);
     failed = sb__kernel_failures(&e) - failed;
     cpu1 = sched_getcpu();
+    /* run_delay inside getrusage's window: a wait always shows a switch
+     * too (the reject counts name the wait). */
+    ok_rd = ok_rd && sb__probe_run_delay(&pr->cp, &rd1) == 0;
     ok_ru = getrusage(RUSAGE_THREAD, &b) == 0 && ok_ru;
     dirq = 0;
     if (pr->irq_ok && irq_update(pr, c2, &dirq) != 0)
@@ -436,8 +541,14 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
                               (double)k
                         : NAN;
 
-    s->clock = NAN; /* no core clock probe yet */
+    probe_values(pr, s, t, cb, ca, ld);
     s->flags = 0;
+    if (ok_rd && rd1 > rd0)
+        s->flags |= 1u << SB_REJECT_CPU_WAIT;
+    if (sb__probe_contended(s->ldst, pr->quiet, pr->margin))
+        s->flags |= 1u << SB_REJECT_SHARED_CORE;
+    if (SB__PROBE_FORCE)
+        force_probes(pr, s);
     if (pr->i_ctxsw >= 0 && ok_ctr && (ok_ru || !pr->ctxsw_rusage) &&
         vb[pr->i_ctxsw] != va[pr->i_ctxsw])
         s->flags |= 1u << SB_REJECT_CTXSW;
@@ -770,6 +881,82 @@ static long locked_kib(void)
     return kib;
 }
 
+static void free_probes(struct probe *pr)
+{
+    if (pr->cp_open)
+        sb__probe_close(&pr->cp);
+    pr->cp_open = 0;
+    free(pr->ldst);
+    free(pr->clk);
+    free(pr->share);
+    pr->ldst = pr->clk = pr->share = NULL;
+}
+
+/* The contention probe's quiet level at start-up, before any sample:
+ * the 5th percentile of 255 probes, each converted with the clock of a
+ * chain timed next to it.  Without a clock, ticks per rep. */
+static void calibrate_quiet(struct probe *pr)
+{
+    enum { N = 255 };
+    double v[N];
+    size_t m = 0;
+    const sb__probe *cp = &pr->cp;
+
+    if (!cp->ldst_reps)
+        return;
+    for (int i = 0; i < N; i++) {
+        double ld = (double)sb__probe_time_ldst(cp) - cp->overhead, clk = 1;
+        if (cp->clock_ok)
+            clk = sb__probe_clock(SB__PROBE_IMUL_CYCLES *
+                                      (double)cp->imul_ops,
+                                  (double)sb__probe_time_chain(cp),
+                                  cp->overhead);
+        else if (pr->i_cyc >= 0)
+            return; /* PAPI's cycles only beside samples: the run's
+                       values set the level */
+        if (ld > 0 && isfinite(clk))
+            v[m++] = ld / (double)cp->ldst_reps * clk;
+    }
+    pr->quiet = sb__probe_quiet(v, m);
+}
+
+/* Open the probes (probe.c): the clock from PAPI_TOT_CYC when it is read,
+ * else the imul chain once it passed its start-up check. */
+static int open_probes(struct probe *pr, sb__invocation *inv,
+                       sb_error *err)
+{
+    sb_meta *m = &inv->meta;
+    int rc;
+
+    pr->i_cyc = -1;
+    pr->quiet = NAN;
+    rc = sb__probe_open(&pr->cp, pr->tsc, pr->hz, m, err);
+    if (rc != SB_OK)
+        return rc;
+    pr->cp_open = 1;
+    for (size_t j = 0; j < m->ncounters && j < SB_MAX_COUNTERS; j++)
+        if (strcmp(m->counter_names[j], "PAPI_TOT_CYC") == 0)
+            pr->i_cyc = (int)j;
+    if (pr->i_cyc >= 0) {
+        snprintf(m->probe, sizeof m->probe, "pmu");
+        snprintf(m->probe_note, sizeof m->probe_note,
+                 "core cycles from PAPI_TOT_CYC (imul chain: %s)",
+                 pr->cp.clock_ok ? "agrees with add" : "refused");
+    }
+    /* Without a core clock, ticks mix the host's clock steps (3.5% each,
+     * up to 11% apart here) into the probe: a wider margin. */
+    pr->margin = pr->i_cyc >= 0 || pr->cp.clock_ok ? SB__PROBE_MARGIN
+                                                   : SB__PROBE_MARGIN_TICKS;
+    m->contention_margin = pr->margin;
+    pr->ldst = malloc(2 * COST_RING * sizeof *pr->ldst);
+    pr->clk = malloc(COST_RING * sizeof *pr->clk);
+    pr->share = malloc(COST_RING * sizeof *pr->share);
+    if (!pr->ldst || !pr->clk || !pr->share)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    calibrate_quiet(pr);
+    return SB_OK;
+}
+
 /* Open the checks: counters, the pinned CPU's interrupts. */
 static int probe_open(struct probe *pr, const sb_options *opt,
                       sb__invocation *inv, sb_error *err)
@@ -801,7 +988,7 @@ static int probe_open(struct probe *pr, const sb_options *opt,
     }
     inv->meta.interrupts_per_second = NAN;
     inv->meta.check_cost_seconds = NAN;
-    return SB_OK;
+    return open_probes(pr, inv, err);
 }
 
 /* One sample taken for cell r: its CPU time and disturbances counted, then
@@ -827,15 +1014,52 @@ static int record_sample(const sb_options *opt, const struct work *w,
     }
     if (opt->reject == SB_REJECT_DISTURBED &&
         (v->flags & ~(w->keep_irq ? 1u << SB_REJECT_INTERRUPT : 0u))) {
-        /* Counted under the strongest evidence it showed. */
-        int why = v->flags & (1u << SB_REJECT_CTXSW) ? SB_REJECT_CTXSW
-                  : v->flags & (1u << SB_REJECT_MIGRATION)
-                      ? SB_REJECT_MIGRATION
+        /* Counted under the strongest evidence it showed: a wait for
+         * the CPU comes with a context switch and says more. */
+        unsigned f = v->flags;
+        int why = f & (1u << SB_REJECT_CPU_WAIT)      ? SB_REJECT_CPU_WAIT
+                  : f & (1u << SB_REJECT_CTXSW)       ? SB_REJECT_CTXSW
+                  : f & (1u << SB_REJECT_MIGRATION)   ? SB_REJECT_MIGRATION
+                  : f & (1u << SB_REJECT_SHARED_CORE) &&
+                          !(f & (1u << SB_REJECT_INTERRUPT) && !w->keep_irq)
+                      ? SB_REJECT_SHARED_CORE
                       : SB_REJECT_INTERRUPT;
         r->rejected[why]++;
         return SB_OK;
     }
     return push_sample(r, v);
+}
+
+/* The probes' figures of the invocation (sb_meta's probe fields). */
+static void probe_figures(struct probe *pr, sb__invocation *inv)
+{
+    double taken = 0, wait = 0, shared = 0;
+
+    if (pr->clk && pr->nclk) {
+        inv->meta.probe_clock = sb__median_inplace(
+            pr->clk, pr->nclk < COST_RING ? pr->nclk : COST_RING);
+        inv->meta.probe_clock_min = inv->meta.probe_clock_max =
+            inv->meta.probe_clock;
+    }
+    if (pr->share && pr->nshare)
+        inv->meta.probe_cost_share = sb__median_inplace(
+            pr->share, pr->nshare < COST_RING ? pr->nshare : COST_RING);
+    inv->meta.contention_quiet = pr->quiet;
+    inv->meta.contention_margin = pr->margin;
+    for (size_t i = 0; i < inv->ncells; i++) {
+        const sb__raw_cell *r = &inv->cells[i];
+        taken += (double)r->nsamples;
+        for (int q = 0; q < SB_REJECT_NREASONS; q++)
+            taken += (double)r->rejected[q];
+        wait += (double)r->disturbed[SB_REJECT_CPU_WAIT];
+        shared += (double)r->disturbed[SB_REJECT_SHARED_CORE];
+    }
+    if (taken > 0) {
+        if (pr->cp.sched_fd >= 0)
+            inv->meta.cpu_wait_share = wait / taken;
+        if (isfinite(pr->quiet))
+            inv->meta.contended_share = shared / taken;
+    }
 }
 
 /* Close the checks and fill the invocation's figures. */
@@ -851,6 +1075,7 @@ static void probe_close(struct probe *pr, sb__invocation *inv)
             sb__median_inplace(pr->cost, pr->ncost < COST_RING ? pr->ncost
                                                                : COST_RING) /
             pr->hz;
+    probe_figures(pr, inv);
     if (pr->irq_ok)
         sb__irq_close(&pr->irq);
     pr->irq_ok = 0;
@@ -858,6 +1083,7 @@ static void probe_close(struct probe *pr, sb__invocation *inv)
     pr->ctr = NULL;
     free(pr->cost);
     pr->cost = NULL;
+    free_probes(pr);
 }
 
 /* What one invocation holds while it measures, so that every way out
@@ -1114,8 +1340,10 @@ static void release(struct held *h, sb__invocation *inv)
         sched_setscheduler(0, h->saved_policy, &h->saved_param);
     if (h->probing)
         probe_close(&h->pr, inv);
-    else
+    else {
         free(h->pr.cost);
+        free_probes(&h->pr);
+    }
     if (h->restore)
         sched_setaffinity(0, sizeof h->saved, &h->saved);
     for (size_t i = 0; h->w && i < h->n; i++)

@@ -2,6 +2,7 @@
  * comes from sysinfo.c. */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,8 +14,17 @@
 #include "meta.h"
 #include "sysinfo.h"
 
+void sb__meta_probe_unknown(sb_meta *m)
+{
+    m->probe_ratio = m->probe_cost_share = NAN;
+    m->probe_clock = m->probe_clock_min = m->probe_clock_max = NAN;
+    m->contention_quiet = m->contention_margin = NAN;
+    m->contended_share = m->cpu_wait_share = NAN;
+}
+
 void sb__meta_fill(sb_meta *meta)
 {
+    sb__meta_probe_unknown(meta);
     struct utsname u;
     time_t now = time(NULL);
     struct tm tm;

@@ -26,7 +26,9 @@
     X(SB_REJECT_CTXSW, "context-switch") X(SB_REJECT_OUTLIER, "outlier")   \
     X(SB_REJECT_MIGRATION, "migration")                                     \
     X(SB_REJECT_INTERRUPT, "interrupt")                                     \
-    X(SB_REJECT_KERNEL_FAILED, "kernel-failed")
+    X(SB_REJECT_KERNEL_FAILED, "kernel-failed")                             \
+    X(SB_REJECT_CPU_WAIT, "cpu-wait")                                       \
+    X(SB_REJECT_SHARED_CORE, "shared-core")
 #define SB__VERDICTS(X)                                                     \
     X(SB_VERDICT_EQUIVALENT, "equivalent") X(SB_VERDICT_FASTER, "faster")  \
     X(SB_VERDICT_SLOWER, "slower")                                          \

@@ -36,6 +36,7 @@
 #include <gsl/gsl_sort.h>
 
 #include "metric.h"
+#include "meta.h"
 #include "run_internal.h"
 #include "timer.h"
 
@@ -149,6 +150,7 @@ sb_run *sb__run_alloc(size_t ncells, const sb_options *opt)
     run->opt = *opt;
     run->opt.progress = NULL;
     run->opt.progress_arg = NULL;
+    sb__meta_probe_unknown(&run->meta);
     run->ncells = ncells;
     run->cells = calloc(ncells ? ncells : 1, sizeof *run->cells);
     run->samples = calloc(ncells ? ncells : 1, sizeof *run->samples);

@@ -449,7 +449,103 @@ struct machine_totals {
     double irq_count, irq_seconds;
     double *check_cost;
     size_t ncost;
+    /* The probes (probe.c): per invocation, the effective clock, the
+     * cost share and the contention probe's quiet level; over all, the
+     * samples taken and those that waited or were contended. */
+    double clock[64], share[64], quiet[64], margin;
+    size_t quiet_inv[64];
+    size_t nclock, nshare, nquiet;
+    double taken, waited, contended;
+    int wait_known, contention_known;
+    int ticks; /* some invocation's contention probe was in ticks */
 };
+
+/* An invocation's probe figures into the totals. */
+static void add_probe_figures(sb_run *run, const sb__invocation *inv,
+                              struct machine_totals *tot)
+{
+    const sb_meta *m = &inv->meta;
+    double taken = 0;
+
+    for (size_t c = 0; c < inv->ncells; c++) {
+        const sb__raw_cell *r = &inv->cells[c];
+        taken += (double)r->nsamples;
+        for (int q = 0; q < SB_REJECT_NREASONS; q++)
+            taken += (double)r->rejected[q];
+        tot->waited += (double)r->disturbed[SB_REJECT_CPU_WAIT];
+        tot->contended += (double)r->disturbed[SB_REJECT_SHARED_CORE];
+    }
+    tot->taken += taken;
+    if (run->meta.probe_ninv < SB_PROBE_MAX_INV) {
+        run->meta.probe_inv_clock[run->meta.probe_ninv] = m->probe_clock;
+        run->meta.probe_inv_quiet[run->meta.probe_ninv++] =
+            m->contention_quiet;
+    }
+    tot->wait_known |= isfinite(m->cpu_wait_share);
+    tot->contention_known |= isfinite(m->contended_share);
+    if (isfinite(m->probe_clock) && tot->nclock < 64)
+        tot->clock[tot->nclock++] = m->probe_clock;
+    if (isfinite(m->probe_cost_share) && tot->nshare < 64)
+        tot->share[tot->nshare++] = m->probe_cost_share;
+    /* In ticks (no clock) the levels of invocations at different clocks
+     * cannot be compared: only within each (no notes below). */
+    if (!strcmp(m->probe, "none"))
+        tot->ticks = 1;
+    if (isfinite(m->contention_quiet) && tot->nquiet < 64) {
+        tot->quiet_inv[tot->nquiet] = run->invocations + 1;
+        tot->margin = m->contention_margin;
+        tot->quiet[tot->nquiet++] = m->contention_quiet;
+    }
+}
+
+/* The run's probe figures from the totals.  The quiet level is the
+ * median of the invocations' (not their lowest: an invocation whose
+ * clock readings were too low has its level too low; 4.4 to 30.3
+ * against 32.8 cycles seen here while a stale timer overhead skewed
+ * them, before probe.c tracked it).  An invocation whose own is above it
+ * by more than the margin was measured on a shared core throughout (its
+ * own level could not tell); one below it had suspect clock readings; a
+ * note says either. */
+static void probe_totals(sb_run *run, struct machine_totals *tot)
+{
+    sb_meta *m = &run->meta;
+
+    m->probe_clock = m->probe_clock_min = m->probe_clock_max = NAN;
+    for (size_t i = 0; i < tot->nclock; i++) {
+        m->probe_clock_min = fmin(m->probe_clock_min, tot->clock[i]);
+        m->probe_clock_max = fmax(m->probe_clock_max, tot->clock[i]);
+    }
+    if (tot->nclock)
+        m->probe_clock = sb__median_inplace(tot->clock, tot->nclock);
+    m->probe_cost_share =
+        tot->nshare ? sb__median_inplace(tot->share, tot->nshare) : NAN;
+    m->contention_quiet = NAN;
+    if (tot->nquiet) {
+        double q[64];
+        memcpy(q, tot->quiet, tot->nquiet * sizeof *q);
+        m->contention_quiet = sb__median_inplace(q, tot->nquiet);
+    }
+    for (size_t i = 0; i < tot->nquiet && !tot->ticks; i++) {
+        double r = tot->quiet[i] / m->contention_quiet - 1;
+        if (r > tot->margin)
+            sb__meta_note(m, "shared core: invocation %zu's contention "
+                             "probe was at %.3g at its quietest, %.0f%% "
+                             "above the run's %.3g: measured on a shared "
+                             "core throughout", tot->quiet_inv[i],
+                          tot->quiet[i], 100 * r, m->contention_quiet);
+        else if (r < -tot->margin)
+            sb__meta_note(m, "clock probe: invocation %zu's contention "
+                             "probe was at %.3g at its quietest, %.0f%% "
+                             "below the run's %.3g: its clock readings "
+                             "are suspect (too low)", tot->quiet_inv[i],
+                          tot->quiet[i], -100 * r, m->contention_quiet);
+    }
+    m->cpu_wait_share =
+        tot->wait_known && tot->taken > 0 ? tot->waited / tot->taken : NAN;
+    m->contended_share = tot->contention_known && tot->taken > 0
+                             ? tot->contended / tot->taken
+                             : NAN;
+}
 
 /* Add a finished invocation's data to the run (its metadata if it is the
  * first, with the audit env), then free it. */
@@ -472,6 +568,7 @@ static int add_invocation(sb_run *run, sb__invocation *inv,
     }
     tot->irq_count += inv->irq_count;
     tot->irq_seconds += inv->irq_seconds;
+    add_probe_figures(run, inv, tot);
     run->invocations++;
     run->rounds += inv->rounds;
     run->elapsed += inv->elapsed;
@@ -484,6 +581,25 @@ static int add_invocation(sb_run *run, sb__invocation *inv,
             rc = sb__error(err, SB_ENOMEM, "out of memory");
     sb__invocation_free(inv);
     return rc;
+}
+
+/* A cell whose every sample was contended is never reported as the
+ * core's speed without a word: a note names it (with --reject none it
+ * keeps them; by default it is left empty). */
+static void note_shared_cells(sb_run *run)
+{
+    for (size_t i = 0; i < run->ncells; i++) {
+        const sb_cell_result *r = &run->cells[i];
+        size_t taken = r->nsamples + r->rejected_total -
+                       r->rejected[SB_REJECT_OUTLIER];
+        size_t shared = r->disturbed[SB_REJECT_SHARED_CORE];
+        if (shared && shared >= taken)
+            sb__meta_note(&run->meta,
+                          "kernel %s, %zu bytes, offsets %zu/%zu: measured "
+                          "on a shared core (all %zu samples contended)",
+                          r->cell.kernel->name, r->cell.size,
+                          r->cell.src_align, r->cell.dst_align, shared);
+    }
 }
 
 int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
@@ -562,6 +678,7 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
             tot.irq_seconds > 0 ? tot.irq_count / tot.irq_seconds : NAN;
         run->meta.check_cost_seconds =
             tot.ncost ? sb__median_inplace(tot.check_cost, tot.ncost) : NAN;
+        probe_totals(run, &tot);
     }
     free(tot.check_cost);
     /* A failure other than an interruption loses the run: its error
@@ -577,6 +694,7 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         sb_run_free(run);
         return rc;
     }
+    note_shared_cells(run);
     *out = run;
     return SB_OK;
 }

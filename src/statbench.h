@@ -740,12 +740,20 @@ enum sb_reject_reason {
     SB_REJECT_KERNEL_FAILED, /* a call of the kernel failed
                                 (sb_kernel_failed); rejected under every
                                 policy */
+    SB_REJECT_CPU_WAIT,   /* the thread waited for its CPU (run_delay of
+                             /proc/thread-self/schedstat grew) */
+    SB_REJECT_SHARED_CORE, /* the contention probe beside it was slower
+                              than its quiet level by more than the
+                              margin: another thread shared the core */
     SB_REJECT_NREASONS
 };
 
 /* Name of a reject reason ("context-switch"). */
 SB_API const char *sb_reject_name(int reason);
 SB_API int sb_reject_parse(const char *name);
+
+/* Invocations whose probe figures a run's sb_meta keeps one by one. */
+#define SB_PROBE_MAX_INV 128
 
 /* Most counters read around a sample. */
 #define SB_MAX_COUNTERS 12
@@ -896,6 +904,31 @@ typedef struct sb_meta {
     size_t l2_bytes;       /* the L2 cache of the pinned CPU (sysfs), which
                               SB_METRIC_AUTO compares the buffers with;
                               0: unknown (no cell is then cache-resident) */
+    /* The probes beside every sample (probe.c; README, "The probes").
+     * Clocks are core cycles per timer tick; NAN where unknown. */
+    char probe[32];        /* the core clock's source: "pmu"
+                              (PAPI_TOT_CYC), "imul-chain" or "none" */
+    char probe_note[256];  /* the start-up check's result, or why there
+                              is no clock probe (refused, no x86-64) */
+    double probe_ratio;    /* imul / add chain latency at start-up (3
+                              expected) */
+    size_t probe_chain_ops; /* imul ops timed before and after a sample */
+    size_t probe_ldst_reps; /* reps of the contention probe per sample */
+    double probe_cost_share; /* probe ticks over timed ticks */
+    double probe_clock;    /* effective clock: the median of the samples'
+                              clocks (a run: the median over invocations) */
+    double probe_clock_min, probe_clock_max; /* over the invocations */
+    double contention_quiet;  /* the contention probe's quiet level: its
+                                 5th percentile, core cycles per rep
+                                 (ticks per rep without a clock) */
+    double contention_margin; /* contended beyond quiet * (1 + margin) */
+    double contended_share;   /* of samples taken: flagged shared-core */
+    double cpu_wait_share;    /* of samples taken: flagged cpu-wait */
+    /* Per invocation, in order (the first SB_PROBE_MAX_INV): its
+     * effective clock and its contention probe's quiet level. */
+    size_t probe_ninv;
+    double probe_inv_clock[SB_PROBE_MAX_INV];
+    double probe_inv_quiet[SB_PROBE_MAX_INV];
 } sb_meta;
 
 /* Check a plan and options before measuring: options in range, every

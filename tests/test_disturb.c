@@ -296,13 +296,20 @@ static void test_irq_parse(void)
     }
 }
 
+/* Samples rejected for a switch: as a context switch, or as a wait for
+ * the CPU, which comes with one and counts first. */
+static size_t switched(const sb_cell_result *r)
+{
+    return r->rejected[SB_REJECT_CTXSW] + r->rejected[SB_REJECT_CPU_WAIT];
+}
+
 static void test_sleeps_rejected(void)
 {
     sb_run *run = NULL;
     sb_error e = {0};
     const sb_cell_result *s, *c;
     const sb_meta *m;
-    size_t sleeps, extra, ctrl;
+    size_t sleeps, extra, ctrl, sw;
     int odd, rc = run_pair(SB_REJECT_DISTURBED, &run, &e);
 
     if (!tap_ok(rc == SB_OK, "sleepy and control cells measured (%s)",
@@ -321,15 +328,23 @@ static void test_sleeps_rejected(void)
     ctrl = c->disturbed[SB_REJECT_CTXSW];
     tap_ok(ctrl <= ROUNDS / 10, "control cell: few context switches (%zu)",
            ctrl);
-    tap_ok(s->rejected[SB_REJECT_CTXSW] >= sleeps,
-           "every sleep rejected as a context switch (%zu >= %zu)",
-           s->rejected[SB_REJECT_CTXSW], sleeps);
-    extra = s->rejected[SB_REJECT_CTXSW] - sleeps;
+    /* A sleep is a switch; on waking the thread may wait for its CPU
+     * too, and is then rejected under cpu-wait, which counts first. */
+    sw = switched(s);
+    tap_ok(sw >= sleeps,
+           "every sleep rejected as a context switch or a wait for the CPU "
+           "(%zu >= %zu)", sw, sleeps);
+    extra = sw >= sleeps ? sw - sleeps : 0;
     tap_ok(extra <= 2 * ctrl + 5,
            "beyond the sleeps only the background's switches: %zu extra, "
            "control %zu", extra, ctrl);
-    TAP_IS_INT(s->disturbed[SB_REJECT_CTXSW], s->rejected[SB_REJECT_CTXSW],
-               "context switches count first among the reasons");
+    TAP_IS_INT(s->disturbed[SB_REJECT_CTXSW], sw,
+               "context switches (with or without a wait) count first "
+               "among the other reasons");
+    tap_ok(s->disturbed[SB_REJECT_CPU_WAIT] ==
+               s->rejected[SB_REJECT_CPU_WAIT],
+           "every wait for the CPU is rejected under its own reason "
+           "(%zu)", s->rejected[SB_REJECT_CPU_WAIT]);
     tap_ok(s->rejected[SB_REJECT_OUTLIER] == 0,
            "no outlier rejections under the keep policy");
     {
@@ -436,22 +451,40 @@ static void test_faults(size_t invocations)
         TAP_IS_INT(r->ncounters, sb_run_meta(run)->ncounters,
                    "every counter has a result");
         TAP_IS_STR(c->name, "perf::PAGE-FAULTS", "named as read");
-        tap_ok(c->per_call.estimate >= FAULT_PAGES,
-               "page faults per call %.1f >= %d pages [%.1f, %.1f]",
-               c->per_call.estimate, FAULT_PAGES, c->per_call.lo,
-               c->per_call.hi);
-        TAP_IS_REL(c->per_byte, c->per_call.estimate / (FAULT_PAGES * 4096.0),
-                   1e-12, "per byte is per call / size");
+        if (r->nsamples == 0 &&
+            r->rejected[SB_REJECT_SHARED_CORE] == r->rejected_total) {
+            /* Every sample lost to a shared core (a test on the sibling
+             * vCPU): no count to check, and the accounting below says
+             * why. */
+            tap_skip("page faults per call: every sample on a shared core");
+            tap_skip("per byte is per call / size: no sample kept");
+        } else {
+            tap_ok(c->per_call.estimate >= FAULT_PAGES,
+                   "page faults per call %.1f >= %d pages [%.1f, %.1f]",
+                   c->per_call.estimate, FAULT_PAGES, c->per_call.lo,
+                   c->per_call.hi);
+            TAP_IS_REL(c->per_byte,
+                       c->per_call.estimate / (FAULT_PAGES * 4096.0), 1e-12,
+                       "per byte is per call / size");
+        }
         for (size_t i = 0; v && i < r->nsamples; i++)
             low += !(v[i] >= FAULT_PAGES);
         tap_ok(v && low == 0, "every sample: >= %d faults per call (%zu "
                "below)", FAULT_PAGES, low);
-        tap_ok(r->nsamples >= 25 && r->rejected_total <= 25 * invocations,
+        /* A core shared with another tenant (or another test) rejects
+         * samples as shared-core whatever the kernel does: those do not
+         * count against the faults, and may cost an invocation all of
+         * its samples. */
+        size_t shared = r->rejected[SB_REJECT_SHARED_CORE];
+        tap_ok(r->nsamples + shared >= 25 &&
+                   r->rejected_total - shared <= 25 * invocations,
                "page faults are never a reason to reject (%zu kept, %zu "
-               "rejected)", r->nsamples, r->rejected_total);
+               "rejected, %zu of them on a shared core)", r->nsamples,
+               r->rejected_total, shared);
         if (invocations > 1)
-            tap_ok(r->invocations == invocations &&
-                       strstr(r->method, "invocation") != NULL,
+            tap_ok((r->invocations == invocations &&
+                    strstr(r->method, "invocation") != NULL) ||
+                       (shared >= 25 && r->invocations >= 1),
                    "through the pipe, from %zu invocations", r->invocations);
     }
     sb_run_free(run);
@@ -550,11 +583,11 @@ static void test_no_perf(void)
     tap_diag("counters: %s", sb_run_meta(run)->counters);
     tap_ok(strstr(sb_run_meta(run)->counters, "getrusage") != NULL,
            "sb_meta.counters says getrusage stands in");
-    tap_ok(s->rejected[SB_REJECT_CTXSW] >= sleeps &&
-               s->rejected[SB_REJECT_CTXSW] - sleeps <=
+    tap_ok(switched(s) >= sleeps &&
+               switched(s) - sleeps <=
                    2 * sb_run_cell(run, 1)->disturbed[SB_REJECT_CTXSW] + 5,
            "getrusage catches every sleep (%zu rejected, %zu sleeps)",
-           s->rejected[SB_REJECT_CTXSW], sleeps);
+           switched(s), sleeps);
     sb_run_free(run);
 }
 
@@ -605,7 +638,7 @@ static void test_unprivileged(void)
             snprintf(rep.notes, sizeof rep.notes, "%s", m->notes);
             rep.rt_note = strstr(m->notes, "--rt") != NULL;
             rep.getrusage = strstr(m->counters, "getrusage") != NULL;
-            rep.rejected = sb_run_cell(run, 0)->rejected[SB_REJECT_CTXSW];
+            rep.rejected = switched(sb_run_cell(run, 0));
             rep.sleeps = sleeps_in_rounds(&sleepy_calls, &odd);
         }
         if (write(fd[1], &rep, sizeof rep) != (ssize_t)sizeof rep)
@@ -725,12 +758,12 @@ static void test_long_samples(void)
         return;
     l = sb_run_cell(run, 0);
     c = sb_run_cell(run, 1);
-    /* On a busy machine a sample this long may also see a context switch
-     * and be rejected for that: what matters here is that no sample was
-     * rejected for its interrupts, and that the samples were taken. */
+    /* On a busy machine a sample this long may also see a context switch,
+     * a wait for the CPU or a shared core, and be rejected for that: what
+     * matters here is that no sample was rejected for its interrupts,
+     * and that the samples were taken. */
     tap_ok(l->rejected[SB_REJECT_INTERRUPT] == 0 &&
-               l->nsamples + l->rejected[SB_REJECT_CTXSW] +
-                       l->rejected[SB_REJECT_MIGRATION] >= 15,
+               l->nsamples + l->rejected_total >= 15,
            "its samples with interrupts are not rejected for them (%zu "
            "kept, %zu rejected for context switches, %zu for interrupts)",
            l->nsamples, l->rejected[SB_REJECT_CTXSW],

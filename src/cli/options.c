@@ -345,9 +345,10 @@ static const struct cli_option options[] = {
             "software events)"),
     ENUM("reject", "POLICY", M | NZ, opt.reject, 2, "policy ", reject_policy,
          "disturbed (default: reject samples with a context\n"
-         "switch, CPU migration or interrupt on the pinned\n"
-         "CPU) or none (keep them; still counted); a sample\n"
-         "with a failed kernel call is rejected under both"),
+         "switch, CPU migration, interrupt on the pinned CPU,\n"
+         "a wait for the CPU or a shared core) or none (keep\n"
+         "them; still counted); a sample with a failed kernel\n"
+         "call is rejected under both"),
     FLAG("rt", 0, M | NZ, opt.rt, 1,
          "SCHED_FIFO while measuring (needs the privilege;\n"
          "without it a note, and the run goes on)"),

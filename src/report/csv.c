@@ -45,8 +45,9 @@ static int csv(const sb_run *run, FILE *f)
           "ratio_ci_hi,p,p_adjusted,a12,verdict,test,user_us_per_call,"
           "sys_us_per_call,rejected_migration,rejected_interrupt,"
           "disturbed_context_switch,disturbed_migration,"
-          "disturbed_interrupt,rejected_kernel_failed,metric,"
-          "core_cycles_median,core_cycles_ci_lo,core_cycles_ci_hi,"
+          "disturbed_interrupt,rejected_kernel_failed,rejected_cpu_wait,"
+          "rejected_shared_core,disturbed_cpu_wait,disturbed_shared_core,"
+          "metric,core_cycles_median,core_cycles_ci_lo,core_cycles_ci_hi,"
           "core_cycles_per_byte,clock_samples",
           f);
     for (size_t k = 0; k < m->ncounters; k++) {
@@ -93,7 +94,7 @@ static int csv(const sb_run *run, FILE *f)
                     c->test);
         else
             fputs(",,,,,,,,", f);
-        fprintf(f, "%.6g,%.6g,%zu,%zu,%zu,%zu,%zu,%zu",
+        fprintf(f, "%.6g,%.6g,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu",
                 sb__report_cpu_share(r, 0, 1e6 * r->interval.estimate /
                                     sb_run_meta(run)->timer.hz),
                 sb__report_cpu_share(r, 1, 1e6 * r->interval.estimate /
@@ -103,7 +104,11 @@ static int csv(const sb_run *run, FILE *f)
                 r->disturbed[SB_REJECT_CTXSW],
                 r->disturbed[SB_REJECT_MIGRATION],
                 r->disturbed[SB_REJECT_INTERRUPT],
-                r->rejected[SB_REJECT_KERNEL_FAILED]);
+                r->rejected[SB_REJECT_KERNEL_FAILED],
+                r->rejected[SB_REJECT_CPU_WAIT],
+                r->rejected[SB_REJECT_SHARED_CORE],
+                r->disturbed[SB_REJECT_CPU_WAIT],
+                r->disturbed[SB_REJECT_SHARED_CORE]);
         /* The metric the cell was judged in; its core cycles are empty
          * fields (NAN) without a core clock. */
         fprintf(f, ",%s,%.9g,%.9g,%.9g,%.6g,%zu", sb_metric_name(r->metric),

@@ -293,6 +293,15 @@ static json_t *custom(int id, const ctx *x)
         return a ? a : json_null();
     case SB__JC_NOTES:
         return lines(m->notes);
+    case SB__JC_INV_CLOCK:
+    case SB__JC_INV_QUIET:
+        a = json_array();
+        for (size_t i = 0; a && i < m->probe_ninv && i < SB_PROBE_MAX_INV;
+             i++)
+            json_array_append_new(a, num(id == SB__JC_INV_CLOCK
+                                             ? m->probe_inv_clock[i]
+                                             : m->probe_inv_quiet[i]));
+        return a ? a : json_null();
     case SB__JC_ENV:
         return env(&m->env);
     case SB__JC_FAMILY:

@@ -67,6 +67,27 @@ static const sb__jfield options[] = {
     CUSTOM(SB__JK_REJECT, SB__JC_REJECT),
 };
 
+/* The probes beside every sample (probe.c; docs/schema.md). */
+#define M_SIZE(key, m)                                                       \
+    FIELD(key, SB__J_SIZE, SB__J_META, sb_meta, m, SB__J_LOAD, SB__J_ANY)
+static const sb__jfield probes[] = {
+    M_STR("clock_source", probe),
+    M_STR("note", probe_note),
+    M_NUM("imul_add_ratio", probe_ratio),
+    M_SIZE("chain_ops", probe_chain_ops),
+    M_SIZE("contention_reps", probe_ldst_reps),
+    M_NUM("cost_share", probe_cost_share),
+    M_NUM("clock", probe_clock),
+    M_NUM("clock_min", probe_clock_min),
+    M_NUM("clock_max", probe_clock_max),
+    M_NUM("contention_quiet", contention_quiet),
+    M_NUM("contention_margin", contention_margin),
+    M_NUM("contended_share", contended_share),
+    M_NUM("cpu_wait_share", cpu_wait_share),
+    CUSTOM(SB__JK_INV_CLOCK, SB__JC_INV_CLOCK),
+    CUSTOM(SB__JK_INV_QUIET, SB__JC_INV_QUIET),
+};
+
 const sb__jfield sb__json_meta[] = {
     M_STR("statbench_version", statbench_version),
     CUSTOM(SB__JK_COMMAND, SB__JC_COMMAND),
@@ -89,6 +110,7 @@ const sb__jfield sb__json_meta[] = {
           SB__J_ANY),
     CUSTOM(SB__JK_NOTES, SB__JC_NOTES),
     CUSTOM(SB__JK_ENV, SB__JC_ENV),
+    OBJECT(SB__JK_PROBES, probes, SB__J_LOAD),
 };
 const size_t sb__json_nmeta = sizeof sb__json_meta / sizeof sb__json_meta[0];
 

@@ -74,6 +74,9 @@
 #define SB__JK_SAMPLES_CLOCK "samples_clock"
 #define SB__JK_MERGED_RUNS "merged_runs"
 #define SB__JK_INVOCATION_RUN "invocation_run"
+#define SB__JK_PROBES "probes"
+#define SB__JK_INV_CLOCK "invocation_clock"
+#define SB__JK_INV_QUIET "invocation_contention_quiet"
 
 /* Values that both sides spell: the TSC timer's kind, the reject policy
  * that keeps disturbed samples. */
@@ -145,7 +148,9 @@ enum sb__jcustom {
     SB__JC_CELL_METRIC, /* what a cell was judged in (time, cycles) */
     SB__JC_SAMPLES_CLOCK,
     SB__JC_RUN_MEDIANS,
-    SB__JC_RUN_BETWEEN
+    SB__JC_RUN_BETWEEN,
+    SB__JC_INV_CLOCK,
+    SB__JC_INV_QUIET
 };
 
 typedef struct sb__jfield {

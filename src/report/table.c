@@ -64,6 +64,52 @@ static void puts_clean(FILE *f, const char *s)
     put(f, s, (size_t)-1);
 }
 
+/* The header's line on the probes beside every sample (probe.c): where
+ * the core clock came from or why there is none, what the probes cost,
+ * and the shares of samples that waited for the CPU or found the core
+ * shared.  Nothing for a run without them (imported, or saved before). */
+static void probes(const sb_meta *m, FILE *f)
+{
+    if (!m->probe[0])
+        return;
+    fputs("probes:   ", f);
+    if (!strcmp(m->probe, "none")) {
+        fputs("no core clock (", f);
+        puts_clean(f, m->probe_note);
+        fputs(")", f);
+    } else {
+        /* A loaded run's string may be anything: printed as it is. */
+        fputs("core clock from ", f);
+        if (!strcmp(m->probe, "pmu"))
+            fputs("PAPI_TOT_CYC", f);
+        else if (!strcmp(m->probe, "imul-chain"))
+            fputs("an imul chain", f);
+        else
+            puts_clean(f, m->probe);
+        if (strcmp(m->probe, "pmu") && m->probe_note[0]) {
+            fputs(" (", f);
+            puts_clean(f, m->probe_note);
+            fputc(')', f);
+        }
+        if (isfinite(m->probe_clock))
+            fprintf(f, ", %.3g core cycles per tick", m->probe_clock);
+        if (isfinite(m->probe_clock) && m->timer.kind == SB_TIMER_TSC)
+            fprintf(f, " (core %.2f GHz)", m->probe_clock * m->timer.hz / 1e9);
+    }
+    if (isfinite(m->probe_cost_share))
+        fprintf(f, "; %.1f%% of measuring time", 100 * m->probe_cost_share);
+    if (isfinite(m->contended_share))
+        fprintf(f, "; shared core: %.1f%% of samples contended (quiet "
+                   "level %.3g %s per probe rep, margin %.0f%%)",
+                100 * m->contended_share, m->contention_quiet,
+                strcmp(m->probe, "none") ? "core cycles" : "ticks",
+                100 * m->contention_margin);
+    if (isfinite(m->cpu_wait_share))
+        fprintf(f, "; waited for the CPU: %.1f%%",
+                100 * m->cpu_wait_share);
+    fputc('\n', f);
+}
+
 /* The header's lines on the machine: CPU, kernel, host, features, the
  * pinning, the timer and its overhead, the counters, the cost of the
  * checks, the environment's warnings and the notes. */
@@ -113,6 +159,7 @@ static void machine(const sb_run *run, FILE *f)
                 "sample, outside the timed region\n",
                 m->check_cost_seconds * 1e6);
     }
+    probes(m, f);
     for (size_t i = 0; i < m->env.n; i++)
         if (m->env.items[i].warn) {
             fputs("warning:  ", f);
@@ -227,8 +274,9 @@ static void header(const sb_run *run, FILE *f)
             external(run) ? ""
             : o->reject == SB_REJECT_NONE
                 ? "; disturbed samples counted, kept (--reject none)"
-                : "; samples with a context switch, a CPU migration or an "
-                  "interrupt on the pinned CPU rejected");
+                : "; samples with a context switch, a CPU migration, an "
+                  "interrupt on the pinned CPU, a wait for the CPU or a "
+                  "shared core rejected");
     if (!external(run))
         metric_lines(run, f);
     if (sb__report_any_comparison(run))

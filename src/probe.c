@@ -1,0 +1,422 @@
+/*
+ * probe.c: the probes timed beside every sample (docs/design.md, protocol
+ * step 5; measure.c's top comment, step 6).
+ *
+ * The core clock.  The TSC counts reference ticks at a constant rate; the
+ * core runs at whatever clock the host gives the vCPU (steps of about
+ * 100 MHz, 2.69-2.99 GHz against a 2.00 GHz TSC on the machine this was
+ * written on; issue 12).  Where the PMU exists, measure.c takes the core
+ * cycles of a sample from PAPI_TOT_CYC, read around it anyway.  Elsewhere
+ * a chain of dependent imul r64, r64 runs a known number of core cycles
+ * (3 per imul on every Intel core since Nehalem and AMD core since Zen),
+ * and the ticks it takes give the clock: cycles / (ticks - overhead), the
+ * overhead that of an empty timer pair.  It is timed just before and just
+ * after the timed region of each sample, outside it.
+ *
+ * The assumption of 3 cycles is checked at start-up against a chain of
+ * another kind: dependent add r64, r64, one cycle each on the same cores.
+ * Both are timed alike, interleaved, 31 times each; when the ratio of
+ * their medians per op is not 3 within SB__PROBE_TOLERANCE the probe is
+ * refused: every clock is NAN and sb_meta.probe_note says why.  Not
+ * add r64, imm: recent Intel cores fold it at rename (0.54 cycles per add
+ * measured here), and a chain of it checks nothing.
+ *
+ * The contention probe.  A shared core (the host's hyperthread sibling
+ * running another tenant) slows the copy kernels by up to 2x and no
+ * counter in the guest sees it.  A short loop of aligned 16-byte loads
+ * and stores in L1, throughput-bound on the same ports, slows with them:
+ * its core cycles per rep are a property of the core when nobody shares
+ * it.  measure.c times it beside each sample and compares it with its
+ * quiet level.
+ *
+ * The chains and the loop are x86-64 inline assembly; elsewhere there is
+ * no probe (every clock NAN, no contention check).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <gsl/gsl_sort.h>
+
+#include "meta.h"
+#include "probe.h"
+#include "timer.h"
+#include "timer_asm.h"
+
+/* Ops of the imul chain beside each sample, and reps of the contention
+ * probe, chosen by measurement (README, "The probes"): 512 ops, about
+ * 1080 ticks (0.5 us) a chain, timed twice, 2.2% of a 50 us sample; the
+ * median clock of a cell then sits on a lattice of 1/2160 = 0.05%.
+ * Twice, before and after each sample, rather than once a round: the
+ * clock here changed level 2166 times in 62.7 s (by more than 1.5%, about
+ * every 30 ms), so a round of 33 cells (3-5 ms) would hold a change one
+ * time in ten, and a sample's two chains differed by more than 1.5% in
+ * 6.7% of 100000 samples of about 0.6 ms.
+ * 32 reps, about 730 ticks (0.35 us), 0.7%: with 8 reps the timer pair's
+ * own jitter (54 ticks, a few ticks either way) made 30% of the samples
+ * look contended while the copy beside them ran at its quiet speed (339.2
+ * core cycles, both groups); with 32 reps 9% were flagged, and the copy
+ * beside those took 362.7 cycles at the median, 7% slower. */
+#define CHAIN_OPS 512
+#define LDST_REPS 32
+/* Start-up check: pairs of chains timed. */
+#define CHECK_PAIRS 31
+
+double sb__probe_clock(double cycles, double ticks, double overhead)
+{
+    double d = ticks - overhead;
+    if (!isfinite(cycles) || !isfinite(d) || !(cycles > 0) || !(d > 0))
+        return NAN;
+    return cycles / d;
+}
+
+double sb__probe_sample_clock(double cycles, double before, double after,
+                              double overhead)
+{
+    double a = sb__probe_clock(cycles, before, overhead);
+    double b = sb__probe_clock(cycles, after, overhead);
+    if (isnan(a))
+        return b;
+    if (isnan(b))
+        return a;
+    /* Total cycles over total ticks. */
+    return 2 * cycles / ((before - overhead) + (after - overhead));
+}
+
+int sb__probe_validate(double imul, double add, double tol, char *why,
+                       size_t len)
+{
+    double r;
+    char dummy[8];
+
+    if (!why) {
+        why = dummy;
+        len = sizeof dummy;
+    }
+    if (!isfinite(imul) || !isfinite(add) || !(imul > 0) || !(add > 0)) {
+        snprintf(why, len, "the chains could not be timed");
+        return 0;
+    }
+    r = imul / add;
+    if (fabs(r / SB__PROBE_IMUL_CYCLES - 1) > tol) {
+        snprintf(why, len,
+                 "imul/add latency ratio %.3f, not %.0f within %.0f%%: the "
+                 "imul chain's %.0f cycles per op cannot be trusted on this "
+                 "CPU", r, SB__PROBE_IMUL_CYCLES, 100 * tol,
+                 SB__PROBE_IMUL_CYCLES);
+        return 0;
+    }
+    snprintf(why, len, "imul/add latency ratio %.3f", r);
+    return 1;
+}
+
+double sb__probe_quiet(double *x, size_t n)
+{
+    size_t m = 0, k;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(x[i]))
+            x[m++] = x[i];
+    if (!m)
+        return NAN;
+    gsl_sort(x, 1, m);
+    /* The order statistic at the 5th percentile (nearest rank). */
+    k = (size_t)ceil(0.05 * (double)m);
+    return x[k ? k - 1 : 0];
+}
+
+int sb__probe_contended(double v, double quiet, double margin)
+{
+    if (!isfinite(v) || !isfinite(quiet) || !isfinite(margin))
+        return 0;
+    return v > quiet * (1 + margin);
+}
+
+int sb__probe_parse_schedstat(const char *text, uint64_t *run_delay)
+{
+    uint64_t exec, delay;
+    char *end;
+    const char *p = text;
+
+    errno = 0;
+    exec = strtoull(p, &end, 10);
+    if (end == p || errno || (*end != ' ' && *end != '\t'))
+        return -1;
+    p = end;
+    delay = strtoull(p, &end, 10);
+    if (end == p || errno || (*end != ' ' && *end != '\t' && *end != '\n' &&
+                              *end != '\0'))
+        return -1;
+    /* strtoull takes a sign: the kernel writes none. */
+    if (strchr(text, '-') && strchr(text, '-') < end)
+        return -1;
+    (void)exec;
+    *run_delay = delay;
+    return 0;
+}
+
+#ifdef SB_HAVE_X86_64
+int sb__probe_have_chains(void)
+{
+    return 1;
+}
+
+void sb__probe_imul_chain(uint64_t n)
+{
+    uint64_t x = 3, m = 0x9e3779b97f4a7c15u;
+    if (n < SB__PROBE_UNROLL)
+        return;
+    n -= n % SB__PROBE_UNROLL;
+    __asm__ volatile("1:\n\t"
+                     ".rept 16\n\t"
+                     "imul %[m], %[x]\n\t"
+                     ".endr\n\t"
+                     "sub $16, %[n]\n\t"
+                     "jnz 1b"
+                     : [x] "+r"(x), [n] "+r"(n)
+                     : [m] "r"(m)
+                     : "cc");
+}
+
+void sb__probe_add_chain(uint64_t n)
+{
+    uint64_t x = 3, m = 0x9e3779b97f4a7c15u;
+    if (n < SB__PROBE_UNROLL)
+        return;
+    n -= n % SB__PROBE_UNROLL;
+    __asm__ volatile("1:\n\t"
+                     ".rept 16\n\t"
+                     "add %[m], %[x]\n\t"
+                     ".endr\n\t"
+                     "sub $16, %[n]\n\t"
+                     "jnz 1b"
+                     : [x] "+r"(x), [n] "+r"(n)
+                     : [m] "r"(m)
+                     : "cc");
+}
+
+void sb__probe_ldst(void *buf, unsigned reps)
+{
+    char *p;
+    uint64_t i;
+    if (!reps)
+        return;
+    __asm__ volatile(
+        "1:\n\t"
+        "mov %[b], %[p]\n\t"
+        "mov $8, %[i]\n"
+        "2:\n\t"
+        "movdqa 0(%[p]), %%xmm0\n\t"
+        "movdqa 32(%[p]), %%xmm1\n\t"
+        "movdqa 64(%[p]), %%xmm2\n\t"
+        "movdqa 96(%[p]), %%xmm3\n\t"
+        "movdqa 128(%[p]), %%xmm4\n\t"
+        "movdqa 160(%[p]), %%xmm5\n\t"
+        "movdqa 192(%[p]), %%xmm6\n\t"
+        "movdqa 224(%[p]), %%xmm7\n\t"
+        "movdqa %%xmm0, 2048(%[p])\n\t"
+        "movdqa %%xmm1, 2080(%[p])\n\t"
+        "movdqa %%xmm2, 2112(%[p])\n\t"
+        "movdqa %%xmm3, 2144(%[p])\n\t"
+        "movdqa %%xmm4, 2176(%[p])\n\t"
+        "movdqa %%xmm5, 2208(%[p])\n\t"
+        "movdqa %%xmm6, 2240(%[p])\n\t"
+        "movdqa %%xmm7, 2272(%[p])\n\t"
+        "add $256, %[p]\n\t"
+        "dec %[i]\n\t"
+        "jnz 2b\n\t"
+        "dec %[r]\n\t"
+        "jnz 1b"
+        : [p] "=&r"(p), [i] "=&r"(i), [r] "+r"(reps)
+        : [b] "r"(buf)
+        : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+          "xmm6", "xmm7");
+}
+#else
+int sb__probe_have_chains(void)
+{
+    return 0;
+}
+
+void sb__probe_imul_chain(uint64_t n)
+{
+    (void)n;
+}
+
+void sb__probe_add_chain(uint64_t n)
+{
+    (void)n;
+}
+
+void sb__probe_ldst(void *buf, unsigned reps)
+{
+    (void)buf, (void)reps;
+}
+#endif
+
+uint64_t sb__probe_time_chain(const sb__probe *p)
+{
+    uint64_t t0, t1;
+    if (!p->imul_ops)
+        return 0;
+    t0 = sb__timer_start(p->tsc);
+    sb__probe_imul_chain(p->imul_ops);
+    t1 = sb__timer_stop(p->tsc);
+    return t1 - t0;
+}
+
+uint64_t sb__probe_time_ldst(const sb__probe *p)
+{
+    uint64_t t0, t1;
+    if (!p->ldst_reps || !p->buf)
+        return 0;
+    /* The checks' system calls before it evict the buffer from L1: one
+     * untimed rep brings it back, so that the probe measures the ports,
+     * not the refill. */
+    sb__probe_ldst(p->buf, 1);
+    t0 = sb__timer_start(p->tsc);
+    sb__probe_ldst(p->buf, p->ldst_reps);
+    t1 = sb__timer_stop(p->tsc);
+    return t1 - t0;
+}
+
+double sb__probe_pair(sb__probe *p)
+{
+    double d[16];
+    size_t m;
+    uint64_t t0 = sb__timer_start(p->tsc);
+    uint64_t t1 = sb__timer_stop(p->tsc);
+    p->pair[p->npair++ % 16] = (double)(t1 - t0);
+    m = p->npair < 16 ? p->npair : 16;
+    memcpy(d, p->pair, m * sizeof *d);
+    p->overhead = sb__median_inplace(d, m);
+    return p->overhead;
+}
+
+int sb__probe_run_delay(const sb__probe *p, uint64_t *ns)
+{
+    char buf[128];
+    ssize_t r;
+    if (p->sched_fd < 0)
+        return -1;
+    r = pread(p->sched_fd, buf, sizeof buf - 1, 0);
+    if (r <= 0)
+        return -1;
+    buf[r] = '\0';
+    return sb__probe_parse_schedstat(buf, ns);
+}
+
+/* Ticks of an empty timer pair: the median of 101. */
+static double pair_overhead(int tsc)
+{
+    double d[101];
+    for (int i = 0; i < 101; i++) {
+        uint64_t t0 = sb__timer_start(tsc);
+        uint64_t t1 = sb__timer_stop(tsc);
+        d[i] = (double)(t1 - t0);
+    }
+    return sb__median_inplace(d, 101);
+}
+
+/* The start-up check: an imul chain of n ops and an add chain of the same
+ * cycles (3n ops), interleaved, so that a clock step lands on both. */
+static void check_chains(sb__probe *p, uint64_t n)
+{
+    double im[CHECK_PAIRS], ad[CHECK_PAIRS];
+    for (int i = 0; i < CHECK_PAIRS; i++) {
+        uint64_t t0, t1, t2, t3;
+        t0 = sb__timer_start(p->tsc);
+        sb__probe_imul_chain(n);
+        t1 = sb__timer_stop(p->tsc);
+        t2 = sb__timer_start(p->tsc);
+        sb__probe_add_chain(3 * n);
+        t3 = sb__timer_stop(p->tsc);
+        im[i] = ((double)(t1 - t0) - p->overhead) / (double)n;
+        ad[i] = ((double)(t3 - t2) - p->overhead) / (double)(3 * n);
+    }
+    p->imul_tpo = sb__median_inplace(im, CHECK_PAIRS);
+    p->add_tpo = sb__median_inplace(ad, CHECK_PAIRS);
+}
+
+static void open_schedstat(sb__probe *p)
+{
+    p->sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    if (p->sched_fd < 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat",
+                 (long)syscall(SYS_gettid));
+        p->sched_fd = open(path, O_RDONLY | O_CLOEXEC);
+    }
+}
+
+int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
+                   sb_error *err)
+{
+    char why[200];
+    uint64_t d;
+
+    memset(p, 0, sizeof *p);
+    p->tsc = tsc;
+    p->hz = hz;
+    p->sched_fd = -1;
+    sb__meta_probe_unknown(meta);
+    meta->contention_margin = SB__PROBE_MARGIN;
+    open_schedstat(p);
+    if (p->sched_fd >= 0 && sb__probe_run_delay(p, &d) != 0) {
+        close(p->sched_fd);
+        p->sched_fd = -1;
+    }
+    if (p->sched_fd < 0)
+        sb__meta_note(meta, "cpu-wait: not checked (no readable "
+                            "/proc/thread-self/schedstat)");
+    if (!sb__probe_have_chains()) {
+        snprintf(meta->probe, sizeof meta->probe, "none");
+        snprintf(meta->probe_note, sizeof meta->probe_note,
+                 "no clock probe on this architecture (x86-64 only)");
+        return SB_OK;
+    }
+    if (posix_memalign(&p->buf, 64, 4096) != 0)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    memset(p->buf, 1, 4096);
+    p->ldst_reps = LDST_REPS;
+    meta->probe_ldst_reps = LDST_REPS;
+    p->overhead = pair_overhead(tsc);
+    for (int i = 0; i < 16; i++)
+        sb__probe_pair(p); /* the ring the samples keep up to date */
+    /* A first pass warms the chains' code and lets the core settle. */
+    check_chains(p, CHAIN_OPS);
+    check_chains(p, CHAIN_OPS);
+    if (SB__PROBE_FORCE & 16)
+        p->add_tpo = 0.54 / SB__PROBE_IMUL_CYCLES * p->imul_tpo;
+    meta->probe_ratio = p->imul_tpo / p->add_tpo;
+    if (!sb__probe_validate(p->imul_tpo, p->add_tpo, SB__PROBE_TOLERANCE,
+                            why, sizeof why)) {
+        snprintf(meta->probe, sizeof meta->probe, "none");
+        snprintf(meta->probe_note, sizeof meta->probe_note,
+                 "clock probe refused: %s", why);
+        sb__meta_note(meta, "%s", meta->probe_note);
+        return SB_OK;
+    }
+    p->clock_ok = 1;
+    p->imul_ops = CHAIN_OPS;
+    meta->probe_chain_ops = CHAIN_OPS;
+    snprintf(meta->probe, sizeof meta->probe, "imul-chain");
+    snprintf(meta->probe_note, sizeof meta->probe_note, "%s", why);
+    return SB_OK;
+}
+
+void sb__probe_close(sb__probe *p)
+{
+    if (p->sched_fd >= 0)
+        close(p->sched_fd);
+    p->sched_fd = -1;
+    free(p->buf);
+    p->buf = NULL;
+}

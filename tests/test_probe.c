@@ -1,0 +1,636 @@
+/*
+ * test_probe.c: the clock probe, the contention probe and the wait for
+ * the CPU (src/probe.c, measure.c).
+ *
+ *  - The arithmetic on simulated tick streams (fixed seed): a TSC at
+ *    2.1 GHz, a core that steps from 2.79 to 2.99 GHz in the middle of a
+ *    run and once inside a sample; each chain's ticks are its cycles at
+ *    the simulated clock, plus the timer pair's overhead, plus integer
+ *    rounding and a tick of jitter either way.  The reference is the
+ *    simulation's own clock, not the code under test.
+ *  - The start-up check on simulated chain timings: agreement, the
+ *    folded add r64, imm of issue 12 (0.54 cycles per add), a 4-cycle
+ *    imul, the tolerance's edges.
+ *  - Contention on simulated probe values: the quiet level (5th
+ *    percentile, by nearest rank, against a sorted reference) and the
+ *    samples flagged beyond the margin, exactly the contended ones.
+ *  - /proc/PID/schedstat parsing, hostile text included.
+ *  - The cpu-wait and shared-core reasons through the real measuring path
+ *    with the test hook sb__probe_force (a real disturbance may not
+ *    happen during a test): rejected under their own names, kept and
+ *    flagged under --reject none, a cell whose every sample was
+ *    contended named in the notes.
+ *  - A hog pinned to the run's CPU: the run completes, rejects add up,
+ *    no kept sample carries a rejected reason, the interval holds its
+ *    estimate.  True whether or not the hog collided with a sample.
+ *  - The probes' figures through the JSON and back, and hostile values.
+ *  - The clock probe refused (the hook again): every clock unknown, the
+ *    reason said, the contention probe in ticks.
+ *  - On a machine with PAPI_TOT_CYC, the chain's cycles against the
+ *    counter within 1% (skipped where the counter is absent, as in most
+ *    virtual machines).
+ *
+ * No absolute time is asserted.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#ifdef SB_HAVE_PAPI
+#include <papi.h>
+#endif
+
+#include "probe.h"
+#include "statbench.h"
+#include "tap.h"
+
+int sb__probe_force; /* the test hook (probe.h) */
+
+#define HZ 2.1e9
+#define OVERHEAD 54.0
+
+/* Raw ticks of a chain of `cycles` at core clock f (Hz), as the timer
+ * would read them: rounded to whole ticks, with a tick of jitter either
+ * way. */
+static double chain_ticks(gsl_rng *r, double cycles, double f)
+{
+    return floor(cycles * HZ / f + OVERHEAD +
+                 (double)gsl_rng_uniform_int(r, 3) - 1 + 0.5);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+static void test_arithmetic(void)
+{
+    enum { N = 1000, STEP = 500 };
+    const double f0 = 2.79e9, f1 = 2.99e9, cycles = 3.0 * 512;
+    double c[N], a[STEP], b[N - STEP - 1];
+    size_t bad0 = 0, bad1 = 0;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+
+    gsl_rng_set(r, 12);
+    for (int i = 0; i < N; i++) {
+        double fb = i <= STEP ? f0 : f1; /* the step inside sample STEP */
+        double fa = i < STEP ? f0 : f1;
+        c[i] = sb__probe_sample_clock(cycles, chain_ticks(r, cycles, fb),
+                                      chain_ticks(r, cycles, fa), OVERHEAD);
+    }
+    for (int i = 0; i < N; i++) {
+        double want = (i < STEP ? f0 : f1) / HZ;
+        if (i == STEP)
+            continue;
+        if (fabs(c[i] / want - 1) > 0.002)
+            *(i < STEP ? &bad0 : &bad1) += 1;
+        if (i < STEP)
+            a[i] = c[i];
+        else
+            b[i - STEP - 1] = c[i];
+    }
+    TAP_IS_INT(bad0, 0, "before the step every sample's clock is within "
+               "0.2%% of the simulated %.4f", f0 / HZ);
+    TAP_IS_INT(bad1, 0, "after it within 0.2%% of %.4f", f1 / HZ);
+    /* Whole ticks: the median sits on a lattice 1/2158 = 0.05% apart. */
+    TAP_IS_REL(median(a, STEP), f0 / HZ, 0.001,
+               "the median clock before the step, within 0.1%%");
+    TAP_IS_REL(median(b, N - STEP - 1), f1 / HZ, 0.001,
+               "the median clock after the step, within 0.1%%");
+    tap_ok(c[STEP] > f0 / HZ * 1.01 && c[STEP] < f1 / HZ * 0.99,
+           "the sample holding the step lies between the states (%.4f)",
+           c[STEP]);
+    /* The two states are told apart: 7% apart, far beyond the spread. */
+    tap_ok(c[STEP - 1] < c[STEP + 1], "and the states are told apart");
+
+    /* Overhead subtracted: a chain timed at exactly cycles/clock plus
+     * the overhead gives the clock back. */
+    TAP_IS_REL(sb__probe_clock(1536, 1536 / 1.4 + OVERHEAD, OVERHEAD), 1.4,
+               1e-12, "clock = cycles / (ticks - overhead)");
+    tap_ok(isnan(sb__probe_clock(1536, OVERHEAD, OVERHEAD)) &&
+               isnan(sb__probe_clock(1536, 10, OVERHEAD)) &&
+               isnan(sb__probe_clock(1536, NAN, OVERHEAD)) &&
+               isnan(sb__probe_clock(0, 1000, OVERHEAD)),
+           "no clock from ticks not above the overhead, NAN or no cycles");
+    TAP_IS_REL(sb__probe_sample_clock(1536, 1536 / 1.4 + OVERHEAD, NAN,
+                                      OVERHEAD),
+               1.4, 1e-12, "one side unknown: the other's clock");
+    TAP_IS_REL(sb__probe_sample_clock(1000, 1000 / 1.0 + OVERHEAD,
+                                      1000 / 2.0 + OVERHEAD, OVERHEAD),
+               2000.0 / 1500.0, 1e-12,
+               "two sides: total cycles over total ticks");
+    gsl_rng_free(r);
+}
+
+static void test_validate(void)
+{
+    char why[200];
+    double add = 0.7; /* ticks per add op */
+
+    tap_ok(sb__probe_validate(3 * add, add, SB__PROBE_TOLERANCE, why,
+                              sizeof why),
+           "imul = 3 adds: the probe is accepted (%s)", why);
+    tap_ok(sb__probe_validate(3 * add * 1.029, add, 0.03, NULL, 0),
+           "2.9%% off: within the 3%% tolerance");
+    tap_ok(!sb__probe_validate(3 * add * 1.031, add, 0.03, NULL, 0),
+           "3.1%% off: refused");
+    /* Issue 12: add r64, imm folded at rename, 0.54 cycles per add. */
+    tap_ok(!sb__probe_validate(3 * add, 0.54 * add, SB__PROBE_TOLERANCE, why,
+                               sizeof why) &&
+               strstr(why, "5.556") != NULL,
+           "a folded add chain refuses the probe, the ratio said (%s)",
+           why);
+    tap_ok(!sb__probe_validate(4 * add, add, SB__PROBE_TOLERANCE, why,
+                               sizeof why),
+           "a 4-cycle imul refuses it (%s)", why);
+    tap_ok(!sb__probe_validate(NAN, add, 0.03, why, sizeof why) &&
+               !sb__probe_validate(3 * add, 0, 0.03, NULL, 0) &&
+               !sb__probe_validate(-1, add, 0.03, NULL, 0),
+           "untimed chains refuse it (%s)", why);
+}
+
+static void test_contention(void)
+{
+    enum { N = 1000, HOT = 50 };
+    double v[N], w[N], sorted[N], q;
+    size_t flagged = 0, missed = 0, wrong = 0;
+    int hot[N] = {0};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+
+    gsl_rng_set(r, 7);
+    for (int i = 0; i < N; i++) {
+        /* Quiet: 32.7 core cycles per rep, sd 0.3 (measured here: p5 to
+         * p50 within 2.4%); contended: 6% to 70% slower (issue 12). */
+        hot[i] = i % (N / HOT) == 3;
+        v[i] = hot[i] ? 32.7 * (1.06 + 0.64 * gsl_rng_uniform(r))
+                      : 32.7 + gsl_ran_gaussian(r, 0.3);
+        if (hot[i] && v[i] < 32.7 * 1.06)
+            v[i] = 32.7 * 1.06;
+        w[i] = sorted[i] = v[i];
+    }
+    qsort(sorted, N, sizeof *sorted, cmp_double);
+    q = sb__probe_quiet(w, N);
+    TAP_IS_REL(q, sorted[49], 0, "quiet level: the 50th smallest of 1000 "
+               "(5th percentile, nearest rank)");
+    for (int i = 0; i < N; i++) {
+        int c = sb__probe_contended(v[i], q, SB__PROBE_MARGIN);
+        flagged += (size_t)c;
+        missed += hot[i] && !c;
+        wrong += !hot[i] && c;
+    }
+    TAP_IS_INT(flagged, HOT, "every contended sample flagged, no other");
+    TAP_IS_INT(missed + wrong, 0, "none missed, none wrongly");
+    {
+        double x[20], y[3] = {NAN, 5, NAN};
+        for (int i = 0; i < 20; i++)
+            x[i] = 20 - i;
+        TAP_IS_REL(sb__probe_quiet(x, 20), 1, 0, "20 values: the smallest");
+        TAP_IS_REL(sb__probe_quiet(y, 3), 5, 0, "NANs skipped");
+        tap_ok(isnan(sb__probe_quiet(y, 0)), "no values: NAN");
+    }
+    tap_ok(!sb__probe_contended(NAN, 30, 0.05) &&
+               !sb__probe_contended(40, NAN, 0.05) &&
+               sb__probe_contended(31.6, 30, 0.05) &&
+               !sb__probe_contended(31.4, 30, 0.05),
+           "the margin's edge; unknown values are never contended");
+    gsl_rng_free(r);
+}
+
+static void test_schedstat(void)
+{
+    uint64_t d = 7;
+    tap_ok(sb__probe_parse_schedstat("123456 789 42\n", &d) == 0 && d == 789,
+           "run_delay is the second field");
+    tap_ok(sb__probe_parse_schedstat("1 18446744073709551615 3", &d) == 0 &&
+               d == UINT64_MAX,
+           "the largest value");
+    d = 7;
+    tap_ok(sb__probe_parse_schedstat("", &d) != 0 &&
+               sb__probe_parse_schedstat("abc", &d) != 0 &&
+               sb__probe_parse_schedstat("12", &d) != 0 &&
+               sb__probe_parse_schedstat("12 x 3", &d) != 0 &&
+               sb__probe_parse_schedstat("12 -5 3", &d) != 0 &&
+               sb__probe_parse_schedstat("12 99999999999999999999 3", &d) !=
+                   0 &&
+               sb__probe_parse_schedstat("12 5x 3", &d) != 0 && d == 7,
+           "hostile text refused, the value untouched");
+}
+
+static void options(sb_options *o, int reject)
+{
+    sb_options_init(o);
+    o->invocations = 1;
+    o->min_samples = o->max_samples = 120;
+    o->max_time = 10;
+    o->reject = reject;
+}
+
+/* A run of one libc 256-byte cell with the hook set to force. */
+static sb_run *forced_run(int force, int reject)
+{
+    sb_options o;
+    sb_plan *plan = sb_plan_new();
+    sb_run *run = NULL;
+    sb_error e = {0};
+
+    options(&o, reject);
+    sb__probe_force = force;
+    sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
+    if (sb_run_execute(plan, &o, &run, &e) != SB_OK) {
+        tap_diag("run: %s", e.text);
+        run = NULL;
+    }
+    sb__probe_force = 0;
+    sb_plan_free(plan);
+    return run;
+}
+
+static size_t taken(const sb_cell_result *r)
+{
+    return r->nsamples + r->rejected_total - r->rejected[SB_REJECT_OUTLIER];
+}
+
+static void test_forced(void)
+{
+    sb_run *run;
+    const sb_cell_result *r;
+    const unsigned char *fl;
+    size_t n, wait = 0, shared = 0, other = 0;
+
+    tap_ok(sb_reject_parse("cpu-wait") == SB_REJECT_CPU_WAIT &&
+               sb_reject_parse("shared-core") == SB_REJECT_SHARED_CORE &&
+               !strcmp(sb_reject_name(SB_REJECT_CPU_WAIT), "cpu-wait") &&
+               !strcmp(sb_reject_name(SB_REJECT_SHARED_CORE), "shared-core"),
+           "the two reasons by name");
+
+    /* Default policy: every other sample waited, every third shared. */
+    run = forced_run(1 | 4, SB_REJECT_DISTURBED);
+    if (tap_ok(run != NULL, "a run with a wait beside every other sample")) {
+        r = sb_run_cell(run, 0);
+        tap_ok(r->disturbed[SB_REJECT_CPU_WAIT] >= taken(r) / 2,
+               "half the samples waited (%zu of %zu)",
+               r->disturbed[SB_REJECT_CPU_WAIT], taken(r));
+        TAP_IS_INT(r->rejected[SB_REJECT_CPU_WAIT],
+                   r->disturbed[SB_REJECT_CPU_WAIT],
+                   "each rejected under cpu-wait, which counts first");
+        tap_ok(r->nsamples > 0, "the rest kept (%zu)", r->nsamples);
+        sb_run_free(run);
+    }
+    run = forced_run(2 | 8, SB_REJECT_DISTURBED);
+    if (tap_ok(run != NULL, "a run with a shared core beside every third "
+                            "sample")) {
+        r = sb_run_cell(run, 0);
+        tap_ok(r->disturbed[SB_REJECT_SHARED_CORE] >= taken(r) / 3,
+               "a third contended (%zu of %zu)",
+               r->disturbed[SB_REJECT_SHARED_CORE], taken(r));
+        tap_ok(r->rejected[SB_REJECT_SHARED_CORE] +
+                       r->rejected[SB_REJECT_CTXSW] +
+                       r->rejected[SB_REJECT_MIGRATION] +
+                       r->rejected[SB_REJECT_CPU_WAIT] +
+                       r->rejected[SB_REJECT_INTERRUPT] >=
+                   r->disturbed[SB_REJECT_SHARED_CORE],
+               "each rejected, under shared-core unless a stronger "
+               "reason came with it");
+        tap_ok(r->rejected[SB_REJECT_SHARED_CORE] > 0 &&
+                   r->rejected[SB_REJECT_SHARED_CORE] <=
+                       r->disturbed[SB_REJECT_SHARED_CORE],
+               "counted under shared-core (%zu)",
+               r->rejected[SB_REJECT_SHARED_CORE]);
+        fl = sb_run_sample_flags(run, 0);
+        for (size_t i = 0; fl && i < r->nsamples; i++)
+            other += (fl[i] & ~(1u << SB_REJECT_INTERRUPT)) != 0;
+        TAP_IS_INT(other, 0, "no kept sample carries a rejected reason");
+        tap_ok(isfinite(sb_run_meta(run)->contended_share) &&
+                   sb_run_meta(run)->contended_share >= 0.3,
+               "the header's share of contended samples (%.3f)",
+               sb_run_meta(run)->contended_share);
+        sb_run_free(run);
+    }
+
+    /* --reject none: both kept, flagged one by one. */
+    run = forced_run(1 | 2 | 4, SB_REJECT_NONE);
+    if (tap_ok(run != NULL, "--reject none with both forced")) {
+        r = sb_run_cell(run, 0);
+        n = r->nsamples;
+        fl = sb_run_sample_flags(run, 0);
+        for (size_t i = 0; fl && i < n; i++) {
+            wait += (fl[i] >> SB_REJECT_CPU_WAIT) & 1;
+            shared += (fl[i] >> SB_REJECT_SHARED_CORE) & 1;
+        }
+        TAP_IS_INT(r->rejected_total, 0, "nothing rejected");
+        tap_ok(wait >= n / 2 && wait == r->disturbed[SB_REJECT_CPU_WAIT],
+               "cpu-wait kept and flagged (%zu of %zu)", wait, n);
+        tap_ok(shared >= n / 2 &&
+                   shared == r->disturbed[SB_REJECT_SHARED_CORE],
+               "shared-core kept and flagged (%zu of %zu)", shared, n);
+        sb_run_free(run);
+    }
+
+    /* Every sample contended, kept: the cell is named. */
+    run = forced_run(2, SB_REJECT_NONE);
+    if (tap_ok(run != NULL, "every sample on a shared core, kept")) {
+        r = sb_run_cell(run, 0);
+        TAP_IS_INT(r->disturbed[SB_REJECT_SHARED_CORE], r->nsamples,
+                   "all contended");
+        tap_ok(strstr(sb_run_meta(run)->notes, "measured on a shared core") !=
+                   NULL,
+               "the notes say the cell was measured on a shared core");
+        sb_run_free(run);
+    }
+}
+
+/* The probes' figures through the JSON and back: the same values, and
+ * a hostile array read as unknown. */
+static void test_json(void)
+{
+    sb_options o;
+    sb_plan *plan = sb_plan_new();
+    sb_run *run = NULL, *back = NULL;
+    sb_error e = {0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+    int same = 1;
+
+    options(&o, SB_REJECT_DISTURBED);
+    o.invocations = 2;
+    o.min_samples = o.max_samples = 40;
+    sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
+    if (!tap_ok(sb_run_execute(plan, &o, &run, &e) == SB_OK,
+                "a run of two invocations (%s)", e.text)) {
+        sb_plan_free(plan);
+        return;
+    }
+    sb_plan_free(plan);
+    f = open_memstream(&text, &len);
+    if (f && sb_report(run, SB_FORMAT_JSON, f, &e) == SB_OK) {
+        fclose(f);
+        f = fmemopen(text, len, "r");
+        if (f && sb_run_load(f, "mem", NULL, &back, &e) != SB_OK)
+            back = NULL;
+    }
+    if (f)
+        fclose(f);
+    if (tap_ok(back != NULL, "written and read back (%s)", e.text)) {
+        const sb_meta *a = sb_run_meta(run), *b = sb_run_meta(back);
+#define SAME(x)                                                              \
+    (isnan(a->x) ? isnan(b->x) : fabs(a->x - b->x) <= 1e-9 * fabs(a->x))
+        same = SAME(probe_ratio) && SAME(probe_cost_share) &&
+               SAME(probe_clock) && SAME(probe_clock_min) &&
+               SAME(probe_clock_max) && SAME(contention_quiet) &&
+               SAME(contention_margin) && SAME(contended_share) &&
+               SAME(cpu_wait_share) && a->probe_ninv == b->probe_ninv &&
+               a->probe_chain_ops == b->probe_chain_ops &&
+               a->probe_ldst_reps == b->probe_ldst_reps &&
+               !strcmp(a->probe, b->probe) &&
+               !strcmp(a->probe_note, b->probe_note);
+        for (size_t i = 0; i < a->probe_ninv && i < SB_PROBE_MAX_INV; i++)
+            same = same && SAME(probe_inv_clock[i]) &&
+                   SAME(probe_inv_quiet[i]);
+#undef SAME
+        tap_ok(same, "the probes' figures alike (%s, %zu invocations)",
+               b->probe, b->probe_ninv);
+        /* Two or more: the runner adds invocations short of precision. */
+        tap_ok(b->probe_ninv >= 2 &&
+                   b->probe_ninv == sb_run_invocations(run),
+               "one clock per invocation (%zu, %zu invocations)",
+               b->probe_ninv, sb_run_invocations(run));
+        sb_run_free(back);
+    }
+    free(text);
+    sb_run_free(run);
+    {
+        /* Hostile per-invocation values: not positive numbers. */
+        static const char doc[] =
+            "{\"schema\":\"statbench-run\",\"schema_version\":1,"
+            "\"meta\":{\"timer\":{\"hz\":2e9},\"probes\":{"
+            "\"clock_source\":\"imul\\u001b[31m\","
+            "\"invocation_clock\":[1.4,-1,\"x\",null,0],"
+            "\"invocation_contention_quiet\":[32.8]}},"
+            "\"cells\":[{\"kernel\":\"libc\",\"size\":64,"
+            "\"src_align\":0,\"dst_align\":0,"
+            "\"samples_ticks\":[10,11,12]}]}";
+        f = fmemopen((void *)doc, sizeof doc - 1, "r");
+        back = NULL;
+        if (f && sb_run_load(f, "doc", NULL, &back, &e) == SB_OK) {
+            const sb_meta *b = sb_run_meta(back);
+            tap_ok(b->probe_ninv == 5 && b->probe_inv_clock[0] == 1.4 &&
+                       isnan(b->probe_inv_clock[1]) &&
+                       isnan(b->probe_inv_clock[2]) &&
+                       isnan(b->probe_inv_clock[3]) &&
+                       isnan(b->probe_inv_clock[4]) &&
+                       b->probe_inv_quiet[0] == 32.8 &&
+                       isnan(b->probe_inv_quiet[1]) &&
+                       !strchr(b->probe, 0x1b) && isnan(b->probe_clock),
+                   "hostile values read as unknown, the string cleaned "
+                   "(%s)", b->probe);
+            sb_run_free(back);
+        } else {
+            tap_ok(0, "a run with hostile probe fields loads (%s)", e.text);
+        }
+        if (f)
+            fclose(f);
+    }
+}
+
+/* The clock probe refused at start-up (the hook feeds the check a folded
+ * add chain): no clock anywhere, the reason in the header's fields, the
+ * contention probe in ticks with its wider margin. */
+static void test_refused(void)
+{
+    sb_run *run = forced_run(16, SB_REJECT_DISTURBED);
+    const sb_meta *m;
+    const double *clk;
+    size_t known = 0;
+
+    if (!tap_ok(run != NULL, "a run with the clock probe refused"))
+        return;
+    m = sb_run_meta(run);
+    if (!sb__probe_have_chains()) {
+        tap_skip("no chains on this architecture");
+        sb_run_free(run);
+        return;
+    }
+    tap_ok(!strcmp(m->probe, "none") && strstr(m->probe_note, "refused") &&
+               strstr(m->probe_note, "5.556"),
+           "meta says refused and why (%s)", m->probe_note);
+    tap_ok(strstr(m->notes, "clock probe refused") != NULL,
+           "and a note says so");
+    clk = sb_run_sample_clock(run, 0);
+    for (size_t i = 0; clk && i < sb_run_cell(run, 0)->nsamples; i++)
+        known += !isnan(clk[i]);
+    tap_ok(clk && known == 0, "every sample's clock unknown (%zu known)",
+           known);
+    tap_ok(isnan(m->probe_clock) && isnan(m->probe_clock_min),
+           "no effective clock");
+    TAP_IS_REL(m->contention_margin, SB__PROBE_MARGIN_TICKS, 0,
+               "the contention probe compared in ticks, with its margin");
+    sb_run_free(run);
+}
+
+/* A hog pinned to the CPU the run pins to, for the run's length. */
+static void test_hog(void)
+{
+    sb_options o;
+    sb_plan *plan = sb_plan_new();
+    sb_run *run = NULL;
+    sb_error e = {0};
+    cpu_set_t set;
+    int cpu = -1, rc;
+    pid_t hog;
+
+    sched_getaffinity(0, sizeof set, &set);
+    for (int c = CPU_SETSIZE - 1; c >= 0 && cpu < 0; c--)
+        if (CPU_ISSET(c, &set))
+            cpu = c;
+    hog = fork();
+    if (hog == 0) {
+        volatile unsigned long x = 0;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        sched_setaffinity(0, sizeof set, &set);
+        alarm(20); /* never outlives a lost parent */
+        for (;;)
+            x++;
+    }
+    options(&o, SB_REJECT_DISTURBED);
+    o.cpu = cpu;
+    o.invocations = 2;
+    o.max_time = 3;
+    o.min_samples = 20;
+    o.max_samples = 300;
+    sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, NULL);
+    rc = sb_run_execute(plan, &o, &run, &e);
+    if (hog > 0) {
+        kill(hog, SIGKILL);
+        waitpid(hog, NULL, 0);
+    }
+    sb_plan_free(plan);
+    if (!tap_ok(rc == SB_OK && run, "a run beside a hog on CPU %d completes "
+                                    "(%s)", cpu, e.text))
+        return;
+    {
+        const sb_cell_result *r = sb_run_cell(run, 0);
+        const unsigned char *fl = sb_run_sample_flags(run, 0);
+        size_t sum = 0, bad = 0, under = 0;
+        for (int q = 0; q < SB_REJECT_NREASONS; q++) {
+            sum += r->rejected[q];
+            if (q != SB_REJECT_OUTLIER && r->rejected[q] > r->disturbed[q])
+                under++;
+        }
+        TAP_IS_INT(sum, r->rejected_total, "rejects add up by reason");
+        TAP_IS_INT(under, 0, "no reason rejects more than it saw");
+        for (size_t i = 0; fl && i < r->nsamples; i++)
+            bad += (fl[i] & ~(1u << SB_REJECT_INTERRUPT)) != 0;
+        TAP_IS_INT(bad, 0, "no kept sample carries a rejected reason");
+        tap_diag("beside the hog: %zu kept, %zu cpu-wait, %zu "
+                 "context-switch, %zu shared-core",
+                 r->nsamples, r->rejected[SB_REJECT_CPU_WAIT],
+                 r->rejected[SB_REJECT_CTXSW],
+                 r->rejected[SB_REJECT_SHARED_CORE]);
+        if (r->nsamples)
+            tap_ok(r->interval.lo <= r->interval.estimate &&
+                       r->interval.estimate <= r->interval.hi &&
+                       isfinite(r->interval.estimate),
+                   "its interval holds its estimate [%g, %g, %g]",
+                   r->interval.lo, r->interval.estimate, r->interval.hi);
+        else
+            tap_ok(sb_run_empty_cells(run) == 1,
+                   "a cell left without samples is reported empty");
+    }
+    sb_run_free(run);
+}
+
+/* Where PAPI_TOT_CYC is read: the chain's 3 cycles per imul against the
+ * counter, within 1%. */
+static void test_papi(void)
+{
+#ifdef SB_HAVE_PAPI
+    int es = PAPI_NULL;
+    long long v0, v1;
+    double got[5];
+    const uint64_t n = 1u << 20;
+
+    if (!sb__probe_have_chains()) {
+        tap_skip("no chains on this architecture");
+        return;
+    }
+    if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT ||
+        PAPI_create_eventset(&es) != PAPI_OK ||
+        PAPI_add_event(es, PAPI_TOT_CYC) != PAPI_OK ||
+        PAPI_start(es) != PAPI_OK) {
+        tap_skip("PAPI_TOT_CYC is not readable here (no PMU, as in most "
+                 "virtual machines): probe cycles not checked against it");
+        return;
+    }
+    for (int i = 0; i < 5; i++) {
+        PAPI_read(es, &v0);
+        sb__probe_imul_chain(n);
+        PAPI_read(es, &v1);
+        got[i] = (double)(v1 - v0);
+    }
+    PAPI_stop(es, &v1);
+    TAP_IS_REL(median(got, 5), SB__PROBE_IMUL_CYCLES * (double)n, 0.01,
+               "the imul chain's cycles against PAPI_TOT_CYC, within 1%%");
+#else
+    tap_skip("built without PAPI: probe cycles not checked against "
+             "PAPI_TOT_CYC");
+#endif
+}
+
+/* The chains on this machine: the start-up check's numbers, reported. */
+static void test_chains_here(void)
+{
+    sb_meta m;
+    sb__probe p;
+    sb_error e = {0};
+    sb_timer_info t;
+
+    memset(&m, 0, sizeof m);
+    if (sb_timer_init(&t, 0, &e) != SB_OK) {
+        tap_skip("no timer: %s", e.text);
+        return;
+    }
+    tap_ok(sb__probe_open(&p, t.kind == SB_TIMER_TSC, t.hz, &m, &e) ==
+               SB_OK,
+           "the probes open");
+    tap_diag("here: %s (%s); imul %.4f, add %.4f ticks per op", m.probe,
+             m.probe_note, p.imul_tpo, p.add_tpo);
+    tap_ok(!strcmp(m.probe, "imul-chain") == (p.clock_ok != 0) &&
+               (p.clock_ok || m.probe_note[0]),
+           "accepted, or refused with a reason");
+    sb__probe_close(&p);
+}
+
+int main(void)
+{
+    test_arithmetic();
+    test_validate();
+    test_contention();
+    test_schedstat();
+    test_chains_here();
+    test_forced();
+    test_refused();
+    test_json();
+    test_hog();
+    test_papi();
+    return tap_done();
+}
