@@ -483,6 +483,20 @@ static void test_refused(void)
            "no effective clock");
     TAP_IS_REL(m->contention_margin, SB__PROBE_MARGIN_TICKS, 0,
                "the contention probe compared in ticks, with its margin");
+    {
+        /* The header's clock line gives the probe's reason. */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        int ok = f && sb_report(run, SB_FORMAT_TABLE, f, NULL) == SB_OK;
+        if (f)
+            fclose(f);
+        tap_ok(ok && text &&
+                   strstr(text, "clock:    core clock unknown (clock probe "
+                                "refused: ") != NULL,
+               "the clock line says the probe was refused");
+        free(text);
+    }
     sb_run_free(run);
 }
 

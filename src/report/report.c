@@ -128,9 +128,11 @@ size_t sb__report_clock_line(const sb_run *run, char *buf, size_t len)
     char of[32] = "";
 
     if (sb_run_clock(run, &c) != SB_OK || c.invocations == 0) {
+        /* Why, when the probe said (refused, not x86-64, no PMU). */
+        const char *why = sb_run_meta(run)->probe_note;
         snprintf(buf, len,
-                 "core clock unknown (no core clock measured in this "
-                 "run): every cell is judged in time");
+                 "core clock unknown (%s): every cell is judged in time",
+                 why[0] ? why : "no core clock measured in this run");
         return 0;
     }
     if (c.invocations < c.total)
