@@ -997,6 +997,65 @@ SB_API const char *sb_run_command(const sb_run *run);
 /* Test-suite helpers                                                        */
 /* ------------------------------------------------------------------------ */
 
+/* Guards against the optimiser, for the body of a function under test.
+ *
+ * A compiler may delete or transform work whose result it can prove
+ * unused, or turn a loop written to be naive into another: at -O3 gcc
+ * vectorises
+ *     for (size_t i = 0; i < n; i++) d[i] = s[i];    (a "byte loop")
+ * into 16- or 32-byte moves, or calls memcpy for it, so that a gate
+ * comparing it with memcpy saw its ratio fall from 9.3 to 2.4 with no
+ * warning.  Two guards, as Google Benchmark's DoNotOptimize and
+ * ClobberMemory:
+ *
+ * SB_DO_NOT_OPTIMIZE(x): x (an lvalue: a variable or an element, of any
+ *   type) is taken to be read and changed at this point, by code the
+ *   compiler cannot see.  Its value must therefore be computed (work
+ *   producing it is not deleted), and a value read from it afterwards
+ *   must be read again (work using it is not hoisted out of a loop).
+ *   Guard an expression by assigning it to a variable first.
+ * SB_CLOBBER_MEMORY(): all memory the compiler cannot prove private may
+ *   have been read and written here: stores before it are done, and
+ *   loads after it happen again.
+ *
+ * The byte loop above stays a byte loop with
+ *     for (size_t i = 0; i < n; i++) {
+ *         d[i] = s[i];
+ *         SB_CLOBBER_MEMORY();   (each store is done before the next
+ *     }                             load: no batching of iterations)
+ * and the result of a computation survives with
+ *     uint64_t h = hash(buf, n);
+ *     SB_DO_NOT_OPTIMIZE(h);
+ * Neither emits an instruction of its own (with gcc and clang: an empty
+ * asm statement with a "memory" clobber); they cost what they forbid.
+ * One exception: clang always takes the memory alternative of "+r,m", so
+ * under clang SB_DO_NOT_OPTIMIZE(x) stores x and loads it back (a few
+ * cycles; keep it out of the innermost loop, or guard with
+ * SB_CLOBBER_MEMORY there).
+ * With other compilers both fall back to a call of
+ * sb_do_not_optimize_escape (a function in the library, which the
+ * compiler cannot see into): x's address escapes, so x is stored and
+ * memory is clobbered around the call, but the call costs a few
+ * nanoseconds and a whole-program optimiser could still see through it.
+ * That fallback is weaker, and slower; prefer gcc or clang. */
+#if defined(__GNUC__) || defined(__clang__)
+#if defined(__clang__)
+#define SB_DO_NOT_OPTIMIZE(x) __asm__ __volatile__("" : "+r,m"(x) : : "memory")
+#else
+/* Google Benchmark's order for gcc, which takes the register when x
+ * fits in one. */
+#define SB_DO_NOT_OPTIMIZE(x) __asm__ __volatile__("" : "+m,r"(x) : : "memory")
+#endif
+#define SB_CLOBBER_MEMORY() __asm__ __volatile__("" : : : "memory")
+#else
+#define SB_DO_NOT_OPTIMIZE(x) sb_do_not_optimize_escape((void *)&(x))
+#define SB_CLOBBER_MEMORY() sb_do_not_optimize_escape((void *)0)
+#endif
+
+/* The fallback of SB_DO_NOT_OPTIMIZE and SB_CLOBBER_MEMORY: does nothing,
+ * out of the compiler's sight (p may be NULL). */
+SB_API void sb_do_not_optimize_escape(volatile void *p);
+
 /* Measure two functions of the sb_kernel_fn shape on n bytes (page-aligned
  * buffers) under opt (NULL: defaults) and compare candidate with baseline:
  * out receives the ratio of times (candidate / baseline) with its interval,
