@@ -19,6 +19,21 @@ static const sb_kernel stand_in[2] = {
      .description = "the candidate function"},
 };
 
+/* What a failed call leaves in its comparison: no verdict, no ratio, so
+ * that it cannot be read as a result (statbench.h, enum sb_verdict). */
+static void no_comparison(sb_comparison *out)
+{
+    if (!out)
+        return;
+    memset(out, 0, sizeof *out);
+    out->valid = 0;
+    out->base = SIZE_MAX;
+    out->ratio = (sb_interval){NAN, NAN, NAN, NAN, NAN};
+    out->p = out->p_adjusted = out->a12 = out->mde = NAN;
+    out->verdict = SB_VERDICT_NONE;
+    out->test = "none: the call failed";
+}
+
 int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                          size_t n, const sb_options *opt, sb_comparison *out,
                          sb_run **run_out, sb_error *err)
@@ -38,10 +53,15 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
 
     if (run_out)
         *run_out = NULL;
+    no_comparison(out);
     if (!baseline || !candidate || !out)
         return sb__error(err, SB_EINVAL, "sb_compare_functions: %s is NULL",
                          !baseline ? "baseline"
                          : !candidate ? "candidate" : "out");
+    if (n == 0)
+        return sb__error(err, SB_EINVAL,
+                         "sb_compare_functions: n is 0 (the functions "
+                         "would be timed on no bytes)");
     if (opt)
         o = *opt;
     else
@@ -76,6 +96,8 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
             rc = sb__error(err, SB_ENUMERIC, "no comparison could be made");
         }
     }
+    if (rc != SB_OK)
+        no_comparison(out);
     if (rc == SB_OK && run_out) {
         /* The run must not point at the kernels on this stack frame. */
         for (size_t i = 0; i < run->ncells; i++)
@@ -93,8 +115,10 @@ int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
 {
     sb_comparison c;
     int rc = sb_compare_functions(baseline, candidate, n, opt, &c, NULL, err);
-    if (rc != SB_OK)
+    if (rc != SB_OK) {
+        no_comparison(out);
         return rc;
+    }
     if (out)
         *out = c;
     return sb_comparison_regressed(&c, opt ? opt->threshold : 0.01);

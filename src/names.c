@@ -28,6 +28,7 @@
     X(SB_REJECT_INTERRUPT, "interrupt")                                     \
     X(SB_REJECT_KERNEL_FAILED, "kernel-failed")
 #define SB__VERDICTS(X)                                                     \
+    X(SB_VERDICT_NONE, "none")                                              \
     X(SB_VERDICT_EQUIVALENT, "equivalent") X(SB_VERDICT_FASTER, "faster")  \
     X(SB_VERDICT_SLOWER, "slower")                                          \
     X(SB_VERDICT_INCONCLUSIVE, "inconclusive")

@@ -220,6 +220,9 @@ int sb__options_check(const sb_options *opt, sb_error *err)
         size_t n;
         rc = sb__counters_parse(opt->counters, names, SB_MAX_COUNTERS, &n,
                                 err);
+        if (rc == SB_OK)
+            rc = sb__counters_check_names((const char (*)[64])names, n,
+                                          err);
         if (rc != SB_OK)
             return rc;
     }

@@ -310,11 +310,16 @@ SB_API int sb_stats_paired_log(const double *a, const double *b, size_t m,
  * alias p.  SB_EINVAL for m == 0 or a p outside [0, 1]; SB_ENOMEM. */
 SB_API int sb_stats_holm(const double *p, size_t m, double *adjusted);
 
+/* 0 is no verdict, so that a zeroed or untouched sb_comparison (a failed
+ * call's output) never reads as a result.  Saved files hold the names,
+ * not the values. */
 enum sb_verdict {
-    SB_VERDICT_EQUIVALENT = 0, /* the ratio's CI lies within 1 +- threshold */
-    SB_VERDICT_FASTER,         /* significant, and the CI lies below 1 */
-    SB_VERDICT_SLOWER,         /* significant, and the CI lies above 1 */
-    SB_VERDICT_INCONCLUSIVE    /* none of these */
+    SB_VERDICT_NONE = 0,     /* no comparison was made (an error, or no
+                                baseline) */
+    SB_VERDICT_EQUIVALENT,   /* the ratio's CI lies within 1 +- threshold */
+    SB_VERDICT_FASTER,       /* significant, and the CI lies below 1 */
+    SB_VERDICT_SLOWER,       /* significant, and the CI lies above 1 */
+    SB_VERDICT_INCONCLUSIVE  /* none of these */
 };
 
 /* The verdict on a ratio of times (candidate / baseline) with its CI and
@@ -326,7 +331,8 @@ enum sb_verdict {
 SB_API int sb_stats_verdict(const sb_interval *ratio, double p_adjusted,
                             double alpha, double threshold);
 
-/* "equivalent", "faster", "slower", "inconclusive"; "?" otherwise. */
+/* "none", "equivalent", "faster", "slower", "inconclusive"; "?"
+ * otherwise. */
 SB_API const char *sb_verdict_name(int verdict);
 SB_API int sb_verdict_parse(const char *name);
 
@@ -557,7 +563,12 @@ typedef struct sb_options {
                                data-TLB misses where the hardware has them;
                                context switches, CPU migrations and page
                                faults always).  The string must outlive the
-                               run. */
+                               run.  sb_plan_check refuses (SB_EINVAL) a
+                               name that is neither a perf software event
+                               nor known to PAPI by name (where PAPI runs:
+                               without it nothing can be told); a known
+                               counter this machine cannot read is
+                               reported missing in sb_meta.counters. */
     int reject;             /* enum sb_reject_policy; default disturbed */
     int rt;                 /* 1: SCHED_FIFO while measuring (without the
                                privilege: a warning in the run's notes) */

@@ -454,7 +454,16 @@ static void check_verdict(void)
                "verdict name: slower");
     TAP_IS_STR(sb_verdict_name(SB_VERDICT_INCONCLUSIVE), "inconclusive",
                "verdict name: inconclusive");
-    TAP_IS_STR(sb_verdict_name(4), "?", "verdict name: 4 -> ?");
+    TAP_IS_STR(sb_verdict_name(SB_VERDICT_NONE), "none",
+               "verdict name: none");
+    /* A zeroed comparison (an untouched output) must not read as a
+     * result: 0 is no verdict. */
+    TAP_IS_INT(SB_VERDICT_NONE, 0, "verdict 0 is none");
+    TAP_IS_INT(sb_verdict_parse("none"), SB_VERDICT_NONE,
+               "verdict parse: none");
+    TAP_IS_INT(sb_verdict_parse("inconclusive"), SB_VERDICT_INCONCLUSIVE,
+               "verdict parse: inconclusive");
+    TAP_IS_STR(sb_verdict_name(5), "?", "verdict name: 5 -> ?");
     TAP_IS_STR(sb_verdict_name(-1), "?", "verdict name: -1 -> ?");
 }
 

@@ -218,7 +218,8 @@ int cli_list_counters(void)
         printf("%-24s %s\n", names[i], why[i][0] ? why[i] : "available");
     printf("\nAny other PAPI preset or native event name may be given to "
            "--counters;\none this machine lacks is reported missing in the "
-           "run's header.\n");
+           "run's header,\none PAPI does not know by that name is refused."
+           "\n");
     return ferror(stdout) ? 1 : 0;
 }
 
