@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -141,4 +143,102 @@ void sb_do_not_optimize_escape(volatile void *p)
     /* Nothing: the guards' fallback needs only a call the compiler cannot
      * see into (statbench.h, SB_DO_NOT_OPTIMIZE). */
     (void)p;
+}
+
+/* Append to buf at *at, never past len; *at counts what was asked for. */
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+    va_start(ap, fmt);
+    k = vsnprintf(buf && *at < len ? buf + *at : NULL,
+                  buf && *at < len ? len - *at : 0, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *at += (size_t)k;
+}
+
+/* A caller's string (a kernel name, a file name: hostile) into the one
+ * line: control characters become '?', so that it stays one line. */
+static void put_text(char *buf, size_t len, size_t *at, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (buf && *at + 1 < len)
+            buf[*at] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+        ++*at;
+    }
+    if (buf && len)
+        buf[*at < len ? *at : len - 1] = '\0';
+}
+
+int sb_gate_judge(const sb_comparison *c, const sb_options *opt,
+                  const char *what, const char *baseline_from, char *buf,
+                  size_t len)
+{
+    sb_options d;
+    double th;
+    int out, policy;
+    size_t at = 0;
+    const char *why;
+
+    if (!opt) {
+        sb_options_init(&d);
+        opt = &d;
+    }
+    th = opt->threshold;
+    policy = opt->inconclusive;
+    if (buf && len)
+        buf[0] = '\0';
+    if (!what)
+        what = "candidate vs baseline";
+    if (!baseline_from)
+        baseline_from = "measured in the same run";
+
+    if (!c || !c->valid || c->verdict == SB_VERDICT_NONE) {
+        out = SB_GATE_FAIL;
+        why = "no comparison (an error, or no baseline to compare with)";
+    } else if (!isfinite(c->ratio.estimate)) {
+        out = SB_GATE_FAIL;
+        why = "not comparable (no samples, or times that are not "
+              "positive)";
+    } else if (c->verdict == SB_VERDICT_SLOWER) {
+        out = c->ratio.estimate > 1 + th ? SB_GATE_FAIL : SB_GATE_PASS;
+        why = out ? "slower, beyond the threshold"
+                  : "slower, by less than the threshold";
+    } else if (c->verdict == SB_VERDICT_INCONCLUSIVE &&
+               !(c->ratio.hi <= 1 + th)) {
+        /* Neither shown slower nor ruled out: the policy decides. */
+        out = policy == SB_INCONCLUSIVE_PASS   ? SB_GATE_PASS
+              : policy == SB_INCONCLUSIVE_WARN ? SB_GATE_WARN
+                                               : SB_GATE_FAIL;
+        why = "inconclusive: the interval reaches past the threshold "
+              "without significance";
+    } else if (c->verdict == SB_VERDICT_INCONCLUSIVE) {
+        out = SB_GATE_PASS;
+        why = "inconclusive, but the interval rules out a slowdown "
+              "beyond the threshold";
+    } else {
+        out = SB_GATE_PASS;
+        why = sb_verdict_name(c->verdict);
+    }
+    put(buf, len, &at, "%s ", out == SB_GATE_FAIL   ? "FAIL"
+                              : out == SB_GATE_WARN ? "WARN"
+                                                    : "pass");
+    put_text(buf, len, &at, what);
+    put(buf, len, &at, ": %s", why);
+    if (c && c->valid && isfinite(c->ratio.estimate))
+        put(buf, len, &at, "; time ratio %.4g [%.4g, %.4g], p(adj) %.2g",
+            c->ratio.estimate, c->ratio.lo, c->ratio.hi, c->p_adjusted);
+    put(buf, len, &at, "; threshold %g%%", th * 100);
+    if (c && c->valid && isfinite(c->mde))
+        put(buf, len, &at, "; smallest detectable change %.2g%%",
+            c->mde * 100);
+    else
+        put(buf, len, &at, "; smallest detectable change unknown");
+    put(buf, len, &at, "; baseline: ");
+    put_text(buf, len, &at, baseline_from);
+    return out;
 }

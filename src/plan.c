@@ -4,6 +4,7 @@
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "counters.h"
@@ -122,6 +123,7 @@ void sb_options_init(sb_options *opt)
         .mlock = 1,
         .alpha = 0.05,
         .threshold = 0.01,
+        .inconclusive = SB_INCONCLUSIVE_FAIL,
     };
 }
 
@@ -215,6 +217,9 @@ int sb__options_check(const sb_options *opt, sb_error *err)
     if (opt->reject != SB_REJECT_DISTURBED && opt->reject != SB_REJECT_NONE)
         return sb__error(err, SB_EINVAL, "reject policy %d: unknown",
                          opt->reject);
+    if (!strcmp(sb_inconclusive_policy_name(opt->inconclusive), "?"))
+        return sb__error(err, SB_EINVAL, "inconclusive policy %d: unknown",
+                         opt->inconclusive);
     if (opt->counters) {
         char names[SB_MAX_COUNTERS][64];
         size_t n;

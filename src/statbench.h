@@ -516,6 +516,12 @@ SB_API size_t sb_plan_count(const sb_plan *plan);
 SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
 
 /* Options of a run.  Fill with sb_options_init(), then change fields.
+ * Units: relative quantities are fractions here and percent on the
+ * command line, with one meaning: threshold 0.10 is --threshold 10,
+ * precision 0.01 is --precision 1, ci_level 0.95 is --ci 95; alpha is a
+ * probability in both (0.05).  The threshold is asked once: the verdicts
+ * use it, and so does sb_gate_judge (sb_comparison_regressed and sb_gate
+ * take theirs as before, sb_gate from opt->threshold).
  * What is measured, and how it is analysed: ci_level, precision,
  * outliers, bootstrap, alpha and threshold are the analysis options
  * (sb_analysis_options below), which a run can be reanalysed with. */
@@ -591,6 +597,14 @@ typedef struct sb_options {
      * must outlive the run.  With forked invocations the caller's process
      * reads it every 20 ms and passes it on.  Default NULL. */
     volatile sig_atomic_t *stop;
+    /* Fields below were added after 0.1.0: a caller built against an
+     * older header neither sets nor sees them.  Always fill sb_options
+     * with sb_options_init(). */
+    int inconclusive;       /* enum sb_inconclusive_policy: what
+                               sb_gate_judge (and statbench --against)
+                               does with an inconclusive comparison whose
+                               interval reaches past 1 + threshold;
+                               default SB_INCONCLUSIVE_FAIL */
 } sb_options;
 
 /* A NULL opt is left alone. */
@@ -1079,6 +1093,55 @@ SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                                 sb_comparison *out, sb_run **run_out,
                                 sb_error *err);
 
+/* What a gate does with an inconclusive comparison whose interval reaches
+ * past 1 + threshold: one whose slowdown beyond the threshold could be
+ * neither shown nor ruled out.  FAIL is the default: a regression gate
+ * that passes what it could not decide lets a regression through
+ * whenever the machine is noisy or the budget short, silently; a failure
+ * says how wide the interval was and the smallest change the run could
+ * detect (its MDE), so the fix (a larger threshold, more time, a quieter
+ * machine) is plain.  WARN passes with the reason in the gate's line;
+ * PASS passes as sb_gate always has.  An inconclusive comparison whose
+ * whole interval lies below 1 + threshold passes under every policy: a
+ * slowdown beyond the threshold is ruled out. */
+enum sb_inconclusive_policy {
+    SB_INCONCLUSIVE_FAIL = 0,
+    SB_INCONCLUSIVE_WARN,
+    SB_INCONCLUSIVE_PASS
+};
+
+/* "fail", "warn", "pass"; "?" otherwise, and the reverse. */
+SB_API const char *sb_inconclusive_policy_name(int policy);
+SB_API int sb_inconclusive_policy_parse(const char *name);
+
+/* What a gate decided. */
+enum sb_gate_outcome {
+    SB_GATE_PASS = 0,
+    SB_GATE_FAIL = 1,
+    SB_GATE_WARN = 2 /* passed, with a reason to look (an inconclusive
+                        comparison under SB_INCONCLUSIVE_WARN) */
+};
+
+/* The gate's decision on comparison c, with opt's threshold and
+ * inconclusive policy (opt NULL: the defaults of sb_options_init), and
+ * its one-line account in buf (len bytes; buf may be NULL):
+ *     FAIL mine vs memcpy: slower, time ratio 8.93 [8.71, 9.12], p(adj)
+ *     0.002, beyond the 10% threshold; smallest detectable change 2.1%;
+ *     baseline: measured in the same run
+ * what names the two ("mine vs memcpy"; NULL: "candidate vs baseline"),
+ * baseline_from says where the baseline came from (NULL: "measured in
+ * the same run").  FAIL for a slower verdict beyond the threshold, for a
+ * comparison that could not be made (c NULL, not valid, verdict none, a
+ * ratio that is NAN) and for an inconclusive one whose interval reaches
+ * past 1 + threshold under SB_INCONCLUSIVE_FAIL (WARN and PASS under
+ * the other policies); PASS otherwise.  The threshold is the one the
+ * verdict was given at, opt->threshold, a fraction (0.10 for 10%): the
+ * command line's --threshold 10 is the same value in percent.  Returns
+ * an enum sb_gate_outcome. */
+SB_API int sb_gate_judge(const sb_comparison *c, const sb_options *opt,
+                         const char *what, const char *baseline_from,
+                         char *buf, size_t len);
+
 /* Whether a comparison is a regression: its verdict is slower (the
  * adjusted p below alpha and the whole interval above 1) and the ratio
  * exceeds 1 + threshold; or it could not be made (a cell without
@@ -1093,7 +1156,9 @@ SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
  * negative status on error: SB_ENOSAMPLES when a function has no valid
  * sample (every call failed, see sb_kernel_failed, or every sample was
  * disturbed), which sb_compare_functions returns too.  out (optional)
- * receives the comparison. */
+ * receives the comparison.  It passes an inconclusive comparison
+ * whatever opt->inconclusive says (as it always has); sb_gate_judge on
+ * out applies the policy and says why. */
 SB_API int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
                    const sb_options *opt, sb_comparison *out, sb_error *err);
 

@@ -497,6 +497,7 @@ static int names_round_trip(void)
         {sb_verdict_name, sb_verdict_parse, SB_VERDICT_INCONCLUSIVE + 1},
         {sb_timer_name, sb_timer_parse, 2},
         {sb_plot_kind_name, sb_plot_kind_parse, 5},
+        {sb_inconclusive_policy_name, sb_inconclusive_policy_parse, 3},
     };
     int ok = 1;
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {

@@ -512,23 +512,43 @@ static int save_baseline(const sb_run *run, const struct cli *cli,
 }
 
 /* --against as a gate: status 1 when a cell is slower than its baseline
- * beyond the threshold, with significance, or cannot be compared. */
-static int gate(const sb_run *run, const char *name, int status)
+ * beyond the threshold, with significance, cannot be compared, or is
+ * inconclusive past the threshold under --inconclusive fail (the
+ * default; sb_gate_judge).  Each failing or warned cell gets the gate's
+ * line (ratio, threshold, smallest detectable change, where the baseline
+ * came from); a passing one too, without -q. */
+static int gate(const sb_run *run, const sb_run *against, const char *name,
+                const struct cli *cli, int status)
 {
-    size_t slower = 0, lost = 0;
+    size_t slower = 0, lost = 0, undecided = 0;
+    const sb_meta *m = sb_run_meta(against);
+    const sb_options *o = sb_run_options(run);
+    char from[400], what[200], line[1200];
 
+    snprintf(from, sizeof from, "saved baseline '%s', measured %s on %s",
+             name, m->start_time[0] ? m->start_time : "at an unknown time",
+             m->hostname[0] ? m->hostname : "an unknown host");
     for (size_t i = 0; i < sb_run_count(run); i++) {
         const sb_comparison *c = sb_run_comparison(run, i);
-        /* A cell without samples has failed above, in its own words;
-         * one whose baseline cell has none cannot be judged, which is
-         * no pass either. */
-        if (!sb_run_cell(run, i)->nsamples ||
-            !sb_comparison_regressed(c, sb_run_options(run)->threshold))
+        const sb_cell_result *r = sb_run_cell(run, i);
+        int out;
+        /* A cell without samples has failed above, in its own words; one
+         * without a baseline cell is not gated. */
+        if (!c || !r->nsamples)
             continue;
-        if (isfinite(c->ratio.estimate))
+        snprintf(what, sizeof what, "%s %zu (%zu/%zu)", r->cell.kernel->name,
+                 r->cell.size, r->cell.src_align, r->cell.dst_align);
+        out = sb_gate_judge(c, o, what, from, line, sizeof line);
+        if (out != SB_GATE_PASS || !cli->quiet)
+            say("%s", line);
+        if (out != SB_GATE_FAIL)
+            continue;
+        if (!isfinite(c->ratio.estimate))
+            lost++;
+        else if (c->verdict == SB_VERDICT_SLOWER)
             slower++;
         else
-            lost++;
+            undecided++;
     }
     if (lost && status == 0) {
         say("%zu cell%s cannot be compared with baseline '%s' "
@@ -540,6 +560,13 @@ static int gate(const sb_run *run, const char *name, int status)
         say("%zu cell%s slower than baseline '%s' beyond the "
             "threshold, with significance",
             slower, slower == 1 ? "" : "s", name);
+        status = 1;
+    }
+    if (undecided && status == 0) {
+        say("%zu cell%s inconclusive against baseline '%s': a slowdown "
+            "beyond the threshold is not ruled out (more --max-time, a "
+            "larger --threshold, or --inconclusive warn)",
+            undecided, undecided == 1 ? "" : "s", name);
         status = 1;
     }
     return status;
@@ -618,7 +645,7 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     if (cli->save)
         status = save_baseline(run, cli, empty, status);
     if (against) {
-        status = gate(run, cli->against, status);
+        status = gate(run, against, cli->against, cli, status);
         sb_run_free(against);
     }
     if (no_common && status == 0)

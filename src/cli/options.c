@@ -426,6 +426,11 @@ static const struct cli_option options[] = {
            "1 when a cell is slower with significance and by\n"
            "more than --threshold, or cannot be compared (a\n"
            "CI gate)"),
+    ENUM("inconclusive", "POLICY", M, opt.inconclusive, 3, "policy ",
+         inconclusive_policy,
+         "what --against does with a cell whose interval\n"
+         "reaches past --threshold without significance:\n"
+         "fail (default), warn or pass"),
     SPECIAL("list", 'l', NULL, ALL, act,
             "list the kernels and whether this CPU runs them"),
     SPECIAL("help", 'h', NULL, ALL, act, "this help"),
