@@ -40,6 +40,7 @@
 
 #include "measure.h"
 #include "meta.h"
+#include "plan.h"
 #include "timer.h"
 
 /* ---- The pipe protocol between an invocation and the parent ------------ */
@@ -546,6 +547,8 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         return rc;
     }
     rc = sb__run_analyse(run, err);
+    if (rc == SB_OK && sb__run_adopt_benches(run) != SB_OK)
+        rc = sb__error(err, SB_ENOMEM, "out of memory");
     if (rc != SB_OK) {
         sb_run_free(run);
         return rc;

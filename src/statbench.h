@@ -512,6 +512,37 @@ SB_API void sb_plan_free(sb_plan *plan);
  * SB_ENOMEM. */
 SB_API int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
                        size_t src_align, size_t dst_align, sb_error *err);
+
+/* Named benchmarks: a function of the sb_kernel_fn shape under a name of
+ * the caller's, with an optional state pointer, measured like a kernel on
+ * n bytes (page-aligned source and destination buffers of n bytes; fn
+ * gets state as its last argument).  The name is copied, and appears in
+ * every output: the report's rows, CSV, JSON, comparisons.  Adding the
+ * same name again with the same fn and state adds another size of that
+ * benchmark; with another fn or state it is SB_EINVAL, as are a NULL
+ * plan, name or fn, n = 0, a name sb_plan_add refuses (empty, control
+ * characters) and the name of a built-in kernel.  The function under
+ * test and its reference are named alike: compare them with
+ * sb_run_baseline_by(run, "reference", 0, ...) and judge with
+ * sb_gate_judge.  A run keeps its own copy of the names: the plan may be
+ * freed first. */
+SB_API int sb_bench_add(sb_plan *plan, const char *name, sb_kernel_fn fn,
+                        void *state, size_t n, sb_error *err);
+
+/* Hooks of a named benchmark, run outside the timed region: setup(state,
+ * n, err) before the benchmark's cell of size n is measured, teardown
+ * (state) after, once per cell in every invocation.  With invocations >
+ * 1 (the default) they run in the forked invocation's process: what they
+ * write through state is seen by fn there, never by the caller.  setup
+ * returns SB_OK, or a negative status (with err filled) that fails the
+ * run.  Either may be NULL.  SB_EINVAL for a NULL plan or name, or a name
+ * no sb_bench_add gave. */
+typedef int (*sb_bench_setup_fn)(void *state, size_t n, sb_error *err);
+typedef void (*sb_bench_teardown_fn)(void *state);
+SB_API int sb_bench_hooks(sb_plan *plan, const char *name,
+                          sb_bench_setup_fn setup,
+                          sb_bench_teardown_fn teardown, sb_error *err);
+
 SB_API size_t sb_plan_count(const sb_plan *plan);
 SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
 
