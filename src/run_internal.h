@@ -84,6 +84,7 @@ struct sb_run {
     /* ncells entries: the samples before the first outlier policy that
      * was not keep; NULL while none ran (the cells hold every sample). */
     sb__cell_before *before;
+    char *title;            /* sb_run_set_title's, or NULL */
 };
 
 /* results.c: the interval of a cell over its m invocations' medians:

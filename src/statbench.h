@@ -1049,6 +1049,17 @@ SB_API int sb_run_set_command(sb_run *run, int argc, char *const argv[],
                               sb_error *err);
 SB_API const char *sb_run_command(const sb_run *run);
 
+/* A title of the caller's for the reports of run ("memcpy gate, 4 KiB"):
+ * the table's first line, the Markdown and LaTeX captions.  A run
+ * without a command (one made through the API, not by statbench) is
+ * reported as such: its first line is the title, or "a library run", and
+ * its advice names sb_options fields, not command-line flags.  The title
+ * is copied; control characters print as '?'.  It is not saved in JSON.
+ * SB_EINVAL for a NULL run or title, SB_ENOMEM.  sb_run_title: the
+ * title, or "" without one. */
+SB_API int sb_run_set_title(sb_run *run, const char *title, sb_error *err);
+SB_API const char *sb_run_title(const sb_run *run);
+
 /* ------------------------------------------------------------------------ */
 /* Test-suite helpers                                                        */
 /* ------------------------------------------------------------------------ */

@@ -115,20 +115,72 @@ static void refusals(void)
     sb_plan_free(plan);
 }
 
-/* 1 when the report in format f names both benchmarks. */
-static int names_in(const sb_run *run, int f)
+/* The report of run in format f, a new string (NULL on failure). */
+static char *report(const sb_run *run, int f)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     int ok;
     if (!m)
-        return 0;
+        return NULL;
     ok = sb_report(run, f, m, NULL) == SB_OK;
     fclose(m);
-    ok = ok && buf && strstr(buf, "mine") && strstr(buf, "reference");
+    if (!ok) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* 1 when the report in format f names both benchmarks. */
+static int names_in(const sb_run *run, int f)
+{
+    char *buf = report(run, f);
+    int ok = buf && strstr(buf, "mine") && strstr(buf, "reference");
     free(buf);
     return ok;
+}
+
+/* A run from the API says so: no empty command, no command-line advice;
+ * a title of the caller's heads the table and the captions. */
+static void api_report(sb_run *run)
+{
+    char *t = report(run, SB_FORMAT_TABLE), *nl;
+    sb_error e = {0};
+
+    if (!tap_ok(t != NULL, "the table is written"))
+        return;
+    nl = strchr(t, '\n');
+    if (nl)
+        *nl = '\0';
+    tap_ok(strstr(t, ": a library run") != NULL,
+           "without a title the first line says a library run: %s", t);
+    if (nl)
+        *nl = '\n';
+    tap_ok(!strstr(t, "--max-time") && !strstr(t, "--invocations") &&
+               !strstr(t, "--reject") && strstr(t, "kept (reject none)"),
+           "and the table names no command-line flag (reject none, not "
+           "--reject none)");
+    free(t);
+    TAP_IS_INT(sb_run_set_title(run, NULL, &e), SB_EINVAL, "a NULL title");
+    TAP_IS_INT(sb_run_set_title(run, "memcpy gate\033[2J, 4 KiB", &e), SB_OK,
+               "sb_run_set_title");
+    TAP_IS_STR(sb_run_title(run), "memcpy gate\033[2J, 4 KiB",
+               "sb_run_title gives it back");
+    t = report(run, SB_FORMAT_TABLE);
+    tap_ok(t && !strncmp(t, "memcpy gate?[2J, 4 KiB (statbench ", 34),
+           "the table's first line is the title, its escape harmless: %.50s",
+           t ? t : "");
+    free(t);
+    t = report(run, SB_FORMAT_MARKDOWN);
+    tap_ok(t && strstr(t, "memcpy gate \\[2J, 4 KiB; statbench"),
+           "the Markdown caption has it");
+    free(t);
+    t = report(run, SB_FORMAT_LATEX);
+    tap_ok(t && strstr(t, "memcpy gate [2J, 4 KiB: "),
+           "the LaTeX caption has it");
+    free(t);
 }
 
 static void measured(void)
@@ -144,6 +196,7 @@ static void measured(void)
     int rc;
 
     options(&o);
+    o.reject = SB_REJECT_NONE; /* the header then mentions the policy */
     sb_bench_add(plan, "mine", bytes, &mine, 4096, NULL);
     sb_bench_add(plan, "reference", copy, &ref, 4096, NULL);
     sb_bench_hooks(plan, "mine", setup, teardown, NULL);
@@ -172,6 +225,7 @@ static void measured(void)
     tap_ok(names_in(run, SB_FORMAT_CSV), "the CSV names both");
     tap_ok(names_in(run, SB_FORMAT_JSON), "the JSON names both");
     tap_ok(names_in(run, SB_FORMAT_MARKDOWN), "the Markdown names both");
+    api_report(run);
     rc = sb_run_baseline_by(run, "reference", 0, &matched, &e);
     TAP_IS_INT(rc, SB_OK, "compared with the reference by name");
     TAP_IS_INT(matched, 2, "both cells found the reference cell");
