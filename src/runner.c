@@ -495,6 +495,9 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         run->cells[i].cell = *sb_plan_cell(plan, i);
 
     audit_env(opt, &env);
+    /* Once here, not in every forked invocation (timer.c). */
+    if (ninv > 1 && !opt->force_clock_timer)
+        sb__timer_calibrate_once();
     /* The budget counts from the start of the call, the audit, forks,
      * setups and the parent's work between invocations included: each
      * of the invocations still to come gets an equal share of what is

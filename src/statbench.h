@@ -479,8 +479,10 @@ typedef struct sb_timer_info {
 } sb_timer_info;
 
 /* Set up the timer: choose TSC or the fallback, find its frequency, measure
- * overheads.  force_clock != 0 selects the clock_gettime fallback.  Takes
- * about 50 ms (frequency calibration).  Returns SB_OK, SB_EINVAL for a NULL
+ * overheads.  force_clock != 0 selects the clock_gettime fallback.  The
+ * first call in a process takes about 50 ms (frequency calibration); the
+ * rate is then kept for the process and its forks (an invariant TSC's
+ * rate does not change), and later calls only measure the overheads.  Returns SB_OK, SB_EINVAL for a NULL
  * out, or SB_ESYS. */
 SB_API int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err);
 
