@@ -16,12 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_parse.h"
+#include "progress.h"
 
 static volatile sig_atomic_t got_signal;
 
@@ -47,10 +49,41 @@ static void on_signal(int sig)
     sb_run_request_stop();
 }
 
+/* The progress line's state (progress.h).  The callback runs in every
+ * forked invocation and in this process after each invocation: there it
+ * counts the invocation done.  Which of the two it is, the process id
+ * says.  The state is in shared memory where it can be, so that the pace
+ * holds across the processes (a child's first draw right after the
+ * parent's would exceed it); else each process keeps its own copy. */
+static struct progress local_prog, *progp = &local_prog;
+static pid_t prog_parent;
+
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static int progress(void *arg, size_t round, double elapsed)
 {
-    (void)arg;
-    fprintf(stderr, "\r%s: round %zu, %.1f s ", progname, round, elapsed);
+    char line[200];
+    double now = wall_now();
+
+    (void)arg, (void)elapsed;
+    if (getpid() == prog_parent && progp->invocations > 1) {
+        /* An invocation finished (round: the run's total). */
+        progp->invocation++;
+        progp->rounds = 0;
+    } else {
+        progp->rounds = round;
+    }
+    if (!progress_due(progp, now))
+        return 0;
+    progress_format(progp, now, line, sizeof line);
+    /* "\r\033[K": back to the start and clear, so a shorter line leaves
+     * nothing of the longer one before it. */
+    fprintf(stderr, "\r\033[K%s: %s", progname, line);
     return 0;
 }
 
@@ -459,6 +492,16 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     if (!cli->quiet && isatty(STDERR_FILENO)) {
         cli->opt.progress = progress;
         cli->opt.progress_arg = NULL;
+        void *shared = mmap(NULL, sizeof *progp, PROT_READ | PROT_WRITE,
+                            MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (shared != MAP_FAILED)
+            progp = shared;
+        *progp = (struct progress){.started = wall_now(),
+                                 .max_time = cli->opt.max_time,
+                                 .cells = sb_plan_count(plan),
+                                 .invocations = cli->opt.invocations,
+                                 .last_drawn = -1};
+        prog_parent = getpid();
     }
     m = mmap(NULL, sizeof *run_signal, PROT_READ | PROT_WRITE,
              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
