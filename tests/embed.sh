@@ -45,11 +45,19 @@ awk '/^## Embedding/ { on = 1 } on && /^```c$/ { code = 1; next }
 check "README.md's Embedding section has the program" \
     grep -q 'sb_gate_judge' "$tmp/gate.c"
 
-# 3. Build with pkg-config against the installed copy (the sysroot points
-# its -I and -L into the scratch root) and run it with the loader told
-# where the library is (what ldconfig does for /usr/local/lib).
-flags=$(PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR="$tmp/root" \
-    pkg-config --cflags --libs statbench)
+# 3. Build with pkg-config against the installed copy and run it with the
+# loader told where the library is (what ldconfig does for
+# /usr/local/lib).  The scratch root moved the installed tree: a copy of
+# statbench.pc with its absolute paths moved alike is what a --prefix
+# install into that place would have written.
+mkdir -p "$tmp/pc"
+sed -e "s#^prefix=/#prefix=$tmp/root/#" \
+    -e "s#^exec_prefix=/#exec_prefix=$tmp/root/#" \
+    -e "s#^libdir=/#libdir=$tmp/root/#" \
+    -e "s#^includedir=/#includedir=$tmp/root/#" "$pc" >"$tmp/pc/statbench.pc"
+PKG_CONFIG_PATH=$tmp/pc
+export PKG_CONFIG_PATH
+flags=$(pkg-config --cflags --libs statbench)
 rc=$?
 check "pkg-config --cflags --libs statbench (rc $rc)" test "$rc" -eq 0
 # shellcheck disable=SC2086
@@ -85,4 +93,23 @@ check "the table is headed by the title and names both benchmarks" \
            grep -q '^bytes ' '$tmp/out' && grep -q '^memcpy ' '$tmp/out'"
 check "nothing on stderr (the library never prints)" test ! -s "$tmp/err"
 diag "$(grep '^FAIL' "$tmp/out")"
+
+# examples/cmake: a CTest test that finds the installed statbench through
+# pkg-config, where cmake is installed.
+if command -v cmake >/dev/null 2>&1 && command -v ctest >/dev/null 2>&1; then
+    cmake -S "$top_srcdir/examples/cmake" -B "$tmp/cmake" \
+        >"$tmp/cmake.log" 2>&1 &&
+        cmake --build "$tmp/cmake" >>"$tmp/cmake.log" 2>&1
+    rc=$?
+    check "examples/cmake configures and builds with pkg-config (rc $rc)" \
+        test "$rc" -eq 0
+    [ "$rc" -eq 0 ] || diag "$(tail -n 8 "$tmp/cmake.log")"
+    (cd "$tmp/cmake" && ctest --output-on-failure) >"$tmp/ctest.log" 2>&1
+    rc=$?
+    check "ctest: same work passes, twice the work fails (rc $rc)" \
+        test "$rc" -eq 0
+    [ "$rc" -eq 0 ] || diag "$(tail -n 12 "$tmp/ctest.log")"
+else
+    skip "examples/cmake with CTest" "no cmake"
+fi
 done_testing
