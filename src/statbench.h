@@ -1168,10 +1168,11 @@ enum sb_gate_outcome {
 
 /* The gate's decision on comparison c, with opt's threshold and
  * inconclusive policy (opt NULL: the defaults of sb_options_init), and
- * its one-line account in buf (len bytes; buf may be NULL):
- *     FAIL mine vs memcpy: slower, time ratio 8.93 [8.71, 9.12], p(adj)
- *     0.002, beyond the 10% threshold; smallest detectable change 2.1%;
- *     baseline: measured in the same run
+ * its one-line account in buf (len bytes, always terminated; buf may be
+ * NULL):
+ *     FAIL mine vs memcpy: slower, beyond the threshold; time ratio 8.93
+ *     [8.71, 9.12], p(adj) 0.002; threshold 10%; smallest detectable
+ *     change 2.1%; baseline: measured in the same run
  * what names the two ("mine vs memcpy"; NULL: "candidate vs baseline"),
  * baseline_from says where the baseline came from (NULL: "measured in
  * the same run").  FAIL for a slower verdict beyond the threshold, for a
