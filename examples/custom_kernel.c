@@ -16,17 +16,21 @@
 
 static void bytewise(void *dst, const void *src, size_t n, void *state)
 {
-    volatile unsigned char *d = dst;
+    unsigned char *d = dst;
     const unsigned char *s = src;
     (void)state;
-    for (size_t i = 0; i < n; i++)
+    /* Without the guard gcc -O3 vectorises this loop (or calls memcpy for
+     * it), and the kernel is no longer the one named. */
+    for (size_t i = 0; i < n; i++) {
         d[i] = s[i];
+        SB_CLOBBER_MEMORY();
+    }
 }
 
 static const sb_kernel my_kernel = {
     .name = "bytewise",
     .family = SB_FAMILY_COPY,
-    .description = "a volatile byte loop",
+    .description = "a byte loop (SB_CLOBBER_MEMORY: not vectorised)",
     .features = 0,
     .fn = bytewise,
 };

@@ -25,8 +25,12 @@ static void candidate(void *dst, const void *src, size_t n, void *state)
 {
     (void)state;
     memcpy(dst, src, n);
-    if (slow) /* a "patch" that copies everything twice */
+    if (slow) { /* a "patch" that copies everything twice */
+        /* Without the guard the compiler may merge the two copies of the
+         * same bytes into one. */
+        SB_CLOBBER_MEMORY();
         memcpy(dst, src, n);
+    }
 }
 
 int main(int argc, char **argv)

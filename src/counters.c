@@ -24,7 +24,8 @@
  *     migrations have no such fallback: the measuring loop still compares
  *     sched_getcpu() before and after each sample.
  * A counter none of these gives is reported missing with the reason, once,
- * in sb_meta.counters; it is never an error.
+ * in sb_meta.counters; it is never an error.  A name that is no counter
+ * at all (sb__counters_check_names, run by sb_plan_check) is.
  *
  * The counters run for the whole invocation; a sample's count is the
  * difference of two reads, one just before the timer starts and one just
@@ -344,6 +345,33 @@ static void papi_why(const char *name, int rc, char *why, size_t len)
     snprintf(why, len, "PAPI: %.80s", PAPI_strerror(rc));
 }
 #endif
+
+int sb__counters_check_names(const char (*names)[64], size_t n,
+                             sb_error *err)
+{
+#ifdef SB_HAVE_PAPI
+    char line[160];
+    for (size_t i = 0; i < n; i++) {
+        int code = 0;
+        if (sw_index(names[i]) >= 0)
+            continue;
+        /* Without PAPI running (too few descriptors, a failed start)
+         * nothing can be told: the run reports the name missing. */
+        if (!papi_init(line, sizeof line))
+            return SB_OK;
+        if (PAPI_event_name_to_code(names[i], &code) != PAPI_OK)
+            return sb__error(err, SB_EINVAL,
+                             "counters: no counter named '%.63s' (not a "
+                             "perf software event, and unknown to %.120s)",
+                             names[i], line);
+    }
+#else
+    (void)names;
+    (void)n;
+    (void)err;
+#endif
+    return SB_OK;
+}
 
 void sb__counters_describe(char *buf, size_t len)
 {

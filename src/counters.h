@@ -21,6 +21,16 @@ void sb__counters_describe(char *buf, size_t len);
 int sb__counters_parse(const char *list, char (*names)[64], size_t max,
                        size_t *n, sb_error *err);
 
+/* SB_EINVAL, with a message naming it, for the first of names[0..n) that
+ * is no counter at all: not a perf software event, and unknown to PAPI by
+ * that name.  Starts PAPI in this process to ask it (as
+ * sb_counters_available does).  When that cannot be told (a build
+ * without PAPI, PAPI not started), SB_OK: the run reports the name
+ * missing.  A known counter this machine cannot read (a hardware preset
+ * in a VM) passes: it too is reported missing, with the reason. */
+int sb__counters_check_names(const char (*names)[64], size_t n,
+                             sb_error *err);
+
 /* The counters of one measuring thread. */
 typedef struct sb__counters sb__counters;
 struct rusage;

@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -18,6 +20,21 @@ static const sb_kernel stand_in[2] = {
     {.name = "candidate", .family = SB_FAMILY_COPY,
      .description = "the candidate function"},
 };
+
+/* What a failed call leaves in its comparison: no verdict, no ratio, so
+ * that it cannot be read as a result (statbench.h, enum sb_verdict). */
+static void no_comparison(sb_comparison *out)
+{
+    if (!out)
+        return;
+    memset(out, 0, sizeof *out);
+    out->valid = 0;
+    out->base = SIZE_MAX;
+    out->ratio = (sb_interval){NAN, NAN, NAN, NAN, NAN};
+    out->p = out->p_adjusted = out->a12 = out->mde = NAN;
+    out->verdict = SB_VERDICT_NONE;
+    out->test = "none: the call failed";
+}
 
 int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                          size_t n, const sb_options *opt, sb_comparison *out,
@@ -38,10 +55,15 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
 
     if (run_out)
         *run_out = NULL;
+    no_comparison(out);
     if (!baseline || !candidate || !out)
         return sb__error(err, SB_EINVAL, "sb_compare_functions: %s is NULL",
                          !baseline ? "baseline"
                          : !candidate ? "candidate" : "out");
+    if (n == 0)
+        return sb__error(err, SB_EINVAL,
+                         "sb_compare_functions: n is 0 (the functions "
+                         "would be timed on no bytes)");
     if (opt)
         o = *opt;
     else
@@ -76,6 +98,8 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
             rc = sb__error(err, SB_ENUMERIC, "no comparison could be made");
         }
     }
+    if (rc != SB_OK)
+        no_comparison(out);
     if (rc == SB_OK && run_out) {
         /* The run must not point at the kernels on this stack frame. */
         for (size_t i = 0; i < run->ncells; i++)
@@ -93,8 +117,10 @@ int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
 {
     sb_comparison c;
     int rc = sb_compare_functions(baseline, candidate, n, opt, &c, NULL, err);
-    if (rc != SB_OK)
+    if (rc != SB_OK) {
+        no_comparison(out);
         return rc;
+    }
     if (out)
         *out = c;
     return sb_comparison_regressed(&c, opt ? opt->threshold : 0.01);
@@ -110,4 +136,109 @@ int sb_comparison_regressed(const sb_comparison *c, double threshold)
         return 1;
     return c && c->valid && c->verdict == SB_VERDICT_SLOWER &&
            c->ratio.estimate > 1 + threshold;
+}
+
+void sb_do_not_optimize_escape(volatile void *p)
+{
+    /* Nothing: the guards' fallback needs only a call the compiler cannot
+     * see into (statbench.h, SB_DO_NOT_OPTIMIZE). */
+    (void)p;
+}
+
+/* Append to buf at *at, never past len; *at counts what was asked for. */
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+    va_start(ap, fmt);
+    k = vsnprintf(buf && *at < len ? buf + *at : NULL,
+                  buf && *at < len ? len - *at : 0, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *at += (size_t)k;
+}
+
+/* A caller's string (a kernel name, a file name: hostile) into the one
+ * line: control characters become '?', so that it stays one line. */
+static void put_text(char *buf, size_t len, size_t *at, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (buf && *at + 1 < len)
+            buf[*at] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+        ++*at;
+    }
+    if (buf && len)
+        buf[*at < len ? *at : len - 1] = '\0';
+}
+
+int sb_gate_judge(const sb_comparison *c, const sb_options *opt,
+                  const char *what, const char *baseline_from, char *buf,
+                  size_t len)
+{
+    sb_options d;
+    double th;
+    int out, policy;
+    size_t at = 0;
+    const char *why;
+
+    if (!opt) {
+        sb_options_init(&d);
+        opt = &d;
+    }
+    th = opt->threshold;
+    policy = opt->inconclusive;
+    if (buf && len)
+        buf[0] = '\0';
+    if (!what)
+        what = "candidate vs baseline";
+    if (!baseline_from)
+        baseline_from = "measured in the same run";
+
+    if (!c || !c->valid || c->verdict == SB_VERDICT_NONE) {
+        out = SB_GATE_FAIL;
+        why = "no comparison (an error, or no baseline to compare with)";
+    } else if (!isfinite(c->ratio.estimate)) {
+        out = SB_GATE_FAIL;
+        why = "not comparable (no samples, or times that are not "
+              "positive)";
+    } else if (c->verdict == SB_VERDICT_SLOWER) {
+        out = c->ratio.estimate > 1 + th ? SB_GATE_FAIL : SB_GATE_PASS;
+        why = out ? "slower, beyond the threshold"
+                  : "slower, by less than the threshold";
+    } else if (c->verdict == SB_VERDICT_INCONCLUSIVE &&
+               !(c->ratio.hi <= 1 + th)) {
+        /* Neither shown slower nor ruled out: the policy decides. */
+        out = policy == SB_INCONCLUSIVE_PASS   ? SB_GATE_PASS
+              : policy == SB_INCONCLUSIVE_WARN ? SB_GATE_WARN
+                                               : SB_GATE_FAIL;
+        why = "inconclusive: the interval reaches past the threshold "
+              "without significance";
+    } else if (c->verdict == SB_VERDICT_INCONCLUSIVE) {
+        out = SB_GATE_PASS;
+        why = "inconclusive, but the interval rules out a slowdown "
+              "beyond the threshold";
+    } else {
+        out = SB_GATE_PASS;
+        why = sb_verdict_name(c->verdict);
+    }
+    put(buf, len, &at, "%s ", out == SB_GATE_FAIL   ? "FAIL"
+                              : out == SB_GATE_WARN ? "WARN"
+                                                    : "pass");
+    put_text(buf, len, &at, what);
+    put(buf, len, &at, ": %s", why);
+    if (c && c->valid && isfinite(c->ratio.estimate))
+        put(buf, len, &at, "; time ratio %.4g [%.4g, %.4g], p(adj) %.2g",
+            c->ratio.estimate, c->ratio.lo, c->ratio.hi, c->p_adjusted);
+    put(buf, len, &at, "; threshold %g%%", th * 100);
+    if (c && c->valid && isfinite(c->mde))
+        put(buf, len, &at, "; smallest detectable change %.2g%%",
+            c->mde * 100);
+    else
+        put(buf, len, &at, "; smallest detectable change unknown");
+    put(buf, len, &at, "; baseline: ");
+    put_text(buf, len, &at, baseline_from);
+    return out;
 }

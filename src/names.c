@@ -30,9 +30,13 @@
     X(SB_REJECT_CPU_WAIT, "cpu-wait")                                       \
     X(SB_REJECT_SHARED_CORE, "shared-core")
 #define SB__VERDICTS(X)                                                     \
+    X(SB_VERDICT_NONE, "none")                                              \
     X(SB_VERDICT_EQUIVALENT, "equivalent") X(SB_VERDICT_FASTER, "faster")  \
     X(SB_VERDICT_SLOWER, "slower")                                          \
     X(SB_VERDICT_INCONCLUSIVE, "inconclusive")
+#define SB__INCONCLUSIVE_POLICIES(X)                                        \
+    X(SB_INCONCLUSIVE_FAIL, "fail") X(SB_INCONCLUSIVE_WARN, "warn")        \
+    X(SB_INCONCLUSIVE_PASS, "pass")
 #define SB__TIMERS(X) X(SB_TIMER_TSC, "tsc") X(SB_TIMER_CLOCK, "clock")
 #define SB__PLOT_KINDS(X)                                                   \
     X(SB_PLOT_AUTO, "auto") X(SB_PLOT_SWEEP, "sweep")                      \
@@ -72,5 +76,6 @@ SB__NAME_PAIR(reject_policy, SB__REJECT_POLICIES)
 SB__NAME_PAIR(reject, SB__REJECT_REASONS)
 SB__NAME_PAIR(verdict, SB__VERDICTS)
 SB__NAME_PAIR(timer, SB__TIMERS)
+SB__NAME_PAIR(inconclusive_policy, SB__INCONCLUSIVE_POLICIES)
 SB__NAME_PAIR(plot_kind, SB__PLOT_KINDS)
 SB__NAME_PAIR(metric, SB__METRICS)

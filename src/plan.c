@@ -4,6 +4,7 @@
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "counters.h"
@@ -12,9 +13,24 @@
 #include "sysinfo.h"
 #include "text.h"
 
+struct sb__bench;
+
 struct sb_plan {
     sb_cell *cells;
     size_t n, cap;
+    struct sb__bench *benches; /* sb_bench_add's kernels, owned */
+};
+
+/* A named benchmark: a kernel of the copy family owned by the plan, with
+ * the caller's state and hooks.  k comes first, so that the kernel
+ * pointer a cell holds leads back to its bench (bench_setup). */
+struct sb__bench {
+    sb_kernel k;
+    void *state;
+    sb_bench_setup_fn setup;
+    sb_bench_teardown_fn teardown;
+    struct sb__bench *next;
+    char name[];
 };
 
 sb_plan *sb_plan_new(void)
@@ -26,6 +42,11 @@ void sb_plan_free(sb_plan *plan)
 {
     if (!plan)
         return;
+    while (plan->benches) {
+        struct sb__bench *b = plan->benches;
+        plan->benches = b->next;
+        free(b);
+    }
     free(plan->cells);
     free(plan);
 }
@@ -123,6 +144,7 @@ void sb_options_init(sb_options *opt)
         .alpha = 0.05,
         .threshold = 0.01,
         .metric = SB_METRIC_AUTO,
+        .inconclusive = SB_INCONCLUSIVE_FAIL,
     };
 }
 
@@ -220,11 +242,17 @@ int sb__options_check(const sb_options *opt, sb_error *err)
     if (opt->reject != SB_REJECT_DISTURBED && opt->reject != SB_REJECT_NONE)
         return sb__error(err, SB_EINVAL, "reject policy %d: unknown",
                          opt->reject);
+    if (!strcmp(sb_inconclusive_policy_name(opt->inconclusive), "?"))
+        return sb__error(err, SB_EINVAL, "inconclusive policy %d: unknown",
+                         opt->inconclusive);
     if (opt->counters) {
         char names[SB_MAX_COUNTERS][64];
         size_t n;
         rc = sb__counters_parse(opt->counters, names, SB_MAX_COUNTERS, &n,
                                 err);
+        if (rc == SB_OK)
+            rc = sb__counters_check_names((const char (*)[64])names, n,
+                                          err);
         if (rc != SB_OK)
             return rc;
     }
@@ -330,6 +358,174 @@ int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
                          "%.1f GiB", biggest,
                          2.0 * (double)biggest / 1073741824.0,
                          (double)pages * (double)psz / 1073741824.0);
+    }
+    return SB_OK;
+}
+
+/* ---- Named benchmarks (sb_bench_add) ------------------------------------ */
+
+/* The hooks' bookkeeping in the measuring thread: the kernel teardown
+ * gets only the state, so bench_setup queues which bench each state came
+ * from, and bench_teardown takes the oldest entry with that state (the
+ * harness tears cells down in the order it set them up). */
+struct pending {
+    void *state;
+    const struct sb__bench *b;
+    struct pending *next;
+};
+static _Thread_local struct pending *pending_head;
+
+static int bench_setup(void **state, const sb_cell *cell, sb_error *err)
+{
+    const struct sb__bench *b = (const struct sb__bench *)cell->kernel;
+    struct pending *p, **tail;
+
+    /* Every bench is queued, hooks or not: two benches may share a state
+     * pointer (NULL, say), and the queue must then pair each teardown
+     * with its own bench, in the harness's order. */
+    *state = b->state;
+    if (b->setup) {
+        int rc = b->setup(b->state, cell->size, err);
+        if (rc != SB_OK)
+            return rc < 0 ? rc
+                          : sb__error(err, SB_EINVAL,
+                                      "benchmark %s: its setup returned %d",
+                                      b->name, rc);
+    }
+    p = malloc(sizeof *p);
+    if (!p) {
+        if (b->teardown)
+            b->teardown(b->state);
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    *p = (struct pending){.state = b->state, .b = b};
+    for (tail = &pending_head; *tail; tail = &(*tail)->next)
+        ;
+    *tail = p;
+    return SB_OK;
+}
+
+static void bench_teardown(void *state)
+{
+    for (struct pending **at = &pending_head; *at; at = &(*at)->next) {
+        struct pending *p = *at;
+        if (p->state != state)
+            continue;
+        *at = p->next;
+        if (p->b->teardown)
+            p->b->teardown(state);
+        free(p);
+        return;
+    }
+}
+
+static struct sb__bench *bench_find(const sb_plan *plan, const char *name)
+{
+    for (struct sb__bench *b = plan->benches; b; b = b->next)
+        if (!strcmp(b->name, name))
+            return b;
+    return NULL;
+}
+
+int sb_bench_add(sb_plan *plan, const char *name, sb_kernel_fn fn,
+                 void *state, size_t n, sb_error *err)
+{
+    struct sb__bench *b;
+    size_t len;
+    int rc;
+
+    if (!plan || !name || !fn)
+        return sb__error(err, SB_EINVAL, "sb_bench_add: %s is NULL",
+                         !plan ? "plan" : !name ? "name" : "fn");
+    if (n == 0)
+        return sb__error(err, SB_EINVAL,
+                         "sb_bench_add: benchmark %.64s: n is 0 (it would "
+                         "be timed on no bytes)", name);
+    b = bench_find(plan, name);
+    if (b) {
+        /* The same benchmark at another size: one kernel, one name. */
+        if (b->k.fn != fn || b->state != state)
+            return sb__error(err, SB_EINVAL,
+                             "sb_bench_add: the name %.64s is taken by "
+                             "another function or state", name);
+        return sb_plan_add(plan, &b->k, n, 0, 0, err);
+    }
+    if (sb_kernel_find(name))
+        return sb__error(err, SB_EINVAL,
+                         "sb_bench_add: %.64s is the name of a built-in "
+                         "kernel", name);
+    len = strlen(name);
+    b = calloc(1, sizeof *b + len + 1);
+    if (!b)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    memcpy(b->name, name, len + 1);
+    b->k = (sb_kernel){.name = b->name,
+                       .family = SB_FAMILY_COPY,
+                       .description = "a named benchmark (sb_bench_add)",
+                       .fn = fn,
+                       .setup = bench_setup,
+                       .teardown = bench_teardown};
+    b->state = state;
+    /* sb_plan_add checks the name (empty, control characters). */
+    rc = sb_plan_add(plan, &b->k, n, 0, 0, err);
+    if (rc != SB_OK) {
+        free(b);
+        return rc;
+    }
+    b->next = plan->benches;
+    plan->benches = b;
+    return SB_OK;
+}
+
+int sb_bench_hooks(sb_plan *plan, const char *name, sb_bench_setup_fn setup,
+                   sb_bench_teardown_fn teardown, sb_error *err)
+{
+    struct sb__bench *b;
+    if (!plan || !name)
+        return sb__error(err, SB_EINVAL, "sb_bench_hooks: %s is NULL",
+                         !plan ? "plan" : "name");
+    b = bench_find(plan, name);
+    if (!b)
+        return sb__error(err, SB_EINVAL,
+                         "sb_bench_hooks: no benchmark named %.64s in the "
+                         "plan (sb_bench_add it first)", name);
+    b->setup = setup;
+    b->teardown = teardown;
+    return SB_OK;
+}
+
+int sb__run_adopt_benches(sb_run *run)
+{
+    size_t nb = 0;
+    sb_kernel *own;
+
+    for (size_t i = 0; i < run->ncells; i++)
+        nb += run->cells[i].cell.kernel->setup == bench_setup;
+    if (nb == 0 || run->own_kernels)
+        return SB_OK;
+    own = calloc(nb, sizeof *own);
+    if (!own)
+        return SB_ENOMEM;
+    run->own_kernels = own;
+    for (size_t i = 0; i < run->ncells; i++) {
+        const sb_kernel *k = run->cells[i].cell.kernel;
+        size_t j;
+        if (k->setup != bench_setup)
+            continue;
+        for (j = 0; j < run->nown; j++)
+            if (!strcmp(own[j].name, k->name))
+                break;
+        if (j == run->nown) {
+            char *name = strdup(k->name);
+            if (!name)
+                return SB_ENOMEM;
+            /* A record of what was measured, not a kernel to measure:
+             * no function, no state, no hooks. */
+            own[run->nown++] = (sb_kernel){.name = name,
+                                           .family = k->family,
+                                           .description = k->description};
+        }
+        run->cells[i].cell.kernel = &own[j];
     }
     return SB_OK;
 }

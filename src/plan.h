@@ -17,4 +17,11 @@ int sb__buffer_bytes(const struct sb_plan *plan, size_t *src_bytes,
  * counter list); SB_OK or SB_EINVAL. */
 int sb__options_check(const sb_options *opt, sb_error *err);
 
+/* The named benchmarks (sb_bench_add) of a run's cells point into their
+ * plan: give the run its own copies (run->own_kernels: name, family and
+ * description, no function), so that it outlives the plan.  SB_ENOMEM
+ * (the run is then freed whole by the caller). */
+struct sb_run;
+int sb__run_adopt_benches(struct sb_run *run);
+
 #endif

@@ -846,6 +846,7 @@ void sb_run_free(sb_run *run)
     free(run->command);
     free(run->inv_run);
     free(run->runs);
+    free(run->title);
     free(run);
 }
 
@@ -979,6 +980,25 @@ int sb_run_set_command(sb_run *run, int argc, char *const argv[],
     free(run->command);
     run->command = s;
     return SB_OK;
+}
+
+int sb_run_set_title(sb_run *run, const char *title, sb_error *err)
+{
+    char *s;
+    if (!run || !title)
+        return sb__error(err, SB_EINVAL, "sb_run_set_title: %s is NULL",
+                         !run ? "run" : "title");
+    s = strdup(title);
+    if (!s)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    free(run->title);
+    run->title = s;
+    return SB_OK;
+}
+
+const char *sb_run_title(const sb_run *run)
+{
+    return run && run->title ? run->title : "";
 }
 
 size_t sb__group_end(const sb_run *run, size_t first)

@@ -90,6 +90,7 @@ struct sb_run {
     size_t nruns;
     size_t *inv_run;
     sb_meta *runs;
+    char *title;            /* sb_run_set_title's, or NULL */
 };
 
 /* results.c: the interval of a cell over its m invocations' medians:

@@ -41,6 +41,7 @@
 #include "measure.h"
 #include "meta.h"
 #include "metric.h"
+#include "plan.h"
 #include "timer.h"
 
 /* ---- The pipe protocol between an invocation and the parent ------------ */
@@ -637,6 +638,9 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         run->cells[i].cell = *sb_plan_cell(plan, i);
 
     audit_env(opt, &env);
+    /* Once here, not in every forked invocation (timer.c). */
+    if (ninv > 1 && !opt->force_clock_timer)
+        sb__timer_calibrate_once();
     /* The budget counts from the start of the call, the audit, forks,
      * setups and the parent's work between invocations included: each
      * of the invocations still to come gets an equal share of what is
@@ -690,6 +694,8 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
         return rc;
     }
     rc = sb__run_analyse(run, err);
+    if (rc == SB_OK && sb__run_adopt_benches(run) != SB_OK)
+        rc = sb__error(err, SB_ENOMEM, "out of memory");
     if (rc != SB_OK) {
         sb_run_free(run);
         return rc;

@@ -325,11 +325,16 @@ SB_API int sb_stats_paired_log(const double *a, const double *b, size_t m,
  * alias p.  SB_EINVAL for m == 0 or a p outside [0, 1]; SB_ENOMEM. */
 SB_API int sb_stats_holm(const double *p, size_t m, double *adjusted);
 
+/* 0 is no verdict, so that a zeroed or untouched sb_comparison (a failed
+ * call's output) never reads as a result.  Saved files hold the names,
+ * not the values. */
 enum sb_verdict {
-    SB_VERDICT_EQUIVALENT = 0, /* the ratio's CI lies within 1 +- threshold */
-    SB_VERDICT_FASTER,         /* significant, and the CI lies below 1 */
-    SB_VERDICT_SLOWER,         /* significant, and the CI lies above 1 */
-    SB_VERDICT_INCONCLUSIVE    /* none of these */
+    SB_VERDICT_NONE = 0,     /* no comparison was made (an error, or no
+                                baseline) */
+    SB_VERDICT_EQUIVALENT,   /* the ratio's CI lies within 1 +- threshold */
+    SB_VERDICT_FASTER,       /* significant, and the CI lies below 1 */
+    SB_VERDICT_SLOWER,       /* significant, and the CI lies above 1 */
+    SB_VERDICT_INCONCLUSIVE  /* none of these */
 };
 
 /* The verdict on a ratio of times (candidate / baseline) with its CI and
@@ -341,7 +346,8 @@ enum sb_verdict {
 SB_API int sb_stats_verdict(const sb_interval *ratio, double p_adjusted,
                             double alpha, double threshold);
 
-/* "equivalent", "faster", "slower", "inconclusive"; "?" otherwise. */
+/* "none", "equivalent", "faster", "slower", "inconclusive"; "?"
+ * otherwise. */
 SB_API const char *sb_verdict_name(int verdict);
 SB_API int sb_verdict_parse(const char *name);
 
@@ -500,8 +506,10 @@ typedef struct sb_timer_info {
 } sb_timer_info;
 
 /* Set up the timer: choose TSC or the fallback, find its frequency, measure
- * overheads.  force_clock != 0 selects the clock_gettime fallback.  Takes
- * about 50 ms (frequency calibration).  Returns SB_OK, SB_EINVAL for a NULL
+ * overheads.  force_clock != 0 selects the clock_gettime fallback.  The
+ * first call in a process takes about 50 ms (frequency calibration); the
+ * rate is then kept for the process and its forks (an invariant TSC's
+ * rate does not change), and later calls only measure the overheads.  Returns SB_OK, SB_EINVAL for a NULL
  * out, or SB_ESYS. */
 SB_API int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err);
 
@@ -533,10 +541,47 @@ SB_API void sb_plan_free(sb_plan *plan);
  * SB_ENOMEM. */
 SB_API int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
                        size_t src_align, size_t dst_align, sb_error *err);
+
+/* Named benchmarks: a function of the sb_kernel_fn shape under a name of
+ * the caller's, with an optional state pointer, measured like a kernel on
+ * n bytes (page-aligned source and destination buffers of n bytes; fn
+ * gets state as its last argument).  The name is copied, and appears in
+ * every output: the report's rows, CSV, JSON, comparisons.  Adding the
+ * same name again with the same fn and state adds another size of that
+ * benchmark; with another fn or state it is SB_EINVAL, as are a NULL
+ * plan, name or fn, n = 0, a name sb_plan_add refuses (empty, control
+ * characters) and the name of a built-in kernel.  The function under
+ * test and its reference are named alike: compare them with
+ * sb_run_baseline_by(run, "reference", 0, ...) and judge with
+ * sb_gate_judge.  A run keeps its own copy of the names: the plan may be
+ * freed first. */
+SB_API int sb_bench_add(sb_plan *plan, const char *name, sb_kernel_fn fn,
+                        void *state, size_t n, sb_error *err);
+
+/* Hooks of a named benchmark, run outside the timed region: setup(state,
+ * n, err) before the benchmark's cell of size n is measured, teardown
+ * (state) after, once per cell in every invocation.  With invocations >
+ * 1 (the default) they run in the forked invocation's process: what they
+ * write through state is seen by fn there, never by the caller.  setup
+ * returns SB_OK, or a negative status (with err filled) that fails the
+ * run.  Either may be NULL.  SB_EINVAL for a NULL plan or name, or a name
+ * no sb_bench_add gave. */
+typedef int (*sb_bench_setup_fn)(void *state, size_t n, sb_error *err);
+typedef void (*sb_bench_teardown_fn)(void *state);
+SB_API int sb_bench_hooks(sb_plan *plan, const char *name,
+                          sb_bench_setup_fn setup,
+                          sb_bench_teardown_fn teardown, sb_error *err);
+
 SB_API size_t sb_plan_count(const sb_plan *plan);
 SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
 
 /* Options of a run.  Fill with sb_options_init(), then change fields.
+ * Units: relative quantities are fractions here and percent on the
+ * command line, with one meaning: threshold 0.10 is --threshold 10,
+ * precision 0.01 is --precision 1, ci_level 0.95 is --ci 95; alpha is a
+ * probability in both (0.05).  The threshold is asked once: the verdicts
+ * use it, and so does sb_gate_judge (sb_comparison_regressed and sb_gate
+ * take theirs as before, sb_gate from opt->threshold).
  * What is measured, and how it is analysed: ci_level, precision,
  * outliers, bootstrap, alpha, threshold and metric are the analysis options
  * (sb_analysis_options below), which a run can be reanalysed with. */
@@ -584,7 +629,12 @@ typedef struct sb_options {
                                data-TLB misses where the hardware has them;
                                context switches, CPU migrations and page
                                faults always).  The string must outlive the
-                               run. */
+                               run.  sb_plan_check refuses (SB_EINVAL) a
+                               name that is neither a perf software event
+                               nor known to PAPI by name (where PAPI runs:
+                               without it nothing can be told); a known
+                               counter this machine cannot read is
+                               reported missing in sb_meta.counters. */
     int reject;             /* enum sb_reject_policy; default disturbed */
     int rt;                 /* 1: SCHED_FIFO while measuring (without the
                                privilege: a warning in the run's notes) */
@@ -607,9 +657,17 @@ typedef struct sb_options {
      * must outlive the run.  With forked invocations the caller's process
      * reads it every 20 ms and passes it on.  Default NULL. */
     volatile sig_atomic_t *stop;
+    /* Fields below were added after 0.1.0: a caller built against an
+     * older header neither sets nor sees them.  Always fill sb_options
+     * with sb_options_init(). */
     int metric;             /* enum sb_metric: what each cell's stop rule,
                                interval and precision are judged in;
                                default SB_METRIC_AUTO (sb_metric_choose) */
+    int inconclusive;       /* enum sb_inconclusive_policy: what
+                               sb_gate_judge (and statbench --against)
+                               does with an inconclusive comparison whose
+                               interval reaches past 1 + threshold;
+                               default SB_INCONCLUSIVE_FAIL */
 } sb_options;
 
 /* A NULL opt is left alone. */
@@ -1173,9 +1231,79 @@ SB_API int sb_run_set_command(sb_run *run, int argc, char *const argv[],
                               sb_error *err);
 SB_API const char *sb_run_command(const sb_run *run);
 
+/* A title of the caller's for the reports of run ("memcpy gate, 4 KiB"):
+ * the table's first line, the Markdown and LaTeX captions.  A run
+ * without a command (one made through the API, not by statbench) is
+ * reported as such: its first line is the title, or "a library run", and
+ * its advice names sb_options fields, not command-line flags.  The title
+ * is copied; control characters print as '?'.  It is not saved in JSON.
+ * SB_EINVAL for a NULL run or title, SB_ENOMEM.  sb_run_title: the
+ * title, or "" without one. */
+SB_API int sb_run_set_title(sb_run *run, const char *title, sb_error *err);
+SB_API const char *sb_run_title(const sb_run *run);
+
 /* ------------------------------------------------------------------------ */
 /* Test-suite helpers                                                        */
 /* ------------------------------------------------------------------------ */
+
+/* Guards against the optimiser, for the body of a function under test.
+ *
+ * A compiler may delete or transform work whose result it can prove
+ * unused, or turn a loop written to be naive into another: at -O3 gcc
+ * vectorises
+ *     for (size_t i = 0; i < n; i++) d[i] = s[i];    (a "byte loop")
+ * into 16- or 32-byte moves, or calls memcpy for it, so that a gate
+ * comparing it with memcpy saw its ratio fall from 9.3 to 2.4 with no
+ * warning.  Two guards, as Google Benchmark's DoNotOptimize and
+ * ClobberMemory:
+ *
+ * SB_DO_NOT_OPTIMIZE(x): x (an lvalue: a variable or an element, of any
+ *   type) is taken to be read and changed at this point, by code the
+ *   compiler cannot see.  Its value must therefore be computed (work
+ *   producing it is not deleted), and a value read from it afterwards
+ *   must be read again (work using it is not hoisted out of a loop).
+ *   Guard an expression by assigning it to a variable first.
+ * SB_CLOBBER_MEMORY(): all memory the compiler cannot prove private may
+ *   have been read and written here: stores before it are done, and
+ *   loads after it happen again.
+ *
+ * The byte loop above stays a byte loop with
+ *     for (size_t i = 0; i < n; i++) {
+ *         d[i] = s[i];
+ *         SB_CLOBBER_MEMORY();   (each store is done before the next
+ *     }                             load: no batching of iterations)
+ * and the result of a computation survives with
+ *     uint64_t h = hash(buf, n);
+ *     SB_DO_NOT_OPTIMIZE(h);
+ * Neither emits an instruction of its own (with gcc and clang: an empty
+ * asm statement with a "memory" clobber); they cost what they forbid.
+ * One exception: clang always takes the memory alternative of "+r,m", so
+ * under clang SB_DO_NOT_OPTIMIZE(x) stores x and loads it back (a few
+ * cycles; keep it out of the innermost loop, or guard with
+ * SB_CLOBBER_MEMORY there).
+ * With other compilers both fall back to a call of
+ * sb_do_not_optimize_escape (a function in the library, which the
+ * compiler cannot see into): x's address escapes, so x is stored and
+ * memory is clobbered around the call, but the call costs a few
+ * nanoseconds and a whole-program optimiser could still see through it.
+ * That fallback is weaker, and slower; prefer gcc or clang. */
+#if defined(__GNUC__) || defined(__clang__)
+#if defined(__clang__)
+#define SB_DO_NOT_OPTIMIZE(x) __asm__ __volatile__("" : "+r,m"(x) : : "memory")
+#else
+/* Google Benchmark's order for gcc, which takes the register when x
+ * fits in one. */
+#define SB_DO_NOT_OPTIMIZE(x) __asm__ __volatile__("" : "+m,r"(x) : : "memory")
+#endif
+#define SB_CLOBBER_MEMORY() __asm__ __volatile__("" : : : "memory")
+#else
+#define SB_DO_NOT_OPTIMIZE(x) sb_do_not_optimize_escape((void *)&(x))
+#define SB_CLOBBER_MEMORY() sb_do_not_optimize_escape((void *)0)
+#endif
+
+/* The fallback of SB_DO_NOT_OPTIMIZE and SB_CLOBBER_MEMORY: does nothing,
+ * out of the compiler's sight (p may be NULL). */
+SB_API void sb_do_not_optimize_escape(volatile void *p);
 
 /* Measure two functions of the sb_kernel_fn shape on n bytes (page-aligned
  * buffers) under opt (NULL: defaults) and compare candidate with baseline:
@@ -1188,6 +1316,56 @@ SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                                 size_t n, const sb_options *opt,
                                 sb_comparison *out, sb_run **run_out,
                                 sb_error *err);
+
+/* What a gate does with an inconclusive comparison whose interval reaches
+ * past 1 + threshold: one whose slowdown beyond the threshold could be
+ * neither shown nor ruled out.  FAIL is the default: a regression gate
+ * that passes what it could not decide lets a regression through
+ * whenever the machine is noisy or the budget short, silently; a failure
+ * says how wide the interval was and the smallest change the run could
+ * detect (its MDE), so the fix (a larger threshold, more time, a quieter
+ * machine) is plain.  WARN passes with the reason in the gate's line;
+ * PASS passes as sb_gate always has.  An inconclusive comparison whose
+ * whole interval lies below 1 + threshold passes under every policy: a
+ * slowdown beyond the threshold is ruled out. */
+enum sb_inconclusive_policy {
+    SB_INCONCLUSIVE_FAIL = 0,
+    SB_INCONCLUSIVE_WARN,
+    SB_INCONCLUSIVE_PASS
+};
+
+/* "fail", "warn", "pass"; "?" otherwise, and the reverse. */
+SB_API const char *sb_inconclusive_policy_name(int policy);
+SB_API int sb_inconclusive_policy_parse(const char *name);
+
+/* What a gate decided. */
+enum sb_gate_outcome {
+    SB_GATE_PASS = 0,
+    SB_GATE_FAIL = 1,
+    SB_GATE_WARN = 2 /* passed, with a reason to look (an inconclusive
+                        comparison under SB_INCONCLUSIVE_WARN) */
+};
+
+/* The gate's decision on comparison c, with opt's threshold and
+ * inconclusive policy (opt NULL: the defaults of sb_options_init), and
+ * its one-line account in buf (len bytes, always terminated; buf may be
+ * NULL):
+ *     FAIL mine vs memcpy: slower, beyond the threshold; time ratio 8.93
+ *     [8.71, 9.12], p(adj) 0.002; threshold 10%; smallest detectable
+ *     change 2.1%; baseline: measured in the same run
+ * what names the two ("mine vs memcpy"; NULL: "candidate vs baseline"),
+ * baseline_from says where the baseline came from (NULL: "measured in
+ * the same run").  FAIL for a slower verdict beyond the threshold, for a
+ * comparison that could not be made (c NULL, not valid, verdict none, a
+ * ratio that is NAN) and for an inconclusive one whose interval reaches
+ * past 1 + threshold under SB_INCONCLUSIVE_FAIL (WARN and PASS under
+ * the other policies); PASS otherwise.  The threshold is the one the
+ * verdict was given at, opt->threshold, a fraction (0.10 for 10%): the
+ * command line's --threshold 10 is the same value in percent.  Returns
+ * an enum sb_gate_outcome. */
+SB_API int sb_gate_judge(const sb_comparison *c, const sb_options *opt,
+                         const char *what, const char *baseline_from,
+                         char *buf, size_t len);
 
 /* Whether a comparison is a regression: its verdict is slower (the
  * adjusted p below alpha and the whole interval above 1) and the ratio
@@ -1203,7 +1381,9 @@ SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
  * negative status on error: SB_ENOSAMPLES when a function has no valid
  * sample (every call failed, see sb_kernel_failed, or every sample was
  * disturbed), which sb_compare_functions returns too.  out (optional)
- * receives the comparison. */
+ * receives the comparison.  It passes an inconclusive comparison
+ * whatever opt->inconclusive says (as it always has); sb_gate_judge on
+ * out applies the policy and says why. */
 SB_API int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
                    const sb_options *opt, sb_comparison *out, sb_error *err);
 

@@ -157,6 +157,35 @@ static double calibrate_hz(int tsc)
     return sb__median_inplace(r, 3);
 }
 
+/* The calibrated TSC rate, once per process (0: not yet).  The rate of
+ * an invariant TSC (tsc_usable demands one) does not change, and the 40
+ * ms a calibration takes were most of a short run's budget when every
+ * forked invocation paid them (issue 13: --max-time 0.5 measured 0.14
+ * s): sb_run_execute calibrates in the parent before its first fork, and
+ * the invocations inherit the rate.  An atomic, not a lock: a fork while
+ * another thread held a lock would leave it held in the child; two
+ * threads calibrating at once both store a good rate. */
+static _Atomic double calibrated;
+
+static double calibrated_hz(void)
+{
+    double hz = calibrated;
+    if (!(hz > 0)) {
+        hz = calibrate_hz(1);
+        calibrated = hz;
+    }
+    return hz;
+}
+
+void sb__timer_calibrate_once(void)
+{
+#ifdef SB_HAVE_X86_64
+    char why[128];
+    if (tsc_usable(why, sizeof why))
+        (void)calibrated_hz();
+#endif
+}
+
 int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err)
 {
     struct timespec ts;
@@ -176,7 +205,7 @@ int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err)
         snprintf(out->reason, sizeof out->reason, "clock timer requested");
     } else if (tsc_usable(out->reason, sizeof out->reason)) {
         const char *src = NULL;
-        double cal = calibrate_hz(1), id = cpuid_tsc_hz(&src);
+        double cal = calibrated_hz(), id = cpuid_tsc_hz(&src);
         out->kind = SB_TIMER_TSC;
         out->invariant = 1;
         if (id > 0 && fabs(id - cal) <= 0.005 * cal) {

@@ -13,6 +13,11 @@
 uint64_t sb__timed_sample(int tsc, sb_kernel_fn fn, void *dst, const void *src,
                           size_t n, void *state, size_t k);
 
+/* Calibrate the TSC's rate now, once per process (about 40 ms; nothing
+ * when the TSC is unusable or already calibrated), so that later
+ * sb_timer_init calls, in this process and its forks, reuse it. */
+void sb__timer_calibrate_once(void);
+
 /* Seconds since an arbitrary start (CLOCK_MONOTONIC). */
 double sb__now(void);
 

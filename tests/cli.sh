@@ -250,6 +250,15 @@ check "check-env refuses a CPU that does not exist" \
 check "noise refuses an option it does not take" bad_input "'--align'" noise --align 3
 check "--counters list still checks the other options" \
     bad_input "'--bogus'" --counters list --bogus
+# A counter name nothing knows is bad input, where PAPI can tell (a build
+# without PAPI, or PAPI not started, reports it missing at run time).
+if "$STATBENCH" --counters list 2>&1 |
+    grep -qE '^PAPI_TOT_CYC +(available|PAPI: )'; then
+    check "--counters BOGUS is refused, naming it" \
+        bad_input "no counter named 'BOGUS'" -k libc -s 4K --counters BOGUS
+else
+    skip "--counters BOGUS is refused" "PAPI did not start here"
+fi
 check "an alloc size too large for memory" \
     bad_input "too large for memory" -k mmap_touch -s 1024G
 

@@ -199,6 +199,20 @@ for name, t in (("tiny", 1.0), ("huge", 1.0e7)):
                           "dst_align": 0, "samples_ticks": s,
                           "invocation_samples": [100] * 6}]},
               open(sys.argv[1] + "/" + name + ".json", "w"))
+# "wide": invocation medians from 3 to 30000 ticks around 300, a
+# thousandfold spread between processes: the interval of any real run's
+# ratio to it (4 KiB copies take tens to thousands of ticks) spans far
+# past 1 +- 1% without significance, an inconclusive verdict on any
+# machine.
+s = []
+for m in (3, 30, 300, 300, 3000, 30000):
+    s += [m * (1 + 0.001 * (i % 7)) for i in range(100)]
+json.dump({"schema": "statbench-run", "schema_version": 1,
+           "meta": {"timer": {"hz": 2.1e9, "kind": "tsc"}},
+           "cells": [{"kernel": "libc", "size": 4096, "src_align": 0,
+                      "dst_align": 0, "samples_ticks": s,
+                      "invocation_samples": [100] * 6}]},
+          open(sys.argv[1] + "/wide.json", "w"))
 PYEOF
     "$STATBENCH" -k libc -s 4K --max-time 2 -q --against tiny >"$tmp/gate1" 2>"$tmp/err"
     rc=$?
@@ -212,7 +226,29 @@ PYEOF
     check "--against: the verdict is in the table" \
         sh -c "main_rows() { awk '/^kernel .*MB\\/s/ { on = 1; next } on && /^\$/ { on = 0 } on' \"\$1\"; };
                main_rows '$tmp/gate0' | grep -q ' faster '"
+    # An inconclusive comparison: the policy decides (default fail).
+    "$STATBENCH" -k libc -s 4K --max-time 1 -q --against wide \
+        >"$tmp/gatew" 2>"$tmp/err"
+    rc=$?
+    check "--against: inconclusive past the threshold fails (rc $rc)" \
+        test "$rc" -eq 1
+    check "--against: the line says inconclusive, the MDE and the baseline" \
+        grep -q "FAIL libc 4096 (0/0): inconclusive.*smallest detectable change .*baseline: saved baseline 'wide'" \
+        "$tmp/err"
+    [ "$rc" -eq 1 ] || diag "$(cat "$tmp/err")"
+    "$STATBENCH" -k libc -s 4K --max-time 1 -q --against wide \
+        --inconclusive warn >"$tmp/gatew" 2>"$tmp/err"
+    rc=$?
+    check "--inconclusive warn: exit 0 (rc $rc) with a WARN line" \
+        sh -c "[ $rc -eq 0 ] && grep -q '^statbench: WARN libc' '$tmp/err'"
+    "$STATBENCH" -k libc -s 4K --max-time 1 -q --against wide \
+        --inconclusive pass >"$tmp/gatew" 2>"$tmp/err"
+    rc=$?
+    check "--inconclusive pass: exit 0 (rc $rc), quiet under -q" \
+        sh -c "[ $rc -eq 0 ] && ! grep -q 'libc 4096' '$tmp/err'"
 fi
+check "--inconclusive takes fail, warn or pass only" \
+    bad_input "--inconclusive 'maybe'" -k libc --inconclusive maybe
 check "--against an unknown baseline" bad_input "'nosuch'" -k libc --against nosuch
 check "--save with a path in the name" bad_input "'../x'" -k libc --save ../x
 

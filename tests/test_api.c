@@ -415,6 +415,14 @@ static int gate_null(void)
     ok = ok && einval(sb_compare_functions(nop, nop, 64, NULL, NULL, NULL,
                                            &e), &e, "out");
     ok = ok && sb_gate(NULL, nop, 64, NULL, NULL, &e) == SB_EINVAL;
+    /* n = 0 times nothing: an error naming n, never a comparison. */
+    memset(&c, 0, sizeof c);
+    ok = ok && einval(sb_compare_functions(nop, nop, 0, NULL, &c, NULL, &e),
+                      &e, "n is 0");
+    ok = ok && c.verdict == SB_VERDICT_NONE && !c.valid &&
+         isnan(c.ratio.estimate);
+    ok = ok && sb_gate(nop, nop, 0, NULL, &c, &e) == SB_EINVAL &&
+         c.verdict == SB_VERDICT_NONE;
     ok = ok && sb_comparison_regressed(NULL, 0.01) == 0;
     ok = ok && sb_format_rounded(1.5, 0.1, NULL, 8) >= 0 &&
          sb_format_rounded(1.5, 0.1, buf, 0) >= 0 && buf[0] == 'z';
@@ -486,9 +494,10 @@ static int names_round_trip(void)
         {sb_outlier_policy_name, sb_outlier_policy_parse, 3},
         {sb_reject_policy_name, sb_reject_policy_parse, 2},
         {sb_reject_name, sb_reject_parse, SB_REJECT_NREASONS},
-        {sb_verdict_name, sb_verdict_parse, 4},
+        {sb_verdict_name, sb_verdict_parse, SB_VERDICT_INCONCLUSIVE + 1},
         {sb_timer_name, sb_timer_parse, 2},
         {sb_plot_kind_name, sb_plot_kind_parse, 5},
+        {sb_inconclusive_policy_name, sb_inconclusive_policy_parse, 3},
     };
     int ok = 1;
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {

@@ -455,7 +455,16 @@ static void check_verdict(void)
                "verdict name: slower");
     TAP_IS_STR(sb_verdict_name(SB_VERDICT_INCONCLUSIVE), "inconclusive",
                "verdict name: inconclusive");
-    TAP_IS_STR(sb_verdict_name(4), "?", "verdict name: 4 -> ?");
+    TAP_IS_STR(sb_verdict_name(SB_VERDICT_NONE), "none",
+               "verdict name: none");
+    /* A zeroed comparison (an untouched output) must not read as a
+     * result: 0 is no verdict. */
+    TAP_IS_INT(SB_VERDICT_NONE, 0, "verdict 0 is none");
+    TAP_IS_INT(sb_verdict_parse("none"), SB_VERDICT_NONE,
+               "verdict parse: none");
+    TAP_IS_INT(sb_verdict_parse("inconclusive"), SB_VERDICT_INCONCLUSIVE,
+               "verdict parse: inconclusive");
+    TAP_IS_STR(sb_verdict_name(5), "?", "verdict name: 5 -> ?");
     TAP_IS_STR(sb_verdict_name(-1), "?", "verdict name: -1 -> ?");
 }
 
@@ -794,6 +803,112 @@ static void check_boot_test(void)
            "ratio boot test: NULL p, one value, B < 100 are SB_EINVAL");
 }
 
+/* sb_gate_judge: the decision for every verdict, the inconclusive policy,
+ * and the one line it writes.  The comparisons are made by hand: the
+ * decision is a pure function of them. */
+static void check_gate_judge(void)
+{
+    sb_options o;
+    sb_comparison c;
+    char line[512];
+    int r;
+
+    sb_options_init(&o);
+    o.threshold = 0.10;
+    TAP_IS_INT(o.inconclusive, SB_INCONCLUSIVE_FAIL,
+               "the default inconclusive policy is fail");
+    TAP_IS_INT(sb_gate_judge(NULL, &o, NULL, NULL, line, sizeof line),
+               SB_GATE_FAIL, "gate: no comparison fails");
+    tap_ok(strstr(line, "FAIL") == line && strstr(line, "no comparison"),
+           "and says so: %s", line);
+    memset(&c, 0, sizeof c);
+    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_FAIL,
+               "gate: a zeroed comparison (verdict none) fails");
+    c = (sb_comparison){.valid = 1, .ratio = {1.5, 1.4, 1.6, 0.95, 0.95},
+                        .p = 0.001, .p_adjusted = 0.001, .a12 = NAN,
+                        .mde = 0.02, .verdict = SB_VERDICT_SLOWER,
+                        .test = "t"};
+    r = sb_gate_judge(&c, &o, "mine vs memcpy", NULL, line, sizeof line);
+    TAP_IS_INT(r, SB_GATE_FAIL, "gate: slower by 50%% at a 10%% threshold "
+               "fails");
+    tap_ok(strstr(line, "FAIL mine vs memcpy: slower, beyond") == line &&
+               strstr(line, "time ratio 1.5 [1.4, 1.6]") &&
+               strstr(line, "threshold 10%") &&
+               strstr(line, "smallest detectable change 2%") &&
+               strstr(line, "baseline: measured in the same run"),
+           "the line gives the ratio, threshold, MDE and baseline: %s",
+           line);
+    c.ratio = (sb_interval){1.05, 1.02, 1.08, 0.95, 0.95};
+    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+               "gate: slower by 5%% at a 10%% threshold passes");
+    TAP_IS_INT(sb_comparison_regressed(&c, 0.10), 0,
+               "as sb_comparison_regressed says");
+    /* Inconclusive, reaching 30% slower: the policy decides. */
+    c.ratio = (sb_interval){1.0, 0.8, 1.3, 0.95, 0.95};
+    c.p_adjusted = 0.5;
+    c.verdict = SB_VERDICT_INCONCLUSIVE;
+    r = sb_gate_judge(&c, &o, NULL, "saved baseline 'x'", line,
+                      sizeof line);
+    TAP_IS_INT(r, SB_GATE_FAIL, "gate: inconclusive past the threshold "
+               "fails by default");
+    tap_ok(strstr(line, "inconclusive") && strstr(line, "baseline: saved "
+                                                        "baseline 'x'"),
+           "saying why and where the baseline came from: %s", line);
+    o.inconclusive = SB_INCONCLUSIVE_WARN;
+    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, line, sizeof line),
+               SB_GATE_WARN, "under warn it warns");
+    tap_ok(strncmp(line, "WARN ", 5) == 0, "with a WARN line: %s", line);
+    o.inconclusive = SB_INCONCLUSIVE_PASS;
+    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+               "under pass it passes");
+    TAP_IS_INT(sb_comparison_regressed(&c, 0.10), 0,
+               "as sb_comparison_regressed always did");
+    o.inconclusive = SB_INCONCLUSIVE_FAIL;
+    /* Inconclusive but below 1 + threshold: ruled out, a pass. */
+    c.ratio = (sb_interval){0.9, 0.8, 1.05, 0.95, 0.95};
+    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+               "gate: inconclusive within 1 + threshold passes under fail");
+    c.ratio.hi = 1.10;
+    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+               "gate: hi exactly 1 + threshold passes");
+    c.ratio.hi = NAN;
+    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_FAIL,
+               "gate: inconclusive with a NaN end fails");
+    c.verdict = SB_VERDICT_EQUIVALENT;
+    c.ratio = (sb_interval){1.0, 0.95, 1.05, 0.95, 0.95};
+    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+               "gate: equivalent passes");
+    c.verdict = SB_VERDICT_FASTER;
+    c.ratio = (sb_interval){0.5, 0.45, 0.55, 0.95, 0.95};
+    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+               "gate: faster passes");
+    c.ratio.estimate = NAN;
+    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_FAIL,
+               "gate: a NaN ratio fails");
+    c.ratio.estimate = 0.5;
+    c.mde = NAN;
+    sb_gate_judge(&c, &o, "a\nb\tc", "x\ny", line, sizeof line);
+    tap_ok(!strchr(line, '\n') && !strchr(line, '\t') &&
+               strstr(line, "a?b?c") && strstr(line, "x?y") &&
+               strstr(line, "detectable change unknown"),
+           "hostile names stay on one line: %s", line);
+    memset(line, 'z', sizeof line);
+    r = sb_gate_judge(&c, &o, "a long name", NULL, line, 8);
+    tap_ok(r == SB_GATE_PASS && strlen(line) == 7 && line[8] == 'z',
+           "a short buffer is cut and terminated, nothing past it");
+    /* NULL options: the defaults (1% threshold, fail). */
+    c.verdict = SB_VERDICT_SLOWER;
+    c.ratio = (sb_interval){1.02, 1.015, 1.025, 0.95, 0.95};
+    TAP_IS_INT(sb_gate_judge(&c, NULL, NULL, NULL, NULL, 0), SB_GATE_FAIL,
+               "gate: NULL options mean a 1%% threshold");
+    TAP_IS_STR(sb_inconclusive_policy_name(SB_INCONCLUSIVE_WARN), "warn",
+               "policy name: warn");
+    TAP_IS_INT(sb_inconclusive_policy_parse("pass"), SB_INCONCLUSIVE_PASS,
+               "policy parse: pass");
+    TAP_IS_INT(sb_inconclusive_policy_parse("PASS"), -1,
+               "policy parse: case matters");
+}
+
 int main(void)
 {
     size_t counts[4] = {0, 0, 0, 0};
@@ -808,6 +923,7 @@ int main(void)
                  worst_p, worst_t);
     }
     check_verdict();
+    check_gate_judge();
     check_holm_edges();
     check_hand();
     check_boot_test();

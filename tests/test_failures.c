@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -346,16 +347,32 @@ static void test_gate(void)
     int rc;
 
     run_options(&o, 20);
+    /* A comparison that reads as a pass (equivalent, ratio 1), as a
+     * caller's reused variable might: the failed call must overwrite
+     * it. */
+    memset(&c, 0, sizeof c);
+    c.valid = 1;
+    c.verdict = SB_VERDICT_EQUIVALENT;
+    c.ratio.estimate = c.ratio.lo = c.ratio.hi = 1;
     rc = sb_compare_functions(fine, always_fails, 64, &o, &c, NULL, &err);
     TAP_IS_INT(rc, SB_ENOSAMPLES,
                "sb_compare_functions: a candidate without samples is an "
                "error");
     tap_ok(strstr(err.text, "candidate") != NULL,
            "which names the function: %s", err.text);
+    tap_ok(c.valid == 0 && c.verdict == SB_VERDICT_NONE &&
+               isnan(c.ratio.estimate) && isnan(c.ratio.lo) &&
+               isnan(c.ratio.hi) && isnan(c.p_adjusted),
+           "and leaves no result in its output: valid 0, verdict %s, "
+           "ratio %g", sb_verdict_name(c.verdict), c.ratio.estimate);
     memset(&err, 0, sizeof err);
+    c.verdict = SB_VERDICT_EQUIVALENT;
     rc = sb_gate(fine, always_fails, 64, &o, &c, &err);
     TAP_IS_INT(rc, SB_ENOSAMPLES, "sb_gate fails, never passes, a "
                                   "candidate whose every call failed");
+    tap_ok(c.verdict == SB_VERDICT_NONE && isnan(c.ratio.estimate),
+           "sb_gate's output after the failure holds no verdict (%s)",
+           sb_verdict_name(c.verdict));
     rc = sb_gate(always_fails, fine, 64, &o, &c, &err);
     TAP_IS_INT(rc, SB_ENOSAMPLES, "and a baseline whose every call failed");
 }

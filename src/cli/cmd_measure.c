@@ -16,12 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_parse.h"
+#include "progress.h"
 
 static volatile sig_atomic_t got_signal;
 
@@ -47,10 +49,41 @@ static void on_signal(int sig)
     sb_run_request_stop();
 }
 
+/* The progress line's state (progress.h).  The callback runs in every
+ * forked invocation and in this process after each invocation: there it
+ * counts the invocation done.  Which of the two it is, the process id
+ * says.  The state is in shared memory where it can be, so that the pace
+ * holds across the processes (a child's first draw right after the
+ * parent's would exceed it); else each process keeps its own copy. */
+static struct progress local_prog, *progp = &local_prog;
+static pid_t prog_parent;
+
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static int progress(void *arg, size_t round, double elapsed)
 {
-    (void)arg;
-    fprintf(stderr, "\r%s: round %zu, %.1f s ", progname, round, elapsed);
+    char line[200];
+    double now = wall_now();
+
+    (void)arg, (void)elapsed;
+    if (getpid() == prog_parent && progp->invocations > 1) {
+        /* An invocation finished (round: the run's total). */
+        progp->invocation++;
+        progp->rounds = 0;
+    } else {
+        progp->rounds = round;
+    }
+    if (!progress_due(progp, now))
+        return 0;
+    progress_format(progp, now, line, sizeof line);
+    /* "\r\033[K": back to the start and clear, so a shorter line leaves
+     * nothing of the longer one before it. */
+    fprintf(stderr, "\r\033[K%s: %s", progname, line);
     return 0;
 }
 
@@ -460,6 +493,16 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     if (!cli->quiet && isatty(STDERR_FILENO)) {
         cli->opt.progress = progress;
         cli->opt.progress_arg = NULL;
+        void *shared = mmap(NULL, sizeof *progp, PROT_READ | PROT_WRITE,
+                            MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (shared != MAP_FAILED)
+            progp = shared;
+        *progp = (struct progress){.started = wall_now(),
+                                 .max_time = cli->opt.max_time,
+                                 .cells = sb_plan_count(plan),
+                                 .invocations = cli->opt.invocations,
+                                 .last_drawn = -1};
+        prog_parent = getpid();
     }
     m = mmap(NULL, sizeof *run_signal, PROT_READ | PROT_WRITE,
              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -513,23 +556,43 @@ static int save_baseline(const sb_run *run, const struct cli *cli,
 }
 
 /* --against as a gate: status 1 when a cell is slower than its baseline
- * beyond the threshold, with significance, or cannot be compared. */
-static int gate(const sb_run *run, const char *name, int status)
+ * beyond the threshold, with significance, cannot be compared, or is
+ * inconclusive past the threshold under --inconclusive fail (the
+ * default; sb_gate_judge).  Each failing or warned cell gets the gate's
+ * line (ratio, threshold, smallest detectable change, where the baseline
+ * came from); a passing one too, without -q. */
+static int gate(const sb_run *run, const sb_run *against, const char *name,
+                const struct cli *cli, int status)
 {
-    size_t slower = 0, lost = 0;
+    size_t slower = 0, lost = 0, undecided = 0;
+    const sb_meta *m = sb_run_meta(against);
+    const sb_options *o = sb_run_options(run);
+    char from[400], what[200], line[1200];
 
+    snprintf(from, sizeof from, "saved baseline '%s', measured %s on %s",
+             name, m->start_time[0] ? m->start_time : "at an unknown time",
+             m->hostname[0] ? m->hostname : "an unknown host");
     for (size_t i = 0; i < sb_run_count(run); i++) {
         const sb_comparison *c = sb_run_comparison(run, i);
-        /* A cell without samples has failed above, in its own words;
-         * one whose baseline cell has none cannot be judged, which is
-         * no pass either. */
-        if (!sb_run_cell(run, i)->nsamples ||
-            !sb_comparison_regressed(c, sb_run_options(run)->threshold))
+        const sb_cell_result *r = sb_run_cell(run, i);
+        int out;
+        /* A cell without samples has failed above, in its own words; one
+         * without a baseline cell is not gated. */
+        if (!c || !r->nsamples)
             continue;
-        if (isfinite(c->ratio.estimate))
+        snprintf(what, sizeof what, "%s %zu (%zu/%zu)", r->cell.kernel->name,
+                 r->cell.size, r->cell.src_align, r->cell.dst_align);
+        out = sb_gate_judge(c, o, what, from, line, sizeof line);
+        if (out != SB_GATE_PASS || !cli->quiet)
+            say("%s", line);
+        if (out != SB_GATE_FAIL)
+            continue;
+        if (!isfinite(c->ratio.estimate))
+            lost++;
+        else if (c->verdict == SB_VERDICT_SLOWER)
             slower++;
         else
-            lost++;
+            undecided++;
     }
     if (lost && status == 0) {
         say("%zu cell%s cannot be compared with baseline '%s' "
@@ -541,6 +604,13 @@ static int gate(const sb_run *run, const char *name, int status)
         say("%zu cell%s slower than baseline '%s' beyond the "
             "threshold, with significance",
             slower, slower == 1 ? "" : "s", name);
+        status = 1;
+    }
+    if (undecided && status == 0) {
+        say("%zu cell%s inconclusive against baseline '%s': a slowdown "
+            "beyond the threshold is not ruled out (more --max-time, a "
+            "larger --threshold, or --inconclusive warn)",
+            undecided, undecided == 1 ? "" : "s", name);
         status = 1;
     }
     return status;
@@ -628,7 +698,7 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     if (cli->save)
         status = save_baseline(run, cli, empty, status);
     if (against) {
-        status = gate(run, cli->against, status);
+        status = gate(run, against, cli->against, cli, status);
         sb_run_free(against);
     }
     if (no_common && status == 0)

@@ -218,7 +218,8 @@ int cli_list_counters(void)
         printf("%-24s %s\n", names[i], why[i][0] ? why[i] : "available");
     printf("\nAny other PAPI preset or native event name may be given to "
            "--counters;\none this machine lacks is reported missing in the "
-           "run's header.\n");
+           "run's header,\none PAPI does not know by that name is refused."
+           "\n");
     return ferror(stdout) ? 1 : 0;
 }
 
@@ -437,6 +438,11 @@ static const struct cli_option options[] = {
            "1 when a cell is slower with significance and by\n"
            "more than --threshold, or cannot be compared (a\n"
            "CI gate)"),
+    ENUM("inconclusive", "POLICY", M, opt.inconclusive, 3, "policy ",
+         inconclusive_policy,
+         "what --against does with a cell whose interval\n"
+         "reaches past --threshold without significance:\n"
+         "fail (default), warn or pass"),
     SPECIAL("list", 'l', NULL, ALL, act,
             "list the kernels and whether this CPU runs them"),
     SPECIAL("help", 'h', NULL, ALL, act, "this help"),

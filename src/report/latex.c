@@ -17,6 +17,10 @@ static void caption(const sb_run *run, int cmp, sb__sbuf *b)
     const sb_options *o = sb_run_options(run);
     const char *cmd = sb_run_command(run);
 
+    if (*sb_run_title(run)) {
+        sb__tex_escape(b, sb_run_title(run));
+        sb__sbuf_puts(b, ": ");
+    }
     if (sb_run_imported(run)) {
         sb__sbuf_printf(b, "Medians of samples measured elsewhere, in the "
                            "data's own unit, with %g\\,\\%% confidence "

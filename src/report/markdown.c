@@ -17,7 +17,12 @@ static void caption(const sb_run *run, int cmp, sb__sbuf *b)
     const sb_options *o = sb_run_options(run);
     const char *cmd = sb_run_command(run);
 
-    sb__sbuf_puts(b, "*statbench ");
+    sb__sbuf_puts(b, "*");
+    if (*sb_run_title(run)) {
+        sb__md_escape(b, sb_run_title(run));
+        sb__sbuf_puts(b, "; ");
+    }
+    sb__sbuf_puts(b, "statbench ");
     sb__md_escape(b, m->statbench_version);
     if (*cmd) {
         sb__sbuf_puts(b, ": ");

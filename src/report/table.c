@@ -234,10 +234,20 @@ static void header(const sb_run *run, FILE *f)
     const sb_cell_result *c0 = sb_run_cell(run, 0);
     char target[64];
 
-    fputs("statbench ", f);
-    puts_clean(f, m->statbench_version);
-    fputs(": ", f);
-    puts_clean(f, sb_run_command(run));
+    /* A run from the API has no command: its title, or a word that it
+     * came from the library, never an empty "statbench 0.1.0: ". */
+    if (*sb_run_title(run)) {
+        puts_clean(f, sb_run_title(run));
+        fputs(" (statbench ", f);
+        puts_clean(f, m->statbench_version);
+        fputs(*sb_run_command(run) ? "): " : ")", f);
+        puts_clean(f, sb_run_command(run));
+    } else {
+        fputs("statbench ", f);
+        puts_clean(f, m->statbench_version);
+        fputs(*sb_run_command(run) ? ": " : ": a library run", f);
+        puts_clean(f, sb_run_command(run));
+    }
     fputc('\n', f);
     if (!external(run)) {
         machine(run, f);
@@ -273,7 +283,9 @@ static void header(const sb_run *run, FILE *f)
             c0 ? c0->method : "?", sb_outlier_policy_name(o->outliers),
             external(run) ? ""
             : o->reject == SB_REJECT_NONE
-                ? "; disturbed samples counted, kept (--reject none)"
+                ? (*sb_run_command(run)
+                       ? "; disturbed samples counted, kept (--reject none)"
+                       : "; disturbed samples counted, kept (reject none)")
                 : "; samples with a context switch, a CPU migration, an "
                   "interrupt on the pinned CPU, a wait for the CPU or a "
                   "shared core rejected");
@@ -659,15 +671,21 @@ static int table(const sb_run *run, FILE *f)
                 "(+-%g%%)%s.\n",
                 short_cells, short_cells == 1 ? "" : "s",
                 100 * sb_run_options(run)->precision,
-                ext ? "" : ": more --max-time, more --invocations or a "
-                           "quieter machine");
+                ext                   ? ""
+                : *sb_run_command(run) ? ": more --max-time, more "
+                                         "--invocations or a quieter machine"
+                                       : ": more max_time, more invocations "
+                                         "(sb_options) or a quieter "
+                                         "machine");
     if (autocorr)
         fprintf(f,
                 "~ %zu cell%s with lag-1 autocorrelation above 0.2: "
                 "successive samples are not independent (the machine "
                 "drifted), so the interval is too narrow: use several "
-                "--invocations.\n",
-                autocorr, autocorr == 1 ? "" : "s");
+                "%s.\n",
+                autocorr, autocorr == 1 ? "" : "s",
+                *sb_run_command(run) ? "--invocations"
+                                     : "invocations (sb_options)");
     if (inv && !ext)
         fprintf(f,
                 "btw%%: share of the sample variance that lies between "

@@ -1,0 +1,115 @@
+#!/bin/sh
+# embed.sh: the README's "Embedding" walk-through, as a new user would
+# take it: install into a scratch root (make install DESTDIR=...), build
+# the README's gate program (taken from README.md itself, so that the two
+# cannot part) with pkg-config against the installed header and library,
+# run it with the loader pointed at the installed library, and check that
+# it names its benchmarks and fails its 10% gate for the right reason: the
+# byte loop is slower than memcpy with significance, beyond the threshold
+# (many times memcpy's time at 4 KiB on any machine, a margin no noise
+# closes).  No time is asserted.
+. "${top_srcdir:-.}/tests/lib.sh"
+run_scratch sbembed
+
+CC=${CC:-cc}
+for tool in pkg-config "$CC" "${MAKE:-make}"; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        skip "the README's embedding walk-through" "no $tool"
+        done_testing
+        exit $?
+    fi
+done
+
+# 1. Install, into a scratch root.  The sub-make must not take this make
+# check's jobserver or flags.
+(unset MAKEFLAGS MFLAGS MAKELEVEL
+ "${MAKE:-make}" -s -C "$top_builddir" install DESTDIR="$tmp/root") \
+    >"$tmp/install.log" 2>&1
+rc=$?
+check "make install DESTDIR=... (rc $rc)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || diag "$(tail -n 5 "$tmp/install.log")"
+pc=$(find "$tmp/root" -name statbench.pc | head -n 1)
+lib=$(find "$tmp/root" -name 'libstatbench.so.0' | head -n 1)
+check "statbench.pc and libstatbench.so.0 are installed" \
+    test -n "$pc" -a -n "$lib"
+check "and the schema, where the man page says" \
+    sh -c "find '$tmp/root' -path '*/share/doc/statbench/schema.md' | grep -q ."
+if [ -z "$pc" ] || [ -z "$lib" ]; then
+    done_testing
+    exit $?
+fi
+
+# 2. The program, as README.md shows it.
+awk '/^## Embedding/ { on = 1 } on && /^```c$/ { code = 1; next }
+     code && /^```$/ { exit } code' "$top_srcdir/README.md" >"$tmp/gate.c"
+check "README.md's Embedding section has the program" \
+    grep -q 'sb_gate_judge' "$tmp/gate.c"
+
+# 3. Build with pkg-config against the installed copy and run it with the
+# loader told where the library is (what ldconfig does for
+# /usr/local/lib).  The scratch root moved the installed tree: a copy of
+# statbench.pc with its absolute paths moved alike is what a --prefix
+# install into that place would have written.
+mkdir -p "$tmp/pc"
+sed -e "s#^prefix=/#prefix=$tmp/root/#" \
+    -e "s#^exec_prefix=/#exec_prefix=$tmp/root/#" \
+    -e "s#^libdir=/#libdir=$tmp/root/#" \
+    -e "s#^includedir=/#includedir=$tmp/root/#" "$pc" >"$tmp/pc/statbench.pc"
+PKG_CONFIG_PATH=$tmp/pc
+export PKG_CONFIG_PATH
+flags=$(pkg-config --cflags --libs statbench)
+rc=$?
+check "pkg-config --cflags --libs statbench (rc $rc)" test "$rc" -eq 0
+# shellcheck disable=SC2086
+"$CC" -std=c11 -O3 -Wall -Wextra -Werror "$tmp/gate.c" $flags \
+    -o "$tmp/gate" 2>"$tmp/cc.err"
+rc=$?
+check "it builds at -O3 against the installed header, warning-free (rc $rc)" \
+    test "$rc" -eq 0
+[ "$rc" -eq 0 ] || diag "$(head -n 5 "$tmp/cc.err")"
+if [ "$rc" -ne 0 ]; then
+    done_testing
+    exit $?
+fi
+# Unless a copy is installed system-wide (then the loader finds that).
+if command -v ldconfig >/dev/null 2>&1 &&
+    ! ldconfig -p 2>/dev/null | grep -q 'libstatbench\.so\.0'; then
+    (unset LD_LIBRARY_PATH; "$tmp/gate") >"$tmp/out" 2>"$tmp/err"
+    check "without the library path it fails as the README warns" \
+        grep -q 'libstatbench.so.0' "$tmp/err"
+else
+    skip "without the library path it fails as the README warns" \
+        "a libstatbench.so.0 is installed system-wide, or no ldconfig"
+fi
+LD_LIBRARY_PATH=$(dirname "$lib") "$tmp/gate" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "with it, the gate fails: exit status 1 (rc $rc)" test "$rc" -eq 1
+[ "$rc" -eq 1 ] || diag "$(cat "$tmp/err" "$tmp/out" | head -n 20)"
+check "for the right reason: slower, with significance, beyond 10%" \
+    grep -q '^FAIL bytes vs memcpy: slower, beyond the threshold; time ratio .*threshold 10%; smallest detectable change' \
+    "$tmp/out"
+check "the table is headed by the title and names both benchmarks" \
+    sh -c "head -n 1 '$tmp/out' | grep -q '^byte loop against memcpy, 4 KiB (statbench' &&
+           grep -q '^bytes ' '$tmp/out' && grep -q '^memcpy ' '$tmp/out'"
+check "nothing on stderr (the library never prints)" test ! -s "$tmp/err"
+diag "$(grep '^FAIL' "$tmp/out")"
+
+# examples/cmake: a CTest test that finds the installed statbench through
+# pkg-config, where cmake is installed.
+if command -v cmake >/dev/null 2>&1 && command -v ctest >/dev/null 2>&1; then
+    cmake -S "$top_srcdir/examples/cmake" -B "$tmp/cmake" \
+        >"$tmp/cmake.log" 2>&1 &&
+        cmake --build "$tmp/cmake" >>"$tmp/cmake.log" 2>&1
+    rc=$?
+    check "examples/cmake configures and builds with pkg-config (rc $rc)" \
+        test "$rc" -eq 0
+    [ "$rc" -eq 0 ] || diag "$(tail -n 8 "$tmp/cmake.log")"
+    (cd "$tmp/cmake" && ctest --output-on-failure) >"$tmp/ctest.log" 2>&1
+    rc=$?
+    check "ctest: same work passes, twice the work fails (rc $rc)" \
+        test "$rc" -eq 0
+    [ "$rc" -eq 0 ] || diag "$(tail -n 12 "$tmp/ctest.log")"
+else
+    skip "examples/cmake with CTest" "no cmake"
+fi
+done_testing

@@ -1,0 +1,37 @@
+#!/bin/sh
+# progress.sh: the progress line on a terminal (a pseudo-terminal from
+# script(1)): drawn, at most 10 times a second, with the invocation count;
+# and nothing on a stderr that is not a terminal, or with -q.
+. "${top_srcdir:-.}/tests/lib.sh"
+run_scratch sbprog
+
+"$STATBENCH" -k libc -s 4K --max-time 0.5 >/dev/null 2>"$tmp/err"
+check "no progress line when stderr is a file" \
+    sh -c "! grep -q 'cells*, invocation' '$tmp/err'"
+
+if ! command -v script >/dev/null 2>&1 ||
+    ! script -qec true /dev/null >/dev/null 2>&1; then
+    skip "the progress line on a terminal" "no script(1) with -e -c"
+    done_testing
+    exit $?
+fi
+# stdout to a file, stderr to the pseudo-terminal script records.
+t0=$(now_ms)
+script -qec "'$STATBENCH' -k libc,duff -s 4K --max-time 2 \
+    --precision 0 -o '$tmp/out.json'" "$tmp/tty" >/dev/null 2>&1
+t1=$(now_ms)
+draws=$(tr '\r' '\n' <"$tmp/tty" | grep -c 'cells, invocation')
+# An upper bound only: a slow machine draws less, never more.
+limit=$(( (t1 - t0) / 100 + 2 ))
+check "the line is drawn on a terminal ($draws times)" test "$draws" -ge 1
+check "at most 10 times a second ($draws in $((t1 - t0)) ms, limit $limit)" \
+    test "$draws" -le "$limit"
+check "it counts invocations of the 6" grep -q 'invocation [1-6] of 6' \
+    "$tmp/tty"
+check "and names the cells and the time left" \
+    grep -q '2 cells, .* s, at most .* s left' "$tmp/tty"
+script -qec "'$STATBENCH' -k libc -s 4K --max-time 0.5 -q \
+    -o '$tmp/out2.json'" "$tmp/tty2" >/dev/null 2>&1
+check "-q: no progress line on a terminal" \
+    sh -c "! grep -q 'cells*, invocation' '$tmp/tty2'"
+done_testing
