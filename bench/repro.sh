@@ -161,32 +161,38 @@ probe_figures() {
     python3 - "$@" <<'PY'
 import json, sys
 
-def find(obj, words, path=""):
-    """Numbers under keys naming all of words, anywhere in the JSON."""
-    out = []
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            p = path + "." + k if path else k
-            if all(w in k.lower() for w in words) and \
-                    isinstance(v, (int, float)) and not isinstance(v, bool):
-                out.append((p, v))
-            out.extend(find(v, words, p))
-    elif isinstance(obj, list) and obj and isinstance(obj[0], dict):
-        out.extend(find(obj[0], words, path + "[0]"))
-    return out
+def num(v):
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) \
+        else None
 
+share, ratio, contended = [], [], []
 for p in sys.argv[1:]:
     try:
         with open(p) as f:
             meta = json.load(f).get("meta", {})
     except (OSError, ValueError, AttributeError):
-        meta = {}
-    share = find(meta, ["probe", "share"])
-    ratio = find(meta, ["overhead", "ratio"])
-    print("  %s: probe share %s; overhead ratio %s" % (
-        p.rsplit("/", 1)[-1],
-        ", ".join("%s = %.4g" % x for x in share) or "n/a",
-        ", ".join("%s = %.4g" % x for x in ratio) or "n/a"))
+        continue
+    probes = meta.get("probes") or {}
+    timer = meta.get("timer") or {}
+    s, c = num(probes.get("cost_share")), num(probes.get("contended_share"))
+    o, b = num(timer.get("overhead_ticks")), num(timer.get("bare_overhead_ticks"))
+    if s is not None:
+        share.append(s)
+    if c is not None:
+        contended.append(c)
+    if o is not None and b:
+        ratio.append(o / b)
+
+def span(v, pct):
+    if not v:
+        return "n/a"
+    f = (lambda x: "%.2f%%" % (100 * x)) if pct else (lambda x: "%.2f" % x)
+    return f(min(v)) if min(v) == max(v) else "%s-%s" % (f(min(v)), f(max(v)))
+
+print("  probes over %d runs: share of measuring time %s; per-sample "
+      "overhead against a bare timer pair %s; samples on a shared core %s"
+      % (len(sys.argv) - 1, span(share, 1), span(ratio, 0),
+         span(contended, 1)))
 PY
 }
 
@@ -237,7 +243,7 @@ for conf in "sse2 -s 2K -a 3" "libc -s 4K" "movsl -a 1"; do
     # shellcheck disable=SC2086
     figures "-k $conf" $files
     # shellcheck disable=SC2086
-    probe_figures $(echo $files | cut -d' ' -f1)
+    probe_figures $files
     # The runs merged: one interval over the run medians.
     # shellcheck disable=SC2086
     if [ "$(echo $files | wc -w)" -ge 2 ] &&
@@ -246,9 +252,13 @@ for conf in "sse2 -s 2K -a 3" "libc -s 4K" "movsl -a 1"; do
         python3 - "$DIR/c$n-merged.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["cells"][0]
-iv, b = c.get("interval") or {}, c.get("run_between_fraction")
-print("  merged: median %s [%s, %s] ticks over %s runs, between-run share %s"
-      % (iv.get("estimate"), iv.get("lo"), iv.get("hi"), c.get("runs"),
+# The interval in the cell's metric: core cycles or time (ticks).
+cyc = c.get("metric") == "cycles"
+iv = (c.get("core_cycles") if cyc else c.get("interval")) or {}
+b = c.get("run_between_fraction")
+print("  merged: median %s [%s, %s] %s over %s runs, between-run share %s"
+      % (iv.get("estimate"), iv.get("lo"), iv.get("hi"),
+         "core cycles" if cyc else "ticks", c.get("runs"),
          "n/a" if b is None else "%.0f%%" % (100 * b)))
 PY
     fi
