@@ -1,0 +1,95 @@
+#!/bin/sh
+# clocks_cli.sh: compare of two saved runs measured at two core clocks
+# (issue 12): the same code, every sample's core cycles equal in both runs,
+# its ticks 3.5% more in B, whose clock is 3.5% lower (one step of the
+# host's clock), and A's invocations spread over three clock states.  The
+# JSON fixtures are made here from tests/fixtures/reanalyse_a.json (libc
+# and duff at 256 bytes, 6 invocations of 20 samples) by a few lines of
+# Python that set samples_ticks and samples_clock; nothing is measured.
+#
+#  - compare warns that the clocks differ, and names both;
+#  - cells judged in core cycles in both runs (--metric auto: hot copies
+#    within the L2 cache, with a clock) are compared in cycles: ratio 1,
+#    equivalent, the test naming core cycles;
+#  - with --metric time the same pair is compared in time: ratio 1.035
+#    exactly (B's ticks are A's times 1.035), never equivalent, the header
+#    warning that time moves with the clock.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+PY=$(command -v python3 || true)
+if [ -z "$PY" ]; then
+    skip "compare at two clocks" "no python3"
+    done_testing 2>/dev/null
+    exit 0
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbclk.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+"$PY" - "$top_srcdir/tests/fixtures/reanalyse_a.json" "$tmp/a.json" \
+    "$tmp/b.json" <<'PYEOF'
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+d["meta"]["l2_bytes"] = 2 * 1024 * 1024
+steps = [1.33, 1.38, 1.43]  # core cycles per tick: 2.79-3.00 GHz at 2.1
+for c in d["cells"]:
+    base = statistics.median(c["samples_ticks"]) * 1.4
+    ticks, clk, s = [], [], 0
+    for g, n in enumerate(c["invocation_samples"]):
+        k = steps[g % 3]
+        for _ in range(n):
+            # +-0.1% around the cell's core cycles, the same in A and B.
+            cyc = base * (1 + 0.001 * ((s * 37) % 21 - 10) / 10)
+            ticks.append(cyc / k)
+            clk.append(k)
+            s += 1
+    c["samples_ticks"], c["samples_clock"] = ticks, clk
+json.dump(d, open(sys.argv[2], "w"))
+f = 1.035
+for c in d["cells"]:
+    c["samples_ticks"] = [t * f for t in c["samples_ticks"]]
+    c["samples_clock"] = [k / f for k in c["samples_clock"]]
+json.dump(d, open(sys.argv[3], "w"))
+PYEOF
+check "fixtures at two clocks made" test -s "$tmp/b.json"
+
+"$STATBENCH" compare "$tmp/a.json" "$tmp/b.json" -f csv >"$tmp/cyc.csv" \
+    2>"$tmp/cyc.err"
+rc=$?
+check "compare at two clocks (rc $rc)" test "$rc" -eq 0
+check "  warns that the core clocks differ, naming both runs" \
+    grep -q "warning: the runs ran at different core clocks: .*a.json at .* GHz, .*b.json at .* GHz (-3.4%)" \
+    "$tmp/cyc.err"
+check "  cells in cycles in both: ratio 1, equivalent, in core cycles" \
+    "$PY" - "$tmp/cyc.csv" <<'PYEOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2, rows
+for r in rows:
+    assert r["metric"] == "cycles", r["metric"]
+    assert abs(float(r["ratio"]) - 1) < 1e-9, r["ratio"]
+    assert 0.999 < float(r["ratio_ci_lo"]) <= 1 <= float(r["ratio_ci_hi"]) < 1.001
+    assert r["verdict"] == "equivalent", r["verdict"]
+    assert "core cycles" in r["test"], r["test"]
+PYEOF
+
+"$STATBENCH" compare "$tmp/a.json" "$tmp/b.json" --metric time -f csv \
+    >"$tmp/time.csv" 2>"$tmp/time.err"
+rc=$?
+check "compare --metric time at two clocks (rc $rc)" test "$rc" -eq 0
+check "  in time: ratio 1.035, never equivalent" \
+    "$PY" - "$tmp/time.csv" <<'PYEOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2, rows
+for r in rows:
+    assert r["metric"] == "time", r["metric"]
+    assert abs(float(r["ratio"]) - 1.035) < 1e-6, r["ratio"]
+    assert r["verdict"] != "equivalent", r["verdict"]
+    assert "core cycles" not in r["test"], r["test"]
+PYEOF
+"$STATBENCH" compare "$tmp/a.json" "$tmp/b.json" --metric time \
+    >"$tmp/time.txt" 2>&1
+check "  the header warns that time moves with the clock" \
+    grep -q '^warning:  clock: invocations ran at 3 core clock states' \
+    "$tmp/time.txt"
+done_testing
