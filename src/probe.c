@@ -168,39 +168,28 @@ int sb__probe_have_chains(void)
     return 1;
 }
 
-void sb__probe_imul_chain(uint64_t n)
-{
-    uint64_t x = 3, m = 0x9e3779b97f4a7c15u;
-    if (n < SB__PROBE_UNROLL)
-        return;
-    n -= n % SB__PROBE_UNROLL;
-    __asm__ volatile("1:\n\t"
-                     ".rept 16\n\t"
-                     "imul %[m], %[x]\n\t"
-                     ".endr\n\t"
-                     "sub $16, %[n]\n\t"
-                     "jnz 1b"
-                     : [x] "+r"(x), [n] "+r"(n)
-                     : [m] "r"(m)
-                     : "cc");
-}
+/* A chain of n dependent ops (n rounded down to whole unrolls of 16): x
+ * depends on the previous op's result every time, so the chain lasts n
+ * times the op's latency.  The two chains differ only in the op. */
+#define SB__PROBE_CHAIN(fn, op)                                              \
+    void fn(uint64_t n)                                                      \
+    {                                                                        \
+        uint64_t x = 3, m = 0x9e3779b97f4a7c15u;                             \
+        if (n < SB__PROBE_UNROLL)                                            \
+            return;                                                          \
+        n -= n % SB__PROBE_UNROLL;                                           \
+        __asm__ volatile("1:\n\t"                                            \
+                         ".rept 16\n\t" op " %[m], %[x]\n\t"                  \
+                         ".endr\n\t"                                         \
+                         "sub $16, %[n]\n\t"                                 \
+                         "jnz 1b"                                            \
+                         : [x] "+r"(x), [n] "+r"(n)                          \
+                         : [m] "r"(m)                                        \
+                         : "cc");                                            \
+    }
 
-void sb__probe_add_chain(uint64_t n)
-{
-    uint64_t x = 3, m = 0x9e3779b97f4a7c15u;
-    if (n < SB__PROBE_UNROLL)
-        return;
-    n -= n % SB__PROBE_UNROLL;
-    __asm__ volatile("1:\n\t"
-                     ".rept 16\n\t"
-                     "add %[m], %[x]\n\t"
-                     ".endr\n\t"
-                     "sub $16, %[n]\n\t"
-                     "jnz 1b"
-                     : [x] "+r"(x), [n] "+r"(n)
-                     : [m] "r"(m)
-                     : "cc");
-}
+SB__PROBE_CHAIN(sb__probe_imul_chain, "imul")
+SB__PROBE_CHAIN(sb__probe_add_chain, "add")
 
 void sb__probe_ldst(void *buf, unsigned reps)
 {

@@ -34,6 +34,7 @@
 #include "run_internal.h"
 #include "statbench.h"
 #include "tap.h"
+#include "report_text.h"
 
 #define L2 (1024 * 1024)
 
@@ -274,27 +275,6 @@ static sb_run *two_state_run(size_t ncells, size_t nstates, int metric)
     return run;
 }
 
-/* The run as text in format f; NULL on failure.  The caller frees it. */
-static char *report(const sb_run *run, int format)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    sb_error err = {0};
-    int rc;
-
-    if (!f)
-        return NULL;
-    rc = sb_report(run, format, f, &err);
-    fclose(f);
-    if (rc != SB_OK) {
-        tap_diag("report: %s", err.text);
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 static double rel_half(const sb_interval *i)
 {
     return (i->hi - i->lo) / 2 / i->estimate;
@@ -348,7 +328,7 @@ static void test_two_states(void)
     sb__report_clock_line(run, line, sizeof line);
     TAP_IS_STR(line, "core 2.79-2.89 GHz in 2 states over 8 invocations "
                      "(TSC 2.00 GHz)", "two states: the clock line");
-    text = report(run, SB_FORMAT_TABLE);
+    text = report_text(run, SB_FORMAT_TABLE);
     tap_ok(text && strstr(text, "clock:    core 2.79-2.89 GHz in 2 states"),
            "two states: the table's header has the clock line");
     tap_ok(text && strstr(text, "warning:  clock: invocations ran at 2 core "
@@ -359,12 +339,12 @@ static void test_two_states(void)
     if (text && !strstr(text, "warning:  clock"))
         tap_diag("%s", text);
     free(text);
-    text = report(run, SB_FORMAT_CSV);
+    text = report_text(run, SB_FORMAT_CSV);
     tap_ok(text && strstr(text, ",metric,core_cycles_median,") &&
                strstr(text, ",cycles,") && strstr(text, ",time,"),
            "two states: CSV has the metric and core-cycle columns");
     free(text);
-    text = report(run, SB_FORMAT_MARKDOWN);
+    text = report_text(run, SB_FORMAT_MARKDOWN);
     tap_ok(text && strstr(text, "| metric | core cyc/call |") &&
                strstr(text, "| cycles |"),
            "two states: Markdown has the metric and core cycles");
@@ -378,7 +358,7 @@ static void test_two_states(void)
                "--metric cycles: the system call in cycles");
     tap_ok(sb_run_cell(run, 1)->reached_precision,
            "--metric cycles: the system call reaches +-1%%");
-    text = report(run, SB_FORMAT_TABLE);
+    text = report_text(run, SB_FORMAT_TABLE);
     tap_ok(text && strstr(text, "clock:    core 2.79-2.89 GHz") &&
                !strstr(text, "warning:  clock"),
            "--metric cycles: clock line, no warning without a time cell");
@@ -401,7 +381,7 @@ static void test_two_states(void)
         sb__report_clock_line(run, line, sizeof line);
         TAP_IS_STR(line, "core 2.79 GHz in 1 state over 8 invocations (TSC "
                          "2.00 GHz)", "one state: the clock line");
-        text = report(run, SB_FORMAT_TABLE);
+        text = report_text(run, SB_FORMAT_TABLE);
         tap_ok(text && !strstr(text, "warning:  clock"),
                "one state: no clock warning");
         free(text);
@@ -436,7 +416,7 @@ static void test_json(void)
 
     if (!tap_ok(run != NULL, "json: the run is built"))
         return;
-    text = report(run, SB_FORMAT_JSON);
+    text = report_text(run, SB_FORMAT_JSON);
     back = text ? load_text(text, NULL) : NULL;
     if (tap_ok(back != NULL, "json: written and loaded back")) {
         int same = 1;

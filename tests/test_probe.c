@@ -54,6 +54,7 @@
 #include "probe.h"
 #include "statbench.h"
 #include "tap.h"
+#include "report_text.h"
 
 int sb__probe_force; /* the test hook (probe.h) */
 
@@ -485,13 +486,8 @@ static void test_refused(void)
                "the contention probe compared in ticks, with its margin");
     {
         /* The header's clock line gives the probe's reason. */
-        char *text = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        int ok = f && sb_report(run, SB_FORMAT_TABLE, f, NULL) == SB_OK;
-        if (f)
-            fclose(f);
-        tap_ok(ok && text &&
+        char *text = report_text(run, SB_FORMAT_TABLE);
+        tap_ok(text &&
                    strstr(text, "clock:    core clock unknown (clock probe "
                                 "refused: ") != NULL,
                "the clock line says the probe was refused");

@@ -21,6 +21,7 @@
 
 #include "run_internal.h"
 #include "tap.h"
+#include "report_text.h"
 
 /* ---- sb_format_rounded -------------------------------------------------- */
 
@@ -124,27 +125,6 @@ static void test_rounding(void)
 }
 
 /* ---- Helpers over the reports ------------------------------------------- */
-
-/* The report of run in format, as a string the caller frees. */
-static char *report(const sb_run *run, int format)
-{
-    char *s = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&s, &n);
-    sb_error err = {0};
-    int rc;
-
-    if (!f)
-        return NULL;
-    rc = sb_report(run, format, f, &err);
-    fclose(f);
-    if (rc != SB_OK) {
-        tap_diag("sb_report: %s", err.text);
-        free(s);
-        return NULL;
-    }
-    return s;
-}
 
 /* The lines of s: an array of n strings (copies), freed by free_lines. */
 static char **split_lines(const char *s, size_t *n)
@@ -604,7 +584,7 @@ static void check_latex(const char *doc, const char *what, size_t ncells,
 
 static void test_latex_imported(sb_run *run, char **keep)
 {
-    char *doc = report(run, SB_FORMAT_LATEX), line[1024];
+    char *doc = report_text(run, SB_FORMAT_LATEX), line[1024];
 
     check_latex(doc, "imported", NCELLS, 4);
     if (!doc)
@@ -643,7 +623,7 @@ static void test_latex_compared(sb_run *run, char **keep)
     if (!tap_ok(sb_run_set_baselines(run, base, &err) == SB_OK,
                 "baselines set"))
         tap_diag("  %s", err.text);
-    doc = report(run, SB_FORMAT_LATEX);
+    doc = report_text(run, SB_FORMAT_LATEX);
     check_latex(doc, "compared", NCELLS, 8);
     if (!doc)
         return;
@@ -671,7 +651,7 @@ static void test_latex_measured(sb_run *run, char **keep)
     char *doc, line[1024];
     const sb_cell_result *r = sb_run_cell(run, 1);
 
-    doc = report(run, SB_FORMAT_LATEX);
+    doc = report_text(run, SB_FORMAT_LATEX);
     check_latex(doc, "measured", MCELLS, 8); /* + metric */
     if (doc) {
         tap_ok(strstr(doc, "over 6 invocations") &&
@@ -687,7 +667,7 @@ static void test_latex_measured(sb_run *run, char **keep)
     if (!tap_ok(sb_run_set_baselines(run, base, &err) == SB_OK,
                 "measured: baselines set"))
         tap_diag("  %s", err.text);
-    doc = report(run, SB_FORMAT_LATEX);
+    doc = report_text(run, SB_FORMAT_LATEX);
     check_latex(doc, "measured, compared", MCELLS, 12);
     if (doc && row_with(doc, " & 10240 & 1 & 0 & ", line, sizeof line)) {
         char v[64];
@@ -745,7 +725,7 @@ static void check_markdown(const char *doc, const char *what, size_t ncells,
 
 static void test_markdown(sb_run *imported, sb_run *measured)
 {
-    char *doc = report(imported, SB_FORMAT_MARKDOWN), line[1024];
+    char *doc = report_text(imported, SB_FORMAT_MARKDOWN), line[1024];
 
     /* imported has comparisons by now. */
     check_markdown(doc, "md imported", NCELLS, 8);
@@ -768,7 +748,7 @@ static void test_markdown(sb_run *imported, sb_run *measured)
                "md: the ratio's interval column");
     }
     free(doc);
-    doc = report(measured, SB_FORMAT_MARKDOWN);
+    doc = report_text(measured, SB_FORMAT_MARKDOWN);
     check_markdown(doc, "md measured", MCELLS, 12);
     if (doc) {
         tap_ok(strstr(doc, "Test CPU_X #1 & co. 100% \\~fast") &&
@@ -838,7 +818,7 @@ static void test_short_cells(void)
     if (!tap_ok(sb__run_analyse(run, &err) == SB_OK, "short cells: analysed"))
         tap_diag("  %s", err.text);
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        char *doc = report(run, f[i].format);
+        char *doc = report_text(run, f[i].format);
         if (!tap_ok(doc && strstr(doc, f[i].note),
                     "short cells: format %d counts the 2 cells with samples",
                     f[i].format) &&
