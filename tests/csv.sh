@@ -114,7 +114,8 @@ for d in cells:
 check "only fields with a comma or a quote are quoted" sh -c "
     grep -c '^\"' '$tmp/h.csv' | grep -qx 4 &&
     grep -q '^plain,external,' '$tmp/h.csv' &&
-    grep -q '^\"co,mma\",' '$tmp/h.csv' && grep -q '^\"qu\"\"ote\",' '$tmp/h.csv' &&
+    grep -q '^\"co,mma\",' '$tmp/h.csv' &&
+    grep -q '^\"qu\"\"ote\",' '$tmp/h.csv' &&
     grep -q ',t over log invocation medians,' '$tmp/h.csv'"
 
 "$STATBENCH" compare "$tmp/h.json" "$tmp/h.json" -f csv >"$tmp/cmp.csv" \
@@ -140,7 +141,7 @@ assert cells[0]['unit'] == '' and cells[0]['timer_hz'] == ''
 assert cells[0]['ticks_per_byte'] == ''
 "
 
-# --- a measured run: the CSV agrees with the JSON's timer ---------------------
+# --- a measured run: the CSV agrees with the JSON's timer --------------------
 "$STATBENCH" -k duff -s 1K --max-time 0.5 -q -o "$tmp/m.json" -o "$tmp/m.csv" \
     >/dev/null 2>"$tmp/err"
 rc=$?
@@ -149,7 +150,8 @@ chk "measured: unit and timer_hz are the JSON's timer" "$tmp/m.csv" "
 import json
 t = json.load(open('$tmp/m.json'))['meta']['timer']
 for d in cells:
-    assert d['unit'] == {'tsc': 'ticks', 'clock_monotonic_raw': 'ns'}[t['kind']]
+    unit = {'tsc': 'ticks', 'clock_monotonic_raw': 'ns'}[t['kind']]
+    assert d['unit'] == unit, (d['unit'], t['kind'])
     # The JSON keeps 10 digits, the CSV 17.
     assert abs(float(d['timer_hz']) / t['hz'] - 1) < 1e-9, (d['timer_hz'], t)
 "
