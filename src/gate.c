@@ -230,7 +230,10 @@ int sb_gate_judge(const sb_comparison *c, const sb_options *opt,
     put_text(buf, len, &at, what);
     put(buf, len, &at, ": %s", why);
     if (c && c->valid && isfinite(c->ratio.estimate))
-        put(buf, len, &at, "; time ratio %.4g [%.4g, %.4g], p(adj) %.2g",
+        /* What the ratio is of: the comparison says when it was made in
+         * core cycles (both cells judged in cycles). */
+        put(buf, len, &at, "; %s ratio %.4g [%.4g, %.4g], p(adj) %.2g",
+            c->test && strstr(c->test, "core cycles") ? "core-cycle" : "time",
             c->ratio.estimate, c->ratio.lo, c->ratio.hi, c->p_adjusted);
     put(buf, len, &at, "; threshold %g%%", th * 100);
     if (c && c->valid && isfinite(c->mde))

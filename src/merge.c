@@ -96,6 +96,10 @@ static void compare_meta(const sb_run *a, const sb_run *b, size_t r,
         warn(buf, len, "run %zu: %zu counters, run 1 %zu (counters it "
              "lacks are missing from its invocations)", r + 1,
              y->ncounters, x->ncounters);
+    if (x->start_time[0] && !strcmp(x->start_time, y->start_time) &&
+        !strcmp(x->hostname, y->hostname))
+        warn(buf, len, "run %zu: the same host and start time as run 1 "
+             "(%s): the same run given twice?", r + 1, y->start_time);
     if (a->opt.reject != b->opt.reject)
         warn(buf, len, "run %zu: reject policy %s, run 1 %s", r + 1,
              sb_reject_policy_name(b->opt.reject),
@@ -122,7 +126,7 @@ static int add_run(sb_run *m, const sb_run *src, const size_t *where,
             sb__raw_cell raw = {0};
             const sb_cell_result *s = NULL;
             const sb__cell_samples *cs = NULL;
-            double *t = NULL, *ctr = NULL;
+            double *t = NULL, *ctr = NULL, *clk = NULL;
             size_t j = SIZE_MAX;
 
             for (size_t q = 0; q < src->ncells; q++)
@@ -139,14 +143,20 @@ static int add_run(sb_run *m, const sb_run *src, const size_t *where,
                 size_t o = at[i];
                 t = malloc(raw.nsamples * sizeof *t);
                 ctr = nc ? malloc(raw.nsamples * nc * sizeof *ctr) : NULL;
-                if (!t || (nc && !ctr)) {
+                clk = cs->clock ? malloc(raw.nsamples * sizeof *clk) : NULL;
+                if (!t || (nc && !ctr) || (cs->clock && !clk)) {
                     free(t);
                     free(ctr);
+                    free(clk);
                     rc = SB_ENOMEM;
                     break;
                 }
                 for (size_t q = 0; q < raw.nsamples; q++) {
                     t[q] = s->ticks[o + q] * scale;
+                    /* Core cycles per tick, of ticks scaled by scale: the
+                     * sample's core cycles stay what they were. */
+                    if (clk)
+                        clk[q] = cs->clock[o + q] / scale;
                     for (size_t k = 0; k < nc; k++)
                         ctr[q * nc + k] = cs->counters[k]
                                               ? cs->counters[k][o + q]
@@ -157,7 +167,7 @@ static int add_run(sb_run *m, const sb_run *src, const size_t *where,
                 raw.ncounters = nc;
                 raw.counter_names = src->meta.counter_names;
                 raw.flags = cs->flags ? cs->flags + o : NULL;
-                raw.clock = cs->clock ? cs->clock + o : NULL;
+                raw.clock = clk;
                 at[i] += raw.nsamples;
             }
             /* The per-cell totals of the run go with its first
@@ -173,6 +183,7 @@ static int add_run(sb_run *m, const sb_run *src, const size_t *where,
             rc = sb__run_add_invocation(m, i, &raw);
             free(t);
             free(ctr);
+            free(clk);
         }
     }
     free(at);
@@ -268,6 +279,15 @@ int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
                     m->cells[i].cell.kernel = own;
                 }
             }
+            for (size_t q = 0; q < j; q++)
+                if (where[r][q] == i) {
+                    /* One run's data per cell and run: a second copy
+                     * would count as another run and hide the first. */
+                    rc = sb__error(err, SB_EINVAL,
+                                   "merge: run %zu lists the cell %s twice",
+                                   r + 1, cell_name(c, nm, sizeof nm));
+                    goto fail;
+                }
             where[r][j] = i;
         }
     }

@@ -80,7 +80,7 @@ void sb__metric_values(int metric, const double *ticks, const double *clock,
 
 int sb_run_clock(const sb_run *run, sb_clock_summary *out)
 {
-    size_t ninv = 0, total = 0, most = 0, m = 0;
+    size_t ninv = 0, total = 0, most = 0, m = 0, *at;
     double *inv, *x;
 
     if (!run || !out)
@@ -93,9 +93,13 @@ int sb_run_clock(const sb_run *run, sb_clock_summary *out)
     }
     inv = malloc((ninv ? ninv : 1) * sizeof *inv);
     x = malloc((total ? total : 1) * sizeof *x);
-    if (!inv || !x) {
+    /* Where invocation g starts in each cell: one pass, not a sum over
+     * the invocations before g for every g (a file may hold many). */
+    at = calloc(run->ncells + 1, sizeof *at);
+    if (!inv || !x || !at) {
         free(inv);
         free(x);
+        free(at);
         return SB_ENOMEM;
     }
     /* Invocation g's samples are the g-th group of every cell. */
@@ -104,15 +108,14 @@ int sb_run_clock(const sb_run *run, sb_clock_summary *out)
         for (size_t i = 0; i < run->ncells; i++) {
             const sb_cell_result *r = &run->cells[i];
             const double *c = run->samples ? run->samples[i].clock : NULL;
-            size_t at = 0;
+            size_t o = at[i];
             if (g >= r->invocations || !r->inv_nsamples)
                 continue;
-            for (size_t h = 0; h < g; h++)
-                at += r->inv_nsamples[h];
+            at[i] += r->inv_nsamples[g];
             had += r->inv_nsamples[g];
             for (size_t q = 0; c && q < r->inv_nsamples[g]; q++)
-                if (isfinite(c[at + q]) && c[at + q] > 0)
-                    x[k++] = c[at + q];
+                if (isfinite(c[o + q]) && c[o + q] > 0)
+                    x[k++] = c[o + q];
         }
         most += had > 0;
         if (k)
@@ -131,5 +134,6 @@ int sb_run_clock(const sb_run *run, sb_clock_summary *out)
     }
     free(inv);
     free(x);
+    free(at);
     return SB_OK;
 }

@@ -464,8 +464,14 @@ static int analyse_runs_cycles(const sb_run *run, size_t i,
         med[g] = ng ? sb__median_inplace(v + at, ng) : NAN;
         at += r->inv_nsamples[g];
     }
-    if ((rc = sb__unit_medians(run, med, &m)) != SB_OK || m < 2)
+    if ((rc = sb__unit_medians(run, med, &m)) != SB_OK)
         goto done;
+    if (m < 2) {
+        /* Its cycles cannot be judged over runs as its time is: the
+         * cell is judged in time, not on an interval of another level. */
+        r->metric = SB_METRIC_TIME;
+        goto done;
+    }
     rc = sb__invocation_ci(med, m, a->ci_level, &r->core_cycles, &how);
     if (rc == SB_OK && r->cell.size > 0)
         r->core_cycles_per_byte =
@@ -647,9 +653,11 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
         r->reached_precision = sb__precision_met(j, a->precision);
         {
             /* The interval's half-width over its quantile is the relative
-             * standard error of the estimate. */
-            double df = r->levels.m >= 2 && !strncmp(r->method, "t over", 6)
-                            ? (double)r->levels.m - 1
+             * standard error of the estimate.  Its units: the runs of a
+             * merged run, else the invocations. */
+            size_t units = r->runs >= 2 ? r->runs : r->levels.m;
+            double df = units >= 2 && !strncmp(r->method, "t over", 6)
+                            ? (double)units - 1
                             : 0;
             double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + a->ci_level / 2, df)
                               : gsl_cdf_ugaussian_Pinv(0.5 + a->ci_level / 2);

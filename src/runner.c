@@ -443,6 +443,10 @@ static int invocation_failed(sb_run *run, int rc, int died,
     return rc;
 }
 
+/* Invocations a run's probe figures are summarised over: every one a run
+ * may have (sb_plan_check allows at most 1000 invocations). */
+#define TOTALS_INV 1000
+
 /* The machine's figures over every invocation: interrupts per second over
  * all the time checked, the checks' cost as the median of the
  * invocations' medians. */
@@ -453,8 +457,8 @@ struct machine_totals {
     /* The probes (probe.c): per invocation, the effective clock, the
      * cost share and the contention probe's quiet level; over all, the
      * samples taken and those that waited or were contended. */
-    double clock[64], share[64], quiet[64], margin;
-    size_t quiet_inv[64];
+    double clock[TOTALS_INV], share[TOTALS_INV], quiet[TOTALS_INV], margin;
+    size_t quiet_inv[TOTALS_INV];
     size_t nclock, nshare, nquiet;
     double taken, waited, contended;
     int wait_known, contention_known;
@@ -484,15 +488,15 @@ static void add_probe_figures(sb_run *run, const sb__invocation *inv,
     }
     tot->wait_known |= isfinite(m->cpu_wait_share);
     tot->contention_known |= isfinite(m->contended_share);
-    if (isfinite(m->probe_clock) && tot->nclock < 64)
+    if (isfinite(m->probe_clock) && tot->nclock < TOTALS_INV)
         tot->clock[tot->nclock++] = m->probe_clock;
-    if (isfinite(m->probe_cost_share) && tot->nshare < 64)
+    if (isfinite(m->probe_cost_share) && tot->nshare < TOTALS_INV)
         tot->share[tot->nshare++] = m->probe_cost_share;
     /* In ticks (no clock) the levels of invocations at different clocks
      * cannot be compared: only within each (no notes below). */
     if (!strcmp(m->probe, "none"))
         tot->ticks = 1;
-    if (isfinite(m->contention_quiet) && tot->nquiet < 64) {
+    if (isfinite(m->contention_quiet) && tot->nquiet < TOTALS_INV) {
         tot->quiet_inv[tot->nquiet] = run->invocations + 1;
         tot->margin = m->contention_margin;
         tot->quiet[tot->nquiet++] = m->contention_quiet;
@@ -522,9 +526,13 @@ static void probe_totals(sb_run *run, struct machine_totals *tot)
         tot->nshare ? sb__median_inplace(tot->share, tot->nshare) : NAN;
     m->contention_quiet = NAN;
     if (tot->nquiet) {
-        double q[64];
-        memcpy(q, tot->quiet, tot->nquiet * sizeof *q);
-        m->contention_quiet = sb__median_inplace(q, tot->nquiet);
+        /* Out of memory, the level stays unknown. */
+        double *q = malloc(tot->nquiet * sizeof *q);
+        if (q) {
+            memcpy(q, tot->quiet, tot->nquiet * sizeof *q);
+            m->contention_quiet = sb__median_inplace(q, tot->nquiet);
+            free(q);
+        }
     }
     for (size_t i = 0; i < tot->nquiet && !tot->ticks; i++) {
         double r = tot->quiet[i] / m->contention_quiet - 1;

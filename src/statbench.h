@@ -221,7 +221,7 @@ SB_API int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
  * from the same B resamples (drawn exactly as sb_stats_ratio_boot_ci
  * draws them, so the interval equals its SB_BOOT_PERCENTILE one): p is
  * twice the smaller share of resampled ratios on one side of 1, those
- * equal to 1 counted half on each side.  The test thus rejects where the
+ * equal to 1 counted half on each side, and never below 1 / (B + 1).  The test thus rejects where the
  * interval at level 1 - p excludes 1: the estimate, its interval and the
  * test are one statistic.  Given invocation medians, it is what compare
  * uses between runs (the median of invocation medians is what the table

@@ -404,8 +404,10 @@ static int boot_ci(const double *x, size_t nx, const double *y, size_t ny,
             goto done;
     }
     rc = sb__boot_interval(reps, B, est, accel, level, method, out);
+    /* B resamples cannot show a p below 1 / (B + 1): all of them on one
+     * side says "rarer than that", not "impossible". */
     if (rc == SB_OK && p)
-        *p = sb__boot_p(reps, B, 1.0);
+        *p = fmax(sb__boot_p(reps, B, 1.0), 1.0 / ((double)B + 1.0));
 done:
     if (r)
         gsl_rng_free(r);

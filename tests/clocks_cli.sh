@@ -92,4 +92,91 @@ PYEOF
 check "  the header warns that time moves with the clock" \
     grep -q '^warning:  clock: invocations ran at 3 core clock states' \
     "$tmp/time.txt"
+
+# --- merge and compare, from the same fixtures --------------------------------
+# B's timer at twice the rate: ticks doubled, clocks halved, the same
+# seconds and core cycles.  Merged with A, its ticks are converted to A's
+# rate and its clocks with them: the core cycles stay A's.
+"$PY" - "$tmp/a.json" "$tmp/b2.json" "$tmp/dup.json" "$tmp/one.json" \
+    "$tmp/one_nan.json" <<'PYEOF'
+import copy, json, sys
+a = json.load(open(sys.argv[1]))
+b = copy.deepcopy(a)
+b["meta"]["timer"]["hz"] *= 2
+b["meta"]["start_time"] = "2026-01-01T00:00:00Z"
+for c in b["cells"]:
+    c["samples_ticks"] = [t * 2 for t in c["samples_ticks"]]
+    c["samples_clock"] = [k / 2 for k in c["samples_clock"]]
+json.dump(b, open(sys.argv[2], "w"))
+d = copy.deepcopy(a)
+d["cells"].append(copy.deepcopy(d["cells"][0]))
+json.dump(d, open(sys.argv[3], "w"))
+# One invocation: the samples pooled (Mann-Whitney), and one sample
+# without a clock in the second file.
+o = copy.deepcopy(a)
+for c in o["cells"]:
+    c["invocation_samples"] = [sum(c["invocation_samples"])]
+    c["invocations"] = 1
+json.dump(o, open(sys.argv[4], "w"))
+for c in o["cells"]:
+    c["samples_clock"][3] = None
+json.dump(o, open(sys.argv[5], "w"))
+PYEOF
+"$STATBENCH" merge "$tmp/a.json" "$tmp/b2.json" -q -f json \
+    -o "$tmp/ab.json" >/dev/null 2>"$tmp/merge.err"
+rc=$?
+check "merge of runs at two timer rates (rc $rc)" test "$rc" -eq 0
+check "  the merged core cycles are the runs' (clocks converted with ticks)" \
+    "$PY" - "$tmp/a.json" "$tmp/ab.json" <<'PYEOF'
+import json, statistics, sys
+a, m = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+for ca, cm in zip(a["cells"], m["cells"]):
+    want = statistics.median(t * k for t, k in
+                             zip(ca["samples_ticks"], ca["samples_clock"]))
+    got = cm["core_cycles"]["estimate"]
+    assert abs(got / want - 1) < 2e-3, (got, want)
+PYEOF
+"$STATBENCH" merge "$tmp/dup.json" "$tmp/b2.json" -q -o "$tmp/no.json" \
+    >/dev/null 2>"$tmp/dup.err"
+rc=$?
+check "merge refuses a run that lists a cell twice (rc $rc)" \
+    sh -c "test $rc -eq 2 && grep -q 'run 1 lists the cell .* twice' '$tmp/dup.err'"
+"$STATBENCH" merge "$tmp/a.json" "$tmp/a.json" -q -o "$tmp/aa.json" \
+    >/dev/null 2>"$tmp/aa.err"
+check "merge warns when given the same run twice" \
+    grep -q 'warning: run 2: the same host and start time as run 1' \
+    "$tmp/aa.err"
+"$STATBENCH" compare "$tmp/one.json" "$tmp/one_nan.json" -f csv \
+    >"$tmp/nan.csv" 2>/dev/null
+check "one invocation, a sample without a clock: still compared in cycles" \
+    "$PY" - "$tmp/nan.csv" <<'PYEOF'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    assert r["metric"] == "cycles", r["metric"]
+    assert "not comparable" not in r["test"], r["test"]
+    assert r["ratio"] != "" and abs(float(r["ratio"]) - 1) < 1e-3, r["ratio"]
+PYEOF
+# Two merged runs of two runs each: too few units for a bootstrap (with
+# two, A/A pairs were "different" at p < 0.05 a third of the time).  A's
+# ticks 0.4% more in a3.json, so that the runs of one side differ.
+"$PY" - "$tmp/a.json" "$tmp/a3.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["meta"]["start_time"] = "2026-01-02T00:00:00Z"
+for c in d["cells"]:
+    c["samples_ticks"] = [t * 1.004 for t in c["samples_ticks"]]
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+"$STATBENCH" merge "$tmp/a3.json" "$tmp/b2.json" -q -o "$tmp/y.json" \
+    >/dev/null 2>&1
+"$STATBENCH" compare "$tmp/ab.json" "$tmp/y.json" -f csv >"$tmp/few.csv" \
+    2>/dev/null
+check "two runs a side: Welch t on log unit medians, not the bootstrap" \
+    "$PY" - "$tmp/few.csv" <<'PYEOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows
+for r in rows:
+    assert r["test"].startswith("Welch t on log unit medians"), r["test"]
+PYEOF
 done_testing
