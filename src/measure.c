@@ -545,7 +545,8 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     s->flags = 0;
     if (ok_rd && rd1 > rd0)
         s->flags |= 1u << SB_REJECT_CPU_WAIT;
-    if (sb__probe_contended(s->ldst, pr->quiet, pr->margin))
+    if (sb__probe_contended(s->ldst, pr->quiet, pr->margin) &&
+        !(SB__PROBE_FORCE & 32))
         s->flags |= 1u << SB_REJECT_SHARED_CORE;
     if (SB__PROBE_FORCE)
         force_probes(pr, s);

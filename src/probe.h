@@ -117,7 +117,9 @@ int sb__probe_run_delay(const sb__probe *p, uint64_t *ns);
  * 2 limits both to every other sample, bit 3 to every third sample
  * (tests/test_probe.c: a real disturbance may not happen during a test);
  * bit 4 makes the start-up check see a folded add chain, which refuses
- * the clock probe.
+ * the clock probe; bit 5 turns the contention probe's verdict off, for
+ * tests of the other disturbances (tests/test_disturb.c) that a busy
+ * sibling vCPU would otherwise empty of samples.
  * The library holds no definition. */
 #if defined(__GNUC__)
 extern int sb__probe_force __attribute__((weak, visibility("hidden")));

@@ -597,6 +597,12 @@ static void test_available(void)
 /* The hook of counters.h, which only a test defines: the library sees it
  * through a weak reference. */
 int sb__counters_no_perf;
+/* The probe's test hook (probe.h), bit 5: no shared-core verdicts.  These
+ * tests count context switches, interrupts and page faults; a sibling
+ * vCPU busy with the rest of the suite would have the contention probe
+ * reject their samples too (all of them, on a loaded machine), which
+ * test_probe.c tests on its own. */
+int sb__probe_force = 32;
 
 /* Without perf_event_open: context switches from getrusage. */
 static void test_no_perf(void)
