@@ -230,6 +230,11 @@ printf '{"schema": "statbench-run", "schema_version": 99, "cells": []}\n' >"$tmp
 check "analyze: a word" bad_input "words:3: 'abc'" analyze "$tmp/words"
 check "analyze: NaN" bad_input "nan:2: 'nan'" analyze "$tmp/nan"
 check "analyze: infinity" bad_input "inf:2: 'inf'" analyze "$tmp/inf"
+# Finite values whose mean overflows: the statistics fail numerically, and
+# that is the input's fault too (exit 2, one line naming the file).
+printf '1.7e308\n1.7e308\n1.6e308\n' >"$tmp/huge"
+check "analyze: values whose statistics overflow" \
+    bad_input "huge) failed: numerical error" analyze "$tmp/huge"
 printf '1\n2\000\n3\n' >"$tmp/nul"
 printf '1e-320\n2\n3\n' >"$tmp/subnormal"
 printf '0x10\n' >"$tmp/hex"
