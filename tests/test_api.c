@@ -530,6 +530,31 @@ static int baseline_by(void)
     return ok;
 }
 
+/* sb_comparison_regressed: slower and by more than the threshold, or a
+ * comparison that could not be made; on comparisons written by hand. */
+static void check_regressed(void)
+{
+    sb_comparison c = {.valid = 1,
+                       .ratio = {1.005, 1.003, 1.007, 0.95, 0.95},
+                       .p = 1e-6,
+                       .p_adjusted = 1e-6,
+                       .verdict = SB_VERDICT_SLOWER};
+
+    tap_ok(sb_comparison_regressed(&c, 0.01) == 0,
+           "regressed: slower by 0.5%% is within a threshold of 1%%");
+    c.ratio = (sb_interval){1.05, 1.03, 1.07, 0.95, 0.95};
+    tap_ok(sb_comparison_regressed(&c, 0.01) == 1 &&
+               sb_comparison_regressed(&c, 0.06) == 0,
+           "regressed: slower by 5%% is beyond 1%%, not beyond 6%%");
+    c.verdict = SB_VERDICT_INCONCLUSIVE;
+    tap_ok(sb_comparison_regressed(&c, 0.01) == 0,
+           "regressed: not when the verdict is not slower");
+    c.verdict = SB_VERDICT_SLOWER;
+    c.valid = 0;
+    tap_ok(sb_comparison_regressed(&c, 0.01) == 0,
+           "regressed: not for a cell without a baseline");
+}
+
 int main(void)
 {
     /* Before anything initialises PAPI in this process: the children
@@ -549,5 +574,6 @@ int main(void)
     CASE(stats_null);
     CASE(names_round_trip);
     CASE(baseline_by);
+    check_regressed();
     return tap_done();
 }
