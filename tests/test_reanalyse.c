@@ -501,6 +501,23 @@ static void check_cell_interval(void)
                    SB_EINVAL &&
                isnan(got.estimate),
            "no samples: SB_EINVAL, no interval");
+    {
+        /* Order statistics that reach the level exactly are taken, not
+         * the t fallback: eleven medians at level 1 - 2^-10 give [x(1),
+         * x(11)] with P(B <= 0) = 2^-11 in each tail (GSL's binomial CDF
+         * holds that dyadic value exactly; it does not for every n). */
+        double m11[11], lv = 1 - 1.0 / 1024;
+        int rc;
+        for (size_t i = 0; i < 11; i++)
+            m11[i] = 100 + (double)((i * 4) % 11);
+        rc = sb__invocation_ci(m11, 11, lv, &got, &how);
+        tap_ok(rc == SB_OK && got.lo == 100 && got.hi == 110 &&
+                   got.achieved == lv &&
+                   !strcmp(how, "order statistics over invocation medians"),
+               "eleven medians at level 1 - 2^-10: order statistics, "
+               "achieving the level exactly (%s, [%g, %g], achieved %.17g)",
+               how, got.lo, got.hi, got.achieved);
+    }
 }
 
 /* Which samples each outlier policy removes, on values whose fences are
