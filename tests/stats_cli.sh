@@ -252,6 +252,12 @@ awk 'BEGIN { printf "4"; for (i = 1; i < 511; i++) printf " "
 rc=$?
 check "analyze: a line of 511 characters is read (rc $rc)" \
     test "$rc" -eq 0 -a ! -s "$tmp/err"
+# One value has no bootstrap to make: its interval is the value itself.
+printf '5\n' >"$tmp/one"
+"$STATBENCH" analyze --bootstrap 1000 "$tmp/one" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "analyze --bootstrap 1000 of one value exits 0 (rc $rc)" \
+    test "$rc" -eq 0 -a ! -s "$tmp/err"
 check "analyze: no numbers" bad_input "no numbers" analyze "$tmp/empty"
 check "analyze: missing file" bad_input "nosuchfile" analyze "$tmp/nosuchfile"
 check "analyze: three files" bad_input "one or two files" analyze a b c
