@@ -215,12 +215,17 @@ static int plan_add_bad(void)
     ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "family");
     k.family = -1;
     ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "family");
+    /* An offset is within a page: 4095 is the last one. */
+    k.family = SB_FAMILY_COPY;
+    ok = ok && sb_plan_add(plan, &k, 64, 4096, 0, &e) == SB_EINVAL &&
+         sb_plan_add(plan, &k, 64, 0, 4096, &e) == SB_EINVAL &&
+         strstr(e.text, "4096") != NULL;
     ok = ok && sb_plan_count(plan) == 0;
     /* Nothing bad got in, so the report of a run cannot meet it. */
-    k.family = SB_FAMILY_COPY;
-    ok = ok && sb_plan_add(plan, &k, 64, 0, 0, &e) == SB_OK;
+    ok = ok && sb_plan_add(plan, &k, 64, 0, 0, &e) == SB_OK &&
+         sb_plan_add(plan, &k, 64, 4095, 4095, &e) == SB_OK;
     ok = ok && sb_plan_count(NULL) == 0 && sb_plan_cell(NULL, 0) == NULL &&
-         sb_plan_cell(plan, 1) == NULL;
+         sb_plan_cell(plan, 2) == NULL;
     sb_plan_free(plan);
     sb_plan_free(NULL);
     return ok;
