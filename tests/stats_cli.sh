@@ -252,6 +252,19 @@ awk 'BEGIN { printf "4"; for (i = 1; i < 511; i++) printf " "
 rc=$?
 check "analyze: a line of 511 characters is read (rc $rc)" \
     test "$rc" -eq 0 -a ! -s "$tmp/err"
+# The CSV's half-width is in percent of the median: 100 (hi - lo) / 2 /
+# median, from the same row's columns (100..140: median 120).
+seq 100 140 >"$tmp/seq"
+"$STATBENCH" analyze "$tmp/seq" -f csv >"$tmp/seq.csv" 2>"$tmp/err"
+hw=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    NR == 2 { hw = ($c["ticks_ci_hi"] - $c["ticks_ci_lo"]) / 2
+              want = 100 * hw / $c["ticks_median"]
+              got = $c["halfwidth_pct"]
+              d = got - want; if (d < 0) d = -d
+              print (want > 0 && d <= 1e-4 * want ? "ok" : "bad") " " got \
+                  " " want }' "$tmp/seq.csv")
+check "CSV halfwidth_pct is the percentage of the median ($hw)" \
+    test "${hw%% *}" = ok
 # One value has no bootstrap to make: its interval is the value itself.
 printf '5\n' >"$tmp/one"
 "$STATBENCH" analyze --bootstrap 1000 "$tmp/one" >"$tmp/out" 2>"$tmp/err"
