@@ -284,6 +284,8 @@ check "--baseline align= not measured" bad_input "'align=7'" -k movsl -a 0..3 --
 check "--outliers unknown" bad_input "'drop'" --outliers drop
 check "--bootstrap too few" bad_input "'50'" --bootstrap 50
 check "--invocations 0" bad_input "'0'" --invocations 0
+check "--invocations one above its maximum" \
+    bad_input "'1001': must be at most 1000" --invocations 1001
 check "--threshold negative" bad_input "'-1'" --threshold -1
 
 done_testing
