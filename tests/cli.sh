@@ -113,6 +113,10 @@ else
     skip "  the SVG" "no gnuplot"
 fi
 check "--plot with an unknown ending" bad_input "'x.jpg'" --plot x.jpg
+mkdir "$tmp/plain"
+check "--plot with no ending" sh -c "cd '$tmp/plain' &&
+    '$STATBENCH' --plot noext -k libc -s 64 --max-time 1 >out 2>err;
+    [ \$? -eq 2 ] && grep -q 'the file must end in' err && [ ! -s out ]"
 
 # --- interruption: SIGTERM ends a long run early, with its data -------------
 # The run below would take 60 s (--precision 0: no target it could reach

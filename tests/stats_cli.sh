@@ -284,6 +284,54 @@ check "--baseline align= not measured" bad_input "'align=7'" -k movsl -a 0..3 --
 check "--outliers unknown" bad_input "'drop'" --outliers drop
 check "--bootstrap too few" bad_input "'50'" --bootstrap 50
 check "--invocations 0" bad_input "'0'" --invocations 0
+# --no-mlock: no mlockall.  Under a locked-memory limit of 0 an unprivileged
+# process's mlockall fails and the run notes it; with --no-mlock there is
+# nothing to note.  Root's mlockall would succeed: root runs it as nobody
+# (setpriv), or skips.
+as_user=
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+    as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+fi
+mlock_run() {
+    $as_user sh -c 'ulimit -l 0 && exec "$@"' sh "$STATBENCH" "$@" -k libc \
+        -s 64 --max-time 2 --invocations 1 --min-samples 5 --max-samples 5 -q
+}
+if [ "$(id -u)" -ne 0 ] || [ -n "$as_user" ]; then
+    mlock_run >"$tmp/ml1" 2>&1
+    rc=$?
+    mlock_run --no-mlock >"$tmp/ml2" 2>&1
+    if [ "$rc" -eq 0 ] && grep -q 'mlockall(MCL_CURRENT) failed' "$tmp/ml1"
+    then
+        check "--no-mlock: no mlockall to fail under a limit of 0" \
+            sh -c "! grep -q 'mlockall' '$tmp/ml2'"
+    else
+        skip "--no-mlock" "no refused mlockall to compare with (rc $rc)"
+    fi
+else
+    skip "--no-mlock" "root without setpriv: mlockall cannot fail"
+fi
+# A rename that fails is an error: in a sticky directory, root's writable
+# file cannot be replaced by another user (rename: EPERM), though it can be
+# opened.  Needs root to make the file and setpriv to be someone else.
+if [ -n "$as_user" ]; then
+    mkdir "$tmp/sticky" && chmod 1777 "$tmp/sticky" && chmod 755 "$tmp" &&
+        printf '1\n2\n3\n' >"$tmp/sticky/in" && : >"$tmp/sticky/out.json" &&
+        chmod 666 "$tmp/sticky/out.json"
+    $as_user "$STATBENCH" analyze "$tmp/sticky/in" -o "$tmp/sticky/out.json" \
+        >/dev/null 2>"$tmp/sticky.err"
+    rc=$?
+    check "-o over a file another user cannot replace: exit 1, said, no \
+temporary left (rc $rc)" sh -c "[ $rc -eq 1 ] &&
+        grep -q 'out.json' '$tmp/sticky.err' &&
+        [ \$(ls '$tmp/sticky' | wc -l) -eq 2 ]"
+    chmod 700 "$tmp"
+else
+    skip "-o over a file that cannot be replaced" "needs root and setpriv"
+fi
+check "a ninth -o is refused" bad_input "at most 8 output files" \
+    -o "$tmp/1.json" -o "$tmp/2.json" -o "$tmp/3.json" -o "$tmp/4.json" \
+    -o "$tmp/5.json" -o "$tmp/6.json" -o "$tmp/7.json" -o "$tmp/8.json" \
+    -o "$tmp/9.json"
 check "--invocations one above its maximum" \
     bad_input "'1001': must be at most 1000" --invocations 1001
 check "--threshold negative" bad_input "'-1'" --threshold -1
