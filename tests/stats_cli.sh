@@ -265,6 +265,16 @@ hw=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                   " " want }' "$tmp/seq.csv")
 check "CSV halfwidth_pct is the percentage of the median ($hw)" \
     test "${hw%% *}" = ok
+# A p-value from 0.001 up is written with two significant digits, not in
+# scientific notation: 100..119 against 106..125 (Mann-Whitney, exact),
+# Holm-adjusted p 0.0060.
+seq 100 119 >"$tmp/pa"
+seq 106 125 >"$tmp/pb"
+"$STATBENCH" analyze "$tmp/pa" "$tmp/pb" -f markdown >"$tmp/p.md" 2>"$tmp/err"
+check "Markdown writes p 0.0060 as such" \
+    sh -c "grep '/pb ' '$tmp/p.md' | grep -q '| *0\.0060 |'"
+check "Markdown's caption gives the threshold in percent" \
+    grep -q 'alpha 0.05, threshold +-1%' "$tmp/p.md"
 # One value has no bootstrap to make: its interval is the value itself.
 printf '5\n' >"$tmp/one"
 "$STATBENCH" analyze --bootstrap 1000 "$tmp/one" >"$tmp/out" 2>"$tmp/err"

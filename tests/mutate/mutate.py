@@ -206,7 +206,7 @@ def tap_failed(out):
     return None
 
 
-def run_test(tree, test, limit):
+def run_test(tree, test, limit, log=None):
     """Run one test as the TAP driver would; None if it passed, else why."""
     env = dict(os.environ)
     env["top_srcdir"] = tree
@@ -224,6 +224,10 @@ def run_test(tree, test, limit):
     why = tap_failed(out)
     if why is None and p.returncode not in (0, 77):
         why = "exit status %d" % p.returncode
+    if why and log:
+        # The failing test's whole output, to tell a real kill from noise.
+        with open(log, "a", encoding="utf-8") as f:
+            f.write("==== %s: %s\n%s\n" % (test, why, out))
     return why, time.time() - t0
 
 
@@ -287,7 +291,9 @@ def run_mutant(w, m, tests, durations, args):
             return "invalid", "does not compile", time.time() - t0
         for t in order_tests(tests, m, args.fast, durations):
             limit = max(60.0, 5 * durations.get(t, 60))
-            why, _ = run_test(w.tree, t, limit)
+            why, _ = run_test(w.tree, t, limit,
+                              os.path.join(os.path.dirname(w.tree),
+                                           m.name + ".log"))
             if why:
                 if args.fast:
                     return "killed", "%s: %s" % (t, why), time.time() - t0
@@ -327,7 +333,8 @@ def main():
     ap.add_argument("--scratch", help="scratch directory (default: a new "
                     "one in $TMPDIR, removed at the end)")
     ap.add_argument("--keep", action="store_true",
-                    help="keep the scratch directory")
+                    help="keep the scratch directory (and in it, NAME.log: "
+                    "the output of the tests that failed on mutant NAME)")
     ap.add_argument("--check", action="store_true",
                     help="only check that every snippet occurs exactly once "
                     "in the working tree; no build")
