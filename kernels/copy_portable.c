@@ -35,6 +35,7 @@
         uint64_t sb__v;                             \
         __builtin_memcpy(&sb__v, (s) + (off), 8);   \
         SB__OPAQUE(sb__v);                          \
+        SB__CHECK_STORE((d) + (off), 8);            \
         __builtin_memcpy((d) + (off), &sb__v, 8);   \
     } while (0)
 

@@ -121,7 +121,8 @@ void sb__copy_mmx_nt(void *dst, const void *src, size_t n, void *state)
     d += head;
     s += head;
     n -= head;
-    for (; n >= 64; n -= 64, d += 64, s += 64)
+    for (; n >= 64; n -= 64, d += 64, s += 64) {
+        SB__CHECK_STORE(d, 64); /* the eight movntq: one line */
         __asm__ volatile("prefetchnta 320(%1)\n\t"
                          "movq    (%1), %%mm0\n\t"
                          "movq   8(%1), %%mm1\n\t"
@@ -142,6 +143,7 @@ void sb__copy_mmx_nt(void *dst, const void *src, size_t n, void *state)
                          :
                          : "r"(d), "r"(s)
                          : "memory", SB__MMX_CLOBBERS);
+    }
     sb__copy_small(d, s, n);
     __asm__ volatile("sfence\n\t"
                      "emms" ::: "memory");

@@ -72,6 +72,22 @@ void sb__clear_avx512(void *dst, const void *src, size_t n, void *state);
 /* Building blocks for the kernel files                                      */
 /* ------------------------------------------------------------------------ */
 
+/* The checking build: tests/test_kstores compiles the kernel files again
+ * with -DSB_KERNEL_CHECK, and then each store of a kernel's main loop
+ * (the qword moves of int64, the vector and line stores of the SIMD
+ * copies) first reports its address and width to sb__check_store, which
+ * only that test defines.  It asserts what each kernel's description
+ * promises and the copied bytes cannot show: which pointer is aligned,
+ * and that non-temporal stores fill whole 64-byte lines.  Without the
+ * define the hook is nothing, and the library's kernels are the same
+ * code (tests/codegen.sh checks them). */
+#ifdef SB_KERNEL_CHECK
+void sb__check_store(const void *p, size_t bytes);
+#define SB__CHECK_STORE(p, bytes) sb__check_store((p), (bytes))
+#else
+#define SB__CHECK_STORE(p, bytes) ((void)0)
+#endif
+
 /* Make the compiler forget what it knows about v: v must be in a register
  * at this point, and may have changed.  The asm emits no instruction, but
  * the compiler can no longer see a copy or clear loop through it, so it
@@ -154,9 +170,12 @@ typedef struct sb__bytes64 { unsigned char b[64]; } sb__bytes64;
 #define SB__VLOAD(insn, bytes, v, p)                                      \
     __asm__(insn " %1, %0" : "=v"(v) : "m"(*(const sb__bytes##bytes *)(p)))
 #define SB__VSTORE(insn, bytes, p, v)                                     \
-    __asm__ volatile(insn " %1, %0"                                       \
-                     : "=m"(*(sb__bytes##bytes *)(p))                     \
-                     : "v"(v))
+    do {                                                                  \
+        SB__CHECK_STORE((p), (bytes));                                    \
+        __asm__ volatile(insn " %1, %0"                                   \
+                         : "=m"(*(sb__bytes##bytes *)(p))                 \
+                         : "v"(v));                                       \
+    } while (0)
 #endif
 
 /* Copy the n < 64 bytes of a SIMD kernel's head or tail with scalar moves,

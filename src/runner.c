@@ -24,6 +24,20 @@
  * parent (PR_SET_PDEATHSIG), so that no pinned, memory-locked process
  * outlives a killed run.
  */
+#if defined(__SANITIZE_ADDRESS__)
+#define SB_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SB_LSAN 1
+#endif
+#endif
+#ifndef SB_LSAN
+#define SB_LSAN 0
+#endif
+#if SB_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
 #include "config.h"
 
 #include <errno.h>
@@ -263,6 +277,12 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
          * parent's exit handlers or flushing its stdio buffers. */
         sb_error e = {0};
         int rc;
+#if SB_LSAN
+        /* In a sanitizer build, a kernel that calls exit() would have
+         * LeakSanitizer report the parent's memory, which this copy of
+         * it never frees, and change the exit status it reports. */
+        __lsan_disable();
+#endif
         /* A parent killed outright (SIGKILL, the OOM killer) must not
          * leave its child measuring, pinned and with its memory locked,
          * to the end of its budget: the kernel kills the child when the

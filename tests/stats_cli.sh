@@ -311,6 +311,11 @@ printf '{"schema": "statbench-run", "schema_version": 99, "cells": []}\n' >"$tmp
 check "analyze: a word" bad_input "words:3: 'abc'" analyze "$tmp/words"
 check "analyze: NaN" bad_input "nan:2: 'nan'" analyze "$tmp/nan"
 check "analyze: infinity" bad_input "inf:2: 'inf'" analyze "$tmp/inf"
+# Finite values whose mean overflows: the statistics fail numerically, and
+# that is the input's fault too (exit 2, one line naming the file).
+printf '1.7e308\n1.7e308\n1.6e308\n' >"$tmp/huge"
+check "analyze: values whose statistics overflow" \
+    bad_input "huge) failed: numerical error" analyze "$tmp/huge"
 printf '1\n2\000\n3\n' >"$tmp/nul"
 printf '1e-320\n2\n3\n' >"$tmp/subnormal"
 printf '0x10\n' >"$tmp/hex"
@@ -328,6 +333,35 @@ awk 'BEGIN { printf "4"; for (i = 1; i < 511; i++) printf " "
 rc=$?
 check "analyze: a line of 511 characters is read (rc $rc)" \
     test "$rc" -eq 0 -a ! -s "$tmp/err"
+# The CSV's half-width is in percent of the median: 100 (hi - lo) / 2 /
+# median, from the same row's columns (100..140: median 120).
+seq 100 140 >"$tmp/seq"
+"$STATBENCH" analyze "$tmp/seq" -f csv >"$tmp/seq.csv" 2>"$tmp/err"
+hw=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    NR == 2 { hw = ($c["ticks_ci_hi"] - $c["ticks_ci_lo"]) / 2
+              want = 100 * hw / $c["ticks_median"]
+              got = $c["halfwidth_pct"]
+              d = got - want; if (d < 0) d = -d
+              print (want > 0 && d <= 1e-4 * want ? "ok" : "bad") " " got \
+                  " " want }' "$tmp/seq.csv")
+check "CSV halfwidth_pct is the percentage of the median ($hw)" \
+    test "${hw%% *}" = ok
+# A p-value from 0.001 up is written with two significant digits, not in
+# scientific notation: 100..119 against 106..125 (Mann-Whitney, exact),
+# Holm-adjusted p 0.0060.
+seq 100 119 >"$tmp/pa"
+seq 106 125 >"$tmp/pb"
+"$STATBENCH" analyze "$tmp/pa" "$tmp/pb" -f markdown >"$tmp/p.md" 2>"$tmp/err"
+check "Markdown writes p 0.0060 as such" \
+    sh -c "grep '/pb ' '$tmp/p.md' | grep -q '| *0\.0060 |'"
+check "Markdown's caption gives the threshold in percent" \
+    grep -q 'alpha 0.05, threshold +-1%' "$tmp/p.md"
+# One value has no bootstrap to make: its interval is the value itself.
+printf '5\n' >"$tmp/one"
+"$STATBENCH" analyze --bootstrap 1000 "$tmp/one" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "analyze --bootstrap 1000 of one value exits 0 (rc $rc)" \
+    test "$rc" -eq 0 -a ! -s "$tmp/err"
 check "analyze: no numbers" bad_input "no numbers" analyze "$tmp/empty"
 check "analyze: missing file" bad_input "nosuchfile" analyze "$tmp/nosuchfile"
 check "analyze: three files" bad_input "one or two files" analyze a b c
@@ -341,6 +375,56 @@ check "--baseline align= not measured" bad_input "'align=7'" -k movsl -a 0..3 --
 check "--outliers unknown" bad_input "'drop'" --outliers drop
 check "--bootstrap too few" bad_input "'50'" --bootstrap 50
 check "--invocations 0" bad_input "'0'" --invocations 0
+# --no-mlock: no mlockall.  Under a locked-memory limit of 0 an unprivileged
+# process's mlockall fails and the run notes it; with --no-mlock there is
+# nothing to note.  Root's mlockall would succeed: root runs it as nobody
+# (setpriv), or skips.
+as_user=
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+    as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+fi
+mlock_run() {
+    $as_user sh -c 'ulimit -l 0 && exec "$@"' sh "$STATBENCH" "$@" -k libc \
+        -s 64 --max-time 2 --invocations 1 --min-samples 5 --max-samples 5 -q
+}
+if [ "$(id -u)" -ne 0 ] || [ -n "$as_user" ]; then
+    mlock_run >"$tmp/ml1" 2>&1
+    rc=$?
+    mlock_run --no-mlock >"$tmp/ml2" 2>&1
+    if [ "$rc" -eq 0 ] && grep -q 'mlockall(MCL_CURRENT) failed' "$tmp/ml1"
+    then
+        check "--no-mlock: no mlockall to fail under a limit of 0" \
+            sh -c "! grep -q 'mlockall' '$tmp/ml2'"
+    else
+        skip "--no-mlock" "no refused mlockall to compare with (rc $rc)"
+    fi
+else
+    skip "--no-mlock" "root without setpriv: mlockall cannot fail"
+fi
+# A rename that fails is an error: in a sticky directory, root's writable
+# file cannot be replaced by another user (rename: EPERM), though it can be
+# opened.  Needs root to make the file and setpriv to be someone else.
+if [ -n "$as_user" ]; then
+    mkdir "$tmp/sticky" && chmod 1777 "$tmp/sticky" && chmod 755 "$tmp" &&
+        printf '1\n2\n3\n' >"$tmp/sticky/in" && : >"$tmp/sticky/out.json" &&
+        chmod 666 "$tmp/sticky/out.json"
+    $as_user "$STATBENCH" analyze "$tmp/sticky/in" -o "$tmp/sticky/out.json" \
+        >/dev/null 2>"$tmp/sticky.err"
+    rc=$?
+    check "-o over a file another user cannot replace: exit 1, said, no \
+temporary left (rc $rc)" sh -c "[ $rc -eq 1 ] &&
+        grep -q 'out.json' '$tmp/sticky.err' &&
+        [ \$(ls '$tmp/sticky' | wc -l) -eq 2 ]"
+    chmod 700 "$tmp"
+else
+    skip "-o over a file that cannot be replaced" "needs root and setpriv"
+fi
+check "a ninth -o is refused" bad_input "at most 8 output files" \
+    -o "$tmp/1.json" -o "$tmp/2.json" -o "$tmp/3.json" -o "$tmp/4.json" \
+    -o "$tmp/5.json" -o "$tmp/6.json" -o "$tmp/7.json" -o "$tmp/8.json" \
+    -o "$tmp/9.json"
+check "--invocations one above its maximum" \
+    bad_input "'1001': must be at most 1000" --invocations 1001
 check "--threshold negative" bad_input "'-1'" --threshold -1
 
 done_testing

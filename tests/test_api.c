@@ -215,12 +215,17 @@ static int plan_add_bad(void)
     ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "family");
     k.family = -1;
     ok = ok && einval(sb_plan_add(plan, &k, 64, 0, 0, &e), &e, "family");
+    /* An offset is within a page: 4095 is the last one. */
+    k.family = SB_FAMILY_COPY;
+    ok = ok && sb_plan_add(plan, &k, 64, 4096, 0, &e) == SB_EINVAL &&
+         sb_plan_add(plan, &k, 64, 0, 4096, &e) == SB_EINVAL &&
+         strstr(e.text, "4096") != NULL;
     ok = ok && sb_plan_count(plan) == 0;
     /* Nothing bad got in, so the report of a run cannot meet it. */
-    k.family = SB_FAMILY_COPY;
-    ok = ok && sb_plan_add(plan, &k, 64, 0, 0, &e) == SB_OK;
+    ok = ok && sb_plan_add(plan, &k, 64, 0, 0, &e) == SB_OK &&
+         sb_plan_add(plan, &k, 64, 4095, 4095, &e) == SB_OK;
     ok = ok && sb_plan_count(NULL) == 0 && sb_plan_cell(NULL, 0) == NULL &&
-         sb_plan_cell(plan, 1) == NULL;
+         sb_plan_cell(plan, 2) == NULL;
     sb_plan_free(plan);
     sb_plan_free(NULL);
     return ok;
@@ -601,6 +606,31 @@ static int own_memory(void)
     return ok;
 }
 
+/* sb_comparison_regressed: slower and by more than the threshold, or a
+ * comparison that could not be made; on comparisons written by hand. */
+static void check_regressed(void)
+{
+    sb_comparison c = {.valid = 1,
+                       .ratio = {1.005, 1.003, 1.007, 0.95, 0.95},
+                       .p = 1e-6,
+                       .p_adjusted = 1e-6,
+                       .verdict = SB_VERDICT_SLOWER};
+
+    tap_ok(sb_comparison_regressed(&c, 0.01) == 0,
+           "regressed: slower by 0.5%% is within a threshold of 1%%");
+    c.ratio = (sb_interval){1.05, 1.03, 1.07, 0.95, 0.95};
+    tap_ok(sb_comparison_regressed(&c, 0.01) == 1 &&
+               sb_comparison_regressed(&c, 0.06) == 0,
+           "regressed: slower by 5%% is beyond 1%%, not beyond 6%%");
+    c.verdict = SB_VERDICT_INCONCLUSIVE;
+    tap_ok(sb_comparison_regressed(&c, 0.01) == 0,
+           "regressed: not when the verdict is not slower");
+    c.verdict = SB_VERDICT_SLOWER;
+    c.valid = 0;
+    tap_ok(sb_comparison_regressed(&c, 0.01) == 0,
+           "regressed: not for a cell without a baseline");
+}
+
 int main(void)
 {
     /* Before anything initialises PAPI in this process: the children
@@ -621,5 +651,6 @@ int main(void)
     CASE(names_round_trip);
     CASE(baseline_by);
     CASE(own_memory);
+    check_regressed();
     return tap_done();
 }

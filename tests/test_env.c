@@ -441,6 +441,9 @@ static void test_sysinfo(void)
     TAP_IS_INT(sb__cpulist_count("0-3,6"), 5, "cpulist: 0-3,6 counts 5");
     TAP_IS_INT(sb__cpulist_count("(null)"), 0, "cpulist: (null) is empty");
     TAP_IS_INT(sb__cpulist_count("3-1"), -1, "cpulist: 3-1 is not a list");
+    TAP_IS_INT(sb__cpulist_count("5-1"), -1, "cpulist: 5-1 is not a list");
+    TAP_IS_INT(sb__cpulist_has("3-1", 2), -1,
+               "cpulist: 3-1 is not a list to find 2 in");
     TAP_IS_INT(sb__cpulist_count("1,x"), -1, "cpulist: 1,x is not a list");
     TAP_IS_INT(sb__cpulist_has("0-3,6", 6), 1, "cpulist: 6 in 0-3,6");
     TAP_IS_INT(sb__cpulist_has("0-3,6", 4), 0, "cpulist: 4 not in 0-3,6");
@@ -496,7 +499,7 @@ static void test_sysinfo(void)
  * whose only isolated CPU is offline. */
 static void test_default_cpu(void)
 {
-    char root[1024], dir[] = "/tmp/sb_env_cpuXXXXXX", path[1200];
+    char root[1100], dir[] = "/tmp/sb_env_cpuXXXXXX", path[1200];
     cpu_set_t allowed;
     int iso = -1, ok = 1;
     FILE *f;

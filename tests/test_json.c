@@ -282,5 +282,14 @@ int main(void)
         TAP_IS_STR(t, "x??y\xe2\x82\xacz?", "a lone C1 byte, C1 as UTF-8, "
                    "a cut character");
     }
+    {
+        /* Overlong forms of U+00E9 (3 and 4 bytes) and a surrogate are not
+         * UTF-8: each byte becomes '?', none reaches a terminal whole. */
+        char t[] = "a\xe0\x83\xa9" "b\xf0\x80\x83\xa9"
+                   "c\xed\xa0\x80" "d\xc3\xa9";
+        sb__clean_text(t);
+        TAP_IS_STR(t, "a???b????c???d\xc3\xa9", "overlong forms and a "
+                   "surrogate cleaned, the real U+00E9 kept");
+    }
     return tap_done();
 }

@@ -501,6 +501,160 @@ static void check_cell_interval(void)
                    SB_EINVAL &&
                isnan(got.estimate),
            "no samples: SB_EINVAL, no interval");
+    {
+        /* Order statistics that reach the level exactly are taken, not
+         * the t fallback: eleven medians at level 1 - 2^-10 give [x(1),
+         * x(11)] with P(B <= 0) = 2^-11 in each tail (GSL's binomial CDF
+         * holds that dyadic value exactly; it does not for every n). */
+        double m11[11], lv = 1 - 1.0 / 1024;
+        int rc;
+        for (size_t i = 0; i < 11; i++)
+            m11[i] = 100 + (double)((i * 4) % 11);
+        rc = sb__invocation_ci(m11, 11, lv, &got, &how);
+        tap_ok(rc == SB_OK && got.lo == 100 && got.hi == 110 &&
+                   got.achieved == lv &&
+                   !strcmp(how, "order statistics over invocation medians"),
+               "eleven medians at level 1 - 2^-10: order statistics, "
+               "achieving the level exactly (%s, [%g, %g], achieved %.17g)",
+               how, got.lo, got.hi, got.achieved);
+    }
+}
+
+/* Which samples each outlier policy removes, on values whose fences are
+ * worked out by hand: 100..119, 85 and 50 (22 values).  R's type 7
+ * quartiles (h = 21 p): q1 = 103 + 0.25 = 103.25, q3 = 113 + 0.75 =
+ * 113.75, IQR 10.5; mild fences 87.5 and 129.5, severe 71.75 and 145.25.
+ * 85 is a mild low outlier, 50 a severe one, nothing is high. */
+static void check_outlier_sets(void)
+{
+    double v[22];
+    const double *cv[1] = {v};
+    const char *names[1] = {"fences"};
+    size_t n[1] = {22};
+    static const struct {
+        int policy;
+        size_t kept;
+        double min;
+        const char *name;
+    } want[] = {
+        {SB_OUTLIERS_KEEP, 22, 50, "keep"},
+        {SB_OUTLIERS_REJECT_SEVERE, 21, 85, "reject-severe"},
+        {SB_OUTLIERS_REJECT_ALL, 20, 100, "reject-all"},
+    };
+
+    for (size_t i = 0; i < 20; i++)
+        v[i] = 100 + (double)((i * 7) % 20); /* 100..119, shuffled */
+    v[20] = 85;
+    v[21] = 50;
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        sb_options o;
+        sb_run *run = NULL;
+        sb_error e = {0};
+        const sb_cell_result *r;
+        double lo = INFINITY;
+        sb_options_init(&o);
+        o.outliers = want[k].policy;
+        if (!tap_ok(sb_run_from_samples(names, cv, n, 1, &o, &run, &e) ==
+                        SB_OK,
+                    "%s: analysed (%s)", want[k].name, e.text))
+            continue;
+        r = sb_run_cell(run, 0);
+        for (size_t j = 0; j < r->nsamples; j++)
+            lo = r->ticks[j] < lo ? r->ticks[j] : lo;
+        tap_ok(r->nsamples == want[k].kept && lo == want[k].min &&
+                   r->rejected[SB_REJECT_OUTLIER] == 22 - want[k].kept,
+               "%s keeps %zu samples from %g up (kept %zu from %g, %zu "
+               "rejected as outliers)",
+               want[k].name, want[k].kept, want[k].min, r->nsamples, lo,
+               r->rejected[SB_REJECT_OUTLIER]);
+        sb_run_free(run);
+    }
+}
+
+/* The autocorrelation flag, on series whose lag-1 autocorrelation is
+ * strongly negative (alternating), strongly positive (two runs) and
+ * about 0 (a fixed shuffle): |r1| > 0.2 flags, either sign. */
+static void check_autocorrelation_flag(void)
+{
+    double v[3][40];
+    const double *cv[3] = {v[0], v[1], v[2]};
+    const char *names[3] = {"alternating", "trend", "shuffled"};
+    size_t n[3] = {40, 40, 40};
+    sb_options o;
+    sb_run *run = NULL;
+    sb_error e = {0};
+
+    for (size_t i = 0; i < 40; i++) {
+        v[0][i] = i % 2 ? 110 : 90;
+        v[1][i] = i < 20 ? 90 + (double)i * 0.1 : 110 + (double)i * 0.1;
+        v[2][i] = 100 + (double)((i * 9) % 40); /* r1 -0.005 (Python) */
+    }
+    sb_options_init(&o);
+    if (!tap_ok(sb_run_from_samples(names, cv, n, 3, &o, &run, &e) == SB_OK,
+                "three series analysed (%s)", e.text))
+        return;
+    tap_ok(sb_run_cell(run, 0)->lag1 < -0.9 &&
+               sb_run_cell(run, 0)->autocorrelated,
+           "alternating: lag-1 %.2f, flagged",
+           sb_run_cell(run, 0)->lag1);
+    tap_ok(sb_run_cell(run, 1)->lag1 > 0.8 &&
+               sb_run_cell(run, 1)->autocorrelated,
+           "two runs: lag-1 %.2f, flagged", sb_run_cell(run, 1)->lag1);
+    tap_ok(fabs(sb_run_cell(run, 2)->lag1) < 0.2 &&
+               !sb_run_cell(run, 2)->autocorrelated,
+           "shuffled: lag-1 %.2f, not flagged", sb_run_cell(run, 2)->lag1);
+    sb_run_free(run);
+}
+
+/* Cells that differ only in the destination offset are different cells:
+ * sb_cell_same says so, and a comparison of two runs matches each with
+ * its own (ratio 1), never with the other (ratio 2 or 0.5). */
+static void check_dst_align_matching(void)
+{
+    double v[2][30];
+    const double *cv[2] = {v[0], v[1]};
+    const char *names[2] = {"k", "k2"};
+    size_t n[2] = {30, 30}, matched = 0;
+    sb_options o;
+    sb_run *a = NULL, *b = NULL;
+    sb_error e = {0};
+    sb_cell x = {.kernel = sb_kernel_find("libc"), .size = 4096,
+                 .src_align = 0, .dst_align = 0},
+            y = x;
+    int ok = 1;
+
+    y.dst_align = 64;
+    tap_ok(sb_cell_same(&x, &x) && !sb_cell_same(&x, &y),
+           "sb_cell_same: a cell is itself, not the one at another "
+           "destination offset");
+    for (size_t i = 0; i < 30; i++) {
+        v[0][i] = 100 + (double)(i % 7);
+        v[1][i] = 200 + 2 * (double)(i % 7);
+    }
+    sb_options_init(&o);
+    if (!tap_ok(sb_run_from_samples(names, cv, n, 2, &o, &a, &e) == SB_OK &&
+                    sb_run_from_samples(names, cv, n, 2, &o, &b, &e) ==
+                        SB_OK,
+                "two runs of two cells (%s)", e.text)) {
+        sb_run_free(a);
+        return;
+    }
+    /* The same kernel and size; destination offsets 0 and 64. */
+    a->cells[1].cell.kernel = a->cells[0].cell.kernel;
+    b->cells[1].cell.kernel = b->cells[0].cell.kernel;
+    a->cells[1].cell.dst_align = b->cells[1].cell.dst_align = 64;
+    ok = sb_run_compare_to(b, a, &matched, &e) == SB_OK;
+    tap_ok(ok && matched == 2, "compared: %zu cells matched (%s)", matched,
+           e.text);
+    for (size_t i = 0; i < 2; i++) {
+        const sb_comparison *c = sb_run_comparison(b, i);
+        ok = ok && c && c->valid && c->base == i &&
+             fabs(c->ratio.estimate - 1) < 1e-9;
+    }
+    tap_ok(ok, "each cell is compared with the one at its own destination "
+               "offset (ratio 1)");
+    sb_run_free(a);
+    sb_run_free(b);
 }
 
 int main(void)
@@ -532,5 +686,8 @@ int main(void)
     check_refused();
     check_single_invocation();
     check_measured();
+    check_outlier_sets();
+    check_autocorrelation_flag();
+    check_dst_align_matching();
     return tap_done();
 }

@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -275,6 +276,63 @@ static void test_precision_range(void)
     sb_plan_free(plan);
 }
 
+/* A kernel whose calls fail in every second round (the progress callback
+ * says which), so that half its samples are rejected whatever the
+ * machine does. */
+static volatile int fail_round;
+static void half_fails(void *dst, const void *src, size_t n, void *state)
+{
+    (void)src, (void)state;
+    memset(dst, 0, n);
+    if (fail_round)
+        sb_kernel_failed(5); /* EIO */
+}
+static int odd_rounds(void *arg, size_t round, double elapsed)
+{
+    (void)arg, (void)elapsed;
+    fail_round = (int)(round % 2);
+    return 0;
+}
+
+/* The stop rule counts kept samples, not rounds: with half the samples
+ * rejected, a run ends with at least --min-samples kept, whether it
+ * stopped on its (loose) precision target or at the sample cap; never
+ * after --min-samples rounds with half as many. */
+static void test_min_kept(void)
+{
+    static const sb_kernel k = {.name = "half_fails",
+                                .family = SB_FAMILY_CLEAR,
+                                .description = "fails in every second "
+                                               "round",
+                                .fn = half_fails};
+    sb_plan *plan = sb_plan_new();
+    sb_options o;
+    sb_run *run = NULL;
+    sb_error e = {0};
+
+    sb_options_init(&o);
+    o.invocations = o.max_invocations = 1;
+    o.min_samples = 40;
+    o.max_samples = 400;
+    o.precision = 0.5;
+    o.max_time = 20;
+    o.progress = odd_rounds;
+    fail_round = 0;
+    sb_plan_add(plan, &k, 4096, 0, 0, NULL);
+    if (tap_ok(sb_run_execute(plan, &o, &run, &e) == SB_OK,
+               "a run with half its samples rejected (%s)", e.text)) {
+        const sb_cell_result *r = sb_run_cell(run, 0);
+        tap_ok(r->nsamples >= 40 &&
+                   r->rejected[SB_REJECT_KERNEL_FAILED] > 0,
+               "it ends with at least --min-samples 40 kept (%zu kept, %zu "
+               "rejected, %zu rounds)",
+               r->nsamples, r->rejected[SB_REJECT_KERNEL_FAILED],
+               sb_run_rounds(run));
+    }
+    sb_run_free(run);
+    sb_plan_free(plan);
+}
+
 int main(void)
 {
     void *p = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,
@@ -292,6 +350,7 @@ int main(void)
     test_process_wide(1);
     test_process_wide(2);
     test_request_before();
+    test_min_kept();
     munmap(p, sizeof *sh);
     return tap_done();
 }
