@@ -28,6 +28,7 @@ static void bytewise(void *dst, const void *src, size_t n, void *state)
 }
 
 static const sb_kernel my_kernel = {
+    .size = sizeof(sb_kernel),
     .name = "bytewise",
     .family = SB_FAMILY_COPY,
     .description = "a byte loop (SB_CLOBBER_MEMORY: not vectorised)",

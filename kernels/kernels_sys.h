@@ -111,6 +111,7 @@ int sb__sys_fd(const void *state);
 #define SB__SYS_ROW(kname, kfamily, kdesc, kfn, ksetup, kteardown, kavail, \
                     kflags)                                                \
     {                                                                      \
+        .size = sizeof(sb_kernel),                                         \
         .name = (kname), .family = (kfamily), .description = (kdesc),      \
         .features = 0, .fn = (kfn), .setup = (ksetup),                     \
         .teardown = (kteardown), .available = (kavail), .flags = (kflags)  \

@@ -20,7 +20,7 @@
 
 #define SB__ROW(kname, kfamily, kdesc, kfeatures, kfn)                  \
     {                                                                     \
-        .name = (kname), .family = (kfamily),                             \
+        .size = sizeof(sb_kernel), .name = (kname), .family = (kfamily),  \
         .description = (kdesc), .features = (kfeatures), .fn = (kfn),     \
         .setup = NULL, .teardown = NULL, .available = NULL,               \
         .flags = 0 /* works on the buffers it is given */                 \
@@ -209,6 +209,11 @@ int sb_kernel_available(const sb_kernel *k, const char **why)
     if (!k) {
         if (why)
             *why = "no kernel";
+        return 0;
+    }
+    if (k->size != sizeof(sb_kernel)) {
+        if (why)
+            *why = "sb_kernel.size is not sizeof(sb_kernel)";
         return 0;
     }
     if (!k->fn) {

@@ -10,14 +10,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "plan.h"
 #include "run_internal.h"
 
 /* What a returned run's cells point at once the caller's functions are
  * gone from view: names and descriptions, no function. */
 static const sb_kernel stand_in[2] = {
-    {.name = "baseline", .family = SB_FAMILY_COPY,
+    {.size = sizeof(sb_kernel), .name = "baseline", .family = SB_FAMILY_COPY,
      .description = "the baseline function"},
-    {.name = "candidate", .family = SB_FAMILY_COPY,
+    {.size = sizeof(sb_kernel), .name = "candidate", .family = SB_FAMILY_COPY,
      .description = "the candidate function"},
 };
 
@@ -42,9 +43,11 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
 {
     /* The two functions as kernels of the copy family, for this call. */
     sb_kernel k[2] = {
-        {.name = "baseline", .family = SB_FAMILY_COPY,
+        {.size = sizeof(sb_kernel), .name = "baseline",
+         .family = SB_FAMILY_COPY,
          .description = "the baseline function", .fn = baseline},
-        {.name = "candidate", .family = SB_FAMILY_COPY,
+        {.size = sizeof(sb_kernel), .name = "candidate",
+         .family = SB_FAMILY_COPY,
          .description = "the candidate function", .fn = candidate},
     };
     sb_options o;
@@ -64,10 +67,11 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
         return sb__error(err, SB_EINVAL,
                          "sb_compare_functions: n is 0 (the functions "
                          "would be timed on no bytes)");
-    if (opt)
-        o = *opt;
-    else
+    if (!opt)
         sb_options_init(&o);
+    else if ((rc = sb__options_get(opt, &o, "sb_compare_functions", err)) !=
+             SB_OK)
+        return rc;
     plan = sb_plan_new();
     if (!plan)
         return sb__error(err, SB_ENOMEM, "out of memory");
@@ -180,14 +184,15 @@ int sb_gate_judge(const sb_comparison *c, const sb_options *opt,
 {
     sb_options d;
     double th;
-    int out, policy;
+    int out, policy, bad_opt = 0;
     size_t at = 0;
     const char *why;
 
-    if (!opt) {
+    if (!opt)
         sb_options_init(&d);
-        opt = &d;
-    }
+    else if (sb__options_get(opt, &d, "sb_gate_judge", NULL) != SB_OK)
+        bad_opt = 1; /* d holds the defaults; the gate fails below */
+    opt = &d;
     th = opt->threshold;
     policy = opt->inconclusive;
     if (buf && len)
@@ -223,6 +228,11 @@ int sb_gate_judge(const sb_comparison *c, const sb_options *opt,
     } else {
         out = SB_GATE_PASS;
         why = sb_verdict_name(c->verdict);
+    }
+    if (bad_opt) {
+        out = SB_GATE_FAIL;
+        why = "the options' size is unknown to this library (fill them "
+              "with sb_options_init)";
     }
     put(buf, len, &at, "%s ", out == SB_GATE_FAIL   ? "FAIL"
                               : out == SB_GATE_WARN ? "WARN"

@@ -66,6 +66,7 @@ static int add_own_kernels(sb_run *run, const char *const *names,
         if (!n)
             return SB_ENOMEM;
         run->own_kernels[run->nown++] = (sb_kernel){
+            .size = sizeof(sb_kernel),
             .name = n,
             .family = family ? family[i] : SB_FAMILY_EXTERNAL,
             .description = "not measured by this build",
@@ -95,10 +96,11 @@ int sb_run_from_samples(const char *const *names,
             return sb__error(err, SB_EINVAL,
                              "sb_run_from_samples: %s[%zu] is NULL",
                              !names[i] ? "names" : "values", i);
-    if (opt)
-        o = *opt;
-    else
+    if (!opt)
         sb_options_init(&o);
+    else if ((rc = sb__options_get(opt, &o, "sb_run_from_samples", err)) !=
+             SB_OK)
+        return rc;
     o.invocations = 1;
     if (sb__options_check(&o, err) != SB_OK)
         return SB_EINVAL;
@@ -749,6 +751,9 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
         return sb__error(err, SB_EINVAL, "sb_run_load: %s is NULL",
                          !f ? "f" : "out");
     *out = NULL;
+    /* Checked here; read below through sb_options_analysis. */
+    if (opt && (rc = sb__options_get(opt, &o, "sb_run_load", err)) != SB_OK)
+        return rc;
     if (!name)
         name = "run";
     root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);

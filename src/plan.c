@@ -58,6 +58,12 @@ int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
         return sb__error(err, SB_EINVAL, "sb_plan_add: plan is NULL");
     if (!kernel)
         return sb__error(err, SB_EINVAL, "sb_plan_add: kernel is NULL");
+    /* Before any other field: with another size they lie elsewhere. */
+    if (kernel->size != sizeof(sb_kernel))
+        return sb__error(err, SB_EINVAL,
+                         "sb_plan_add: sb_kernel.size %zu: unknown to this "
+                         "library (%zu: set .size = sizeof(sb_kernel))",
+                         kernel->size, sizeof(sb_kernel));
     /* Reports, JSON and comparisons all use the name. */
     if (!kernel->name || !*kernel->name)
         return sb__error(err, SB_EINVAL,
@@ -122,6 +128,7 @@ void sb_options_init(sb_options *opt)
     if (!opt)
         return;
     *opt = (sb_options){
+        .size = sizeof(sb_options),
         .ci_level = 0.95,
         .precision = 0.01,
         .max_time = 30.0,
@@ -157,8 +164,38 @@ void sb_analysis_options_init(sb_analysis_options *a)
     sb_options_analysis(&o, a);
 }
 
+/* The size of the 0.1.0 fields of sb_options (the layout with size
+ * first): everything before the first field added after 0.1.0. */
+#define SB__OPTIONS_SIZE_0_1 offsetof(sb_options, metric)
+
+int sb__options_get(const sb_options *opt, sb_options *full, const char *who,
+                    sb_error *err)
+{
+    if (opt->size == sizeof(sb_options)) {
+        *full = *opt;
+        return SB_OK;
+    }
+    if (opt->size == SB__OPTIONS_SIZE_0_1) {
+        /* An older caller's struct: its fields, and the defaults of the
+         * ones it does not have. */
+        sb_options_init(full);
+        memcpy(full, opt, SB__OPTIONS_SIZE_0_1);
+        full->size = sizeof(sb_options);
+        return SB_OK;
+    }
+    sb_options_init(full);
+    return sb__error(err, SB_EINVAL,
+                     "%s: sb_options.size %zu: unknown to this library "
+                     "(%zu; fill the options with sb_options_init)",
+                     who, opt->size, sizeof(sb_options));
+}
+
 void sb_options_analysis(const sb_options *opt, sb_analysis_options *a)
 {
+    sb_options full;
+    /* An unknown size gives the defaults (sb__options_get). */
+    (void)sb__options_get(opt, &full, "sb_options_analysis", NULL);
+    opt = &full;
     *a = (sb_analysis_options){
         .ci_level = opt->ci_level,
         .precision = opt->precision,
@@ -172,13 +209,18 @@ void sb_options_analysis(const sb_options *opt, sb_analysis_options *a)
 
 void sb_options_set_analysis(sb_options *opt, const sb_analysis_options *a)
 {
+    /* Only the fields the caller's struct has; none with an unknown
+     * size. */
+    if (opt->size != sizeof(sb_options) && opt->size != SB__OPTIONS_SIZE_0_1)
+        return;
     opt->ci_level = a->ci_level;
     opt->precision = a->precision;
     opt->outliers = a->outliers;
     opt->bootstrap = a->bootstrap;
     opt->alpha = a->alpha;
     opt->threshold = a->threshold;
-    opt->metric = a->metric;
+    if (opt->size == sizeof(sb_options))
+        opt->metric = a->metric;
 }
 
 int sb_precision_check(double precision, sb_error *err)
@@ -286,10 +328,14 @@ int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
 {
     size_t sb, db;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    sb_options full;
 
     if (!plan || !opt)
         return sb__error(err, SB_EINVAL, "sb_plan_check: %s is NULL",
                          !plan ? "plan" : "opt");
+    if (sb__options_get(opt, &full, "sb_plan_check", err) != SB_OK)
+        return SB_EINVAL;
+    opt = &full;
     if (plan->n == 0)
         return sb__error(err, SB_EINVAL, "the plan has no cells");
     if (sb__options_check(opt, err) != SB_OK)
@@ -459,7 +505,7 @@ int sb_bench_add(sb_plan *plan, const char *name, sb_kernel_fn fn,
     if (!b)
         return sb__error(err, SB_ENOMEM, "out of memory");
     memcpy(b->name, name, len + 1);
-    b->k = (sb_kernel){.name = b->name,
+    b->k = (sb_kernel){.size = sizeof(sb_kernel), .name = b->name,
                        .family = SB_FAMILY_COPY,
                        .description = "a named benchmark (sb_bench_add)",
                        .fn = fn,
@@ -521,7 +567,8 @@ int sb__run_adopt_benches(sb_run *run)
                 return SB_ENOMEM;
             /* A record of what was measured, not a kernel to measure:
              * no function, no state, no hooks. */
-            own[run->nown++] = (sb_kernel){.name = name,
+            own[run->nown++] = (sb_kernel){.size = sizeof(sb_kernel),
+                                           .name = name,
                                            .family = k->family,
                                            .description = k->description};
         }

@@ -642,11 +642,18 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
     int rc = SB_OK, died = 0;
     sb_error ie = {0};
     sb__stop stop;
+    sb_options full;
 
     sb_init();
     if (!out)
         return sb__error(err, SB_EINVAL, "sb_run_execute: out is NULL");
     *out = NULL;
+    /* From here on, the options in this library's layout. */
+    if (opt && (rc = sb__options_get(opt, &full, "sb_run_execute", err)) !=
+                   SB_OK)
+        return rc;
+    if (opt)
+        opt = &full;
     if ((rc = sb_plan_check(plan, opt, err)) != SB_OK)
         return rc;
 

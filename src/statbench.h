@@ -10,6 +10,28 @@
  *  - Names start with "sb_".  Functions that can fail return an int status,
  *    SB_OK (0) on success or a negative SB_E* code, and fill the optional
  *    sb_error the caller passed (NULL is allowed) with a one-line message.
+ *  - One convention for everything else that returns:
+ *      anything that can fail (checks input, allocates, reads, measures):
+ *        an int status and an optional sb_error, as above; an owned
+ *        output is set to NULL and a comparison to SB_VERDICT_NONE when
+ *        the call fails;
+ *      accessors by index (sb_plan_cell, sb_kernel_at, sb_run_cell,
+ *        sb_run_comparison, ...): NULL for a bad index or a NULL object;
+ *        counts are 0 for a NULL object;
+ *      figures that do not exist (no samples, size 0, no core clock):
+ *        NAN, in a struct field or as a double return value;
+ *      the _name/_parse pairs of enums: "?" (never NULL) for an unknown
+ *        value, -1 for an unknown name;
+ *      predicates (sb_kernel_available, sb_comparison_regressed): 1 or 0.
+ *    Outliers kept for now: sb_format_name gives NULL, not "?", for an
+ *    unknown format; sb_gate returns 1, 0 or a negative status.
+ *  - Versions: SB_VERSION_MAJOR, _MINOR, _PATCH, _STRING and _NUMBER
+ *    (statbench_version.h, generated from the package's version) are the
+ *    header's; sb_version() is the library's.
+ *  - Structs the caller fills and the library reads (sb_options,
+ *    sb_kernel) start with a size field, sizeof the struct as the caller
+ *    compiled it: the library refuses a size it does not know and reads
+ *    an older one with the newer fields at their defaults.
  *  - The library never prints, never exits and never aborts.  GSL's default
  *    error handler is switched off, for the whole process, by sb_init()
  *    and by every entry point that calls GSL (see sb_init).  PAPI is
@@ -34,6 +56,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* SB_VERSION_MAJOR, _MINOR, _PATCH, _STRING and _NUMBER, generated from
+ * the package's version by configure. */
+#include "statbench_version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,9 +88,9 @@ extern "C" {
     X(ENOSAMPLES, -8, "a cell has no valid sample")
 
 enum sb_status {
-#define SB__ENUM(name, value, text) SB_##name = value,
-    SB_ERRNO_MAP(SB__ENUM)
-#undef SB__ENUM
+#define SB_STATUS_ENUM_(name, value, text) SB_##name = value,
+    SB_ERRNO_MAP(SB_STATUS_ENUM_)
+#undef SB_STATUS_ENUM_
 };
 
 /* An error: its status code and a one-line message naming the bad value.
@@ -94,7 +120,9 @@ SB_API const char *sb_strerror(int code);
  * still inside GSL, and GSL offers no per-thread handler. */
 SB_API void sb_init(void);
 
-/* The library's version string, "MAJOR.MINOR.PATCH". */
+/* The library's version string, "MAJOR.MINOR.PATCH": SB_VERSION_STRING
+ * of the library that runs, which may be newer than the header a program
+ * was compiled with. */
 SB_API const char *sb_version(void);
 
 /* ------------------------------------------------------------------------ */
@@ -410,7 +438,15 @@ typedef void (*sb_kernel_fn)(void *dst, const void *src, size_t n,
 
 struct sb_cell;
 
+/* A kernel.  size must be sizeof(sb_kernel): the library checks it
+ * (sb_plan_add, sb_kernel_available), so that a program built against a
+ * header whose sb_kernel differs is refused instead of misread.  A caller
+ * fills it with a designated initialiser,
+ *     static const sb_kernel mine = {.size = sizeof(sb_kernel),
+ *                                    .name = "mine", ...};
+ * and fields it leaves out are 0 (or NULL), their documented default. */
 typedef struct sb_kernel {
+    size_t size;             /* sizeof(sb_kernel), always first */
     const char *name;        /* unique, lower case: "movsl" */
     int family;              /* enum sb_family */
     const char *description; /* one line */
@@ -575,7 +611,14 @@ SB_API int sb_bench_hooks(sb_plan *plan, const char *name,
 SB_API size_t sb_plan_count(const sb_plan *plan);
 SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
 
-/* Options of a run.  Fill with sb_options_init(), then change fields.
+/* Options of a run.  Fill with sb_options_init(), then change fields:
+ * sb_options_init sets size, the first field, to sizeof(sb_options),
+ * which tells the library which layout the caller was compiled with.
+ * Every function that reads an sb_options checks it: SB_EINVAL, naming
+ * the size, for 0 or a size this library does not know (a newer
+ * header's, or a struct never initialised); the 0.1.0 fields alone (the
+ * size up to metric, of a caller built when they were all there was) are
+ * read with the later fields at their defaults.
  * Units: relative quantities are fractions here and percent on the
  * command line, with one meaning: threshold 0.10 is --threshold 10,
  * precision 0.01 is --precision 1, ci_level 0.95 is --ci 95; alpha is a
@@ -586,6 +629,7 @@ SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
  * outliers, bootstrap, alpha, threshold and metric are the analysis options
  * (sb_analysis_options below), which a run can be reanalysed with. */
 typedef struct sb_options {
+    size_t size;            /* sizeof(sb_options), set by sb_options_init */
     double ci_level;        /* confidence level in (0, 1); default 0.95 */
     double precision;       /* target CI half-width / median, in [0, 1);
                                default 0.01.  0: no target: every
@@ -670,7 +714,7 @@ typedef struct sb_options {
                                default SB_INCONCLUSIVE_FAIL */
 } sb_options;
 
-/* A NULL opt is left alone. */
+/* The defaults, size included.  A NULL opt is left alone. */
 SB_API void sb_options_init(sb_options *opt);
 
 /* How a run's samples are analysed, as opposed to how they are measured:

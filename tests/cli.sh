@@ -277,7 +277,8 @@ check "an alloc size too large for memory" \
 mkdir "$tmp/outdir"
 echo "old contents" >"$tmp/outdir/keep.json"
 (trap '' XFSZ; ulimit -f 2; "$STATBENCH" -k libc,duff -s 4K --max-time 0.5 \
-    --invocations 1 -q -o "$tmp/outdir/keep.json" >/dev/null 2>"$tmp/err")
+    --invocations 1 --reject none -q -o "$tmp/outdir/keep.json" \
+    >/dev/null 2>"$tmp/err")
 rc=$?
 check "a write that fails (file size limit) exits 1 (rc $rc)" test "$rc" -eq 1
 check "  and says so in one line" sh -c "[ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q 'writing failed' '$tmp/err'"

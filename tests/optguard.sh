@@ -64,7 +64,8 @@ for cc in gcc clang; do
     ran=1
     # -pedantic -Werror: the guards are strict C11 (with gcc's __asm__).
     if ! "$cc" -std=c11 -pedantic -Werror -O3 -fno-asynchronous-unwind-tables \
-        -I"$top_srcdir/src" -S -o "$tmp/g.s" "$tmp/g.c" 2>"$tmp/err"; then
+        -I"$top_builddir/src" -I"$top_srcdir/src" \
+        -S -o "$tmp/g.s" "$tmp/g.c" 2>"$tmp/err"; then
         check "$cc -O3 -S compiles the guards" false
         diag "$(cat "$tmp/err")"
         continue

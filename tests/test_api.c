@@ -195,7 +195,8 @@ static int plan_add_bad(void)
 {
     sb_error e = {0, ""};
     sb_plan *plan = sb_plan_new();
-    sb_kernel k = {.name = NULL, .family = SB_FAMILY_COPY,
+    sb_kernel k = {.size = sizeof(sb_kernel),
+                   .name = NULL, .family = SB_FAMILY_COPY,
                    .description = "x", .fn = nop};
     int ok = plan != NULL;
 
@@ -580,10 +581,12 @@ static int plan_verdict(const sb_kernel *k, double share, sb_error *err)
 
 static int own_memory(void)
 {
-    const sb_kernel own = {.name = "own", .family = SB_FAMILY_COPY,
+    const sb_kernel own = {.size = sizeof(sb_kernel),
+                           .name = "own", .family = SB_FAMILY_COPY,
                            .description = "makes its own memory",
                            .fn = nothing, .flags = SB_KERNEL_OWN_MEMORY};
-    const sb_kernel given = {.name = "given", .family = SB_FAMILY_ALLOC,
+    const sb_kernel given = {.size = sizeof(sb_kernel),
+                             .name = "given", .family = SB_FAMILY_ALLOC,
                              .description = "declares nothing",
                              .fn = nothing};
     sb_error err;

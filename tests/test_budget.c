@@ -47,6 +47,7 @@ static void spin(void *dst, const void *src, size_t n, void *state)
 }
 
 static const sb_kernel slow_kernel = {
+    .size = sizeof(sb_kernel),
     .name = "test_slow",
     .family = SB_FAMILY_COPY,
     .description = "spins for spin_s seconds a call",

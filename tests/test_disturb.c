@@ -96,9 +96,11 @@ static int setup_control(void **state, const sb_cell *cell, sb_error *err)
 }
 
 static const sb_kernel sleepy_kernel = {
+    sizeof(sb_kernel),
     "test_sleepy", SB_FAMILY_COPY, "memcpy; usleep(200) on calls 1 mod 10",
     0, counted_copy, setup_sleepy, NULL, NULL, 0};
 static const sb_kernel control_kernel = {
+    sizeof(sb_kernel),
     "test_control", SB_FAMILY_COPY, "memcpy, counted", 0, counted_copy,
     setup_control, NULL, NULL, 0};
 
@@ -140,10 +142,12 @@ static void spin(void *dst, const void *src, size_t n, void *state)
 }
 
 static const sb_kernel spin_kernel = {
+    sizeof(sb_kernel),
     "test_spin", SB_FAMILY_COPY, "spin for 3 intervals between interrupts",
     0, spin, NULL, NULL, NULL, 0};
 
 static const sb_kernel fault_kernel = {
+    sizeof(sb_kernel),
     "test_faults", SB_FAMILY_ALLOC, "mmap, touch, munmap 64 pages", 0,
     fresh_pages, NULL, NULL, NULL, SB_KERNEL_OWN_MEMORY};
 

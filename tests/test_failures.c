@@ -188,7 +188,8 @@ static void test_counter(void)
 
 static void test_all_fail(int policy)
 {
-    sb_kernel k = {.name = "always_fails", .family = SB_FAMILY_COPY,
+    sb_kernel k = {.size = sizeof(sb_kernel),
+                   .name = "always_fails", .family = SB_FAMILY_COPY,
                    .description = "calls sb_kernel_failed every time",
                    .fn = always_fails};
     sb_options o;
@@ -233,7 +234,8 @@ static void test_all_fail(int policy)
 static int run_told(struct one *t, const char *description, sb_options *o,
                     int first)
 {
-    static sb_kernel k = {.name = "fails_when_told",
+    static sb_kernel k = {.size = sizeof(sb_kernel),
+                          .name = "fails_when_told",
                           .family = SB_FAMILY_COPY, .fn = fails_when_told};
     int rc;
 
@@ -319,7 +321,8 @@ static int hangs_setup(void **state, const sb_cell *cell, sb_error *err)
 
 static void test_hung_invocation(void)
 {
-    sb_kernel k = {.name = "hangs", .family = SB_FAMILY_COPY,
+    sb_kernel k = {.size = sizeof(sb_kernel),
+                   .name = "hangs", .family = SB_FAMILY_COPY,
                    .description = "setup never returns", .fn = fine,
                    .setup = hangs_setup};
     sb_options o;
@@ -381,9 +384,11 @@ static void test_gate(void)
  * comparison exists but cannot be made, and it is no pass. */
 static void test_regressed(void)
 {
-    sb_kernel good = {.name = "k", .family = SB_FAMILY_COPY,
+    sb_kernel good = {.size = sizeof(sb_kernel),
+                      .name = "k", .family = SB_FAMILY_COPY,
                       .description = "fine", .fn = fine};
-    sb_kernel bad = {.name = "k", .family = SB_FAMILY_COPY,
+    sb_kernel bad = {.size = sizeof(sb_kernel),
+                     .name = "k", .family = SB_FAMILY_COPY,
                      .description = "fails", .fn = always_fails};
     sb_plan *pg = sb_plan_new(), *pb = sb_plan_new();
     sb_run *rg = NULL, *rb = NULL;
@@ -420,7 +425,8 @@ static void test_regressed(void)
 
 static void test_dead_invocation(int by_signal)
 {
-    sb_kernel k = {.name = "dies_second", .family = SB_FAMILY_COPY,
+    sb_kernel k = {.size = sizeof(sb_kernel),
+                   .name = "dies_second", .family = SB_FAMILY_COPY,
                    .description = "ends its second invocation",
                    .fn = dies_second, .setup = counting_setup};
     sb_options o;
@@ -553,7 +559,8 @@ static int limited_setup(void **state, const sb_cell *cell, sb_error *err)
 
 static int run_child(void)
 {
-    sb_kernel k = {.name = "mmap_touch_limited", .family = SB_FAMILY_ALLOC,
+    sb_kernel k = {.size = sizeof(sb_kernel),
+                   .name = "mmap_touch_limited", .family = SB_FAMILY_ALLOC,
                    .description = "mmap_touch under RLIMIT_AS",
                    .fn = sb__alloc_mmap_touch, .setup = limited_setup,
                    .teardown = sb__alloc_teardown,

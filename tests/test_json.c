@@ -33,7 +33,8 @@ static int every_other_round(void *arg, size_t round, double elapsed)
     fail_now = (int)(round % 2);
     return 0;
 }
-static const sb_kernel failing = {.name = "sometimes_fails",
+static const sb_kernel failing = {.size = sizeof(sb_kernel),
+                                  .name = "sometimes_fails",
                                   .family = SB_FAMILY_CLEAR,
                                   .description = "fails in every second "
                                                  "round",

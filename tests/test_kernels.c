@@ -448,8 +448,8 @@ static void test_features(void)
 
     /* sb_kernel_available: a made-up kernel per feature bit. */
     for (i = 0; i < NFEATURES; ++i) {
-        sb_kernel fake = {"fake", SB_FAMILY_COPY, "fake", features[i].bit,
-                          sb__copy_duff, NULL, NULL, NULL, 0};
+        sb_kernel fake = {sizeof(sb_kernel), "fake", SB_FAMILY_COPY, "fake",
+                          features[i].bit, sb__copy_duff, NULL, NULL, NULL, 0};
         const char *why = "unchanged";
         int avail = sb_kernel_available(&fake, &why);
         if (have & features[i].bit) {
@@ -467,8 +467,8 @@ static void test_features(void)
                    "sb_kernel_available(%s) without why", features[i].name);
     }
     {
-        sb_kernel fake = {"fake", SB_FAMILY_COPY, "fake", 1u << 20,
-                          sb__copy_duff, NULL, NULL, NULL, 0};
+        sb_kernel fake = {sizeof(sb_kernel), "fake", SB_FAMILY_COPY, "fake",
+                          1u << 20, sb__copy_duff, NULL, NULL, NULL, 0};
         const char *why = NULL;
         int avail = sb_kernel_available(&fake, &why);
         tap_ok(avail == 0 && why && why[0],

@@ -124,7 +124,8 @@ static void test_choice_table(void)
          SB_METRIC_TIME, "an unknown metric asked"},
     };
     double clock[100];
-    sb_kernel ext = {.name = "ext", .family = SB_FAMILY_EXTERNAL};
+    sb_kernel ext = {.size = sizeof(sb_kernel),
+                     .name = "ext", .family = SB_FAMILY_EXTERNAL};
 
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         const sb_kernel *k = t[i].family == SB_FAMILY_EXTERNAL

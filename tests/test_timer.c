@@ -129,7 +129,8 @@ static void nothing(void *dst, const void *src, size_t n, void *state)
  * 0-6 ticks subtracted, 70-94 not, for an overhead of about 70). */
 static void check_subtracted(void)
 {
-    static const sb_kernel empty = {.name = "nothing",
+    static const sb_kernel empty = {.size = sizeof(sb_kernel),
+                                    .name = "nothing",
                                     .family = SB_FAMILY_COPY,
                                     .description = "returns at once",
                                     .fn = nothing};

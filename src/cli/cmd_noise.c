@@ -33,9 +33,9 @@ static void noise_work(void *dst, const void *src, size_t n, void *state)
 }
 
 static const sb_kernel noise_kernels[] = {
-    {.name = "empty", .family = SB_FAMILY_EXTERNAL,
+    {.size = sizeof(sb_kernel), .name = "empty", .family = SB_FAMILY_EXTERNAL,
      .description = "an empty timed region", .fn = noise_empty},
-    {.name = "work", .family = SB_FAMILY_EXTERNAL,
+    {.size = sizeof(sb_kernel), .name = "work", .family = SB_FAMILY_EXTERNAL,
      .description = "2000 dependent multiply-adds", .fn = noise_work},
 };
 
