@@ -291,6 +291,10 @@ static void test_refill(void)
     int rc;
 
     run_options(&o, 2);
+    /* Only the kernel's failures reject: on a busy machine a sibling
+     * vCPU's work can have every refill sample rejected for a shared
+     * core (64 of them), which is the machine's doing, not the rule's. */
+    o.reject = SB_REJECT_NONE;
     o.progress = two_rounds_fail;
     rc = run_told(&t, "fails in the first round", &o, 1);
     if (tap_ok(rc == SB_OK, "two rounds whose samples fail (%s)",
