@@ -996,7 +996,8 @@ static int probe_open(struct probe *pr, const sb_options *opt,
  * kept or rejected by the policy (design.md, protocol steps 5 and 7).
  * Returns SB_OK, or SB_ENOMEM when keeping it failed. */
 static int record_sample(const sb_options *opt, const struct work *w,
-                         sb__raw_cell *r, const struct sample *v)
+                         sb__raw_cell *r, const struct sample *v,
+                         unsigned keep)
 {
     /* CPU time over every sample taken, kept or not: getrusage moves at
      * the timer tick, and the samples that hold a tick are the ones with
@@ -1014,7 +1015,8 @@ static int record_sample(const sb_options *opt, const struct work *w,
         return SB_OK;
     }
     if (opt->reject == SB_REJECT_DISTURBED &&
-        (v->flags & ~(w->keep_irq ? 1u << SB_REJECT_INTERRUPT : 0u))) {
+        (v->flags & ~(keep | (w->keep_irq ? 1u << SB_REJECT_INTERRUPT
+                                          : 0u)))) {
         /* Counted under the strongest evidence it showed: a wait for
          * the CPU comes with a context switch and says more. */
         unsigned f = v->flags;
@@ -1257,7 +1259,7 @@ static int run_rounds(struct held *h, const sb_options *opt,
             }
             take_sample(sb_plan_cell(h->plan, i), &h->w[i], r->iters,
                         &h->pr, overhead, &v);
-            if (record_sample(opt, &h->w[i], r, &v) != SB_OK)
+            if (record_sample(opt, &h->w[i], r, &v, 0) != SB_OK)
                 return sb__error(err, SB_ENOMEM,
                                  "out of memory for samples");
         }
@@ -1287,7 +1289,10 @@ static int run_rounds(struct held *h, const sb_options *opt,
  * cells take more samples, until each has one, for at most a tenth of the
  * invocation's budget (20 ms at least) past the deadline and 64 samples
  * each: only a persistent disturbance, or a kernel whose calls keep
- * failing, leaves a cell empty. */
+ * failing, leaves a cell empty.  From the 33rd on, a sample whose only
+ * disturbance is a shared core is kept with its flag: a core shared for
+ * the whole run is what the cell measured, and the run's notes say so
+ * ("measured on a shared core"), rather than an empty cell failing it. */
 static int fill_empty_cells(struct held *h, const sb_options *opt,
                             double overhead, double deadline, double budget,
                             const sb__stop *stop, sb__invocation *inv,
@@ -1304,7 +1309,13 @@ static int fill_empty_cells(struct held *h, const sb_options *opt,
             wanting = 1;
             take_sample(sb_plan_cell(h->plan, i), &h->w[i],
                         inv->cells[i].iters, &h->pr, overhead, &v);
-            if (record_sample(opt, &h->w[i], &inv->cells[i], &v) != SB_OK)
+            /* Past half the refill a sample whose only fault is a shared
+             * core is kept, flagged: a core shared throughout is a
+             * result to mark ("measured on a shared core"), not a cell
+             * to leave empty. */
+            if (record_sample(opt, &h->w[i], &inv->cells[i], &v,
+                              extra >= 32 ? 1u << SB_REJECT_SHARED_CORE
+                                          : 0u) != SB_OK)
                 return sb__error(err, SB_ENOMEM,
                                  "out of memory for samples");
         }

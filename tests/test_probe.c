@@ -356,6 +356,28 @@ static void test_forced(void)
                "the notes say the cell was measured on a shared core");
         sb_run_free(run);
     }
+
+    /* Every sample contended, under the default policy: the rounds'
+     * samples are rejected, and the refill keeps its later ones, flagged,
+     * rather than leave the cell empty. */
+    run = forced_run(2, SB_REJECT_DISTURBED);
+    if (tap_ok(run != NULL, "every sample on a shared core, rejected")) {
+        const unsigned char *fl = sb_run_sample_flags(run, 0);
+        size_t flagged = 0;
+        r = sb_run_cell(run, 0);
+        for (size_t i = 0; fl && i < r->nsamples; i++)
+            flagged += (fl[i] & (1u << SB_REJECT_SHARED_CORE)) != 0;
+        tap_ok(r->nsamples >= 1 && flagged == r->nsamples &&
+                   r->rejected[SB_REJECT_SHARED_CORE] >= 120 &&
+                   sb_run_empty_cells(run) == 0,
+               "the cell is not left empty: %zu kept from the refill, each "
+               "flagged, %zu rejected", r->nsamples,
+               r->rejected[SB_REJECT_SHARED_CORE]);
+        tap_ok(strstr(sb_run_meta(run)->notes, "measured on a shared core") !=
+                   NULL,
+               "and the notes say it was measured on a shared core");
+        sb_run_free(run);
+    }
 }
 
 /* The probes' figures through the JSON and back: the same values, and
