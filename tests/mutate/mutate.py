@@ -411,6 +411,10 @@ def main():
     scratch = args.scratch or tempfile.mkdtemp(prefix="sbmutate.")
     if args.scratch:
         os.makedirs(scratch, exist_ok=True)
+    # mkdtemp makes it 0700: the suite's tests that run statbench as
+    # another user (setpriv, as root) could not reach the copy, fail on
+    # the unmutated tree, and be left out of every verdict.
+    os.chmod(scratch, 0o755)
     todo = [m for m in mutants if not m.equivalent]
     workers = [Worker(i, scratch, args) for i in range(max(1, args.jobs))]
     t_start = time.time()
