@@ -190,25 +190,12 @@ static int add_run(sb_run *m, const sb_run *src, const size_t *where,
     return rc;
 }
 
-int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
-                 char *warnings, size_t len, sb_error *err)
+/* The runs can be one measurement: none NULL or merged already, all
+ * measured or all imported, all at one cache state.  Their cells and
+ * invocations counted into *total and *ninv. */
+static int check_runs(const sb_run *const *runs, size_t n, size_t *total,
+                      size_t *ninv, sb_error *err)
 {
-    size_t total = 0, ncells = 0, ninv = 0, common = 0;
-    size_t **where = NULL;
-    sb_run *m = NULL;
-    char nm[192];
-    int rc = SB_OK;
-
-    if (warnings && len)
-        warnings[0] = '\0';
-    if (!out || !runs)
-        return sb__error(err, SB_EINVAL, "sb_run_merge: %s is NULL",
-                         !out ? "out" : "runs");
-    *out = NULL;
-    if (n < 2)
-        return sb__error(err, SB_EINVAL,
-                         "merge: %zu run%s given: at least 2 to merge", n,
-                         n == 1 ? "" : "s");
     for (size_t r = 0; r < n; r++) {
         if (!runs[r])
             return sb__error(err, SB_EINVAL, "sb_run_merge: runs[%zu] is "
@@ -234,36 +221,31 @@ int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
                              "cache %s: not one measurement",
                              r + 1, sb_cache_name(runs[r]->opt.cache),
                              sb_cache_name(runs[0]->opt.cache));
-        total += runs[r]->ncells;
-        ninv += runs[r]->invocations;
+        *total += runs[r]->ncells;
+        *ninv += runs[r]->invocations;
     }
-    m = sb__run_alloc(total, &runs[0]->opt);
-    where = calloc(n, sizeof *where);
-    if (!m || !where) {
-        rc = sb__error(err, SB_ENOMEM, "out of memory");
-        goto fail;
-    }
-    m->own_kernels = calloc(total + 1, sizeof *m->own_kernels);
-    m->inv_run = malloc((ninv + 1) * sizeof *m->inv_run);
-    m->runs = calloc(n, sizeof *m->runs);
-    if (!m->own_kernels || !m->inv_run || !m->runs) {
-        rc = sb__error(err, SB_ENOMEM, "out of memory");
-        goto fail;
-    }
-    /* The union of the cells, in the order the runs list them. */
+    return SB_OK;
+}
+
+/* The union of the runs' cells in m, in the order the runs list them:
+ * where[r][j] is the cell of m that cell j of run r is; *ncells counts
+ * them.  A run listing a cell twice is refused. */
+static int union_cells(sb_run *m, const sb_run *const *runs, size_t n,
+                       size_t **where, size_t *ncells, sb_error *err)
+{
+    char nm[192];
+
     for (size_t r = 0; r < n; r++) {
         const sb_run *s = runs[r];
         where[r] = malloc((s->ncells + 1) * sizeof *where[r]);
-        if (!where[r]) {
-            rc = sb__error(err, SB_ENOMEM, "out of memory");
-            goto fail;
-        }
+        if (!where[r])
+            return sb__error(err, SB_ENOMEM, "out of memory");
         for (size_t j = 0; j < s->ncells; j++) {
             const sb_cell *c = &s->cells[j].cell;
-            size_t i = find_cell(m, ncells, c);
+            size_t i = find_cell(m, *ncells, c);
             if (i == SIZE_MAX) {
                 const sb_kernel *k = sb_kernel_find(c->kernel->name);
-                i = ncells++;
+                i = (*ncells)++;
                 m->cells[i].cell = *c;
                 if (k != c->kernel) {
                     /* A stand-in of the input: the merged run owns its
@@ -271,27 +253,34 @@ int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
                     sb_kernel *own = &m->own_kernels[m->nown];
                     *own = *c->kernel;
                     own->name = strdup(c->kernel->name);
-                    if (!own->name) {
-                        rc = sb__error(err, SB_ENOMEM, "out of memory");
-                        goto fail;
-                    }
+                    if (!own->name)
+                        return sb__error(err, SB_ENOMEM, "out of memory");
                     m->nown++;
                     m->cells[i].cell.kernel = own;
                 }
             }
             for (size_t q = 0; q < j; q++)
-                if (where[r][q] == i) {
+                if (where[r][q] == i)
                     /* One run's data per cell and run: a second copy
                      * would count as another run and hide the first. */
-                    rc = sb__error(err, SB_EINVAL,
-                                   "merge: run %zu lists the cell %s twice",
-                                   r + 1, cell_name(c, nm, sizeof nm));
-                    goto fail;
-                }
+                    return sb__error(err, SB_EINVAL,
+                                     "merge: run %zu lists the cell %s "
+                                     "twice",
+                                     r + 1, cell_name(c, nm, sizeof nm));
             where[r][j] = i;
         }
     }
-    /* Cells every run measured, and the others, one line each. */
+    return SB_OK;
+}
+
+/* The cells every run measured; a warning line for each other one. */
+static size_t common_cells(const sb_run *m, const sb_run *const *runs,
+                           size_t n, size_t *const *where, size_t ncells,
+                           char *warnings, size_t len)
+{
+    size_t common = 0;
+    char nm[192];
+
     for (size_t i = 0; i < ncells; i++) {
         size_t in = 0;
         for (size_t r = 0; r < n; r++)
@@ -303,7 +292,43 @@ int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
             warn(warnings, len, "cell %s: in %zu of the %zu runs",
                  cell_name(&m->cells[i].cell, nm, sizeof nm), in, n);
     }
-    if (common == 0) {
+    return common;
+}
+
+int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
+                 char *warnings, size_t len, sb_error *err)
+{
+    size_t total = 0, ncells = 0, ninv = 0;
+    size_t **where = NULL;
+    sb_run *m = NULL;
+    int rc = SB_OK;
+
+    if (warnings && len)
+        warnings[0] = '\0';
+    if (!out || !runs)
+        return sb__error(err, SB_EINVAL, "sb_run_merge: %s is NULL",
+                         !out ? "out" : "runs");
+    *out = NULL;
+    if (n < 2)
+        return sb__error(err, SB_EINVAL,
+                         "merge: %zu run%s given: at least 2 to merge", n,
+                         n == 1 ? "" : "s");
+    if ((rc = check_runs(runs, n, &total, &ninv, err)) != SB_OK)
+        return rc;
+    m = sb__run_alloc(total, &runs[0]->opt);
+    where = calloc(n, sizeof *where);
+    if (m) {
+        m->own_kernels = calloc(total + 1, sizeof *m->own_kernels);
+        m->inv_run = malloc((ninv + 1) * sizeof *m->inv_run);
+        m->runs = calloc(n, sizeof *m->runs);
+    }
+    if (!m || !where || !m->own_kernels || !m->inv_run || !m->runs) {
+        rc = sb__error(err, SB_ENOMEM, "out of memory");
+        goto fail;
+    }
+    if ((rc = union_cells(m, runs, n, where, &ncells, err)) != SB_OK)
+        goto fail;
+    if (common_cells(m, runs, n, where, ncells, warnings, len) == 0) {
         rc = sb__error(err, SB_EINVAL,
                        "no cell is in every run: different plans "
                        "(compare the runs instead)");

@@ -439,6 +439,44 @@ int sb__unit_medians(const sb_run *run, double *med, size_t *m)
  * run share its day, its clock step and its neighbours and are no more
  * independent across runs than samples are across invocations; and the
  * variance of the invocation medians split between and within runs. */
+/* The figures a reader wants from cell r's intervals: MB/s and ticks
+ * per byte from the time's, and the width, precision and smallest
+ * detectable change of the one it is judged in.  hz: the timer's rate. */
+static void derive_figures(sb_cell_result *r, const sb_analysis_options *a,
+                           double hz)
+{
+    const sb_interval *m = &r->interval;
+    /* What the cell is judged in (sb_metric_choose): its width, its
+     * precision and its smallest detectable change. */
+    const sb_interval *j =
+        r->metric == SB_METRIC_CYCLES ? &r->core_cycles : &r->interval;
+    double bytes = (double)r->cell.size;
+    /* Throughput falls as time rises: the CI's ends swap. */
+    r->mbps.estimate = bytes * hz / m->estimate / 1e6;
+    r->mbps.lo = bytes * hz / m->hi / 1e6;
+    /* A t interval on raw medians can reach 0 or below: then the
+     * throughput has no upper bound. */
+    r->mbps.hi = m->lo > 0 ? bytes * hz / m->lo / 1e6 : INFINITY;
+    r->mbps.level = m->level;
+    r->mbps.achieved = m->achieved;
+    if (r->cell.size > 0)
+        r->cycles_per_byte = m->estimate / bytes;
+    r->rel_halfwidth = (j->hi - j->lo) / 2 / j->estimate;
+    r->reached_precision = sb__precision_met(j, a->precision);
+    {
+        /* The interval's half-width over its quantile is the relative
+         * standard error of the estimate.  Its units: the runs of a
+         * merged run, else the invocations. */
+        size_t units = r->runs >= 2 ? r->runs : r->levels.m;
+        double df = units >= 2 && !strncmp(r->method, "t over", 6)
+                        ? (double)units - 1
+                        : 0;
+        double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + a->ci_level / 2, df)
+                          : gsl_cdf_ugaussian_Pinv(0.5 + a->ci_level / 2);
+        r->mde = sb_stats_mde(r->rel_halfwidth / q, df, 0.05, 0.8);
+    }
+}
+
 /* A merged run: the core cycles' interval over the runs' medians too, as
  * the time's (analyse_runs), from each invocation's median of its
  * samples' core cycles (those without a clock left out). */
@@ -632,38 +670,7 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
         (rc = analyse_runs_cycles(run, i, a)) != SB_OK)
         return rc;
 
-    {
-        const sb_interval *m = &r->interval;
-        /* What the cell is judged in (sb_metric_choose): its width, its
-         * precision and its smallest detectable change. */
-        const sb_interval *j =
-            r->metric == SB_METRIC_CYCLES ? &r->core_cycles : &r->interval;
-        double bytes = (double)r->cell.size;
-        /* Throughput falls as time rises: the CI's ends swap. */
-        r->mbps.estimate = bytes * hz / m->estimate / 1e6;
-        r->mbps.lo = bytes * hz / m->hi / 1e6;
-        /* A t interval on raw medians can reach 0 or below: then the
-         * throughput has no upper bound. */
-        r->mbps.hi = m->lo > 0 ? bytes * hz / m->lo / 1e6 : INFINITY;
-        r->mbps.level = m->level;
-        r->mbps.achieved = m->achieved;
-        if (r->cell.size > 0)
-            r->cycles_per_byte = m->estimate / bytes;
-        r->rel_halfwidth = (j->hi - j->lo) / 2 / j->estimate;
-        r->reached_precision = sb__precision_met(j, a->precision);
-        {
-            /* The interval's half-width over its quantile is the relative
-             * standard error of the estimate.  Its units: the runs of a
-             * merged run, else the invocations. */
-            size_t units = r->runs >= 2 ? r->runs : r->levels.m;
-            double df = units >= 2 && !strncmp(r->method, "t over", 6)
-                            ? (double)units - 1
-                            : 0;
-            double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + a->ci_level / 2, df)
-                              : gsl_cdf_ugaussian_Pinv(0.5 + a->ci_level / 2);
-            r->mde = sb_stats_mde(r->rel_halfwidth / q, df, 0.05, 0.8);
-        }
-    }
+    derive_figures(r, a, hz);
     return SB_OK;
 }
 
