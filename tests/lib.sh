@@ -23,7 +23,9 @@ skip() { # skip DESCRIPTION REASON
     echo "ok $n - $1 # SKIP $2"
 }
 
-diag() { printf '# %s\n' "$*"; }
+# Every line of a multi-line diagnostic as a TAP comment: a bare "ok 1 -"
+# line of an example's output would be read as a result.
+diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 
 done_testing() {
     echo "1..$n"
