@@ -24,20 +24,6 @@
  * parent (PR_SET_PDEATHSIG), so that no pinned, memory-locked process
  * outlives a killed run.
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define SB_LSAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SB_LSAN 1
-#endif
-#endif
-#ifndef SB_LSAN
-#define SB_LSAN 0
-#endif
-#if SB_LSAN
-#include <sanitizer/lsan_interface.h>
-#endif
-
 #include "config.h"
 
 #include <errno.h>
@@ -57,6 +43,22 @@
 #include "metric.h"
 #include "plan.h"
 #include "timer.h"
+
+/* A sanitizer build (configure --enable-sanitizers): see the child in
+ * forked_invocation. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SB_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SB_LSAN 1
+#endif
+#endif
+#ifndef SB_LSAN
+#define SB_LSAN 0
+#endif
+#if SB_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
 
 /* ---- The pipe protocol between an invocation and the parent ------------ */
 

@@ -74,7 +74,10 @@ mkdir -p "$tree"
     for d in src src/report stats kernels; do
         mkdir -p "$tree/$d"
         cp -p "$d"/*.c "$tree/$d/"
-        for h in "$d"/*.h; do [ -f "$h" ] && cp -p "$h" "$tree/$d/"; done
+        # (src/statbench_version.h.in too: configure makes the header.)
+        for h in "$d"/*.h "$d"/*.h.in; do
+            if [ -f "$h" ]; then cp -p "$h" "$tree/$d/"; fi
+        done
     done
 )
 log=$bld/build.log
@@ -99,7 +102,7 @@ make -C "$tree" -j"$jobs" libsbcore.la >>"$log" 2>&1 || {
 # reader's, the JSON reader's and the figure writer's linked against the
 # library too (libtool adds GSL, jansson and PAPI).
 # (A path with blanks is not supported: $fz is split into words.)
-fz="$CC $CFLAGS -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -I$tree -I$top/src -I$top/src/cli"
+fz="$CC $CFLAGS -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -I$tree -I$tree/src -I$top/src -I$top/src/cli"
 build() { # build COMMAND...
     "$@" >>"$log" 2>&1 || {
         tail -n 30 "$log"
