@@ -35,14 +35,18 @@ check "examples/gate fails a function twice as slow (rc $rc)" test "$rc" -eq 1
 # on a machine loaded by three suites at once.)
 "$ex/tap_gate" slow >"$tmp/tap" 2>&1
 rc=$?
-check "examples/tap_gate slow: exit status 1 (rc $rc)" test "$rc" -eq 1
-check "examples/tap_gate slow: a plan and one line per comparison" \
-    sh -c "head -n 1 '$tmp/tap' | grep -qx '1..3' &&
-           [ \$(grep -cE '^(not )?ok [1-3] - ' '$tmp/tap') -eq 3 ]"
-check "examples/tap_gate slow: the fourfold copy is not ok, with its ratio" \
-    grep -qE '^not ok 3 - four-times vs memcpy: time ratio [0-9.]+ \[[0-9.]+, [0-9.]+\], slower$' \
-    "$tmp/tap"
-[ "$rc" -eq 1 ] || diag "$(cat "$tmp/tap")"
+if grep -q '^1\.\.0 # SKIP' "$tmp/tap"; then
+    skip "examples/tap_gate slow" "$(sed 's/^1\.\.0 # SKIP //' "$tmp/tap")"
+else
+    check "examples/tap_gate slow: exit status 1 (rc $rc)" test "$rc" -eq 1
+    check "examples/tap_gate slow: a plan and one line per comparison" \
+        sh -c "head -n 1 '$tmp/tap' | grep -qx '1..3' &&
+               [ \$(grep -cE '^(not )?ok [1-3] - ' '$tmp/tap') -eq 3 ]"
+    check "examples/tap_gate slow: the fourfold copy is not ok, with its ratio" \
+        grep -qE '^not ok 3 - four-times vs memcpy: time ratio [0-9.]+ \[[0-9.]+, [0-9.]+\], slower$' \
+        "$tmp/tap"
+    [ "$rc" -eq 1 ] || diag "$(cat "$tmp/tap")"
+fi
 
 "$STATBENCH" -k libc,duff -s 4K --max-time 1 -q -f json -o "$tmp/run.json" \
     >/dev/null 2>&1
