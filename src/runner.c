@@ -282,8 +282,10 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
         int rc;
 #if SB_LSAN
         /* In a sanitizer build, a kernel that calls exit() would have
-         * LeakSanitizer report the parent's memory, which this copy of
-         * it never frees, and change the exit status it reports. */
+         * LeakSanitizer report what this child allocates and never
+         * frees (it leaves by _exit otherwise), and change the exit
+         * status it reports; the parent's run is reachable through
+         * sb__lsan_root. */
         __lsan_disable();
 #endif
         /* A parent killed outright (SIGKILL, the OOM killer) must not
