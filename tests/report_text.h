@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "statbench.h"
 #include "tap.h"
@@ -31,6 +32,25 @@ static inline char *report_text(const sb_run *run, int format)
         return NULL;
     }
     return buf;
+}
+
+/* run written as JSON (*text, the caller frees it) and loaded back: the
+ * loaded run, or NULL with a diagnostic line. */
+static inline sb_run *json_round_trip(const sb_run *run, char **text)
+{
+    sb_run *back = NULL;
+    sb_error e = {0};
+    FILE *f;
+
+    *text = report_text(run, SB_FORMAT_JSON);
+    if (!*text)
+        return NULL;
+    f = fmemopen(*text, strlen(*text), "r");
+    if (!f || sb_run_load(f, "mem", NULL, &back, &e) != SB_OK)
+        tap_diag("read: %s", e.text);
+    if (f)
+        fclose(f);
+    return back;
 }
 
 #endif

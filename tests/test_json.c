@@ -12,6 +12,7 @@
 
 #include "statbench.h"
 #include "tap.h"
+#include "report_text.h"
 #include "text.h"
 
 /* A kernel whose calls fail in every second round (the progress callback
@@ -69,26 +70,6 @@ static int same_interval(const sb_interval *a, const sb_interval *b)
            a->level == b->level;
 }
 
-static sb_run *round_trip(const sb_run *run, char **text)
-{
-    size_t len = 0;
-    FILE *f = open_memstream(text, &len);
-    sb_run *back = NULL;
-    sb_error e = {0};
-
-    if (!f || sb_report(run, SB_FORMAT_JSON, f, &e) != SB_OK) {
-        tap_diag("write: %s", e.text);
-        return NULL;
-    }
-    fclose(f);
-    f = fmemopen(*text, len, "r");
-    if (!f || sb_run_load(f, "mem", NULL, &back, &e) != SB_OK)
-        tap_diag("read: %s", e.text);
-    if (f)
-        fclose(f);
-    return back;
-}
-
 static void refused(const char *doc, const char *needle, const char *what)
 {
     FILE *f = fmemopen((void *)doc, strlen(doc), "r");
@@ -108,7 +89,7 @@ int main(void)
 
     if (!tap_ok(run != NULL, "a run to write"))
         return tap_done();
-    back = round_trip(run, &text);
+    back = json_round_trip(run, &text);
     if (tap_ok(back != NULL, "written and read back")) {
         TAP_IS_INT(sb_run_count(back), sb_run_count(run), "cell count");
         TAP_IS_STR(sb_run_command(back), sb_run_command(run), "command");
@@ -173,7 +154,7 @@ int main(void)
         {
             /* A second trip changes nothing more. */
             char *text2 = NULL;
-            sb_run *again = round_trip(back, &text2);
+            sb_run *again = json_round_trip(back, &text2);
             int same = again && sb_run_count(again) == sb_run_count(back);
             for (size_t i = 0; same && i < sb_run_count(back); i++)
                 same = same_interval(&sb_run_cell(again, i)->interval,

@@ -29,6 +29,7 @@
 #include "report/schema.h"
 #include "run_internal.h"
 #include "tap.h"
+#include "report_text.h"
 
 /* Plain fields outside a cell that the loader reads by hand, not by the
  * walk, and why. */
@@ -465,28 +466,6 @@ static int populate(sb_run *run)
     return 0;
 }
 
-static sb_run *round_trip(const sb_run *run, char **text)
-{
-    size_t len = 0;
-    FILE *f = open_memstream(text, &len);
-    sb_run *back = NULL;
-    sb_error e = {0};
-
-    if (!f || sb_report(run, SB_FORMAT_JSON, f, &e) != SB_OK) {
-        tap_diag("write: %s", e.text);
-        if (f)
-            fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    f = fmemopen(*text, len, "r");
-    if (!f || sb_run_load(f, "mem", NULL, &back, &e) != SB_OK)
-        tap_diag("read: %s", e.text);
-    if (f)
-        fclose(f);
-    return back;
-}
-
 /* ---- values the checks refuse ------------------------------------------- */
 
 /* Load doc; NULL when refused. */
@@ -730,7 +709,7 @@ int main(void)
     }
     tap_ok(run->meta.ncounters > 0 && run->cells[1].ncounters > 0,
            "the run has counters to carry (%zu)", run->meta.ncounters);
-    back = round_trip(run, &text);
+    back = json_round_trip(run, &text);
     written = text;
     if (tap_ok(back != NULL, "written and read back")) {
         void *ba[SB__J_NBASES] = {&run->meta, &run->opt, NULL};
