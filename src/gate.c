@@ -12,6 +12,7 @@
 
 #include "plan.h"
 #include "run_internal.h"
+#include "text.h"
 
 /* What a returned run's cells point at once the caller's functions are
  * gone from view: names and descriptions, no function. */
@@ -168,14 +169,12 @@ static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
  * line: control characters become '?', so that it stays one line. */
 static void put_text(char *buf, size_t len, size_t *at, const char *s)
 {
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (buf && *at + 1 < len)
-            buf[*at] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
-        ++*at;
-    }
-    if (buf && len)
-        buf[*at < len ? *at : len - 1] = '\0';
+    /* Names may come from a loaded file: cleaned as every printed string
+     * is (text.c: C0, DEL, C1 and broken UTF-8 as '?'). */
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", s);
+    sb__clean_text(tmp);
+    put(buf, len, at, "%s", tmp);
 }
 
 int sb_gate_judge(const sb_comparison *c, const sb_options *opt,

@@ -902,6 +902,14 @@ static void check_gate_judge(void)
     c.ratio = (sb_interval){1.02, 1.015, 1.025, 0.95, 0.95};
     TAP_IS_INT(sb_gate_judge(&c, NULL, NULL, NULL, NULL, 0), SB_GATE_FAIL,
                "gate: NULL options mean a 1%% threshold");
+    /* A name from a loaded file: an ESC and a C1 CSI never reach the
+     * terminal through the gate's line. */
+    sb_gate_judge(&c, &o, "k\x1b[2Jx\xc2\x9b", "from \xc2\x9b" "1m", line,
+                  sizeof line);
+    tap_ok(!strchr(line, '\x1b') && !strstr(line, "\xc2\x9b") &&
+               strstr(line, "k?[2Jx?") != NULL &&
+               strstr(line, "from ?1m") != NULL,
+           "gate line: control characters in names cleaned: %s", line);
     TAP_IS_STR(sb_inconclusive_policy_name(SB_INCONCLUSIVE_WARN), "warn",
                "policy name: warn");
     TAP_IS_INT(sb_inconclusive_policy_parse("pass"), SB_INCONCLUSIVE_PASS,
