@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     }
     sb_options_init(&opt);
     opt.max_time = argc > 1 ? atof(argv[1]) : 2.0;
-    if (sb_run_execute(plan, &opt, &run, &err) != SB_OK) {
+    if (sb_run_execute_new(plan, &opt, &run, &err) != SB_OK) {
         fprintf(stderr, "basic: %s (%s)\n", err.text, sb_strerror(err.code));
         goto out;
     }

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     opt.max_time = argc > 1 ? atof(argv[1]) : 2.0;
     if (sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, &err) ||
         sb_plan_add(plan, &my_kernel, 4096, 0, 0, &err) ||
-        sb_run_execute(plan, &opt, &run, &err) ||
+        sb_run_execute_new(plan, &opt, &run, &err) ||
         sb_run_set_baselines(run, base, &err)) {
         fprintf(stderr, "custom_kernel: %s\n", err.text);
         goto out;

@@ -1,9 +1,11 @@
 /*
  * gate.c: a performance regression gate in a test program.
  *
- * sb_gate measures a baseline and a candidate function and answers 1 when
- * the candidate is slower beyond the threshold with significance, 0 when
- * it is not: the exit status of this program, so a test suite can run it.
+ * sb_gate measures a baseline and a candidate function and decides: FAIL
+ * when the candidate is slower beyond the threshold with significance, or
+ * when the run could not tell (an interval reaching past the threshold,
+ * the default policy); PASS otherwise.  The exit status of this program is
+ * 1 for FAIL, 0 for PASS and 2 for an error, so a test suite can run it.
  *     cc gate.c $(pkg-config --cflags --libs statbench)
  * Usage: gate [slow]   (with "slow" the candidate does twice the work and
  *                       the gate must fail)
@@ -38,19 +40,21 @@ int main(int argc, char **argv)
     sb_options opt;
     sb_comparison c;
     sb_error err = {0};
-    int rc;
+    char line[512];
+    int rc, outcome;
 
     slow = argc > 1 && !strcmp(argv[1], "slow");
     sb_options_init(&opt);
     opt.max_time = 2;       /* a short gate; more time, finer verdicts */
     opt.threshold = 0.05;   /* changes under 5% do not fail the gate */
-    rc = sb_gate(baseline, candidate, 65536, &opt, &c, &err);
-    if (rc < 0) {
+    rc = sb_gate(baseline, candidate, 65536, &opt, &c, &outcome, &err);
+    if (rc != SB_OK) {
         fprintf(stderr, "gate: %s\n", err.text);
         return 2;
     }
-    printf("candidate / baseline time: %.3f [%.3f, %.3f], p %.2g: %s -> %s\n",
-           c.ratio.estimate, c.ratio.lo, c.ratio.hi, c.p_adjusted,
-           sb_verdict_name(c.verdict), rc ? "FAIL" : "pass");
-    return rc;
+    /* The gate's own line: the verdict, ratio and interval, the threshold
+     * and the smallest change this run could have detected. */
+    sb_gate_judge(&c, &opt, "candidate vs baseline", NULL, line, sizeof line);
+    printf("%s\n", line);
+    return outcome == SB_GATE_FAIL;
 }

@@ -24,7 +24,7 @@ int main(int argc, char **argv)
         return 2;
     }
     /* NULL options: the statistics are recomputed as the run was made. */
-    if (sb_run_load(f, argv[1], NULL, &run, &err) != SB_OK) {
+    if (sb_run_load_new(f, argv[1], NULL, &run, &err) != SB_OK) {
         fclose(f);
         fprintf(stderr, "read_run: %s\n", err.text);
         return 2;

@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; rc == SB_OK && i < ncand; i++)
         rc = sb_bench_add(plan, cand[i].name, cand[i].fn, NULL, 4096, &err);
     if (rc == SB_OK)
-        rc = sb_run_execute(plan, &opt, &run, &err);
+        rc = sb_run_execute_new(plan, &opt, &run, &err);
     sb_plan_free(plan);
     if (rc == SB_OK)
         rc = sb_run_baseline_by(run, "memcpy", 0, NULL, &err);

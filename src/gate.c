@@ -40,7 +40,7 @@ static void no_comparison(sb_comparison *out)
 
 int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                          size_t n, const sb_options *opt, sb_comparison *out,
-                         sb_run **run_out, sb_error *err)
+                         sb_run **run_new, sb_error *err)
 {
     /* The two functions as kernels of the copy family, for this call. */
     sb_kernel k[2] = {
@@ -57,8 +57,8 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
     size_t base[2] = {SIZE_MAX, 0};
     int rc;
 
-    if (run_out)
-        *run_out = NULL;
+    if (run_new)
+        *run_new = NULL;
     no_comparison(out);
     if (!baseline || !candidate || !out)
         return sb__error(err, SB_EINVAL, "sb_compare_functions: %s is NULL",
@@ -80,7 +80,7 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
     if (rc == SB_OK)
         rc = sb_plan_add(plan, &k[1], n, 0, 0, err);
     if (rc == SB_OK)
-        rc = sb_run_execute(plan, &o, &run, err);
+        rc = sb_run_execute_new(plan, &o, &run, err);
     for (size_t i = 0; rc == SB_OK && i < 2; i++) {
         /* A function without samples has no time to compare: every call
          * failed, or every sample was disturbed.  Never a pass. */
@@ -105,11 +105,11 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
     }
     if (rc != SB_OK)
         no_comparison(out);
-    if (rc == SB_OK && run_out) {
+    if (rc == SB_OK && run_new) {
         /* The run must not point at the kernels on this stack frame. */
         for (size_t i = 0; i < run->ncells; i++)
             run->cells[i].cell.kernel = &stand_in[i];
-        *run_out = run;
+        *run_new = run;
         run = NULL;
     }
     sb_run_free(run);
@@ -118,17 +118,29 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
 }
 
 int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
-            const sb_options *opt, sb_comparison *out, sb_error *err)
+            const sb_options *opt, sb_comparison *out, int *outcome,
+            sb_error *err)
 {
     sb_comparison c;
-    int rc = sb_compare_functions(baseline, candidate, n, opt, &c, NULL, err);
+    int rc;
+
+    /* A failed call fails the gate, whatever the caller does with the
+     * status: a gate must not pass what it could not measure. */
+    if (outcome)
+        *outcome = SB_GATE_FAIL;
+    else {
+        no_comparison(out);
+        return sb__error(err, SB_EINVAL, "sb_gate: outcome is NULL");
+    }
+    rc = sb_compare_functions(baseline, candidate, n, opt, &c, NULL, err);
     if (rc != SB_OK) {
         no_comparison(out);
         return rc;
     }
     if (out)
         *out = c;
-    return sb_comparison_regressed(&c, opt ? opt->threshold : 0.01);
+    *outcome = sb_gate_judge(&c, opt, NULL, NULL, NULL, 0);
+    return SB_OK;
 }
 
 int sb_comparison_regressed(const sb_comparison *c, double threshold)

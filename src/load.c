@@ -75,10 +75,10 @@ static int add_own_kernels(sb_run *run, const char *const *names,
     return SB_OK;
 }
 
-int sb_run_from_samples(const char *const *names,
-                        const double *const *values, const size_t *n,
-                        size_t m, const sb_options *opt, sb_run **out,
-                        sb_error *err)
+int sb_run_from_samples_new(const char *const *names,
+                            const double *const *values, const size_t *n,
+                            size_t m, const sb_options *opt, sb_run **out,
+                            sb_error *err)
 {
     sb_options o;
     sb_run *run;
@@ -86,7 +86,7 @@ int sb_run_from_samples(const char *const *names,
 
     sb_init();
     if (!out || !names || !values || !n || m == 0)
-        return sb__error(err, SB_EINVAL, "sb_run_from_samples: %s",
+        return sb__error(err, SB_EINVAL, "sb_run_from_samples_new: %s",
                          !out ? "out is NULL" : !names ? "names is NULL"
                          : !values ? "values is NULL" : !n ? "n is NULL"
                                                           : "no cells");
@@ -94,11 +94,11 @@ int sb_run_from_samples(const char *const *names,
     for (size_t i = 0; i < m; i++)
         if (!names[i] || (n[i] > 0 && !values[i]))
             return sb__error(err, SB_EINVAL,
-                             "sb_run_from_samples: %s[%zu] is NULL",
+                             "sb_run_from_samples_new: %s[%zu] is NULL",
                              !names[i] ? "names" : "values", i);
     if (!opt)
         sb_options_init(&o);
-    else if ((rc = sb__options_get(opt, &o, "sb_run_from_samples", err)) !=
+    else if ((rc = sb__options_get(opt, &o, "sb_run_from_samples_new", err)) !=
              SB_OK)
         return rc;
     o.invocations = 1;
@@ -736,8 +736,8 @@ static int load_merged(sb_run *run, json_t *root, const char *name,
     return SB_OK;
 }
 
-int sb_run_load(FILE *f, const char *name, const sb_options *opt,
-                sb_run **out, sb_error *err)
+int sb_run_load_new(FILE *f, const char *name, const sb_options *opt,
+                    sb_run **out, sb_error *err)
 {
     json_error_t je;
     json_t *root, *cells, *c;
@@ -748,11 +748,11 @@ int sb_run_load(FILE *f, const char *name, const sb_options *opt,
 
     sb_init();
     if (!out || !f)
-        return sb__error(err, SB_EINVAL, "sb_run_load: %s is NULL",
+        return sb__error(err, SB_EINVAL, "sb_run_load_new: %s is NULL",
                          !f ? "f" : "out");
     *out = NULL;
     /* Checked here; read below through sb_options_analysis. */
-    if (opt && (rc = sb__options_get(opt, &o, "sb_run_load", err)) != SB_OK)
+    if (opt && (rc = sb__options_get(opt, &o, "sb_run_load_new", err)) != SB_OK)
         return rc;
     if (!name)
         name = "run";

@@ -198,7 +198,7 @@ static int check_runs(const sb_run *const *runs, size_t n, size_t *total,
 {
     for (size_t r = 0; r < n; r++) {
         if (!runs[r])
-            return sb__error(err, SB_EINVAL, "sb_run_merge: runs[%zu] is "
+            return sb__error(err, SB_EINVAL, "sb_run_merge_new: runs[%zu] is "
                              "NULL", r);
         if (runs[r]->nruns >= 2)
             return sb__error(err, SB_EINVAL,
@@ -295,8 +295,8 @@ static size_t common_cells(const sb_run *m, const sb_run *const *runs,
     return common;
 }
 
-int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
-                 char *warnings, size_t len, sb_error *err)
+int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
+                     char *warnings, size_t len, sb_error *err)
 {
     size_t total = 0, ncells = 0, ninv = 0;
     size_t **where = NULL;
@@ -306,7 +306,7 @@ int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
     if (warnings && len)
         warnings[0] = '\0';
     if (!out || !runs)
-        return sb__error(err, SB_EINVAL, "sb_run_merge: %s is NULL",
+        return sb__error(err, SB_EINVAL, "sb_run_merge_new: %s is NULL",
                          !out ? "out" : "runs");
     *out = NULL;
     if (n < 2)

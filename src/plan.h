@@ -20,7 +20,7 @@ int sb__options_check(const sb_options *opt, sb_error *err);
 /* The caller's options in the library's full layout, by their size
  * field: copied whole, or an older caller's fields with the defaults of
  * the later ones.  An unknown size (0, a newer header's) is SB_EINVAL
- * with a message naming it and who ("sb_run_execute"), and full then
+ * with a message naming it and who ("sb_run_execute_new"), and full then
  * holds the defaults.  opt must not be NULL. */
 int sb__options_get(const sb_options *opt, sb_options *full, const char *who,
                     sb_error *err);

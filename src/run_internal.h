@@ -80,7 +80,7 @@ struct sb_run {
     sb_kernel *own_kernels; /* stand-ins of a loaded run, or NULL */
     size_t nown;
     char hz_source[64];     /* a loaded run's timer.hz_source points here */
-    int imported;           /* made by sb_run_from_samples: no machine */
+    int imported;           /* made by sb_run_from_samples_new: no machine */
     /* ncells entries: the samples before the first outlier policy that
      * was not keep; NULL while none ran (the cells hold every sample). */
     sb__cell_before *before;

@@ -636,8 +636,8 @@ static void note_shared_cells(sb_run *run)
     }
 }
 
-int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
-                   sb_error *err)
+int sb_run_execute_new(const sb_plan *plan, const sb_options *opt, sb_run **out,
+                       sb_error *err)
 {
     sb_run *run;
     size_t n, ninv, max_inv;
@@ -651,10 +651,10 @@ int sb_run_execute(const sb_plan *plan, const sb_options *opt, sb_run **out,
 
     sb_init();
     if (!out)
-        return sb__error(err, SB_EINVAL, "sb_run_execute: out is NULL");
+        return sb__error(err, SB_EINVAL, "sb_run_execute_new: out is NULL");
     *out = NULL;
     /* From here on, the options in this library's layout. */
-    if (opt && (rc = sb__options_get(opt, &full, "sb_run_execute", err)) !=
+    if (opt && (rc = sb__options_get(opt, &full, "sb_run_execute_new", err)) !=
                    SB_OK)
         return rc;
     if (opt)

@@ -22,9 +22,10 @@
  *        NAN, in a struct field or as a double return value;
  *      the _name/_parse pairs of enums: "?" (never NULL) for an unknown
  *        value, -1 for an unknown name;
- *      predicates (sb_kernel_available, sb_comparison_regressed): 1 or 0.
- *    Outliers kept for now: sb_format_name gives NULL, not "?", for an
- *    unknown format; sb_gate returns 1, 0 or a negative status.
+ *      predicates (sb_kernel_available, sb_comparison_regressed): 1 or 0;
+ *      decisions (sb_gate_judge, sb_stats_verdict): an enum value, which
+ *        says "no result" (SB_GATE_FAIL, SB_VERDICT_INCONCLUSIVE) for
+ *        input they cannot judge.
  *  - Versions: SB_VERSION_MAJOR, _MINOR, _PATCH, _STRING and _NUMBER
  *    (statbench_version.h, generated from the package's version) are the
  *    header's; sb_version() is the library's.
@@ -41,11 +42,16 @@
  *  - A NULL pointer where an object, array or output is needed is refused:
  *    SB_EINVAL with a message naming the argument ("sb_plan_add: kernel is
  *    NULL"), or, for functions without a status, 0, NULL or no effect.
- *  - Ownership is in the name: *_new() returns an object the caller frees
- *    with the matching *_free(); *_init() fills a struct the caller owns.
+ *  - Ownership is in the name: a *_new() function, or an out-parameter
+ *    named *_new, gives an object the caller frees with the matching
+ *    *_free() (sb_plan_new, sb_run_execute_new, sb_run_load_new, ...);
+ *    *_init() fills a struct the caller owns.  Pointers the caller passes
+ *    in (a kernel, opt->counters) are borrowed: they must outlive
+ *    the call that takes them, and the run made from them, unless the
+ *    function says it copies them.
  *    Pointers returned by accessors stay owned by the object they came from.
  *  - Thread safety: distinct objects may be used from distinct threads.  An
- *    object must not be used from two threads at once.  sb_run_execute()
+ *    object must not be used from two threads at once.  sb_run_execute_new()
  *    changes the calling thread's CPU affinity while it runs and restores it
  *    afterwards.
  */
@@ -641,7 +647,7 @@ typedef struct sb_options {
                                invocation's setup, warm-up and calibration
                                included: each stops at its deadline, and a
                                plan that cannot fit is refused (see
-                               sb_run_execute); default 30 */
+                               sb_run_execute_new); default 30 */
     size_t min_samples;     /* per cell, before the stop rule; default 100 */
     size_t max_samples;     /* per cell; default 10000 */
     uint64_t seed;          /* order of cells in each round; default 1 */
@@ -1037,7 +1043,7 @@ typedef struct sb_meta {
  * kernel available on this CPU, the CPU to pin to allowed, buffers that fit
  * in memory (at most half of the physical memory).  Returns SB_OK, or
  * SB_EINVAL / SB_EUNAVAIL with a message naming the bad value.
- * sb_run_execute() runs the same checks. */
+ * sb_run_execute_new() runs the same checks. */
 SB_API int sb_plan_check(const sb_plan *plan, const sb_options *opt,
                          sb_error *err);
 
@@ -1055,8 +1061,8 @@ typedef struct sb_run sb_run;
  * sample of every cell before it measures, and the message says how long
  * the plan needs),
  * SB_EUNAVAIL (a kernel this CPU cannot run), SB_ENOMEM, SB_ESYS. */
-SB_API int sb_run_execute(const sb_plan *plan, const sb_options *opt,
-                          sb_run **out, sb_error *err);
+SB_API int sb_run_execute_new(const sb_plan *plan, const sb_options *opt,
+                              sb_run **out, sb_error *err);
 
 /* Ask every run executing in this process (in any thread, and in its
  * forked invocations, to which the run passes the request on within
@@ -1087,7 +1093,7 @@ SB_API double sb_run_elapsed(const sb_run *run);  /* seconds measuring */
 SB_API size_t sb_run_rounds(const sb_run *run);
 /* Invocations (processes) that delivered data. */
 SB_API size_t sb_run_invocations(const sb_run *run);
-/* 1 when the run was made by sb_run_from_samples (analyze): samples
+/* 1 when the run was made by sb_run_from_samples_new (analyze): samples
  * measured elsewhere, in their own unit, with no machine, sizes or
  * offsets. */
 SB_API int sb_run_imported(const sb_run *run);
@@ -1202,8 +1208,8 @@ SB_API int sb_run_compare_to(sb_run *run, const sb_run *before,
  * difference, for runs that are not one measurement: no cell in every
  * run, measured and imported samples mixed, hot and cold caches, a run
  * already merged; SB_ENOMEM. */
-SB_API int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
-                        char *warnings, size_t len, sb_error *err);
+SB_API int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
+                            char *warnings, size_t len, sb_error *err);
 /* The runs a merged run holds (0 for a single run), the metadata of run
  * r (NULL for a bad r or a single run), and the run invocation g came
  * from (0 for a single run). */
@@ -1247,8 +1253,8 @@ SB_API const sb_comparison *sb_run_comparison(const sb_run *run, size_t i);
  * then sb_run_reanalyse with opt's analysis options (sb_options_analysis).
  * SB_EIO for a file that is not JSON, not a statbench run, of a newer
  * schema, or missing fields, with a message naming what is wrong. */
-SB_API int sb_run_load(FILE *f, const char *name, const sb_options *opt,
-                       sb_run **out, sb_error *err);
+SB_API int sb_run_load_new(FILE *f, const char *name, const sb_options *opt,
+                           sb_run **out, sb_error *err);
 
 /* Recompute every statistic of run from its samples with the analysis
  * options a, as if it had been measured (or loaded) with them: the
@@ -1264,10 +1270,11 @@ SB_API int sb_run_reanalyse(sb_run *run, const sb_analysis_options *a,
  * each with n[i] values values[i] (ticks, or any unit: size 0 and hz 1),
  * analysed with opt as one invocation.  SB_EINVAL for empty or
  * non-finite data, or a NULL names[i] or values[i]. */
-SB_API int sb_run_from_samples(const char *const *names,
-                               const double *const *values, const size_t *n,
-                               size_t m, const sb_options *opt, sb_run **out,
-                               sb_error *err);
+SB_API int sb_run_from_samples_new(const char *const *names,
+                                   const double *const *values,
+                                   const size_t *n, size_t m,
+                                   const sb_options *opt, sb_run **out,
+                                   sb_error *err);
 
 /* Record the command line in the run's metadata (argv is copied).
  * SB_EINVAL for a NULL run, a negative argc or a NULL argv[i]. */
@@ -1353,12 +1360,12 @@ SB_API void sb_do_not_optimize_escape(volatile void *p);
  * buffers) under opt (NULL: defaults) and compare candidate with baseline:
  * out receives the ratio of times (candidate / baseline) with its interval,
  * the p-values and the verdict, as sb_run_set_baselines computes them.
- * run_out (optional) receives the run for reporting; free it with
+ * run_new (optional) receives the run for reporting; free it with
  * sb_run_free.  With opt->invocations > 1 (the default) this forks.
- * Returns SB_OK or an error from sb_run_execute. */
+ * Returns SB_OK or an error from sb_run_execute_new. */
 SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                                 size_t n, const sb_options *opt,
-                                sb_comparison *out, sb_run **run_out,
+                                sb_comparison *out, sb_run **run_new,
                                 sb_error *err);
 
 /* What a gate does with an inconclusive comparison whose interval reaches
@@ -1419,17 +1426,19 @@ SB_API int sb_gate_judge(const sb_comparison *c, const sb_options *opt,
 SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
 
 /* A one-call regression gate for a test program: as
- * sb_compare_functions, then 1 when the candidate regressed
- * (sb_comparison_regressed at opt->threshold), 0 when not (faster,
- * equivalent, inconclusive, or slower by less than the threshold), or a
- * negative status on error: SB_ENOSAMPLES when a function has no valid
- * sample (every call failed, see sb_kernel_failed, or every sample was
- * disturbed), which sb_compare_functions returns too.  out (optional)
- * receives the comparison.  It passes an inconclusive comparison
- * whatever opt->inconclusive says (as it always has); sb_gate_judge on
- * out applies the policy and says why. */
+ * sb_compare_functions, then the gate's decision, as sb_gate_judge takes
+ * it with opt's threshold and inconclusive policy, in *outcome (an enum
+ * sb_gate_outcome; required): SB_GATE_FAIL when the candidate is slower
+ * beyond opt->threshold, or undecided under SB_INCONCLUSIVE_FAIL (the
+ * default).  Call sb_gate_judge on out for the gate's one-line account.
+ * Returns SB_OK, or an error status with *outcome SB_GATE_FAIL and out
+ * (optional) holding no verdict: SB_EINVAL (a NULL function or outcome,
+ * n 0, a bad option), SB_ENOSAMPLES when a function has no valid sample
+ * (every call failed, see sb_kernel_failed, or every sample was
+ * disturbed), or another error of sb_compare_functions. */
 SB_API int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
-                   const sb_options *opt, sb_comparison *out, sb_error *err);
+                   const sb_options *opt, sb_comparison *out, int *outcome,
+                   sb_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Reporters                                                                 */
@@ -1457,7 +1466,7 @@ SB_API int sb_report(const sb_run *run, int format, FILE *f, sb_error *err);
  * ("table", "csv", "json", "markdown" or "md", "latex" or "tex"), or -1.
  * sb_format_for_path: the format a file name's ending names (.txt, .csv,
  * .json, .md, .tex), or -1 when it names none.  sb_format_name: the name
- * of a format, or NULL when there is no such format. */
+ * of a format, or "?" when there is no such format. */
 SB_API int sb_format_parse(const char *name);
 SB_API int sb_format_for_path(const char *path);
 SB_API const char *sb_format_name(int format);

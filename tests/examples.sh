@@ -28,6 +28,8 @@ out=$("$ex/gate" slow 2>&1)
 rc=$?
 check "examples/gate fails a function twice as slow (rc $rc)" test "$rc" -eq 1
 [ "$rc" -eq 1 ] || diag "$out"
+check "examples/gate says why: FAIL, slower, the smallest detectable change" \
+    sh -c "printf '%s\n' '$out' | grep -q '^FAIL candidate vs baseline: slower.*smallest detectable'"
 
 # The TAP gate (make check also runs it as a test): four copies in one
 # call are "not ok", with the ratio and interval, and the exit status is

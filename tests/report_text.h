@@ -46,7 +46,7 @@ static inline sb_run *json_round_trip(const sb_run *run, char **text)
     if (!*text)
         return NULL;
     f = fmemopen(*text, strlen(*text), "r");
-    if (!f || sb_run_load(f, "mem", NULL, &back, &e) != SB_OK)
+    if (!f || sb_run_load_new(f, "mem", NULL, &back, &e) != SB_OK)
         tap_diag("read: %s", e.text);
     if (f)
         fclose(f);

@@ -141,10 +141,10 @@ static void test_options_size(void)
             tap_ok(strstr(err.text, want) != NULL, "naming it: %s",
                    err.text);
             err.text[0] = '\0';
-            TAP_IS_INT(sb_run_execute(plan, &b, &run, &err), SB_EINVAL,
-                       "sb_run_execute refuses size %zu", bad[i]);
+            TAP_IS_INT(sb_run_execute_new(plan, &b, &run, &err), SB_EINVAL,
+                       "sb_run_execute_new refuses size %zu", bad[i]);
             tap_ok(run == NULL && strstr(err.text, want) != NULL &&
-                       strstr(err.text, "sb_run_execute") != NULL,
+                       strstr(err.text, "sb_run_execute_new") != NULL,
                    "naming it, no run: %s", err.text);
             err.text[0] = '\0';
             TAP_IS_INT(sb_compare_functions(nop, nop, 64, &b,

@@ -201,7 +201,7 @@ static void measured(void)
     sb_bench_add(plan, "reference", copy, &ref, 4096, NULL);
     sb_bench_hooks(plan, "mine", setup, teardown, NULL);
     sb_bench_hooks(plan, "reference", setup, teardown, NULL);
-    rc = sb_run_execute(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, &run, &e);
     /* The run must not need the plan any more. */
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "a plan of two named benchmarks runs (%s)",
@@ -254,7 +254,7 @@ static void failing_setup(void)
     sb_bench_add(plan, "broken", copy, &a, 256, NULL);
     sb_bench_hooks(plan, "ok", setup, teardown, NULL);
     sb_bench_hooks(plan, "broken", setup, teardown, NULL);
-    rc = sb_run_execute(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, &run, &e);
     TAP_IS_INT(rc, SB_EUNAVAIL, "a setup's failure fails the run with its "
                "status");
     tap_ok(strstr(e.text, "no widget for 256") != NULL,
@@ -282,7 +282,7 @@ static void forked(void)
     o.invocations = 2;
     sb_bench_add(plan, "mine", bytes, &mine, 1024, NULL);
     sb_bench_hooks(plan, "mine", setup, teardown, NULL);
-    rc = sb_run_execute(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, &run, &e);
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "two forked invocations of a named benchmark "
                 "(%s)", e.text))

@@ -76,7 +76,7 @@ static int run_slow(double call, double t, size_t invocations, sb_run **run,
     rc = sb_plan_add(plan, &slow_kernel, 64, 0, 0, err);
     t0 = now_s();
     if (rc == SB_OK)
-        rc = sb_run_execute(plan, &o, run, err);
+        rc = sb_run_execute_new(plan, &o, run, err);
     *took = now_s() - t0;
     sb_plan_free(plan);
     return rc;

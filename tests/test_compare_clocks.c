@@ -119,7 +119,7 @@ int main(void)
         const double *xv[] = {x};
         const char *nm[] = {"k"};
         size_t n[] = {3};
-        sb_run_from_samples(nm, xv, n, 1, NULL, &none, NULL);
+        sb_run_from_samples_new(nm, xv, n, 1, NULL, &none, NULL);
         tap_ok(none && isnan(sb_run_core_clock(none)) &&
                    sb_run_clocks_differ(a, none, NULL, NULL) == 0 &&
                    sb_run_clocks_differ(NULL, a, NULL, NULL) == 0,

@@ -90,7 +90,7 @@ int main(void)
     FILE *f;
 
     sb_options_init(&o);
-    if (!tap_ok(sb_run_from_samples(names, values, n, 3, &o, &run, &err) ==
+    if (!tap_ok(sb_run_from_samples_new(names, values, n, 3, &o, &run, &err) ==
                     SB_OK,
                 "a run of three named cells (%s)", err.text)) {
         tap_done();

@@ -200,7 +200,7 @@ static int run_pair(int reject, sb_run **run, sb_error *err)
     if (rc == SB_OK)
         rc = sb_plan_add(plan, &control_kernel, 4096, 0, 0, err);
     if (rc == SB_OK)
-        rc = sb_run_execute(plan, &o, run, err);
+        rc = sb_run_execute_new(plan, &o, run, err);
     sb_plan_free(plan);
     return rc;
 }
@@ -461,7 +461,7 @@ static void test_faults(size_t invocations)
     o.invocations = o.max_invocations = invocations;
     o.min_samples = o.max_samples = 50;
     sb_plan_add(plan, &fault_kernel, FAULT_PAGES * 4096, 0, 0, NULL);
-    rc = sb_run_execute(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, &run, &e);
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "%zu invocation(s) of fresh pages (%s)",
                 invocations, e.text))
@@ -540,7 +540,7 @@ static void test_missing_counters(void)
     o.counters = "PAPI_TOT_CYC,perf::PAGE-FAULTS,NO_SUCH_COUNTER";
 #endif
     sb_plan_add(plan, &control_kernel, 256, 0, 0, NULL);
-    rc = sb_run_execute(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, &run, &e);
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "a run asking for absent counters succeeds "
                 "(%s)", e.text))
@@ -677,7 +677,7 @@ static void test_unprivileged(void)
         options(&o, SB_REJECT_DISTURBED);
         o.rt = 1;
         sb_plan_add(plan, &sleepy_kernel, 4096, 0, 0, NULL);
-        rep.rc = sb_run_execute(plan, &o, &run, NULL);
+        rep.rc = sb_run_execute_new(plan, &o, &run, NULL);
         if (rep.rc == SB_OK) {
             const sb_meta *m = sb_run_meta(run);
             snprintf(rep.notes, sizeof rep.notes, "%s", m->notes);
@@ -717,7 +717,7 @@ static void test_rt_privileged(void)
     o.min_samples = o.max_samples = 20;
     o.rt = 1;
     sb_plan_add(plan, &control_kernel, 256, 0, 0, NULL);
-    rc = sb_run_execute(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, &run, &e);
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "--rt run (%s)", e.text))
         return;
@@ -796,7 +796,7 @@ static void test_long_samples(void)
     o.min_samples = o.max_samples = 20;
     sb_plan_add(plan, &spin_kernel, 64, 0, 0, NULL);
     sb_plan_add(plan, &control_kernel, 4096, 0, 0, NULL);
-    rc = sb_run_execute(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, &run, &e);
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "a %.1f ms kernel at %.0f interrupts/s "
                 "measured (%s)", 1e3 * spin_seconds, rate, e.text))

@@ -141,7 +141,7 @@ static int run_one(struct one *t, const sb_kernel *k, size_t bytes,
     t->plan = sb_plan_new();
     rc = t->plan ? sb_plan_add(t->plan, k, bytes, 0, 0, &t->err) : SB_ENOMEM;
     if (rc == SB_OK)
-        rc = sb_run_execute(t->plan, o, &t->run, &t->err);
+        rc = sb_run_execute_new(t->plan, o, &t->run, &t->err);
     return rc;
 }
 
@@ -351,7 +351,7 @@ static void test_gate(void)
     sb_options o;
     sb_comparison c;
     sb_error err = {0};
-    int rc;
+    int rc, outcome;
 
     run_options(&o, 20);
     /* A comparison that reads as a pass (equivalent, ratio 1), as a
@@ -374,14 +374,18 @@ static void test_gate(void)
            "ratio %g", sb_verdict_name(c.verdict), c.ratio.estimate);
     memset(&err, 0, sizeof err);
     c.verdict = SB_VERDICT_EQUIVALENT;
-    rc = sb_gate(fine, always_fails, 64, &o, &c, &err);
+    outcome = SB_GATE_PASS;
+    rc = sb_gate(fine, always_fails, 64, &o, &c, &outcome, &err);
     TAP_IS_INT(rc, SB_ENOSAMPLES, "sb_gate fails, never passes, a "
                                   "candidate whose every call failed");
+    TAP_IS_INT(outcome, SB_GATE_FAIL, "and its outcome is FAIL");
     tap_ok(c.verdict == SB_VERDICT_NONE && isnan(c.ratio.estimate),
            "sb_gate's output after the failure holds no verdict (%s)",
            sb_verdict_name(c.verdict));
-    rc = sb_gate(always_fails, fine, 64, &o, &c, &err);
+    outcome = SB_GATE_PASS;
+    rc = sb_gate(always_fails, fine, 64, &o, &c, &outcome, &err);
     TAP_IS_INT(rc, SB_ENOSAMPLES, "and a baseline whose every call failed");
+    TAP_IS_INT(outcome, SB_GATE_FAIL, "with outcome FAIL");
 }
 
 /* Two runs of a cell of the same name, the later without samples: the
@@ -406,9 +410,9 @@ static void test_regressed(void)
     if (rc == SB_OK)
         rc = sb_plan_add(pb, &bad, 64, 0, 0, &err);
     if (rc == SB_OK)
-        rc = sb_run_execute(pg, &o, &rg, &err);
+        rc = sb_run_execute_new(pg, &o, &rg, &err);
     if (rc == SB_OK)
-        rc = sb_run_execute(pb, &o, &rb, &err);
+        rc = sb_run_execute_new(pb, &o, &rb, &err);
     if (rc == SB_OK)
         rc = sb_run_compare_to(rb, rg, &matched, &err);
     if (tap_ok(rc == SB_OK && matched == 1,

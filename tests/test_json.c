@@ -58,7 +58,7 @@ static sb_run *measure(void)
     sb_plan_add(plan, &failing, 4096, 0, 0, &e);
     o.progress = every_other_round;
     fail_now = 0;
-    if (sb_run_execute(plan, &o, &run, &e) != SB_OK)
+    if (sb_run_execute_new(plan, &o, &run, &e) != SB_OK)
         tap_diag("measure: %s", e.text);
     sb_plan_free(plan);
     return run;
@@ -75,7 +75,7 @@ static void refused(const char *doc, const char *needle, const char *what)
     FILE *f = fmemopen((void *)doc, strlen(doc), "r");
     sb_run *run = NULL;
     sb_error e = {0};
-    int rc = sb_run_load(f, "doc", NULL, &run, &e);
+    int rc = sb_run_load_new(f, "doc", NULL, &run, &e);
     fclose(f);
     tap_ok(rc == SB_EIO && run == NULL && strstr(e.text, needle) != NULL,
            "%s is refused: %s", what, e.text);
@@ -225,7 +225,7 @@ int main(void)
             FILE *f = fmemopen((void *)docs[d], strlen(docs[d]), "r");
             sb_run *r = NULL;
             sb_error e = {0};
-            tap_ok(sb_run_load(f, "doc", NULL, &r, &e) == SB_OK,
+            tap_ok(sb_run_load_new(f, "doc", NULL, &r, &e) == SB_OK,
                    "%s: loaded %s", d ? "a cell of no size" : "imported "
                    "values", e.text);
             fclose(f);
@@ -246,7 +246,7 @@ int main(void)
         FILE *f = fmemopen((void *)doc, strlen(doc), "r");
         sb_run *r = NULL;
         sb_error e = {0};
-        if (tap_ok(sb_run_load(f, "doc", NULL, &r, &e) == SB_OK,
+        if (tap_ok(sb_run_load_new(f, "doc", NULL, &r, &e) == SB_OK,
                    "a run with control characters loads: %s", e.text)) {
             TAP_IS_STR(sb_run_meta(r)->cpu_model, "a?[31mb?c?\xc3\xa9",
                        "cpu model cleaned, UTF-8 kept");

@@ -7,7 +7,7 @@
  *    medians, covers the true median in 93-97% of 2000 trials; the same
  *    samples with the runs forgotten (the interval over all invocation
  *    medians pooled) cover far less.
- *  - sb_run_merge on small runs whose medians are worked out by hand: the
+ *  - sb_run_merge_new on small runs whose medians are worked out by hand: the
  *    run medians, the interval over them (the rule over invocation
  *    medians, sb__invocation_ci), the invocation tags, the differences
  *    told (warnings) and refused (errors).
@@ -130,8 +130,8 @@ static sb_run *imported(const char *const *names, const double *const *v,
 {
     sb_run *run = NULL;
     sb_error err = {0};
-    if (sb_run_from_samples(names, v, n, m, NULL, &run, &err) != SB_OK)
-        tap_diag("sb_run_from_samples: %s", err.text);
+    if (sb_run_from_samples_new(names, v, n, m, NULL, &run, &err) != SB_OK)
+        tap_diag("sb_run_from_samples_new: %s", err.text);
     return run;
 }
 
@@ -165,7 +165,7 @@ static void merge_api(void)
     in[0] = a;
     in[1] = b;
     in[2] = c;
-    tap_ok(sb_run_merge(in, 3, &m, warn, sizeof warn, &err) == SB_OK && m,
+    tap_ok(sb_run_merge_new(in, 3, &m, warn, sizeof warn, &err) == SB_OK && m,
            "merge: three runs merge (%s)", err.text);
     if (!m)
         goto done;
@@ -206,7 +206,7 @@ static void merge_api(void)
         int ok = f && sb_report(m, SB_FORMAT_JSON, f, &err) == SB_OK;
         if (ok) {
             rewind(f);
-            ok = sb_run_load(f, "merged.json", NULL, &m2, &err) == SB_OK;
+            ok = sb_run_load_new(f, "merged.json", NULL, &m2, &err) == SB_OK;
         }
         if (f)
             fclose(f);
@@ -226,7 +226,7 @@ static void merge_api(void)
             in[0] = m2;
             in[1] = a;
             sb_run *refused = NULL;
-            tap_ok(sb_run_merge(in, 2, &refused, NULL, 0, &err) ==
+            tap_ok(sb_run_merge_new(in, 2, &refused, NULL, 0, &err) ==
                            SB_EINVAL &&
                        !refused && strstr(err.text, "already merged"),
                    "merge: a merged run is refused: %s", err.text);
@@ -238,21 +238,21 @@ static void merge_api(void)
     /* Errors: one clear line each. */
     in[0] = a;
     in[1] = z;
-    tap_ok(sb_run_merge(in, 2, &m, warn, sizeof warn, &err) == SB_EINVAL &&
+    tap_ok(sb_run_merge_new(in, 2, &m, warn, sizeof warn, &err) == SB_EINVAL &&
                !m && strstr(err.text, "no cell is in every run"),
            "merge: no cell in common is refused: %s", err.text);
-    tap_ok(sb_run_merge(in, 1, &m, NULL, 0, &err) == SB_EINVAL &&
+    tap_ok(sb_run_merge_new(in, 1, &m, NULL, 0, &err) == SB_EINVAL &&
                strstr(err.text, "at least 2"),
            "merge: one run is refused: %s", err.text);
     b->imported = 0;
     in[1] = b;
-    tap_ok(sb_run_merge(in, 2, &m, NULL, 0, &err) == SB_EINVAL &&
+    tap_ok(sb_run_merge_new(in, 2, &m, NULL, 0, &err) == SB_EINVAL &&
                strstr(err.text, "measured elsewhere"),
            "merge: imported and measured samples are refused: %s",
            err.text);
     b->imported = 1;
     b->opt.cache = SB_CACHE_COLD;
-    tap_ok(sb_run_merge(in, 2, &m, NULL, 0, &err) == SB_EINVAL &&
+    tap_ok(sb_run_merge_new(in, 2, &m, NULL, 0, &err) == SB_EINVAL &&
                strstr(err.text, "cache cold"),
            "merge: hot and cold caches are refused: %s", err.text);
 done:

@@ -402,7 +402,7 @@ static sb_run *load_text(const char *text, const sb_options *opt)
 
     if (!f)
         return NULL;
-    if (sb_run_load(f, "test.json", opt, &run, &err) != SB_OK)
+    if (sb_run_load_new(f, "test.json", opt, &run, &err) != SB_OK)
         tap_diag("load: %s", err.text);
     fclose(f);
     return run;

@@ -1,8 +1,8 @@
 /*
  * test_plot.c: sb_plot() on runs built without measuring: saved runs
  * written here as small JSON documents (kernel, size and offsets per
- * cell) and read back with sb_run_load(), and samples handed to
- * sb_run_from_samples().
+ * cell) and read back with sb_run_load_new(), and samples handed to
+ * sb_run_from_samples_new().
  *
  * For each kind of figure: the script and the data exist, the data has
  * one line per point (per sample for distributions), the right figure is
@@ -103,7 +103,7 @@ static sb_run *json_run(const char *name, const char *cpu, const spec *c,
     f = fopen(path, "r");
     if (!f)
         return NULL;
-    rc = sb_run_load(f, path, NULL, &run, &err);
+    rc = sb_run_load_new(f, path, NULL, &run, &err);
     fclose(f);
     if (rc != SB_OK)
         tap_diag("loading %s: %s", path, err.text);
@@ -448,8 +448,8 @@ static void test_distribution(void)
         for (size_t j = 0; j < n[i]; j++)
             v[i][j] = 100 + 10 * (double)i + 5 * noise();
     }
-    if (!tap_ok(sb_run_from_samples(names, (const double *const *)v, n, 3,
-                                    NULL, &run, &err) == SB_OK,
+    if (!tap_ok(sb_run_from_samples_new(names, (const double *const *)v, n, 3,
+                                        NULL, &run, &err) == SB_OK,
                 "samples run made"))
         tap_diag("  %s", err.text);
     if (run) {
@@ -461,8 +461,8 @@ static void test_distribution(void)
         sb_run_free(run);
     }
     run = NULL;
-    if (sb_run_from_samples(names, (const double *const *)v, n, 14, NULL,
-                            &run, &err) == SB_OK) {
+    if (sb_run_from_samples_new(names, (const double *const *)v, n, 14, NULL,
+                                &run, &err) == SB_OK) {
         size_t want = 12;
         for (size_t i = 0; i < 12; i++)
             want += n[i];
@@ -488,7 +488,7 @@ static sb_run *noise_run(const char *name, const char *what)
 
     for (size_t i = 0; i < 20; i++)
         x[i] = 10 + noise();
-    if (sb_run_from_samples(names, v, n, 1, NULL, &run, &err) != SB_OK) {
+    if (sb_run_from_samples_new(names, v, n, 1, NULL, &run, &err) != SB_OK) {
         tap_ok(0, "%s run: %s", what, err.text);
         return NULL;
     }
@@ -757,8 +757,8 @@ static void test_hostile(void)
             for (size_t j = 0; v[i] && j < nv[i]; j++)
                 v[i][j] = 50 + (double)i + noise();
         }
-        if (sb_run_from_samples(hostile, (const double *const *)v, nv,
-                                NHOSTILE, NULL, &run, &err) == SB_OK) {
+        if (sb_run_from_samples_new(hostile, (const double *const *)v, nv,
+                                    NHOSTILE, NULL, &run, &err) == SB_OK) {
             sb_run_set_command(run, 4, (char *const *)args, &err);
             snprintf(fig, sizeof fig, "%s/dist.svg", figdir);
             hostile_plot(run, cwd, fig, figdir, SB_PLOT_DISTRIBUTION,
@@ -923,7 +923,7 @@ static void test_nothing(void)
           f);
     fclose(f);
     f = fopen(path, "r");
-    if (f && sb_run_load(f, path, NULL, &run, &err) == SB_OK) {
+    if (f && sb_run_load_new(f, path, NULL, &run, &err) == SB_OK) {
         snprintf(fig, sizeof fig, "%s/empty.svg", dir);
         check_refused(run, fig, SB_PLOT_AUTO,
                       "no samples: no figure (SB_EINVAL)", "nothing to plot");

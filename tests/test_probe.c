@@ -255,7 +255,7 @@ static sb_run *forced_run(int force, int reject)
     options(&o, reject);
     sb__probe_force = force;
     sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
-    if (sb_run_execute(plan, &o, &run, &e) != SB_OK) {
+    if (sb_run_execute_new(plan, &o, &run, &e) != SB_OK) {
         tap_diag("run: %s", e.text);
         run = NULL;
     }
@@ -404,7 +404,7 @@ static void test_json(void)
     o.invocations = 2;
     o.min_samples = o.max_samples = 40;
     sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
-    if (!tap_ok(sb_run_execute(plan, &o, &run, &e) == SB_OK,
+    if (!tap_ok(sb_run_execute_new(plan, &o, &run, &e) == SB_OK,
                 "a run of two invocations (%s)", e.text)) {
         sb_plan_free(plan);
         return;
@@ -414,7 +414,7 @@ static void test_json(void)
     if (f && sb_report(run, SB_FORMAT_JSON, f, &e) == SB_OK) {
         fclose(f);
         f = fmemopen(text, len, "r");
-        if (f && sb_run_load(f, "mem", NULL, &back, &e) != SB_OK)
+        if (f && sb_run_load_new(f, "mem", NULL, &back, &e) != SB_OK)
             back = NULL;
     }
     if (f)
@@ -460,7 +460,7 @@ static void test_json(void)
             "\"samples_ticks\":[10,11,12]}]}";
         f = fmemopen((void *)doc, sizeof doc - 1, "r");
         back = NULL;
-        if (f && sb_run_load(f, "doc", NULL, &back, &e) == SB_OK) {
+        if (f && sb_run_load_new(f, "doc", NULL, &back, &e) == SB_OK) {
             const sb_meta *b = sb_run_meta(back);
             tap_ok(b->probe_ninv == 5 && b->probe_inv_clock[0] == 1.4 &&
                        isnan(b->probe_inv_clock[1]) &&
@@ -557,7 +557,7 @@ static void test_hog(void)
     o.min_samples = 20;
     o.max_samples = 300;
     sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, NULL);
-    rc = sb_run_execute(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, &run, &e);
     if (hog > 0) {
         kill(hog, SIGKILL);
         waitpid(hog, NULL, 0);

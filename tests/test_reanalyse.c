@@ -34,7 +34,7 @@ static sb_run *load(const sb_options *opt)
     sb_run *run = NULL;
     sb_error e = {0};
 
-    if (!f || sb_run_load(f, fixture, opt, &run, &e) != SB_OK)
+    if (!f || sb_run_load_new(f, fixture, opt, &run, &e) != SB_OK)
         tap_diag("load %s: %s", fixture, f ? e.text : "cannot open");
     if (f)
         fclose(f);
@@ -361,7 +361,7 @@ static void check_single_invocation(void)
     }
     sb_options_init(&o);
     sb_options_analysis(&o, &a);
-    tap_ok(sb_run_from_samples(names, cv, n, 2, &o, &x, &e) == SB_OK &&
+    tap_ok(sb_run_from_samples_new(names, cv, n, 2, &o, &x, &e) == SB_OK &&
                sb_run_set_baselines(x, base, &e) == SB_OK &&
                sb_run_comparison(x, 1) != NULL,
            "samples of fixed values, compared");
@@ -372,7 +372,7 @@ static void check_single_invocation(void)
     tap_ok(sb_run_comparison(x, 1) == NULL,
            "the comparisons made from the old statistics are dropped");
     sb_options_set_analysis(&o, &a);
-    tap_ok(sb_run_from_samples(names, cv, n, 2, &o, &y, &e) == SB_OK,
+    tap_ok(sb_run_from_samples_new(names, cv, n, 2, &o, &y, &e) == SB_OK,
            "the same samples with those options");
     {
         int ok = same_results(x, y, &what);
@@ -410,7 +410,7 @@ static void check_measured(void)
     o.ci_level = 0.80;
     o.precision = 0.2;
     sb_plan_add(plan, sb_kernel_find("libc"), 1024, 0, 0, &e);
-    if (!tap_ok(sb_run_execute(plan, &o, &run, &e) == SB_OK, "measured"))
+    if (!tap_ok(sb_run_execute_new(plan, &o, &run, &e) == SB_OK, "measured"))
         tap_diag("%s", e.text);
     sb_plan_free(plan);
     if (!run)
@@ -554,7 +554,7 @@ static void check_outlier_sets(void)
         double lo = INFINITY;
         sb_options_init(&o);
         o.outliers = want[k].policy;
-        if (!tap_ok(sb_run_from_samples(names, cv, n, 1, &o, &run, &e) ==
+        if (!tap_ok(sb_run_from_samples_new(names, cv, n, 1, &o, &run, &e) ==
                         SB_OK,
                     "%s: analysed (%s)", want[k].name, e.text))
             continue;
@@ -590,7 +590,7 @@ static void check_autocorrelation_flag(void)
         v[2][i] = 100 + (double)((i * 9) % 40); /* r1 -0.005 (Python) */
     }
     sb_options_init(&o);
-    if (!tap_ok(sb_run_from_samples(names, cv, n, 3, &o, &run, &e) == SB_OK,
+    if (!tap_ok(sb_run_from_samples_new(names, cv, n, 3, &o, &run, &e) == SB_OK,
                 "three series analysed (%s)", e.text))
         return;
     tap_ok(sb_run_cell(run, 0)->lag1 < -0.9 &&
@@ -632,8 +632,8 @@ static void check_dst_align_matching(void)
         v[1][i] = 200 + 2 * (double)(i % 7);
     }
     sb_options_init(&o);
-    if (!tap_ok(sb_run_from_samples(names, cv, n, 2, &o, &a, &e) == SB_OK &&
-                    sb_run_from_samples(names, cv, n, 2, &o, &b, &e) ==
+    if (!tap_ok(sb_run_from_samples_new(names, cv, n, 2, &o, &a, &e) == SB_OK &&
+                    sb_run_from_samples_new(names, cv, n, 2, &o, &b, &e) ==
                         SB_OK,
                 "two runs of two cells (%s)", e.text)) {
         sb_run_free(a);

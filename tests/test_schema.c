@@ -382,7 +382,7 @@ static sb_run *measure(void)
     /* Two cells that differ only in the destination offset. */
     sb_plan_add(plan, libc_kernel(), 4096, 0, 0, &e);
     sb_plan_add(plan, libc_kernel(), 4096, 0, 64, &e);
-    if (sb_run_execute(plan, &o, &run, &e) != SB_OK)
+    if (sb_run_execute_new(plan, &o, &run, &e) != SB_OK)
         tap_diag("measure: %s", e.text);
     sb_plan_free(plan);
     return run;
@@ -475,7 +475,7 @@ static sb_run *load_json(json_t *doc)
     FILE *f = t ? fmemopen(t, strlen(t), "r") : NULL;
     sb_run *run = NULL;
     sb_error e = {0};
-    if (!f || sb_run_load(f, "refused", NULL, &run, &e) != SB_OK)
+    if (!f || sb_run_load_new(f, "refused", NULL, &run, &e) != SB_OK)
         tap_diag("load: %s", e.text);
     if (f)
         fclose(f);

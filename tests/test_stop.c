@@ -95,7 +95,7 @@ struct job {
 static void *execute(void *arg)
 {
     struct job *j = arg;
-    j->rc = sb_run_execute(j->plan, &j->opt, &j->run, &j->err);
+    j->rc = sb_run_execute_new(j->plan, &j->opt, &j->run, &j->err);
     return NULL;
 }
 
@@ -324,7 +324,7 @@ static void test_min_kept(void)
     o.progress = odd_rounds;
     fail_round = 0;
     sb_plan_add(plan, &k, 4096, 0, 0, NULL);
-    if (tap_ok(sb_run_execute(plan, &o, &run, &e) == SB_OK,
+    if (tap_ok(sb_run_execute_new(plan, &o, &run, &e) == SB_OK,
                "a run with half its samples rejected (%s)", e.text)) {
         const sb_cell_result *r = sb_run_cell(run, 0);
         tap_ok(r->nsamples >= 40 &&

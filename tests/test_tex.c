@@ -1,6 +1,6 @@
 /*
  * test_tex.c: sb_format_rounded's rule on many cases, then the Markdown
- * and LaTeX reporters on runs made from samples (sb_run_from_samples),
+ * and LaTeX reporters on runs made from samples (sb_run_from_samples_new),
  * with and without comparisons, and on a run shaped like a measured one
  * (six invocations, kernels, sizes and offsets) built through the
  * internal run API.  The outputs are checked for their structure: the
@@ -448,9 +448,9 @@ static sb_run *imported_run(void)
         values[i] = data[i];
         n[i] = NSAMPLES;
     }
-    if (sb_run_from_samples(names, values, n, NCELLS, NULL, &run, &err) !=
+    if (sb_run_from_samples_new(names, values, n, NCELLS, NULL, &run, &err) !=
         SB_OK) {
-        tap_diag("sb_run_from_samples: %s", err.text);
+        tap_diag("sb_run_from_samples_new: %s", err.text);
         return NULL;
     }
     if (sb_run_set_command(run, (int)NCOMMAND, command, &err) != SB_OK) {

@@ -156,7 +156,7 @@ static void check_subtracted(void)
     for (int attempt = 0; attempt < 3 && !ok; attempt++) {
         sb_run *run = NULL;
         const sb_cell_result *r;
-        if (sb_run_execute(plan, &o, &run, &e) != SB_OK)
+        if (sb_run_execute_new(plan, &o, &run, &e) != SB_OK)
             break;
         measured = 1;
         r = sb_run_cell(run, 0);

@@ -509,7 +509,7 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     if (m != MAP_FAILED)
         run_signal = m;
     cli_catch_signals();
-    if (sb_run_execute(plan, &cli->opt, &run, &err) != SB_OK) {
+    if (sb_run_execute_new(plan, &cli->opt, &run, &err) != SB_OK) {
         int sig = got_signal ? got_signal : *run_signal;
         say("%s", err.text);
         /* Interrupted before any invocation delivered a sample: still

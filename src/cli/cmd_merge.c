@@ -1,7 +1,7 @@
 /*
  * cmd_merge.c: statbench merge A.json B.json ... -o ALL.json: several
  * saved runs of one plan as one run, each run a level above its
- * invocations (sb_run_merge).  What differs between the runs is said one
+ * invocations (sb_run_merge_new).  What differs between the runs is said one
  * line each: the library refuses what cannot be one measurement, and
  * names the rest.
  */
@@ -34,8 +34,8 @@ int cmd_merge(int argc, char **argv, struct cli *cli)
      * kept them; the analysis options given apply to the merged run. */
     for (size_t r = 0; r < n; r++)
         runs[r] = cli_load_or_die(argv[optind + r], NULL);
-    status = sb_run_merge((const sb_run *const *)runs, n, &all, warnings,
-                          sizeof warnings, &err);
+    status = sb_run_merge_new((const sb_run *const *)runs, n, &all, warnings,
+                              sizeof warnings, &err);
     if (status == SB_OK && cli->nanalysis) {
         /* Over the merged run's own options, as report does: an option
          * not given keeps the saved value. */

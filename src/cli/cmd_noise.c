@@ -129,7 +129,7 @@ int cmd_noise(int argc, char **argv, struct cli *cli)
     if (sb_plan_check(plan, &opt, &err) != SB_OK)
         die_usage("%s", err.text);
     cli_catch_signals();
-    if (sb_run_execute(plan, &opt, &run, &err) != SB_OK) {
+    if (sb_run_execute_new(plan, &opt, &run, &err) != SB_OK) {
         fprintf(stderr, "%s: %s\n", progname, err.text);
         sb_plan_free(plan);
         return 1;

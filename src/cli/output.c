@@ -291,7 +291,7 @@ sb_run *cli_load_or_die(const char *path, const struct cli *cli)
     /* The run as saved, then, when analysis options were given, again
      * with those over the saved ones: an option not given keeps the
      * run's value rather than taking the command's default. */
-    if (sb_run_load(f, path, NULL, &run, &err) != SB_OK) {
+    if (sb_run_load_new(f, path, NULL, &run, &err) != SB_OK) {
         fclose(f);
         say("%s", err.text);
         exit(EXIT_USAGE);

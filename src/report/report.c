@@ -61,7 +61,7 @@ int sb_format_for_path(const char *path)
 const char *sb_format_name(int format)
 {
     const writer *w = writer_of(format);
-    return w ? w->name : NULL;
+    return w ? w->name : "?";
 }
 
 int sb_report(const sb_run *run, int format, FILE *f, sb_error *err)

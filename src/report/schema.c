@@ -57,7 +57,7 @@ static const sb__jfield options[] = {
     O_SIZE("invocations", invocations, SB__J_AT_LEAST_1),
     O_SIZE("max_invocations", max_invocations, SB__J_AT_LEAST_1),
     /* Written, not read back: the saved samples are what the saved policy
-     * kept, and sb_run_load applies the caller's (or keeps them all). */
+     * kept, and sb_run_load_new applies the caller's (or keeps them all). */
     CUSTOM("outliers", SB__JC_OUTLIERS),
     O_SIZE("bootstrap", bootstrap, SB__J_ANY),
     O_NUM("alpha", alpha, SB__J_OPEN_UNIT),

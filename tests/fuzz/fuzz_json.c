@@ -1,5 +1,5 @@
 /*
- * fuzz_json.c: libFuzzer harness for the JSON run reader, sb_run_load()
+ * fuzz_json.c: libFuzzer harness for the JSON run reader, sb_run_load_new()
  * (src/load.c), and, through the runs it accepts, for every reporter and
  * for the comparison of two saved runs.
  *
@@ -36,7 +36,7 @@ static sb_run *load(char *buf, size_t size, const sb_options *opt)
 
     if (!f)
         return NULL;
-    rc = sb_run_load(f, "fuzz.json", opt, &run, &err);
+    rc = sb_run_load_new(f, "fuzz.json", opt, &run, &err);
     fclose(f);
     if (rc != SB_OK) {
         CHECK(run == NULL);

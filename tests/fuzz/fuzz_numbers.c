@@ -5,7 +5,7 @@
  * through a memory FILE.  Besides the sanitizers, the harness checks the
  * header's promises: on success at least one value, every one finite; on
  * failure no array, no count and a one-line message.  The values then go
- * through sb_run_from_samples() as one file and as two (the second
+ * through sb_run_from_samples_new() as one file and as two (the second
  * compared with the first, sb_run_set_baselines, as `analyze A B` does),
  * and each run is written with sb_report() to /dev/null in every format.
  */
@@ -34,7 +34,7 @@ static void analyze(const double *vals, size_t n)
     for (size_t m = 1; m <= 2; m++) {
         sb_run *run = NULL;
         sb_error err = {0};
-        int rc = sb_run_from_samples(names, v, ns, m, NULL, &run, &err);
+        int rc = sb_run_from_samples_new(names, v, ns, m, NULL, &run, &err);
         if (rc != SB_OK) {
             /* Finite values always make a run; only the statistics may
              * fail (SB_ENUMERIC), and then they say so. */

@@ -97,7 +97,7 @@ static sb_run *json_run(const char *const names[2], const char *cpu,
     fclose(f);
     f = fmemopen(buf, len, "r");
     if (f) {
-        if (sb_run_load(f, "fuzz.json", NULL, &run, &err) != SB_OK)
+        if (sb_run_load_new(f, "fuzz.json", NULL, &run, &err) != SB_OK)
             run = NULL;
         fclose(f);
     }
@@ -117,7 +117,7 @@ static sb_run *samples_run(const char *const names[2])
         a[j] = 100 + j;
         b[j] = 130 + 2 * j;
     }
-    if (sb_run_from_samples(names, v, n, 2, NULL, &run, &err) != SB_OK)
+    if (sb_run_from_samples_new(names, v, n, 2, NULL, &run, &err) != SB_OK)
         return NULL;
     return run;
 }

@@ -7,8 +7,8 @@
 #
 #   fuzz_parse    cli_parse_value, cli_parse_list, cli_parse_double
 #   fuzz_numbers  cli_read_numbers (the analyze reader), then the numbers
-#                 through sb_run_from_samples and every reporter
-#   fuzz_json     sb_run_load (the JSON reader), sb_run_compare_to and
+#                 through sb_run_from_samples_new and every reporter
+#   fuzz_json     sb_run_load_new (the JSON reader), sb_run_compare_to and
 #                 every reporter
 #   fuzz_plot     sb_plot (the figure writer) with hostile names, CPU
 #                 model, command and file name: the gnuplot script must
