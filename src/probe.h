@@ -34,7 +34,10 @@ double sb__probe_clock(double cycles, double ticks, double overhead);
 /* The clock around one sample from the chain timed before it and the one
  * timed after it (raw ticks, each holding one timer overhead): the total
  * cycles over the total ticks, so that a clock step inside the sample
- * gives a value between the two states.  One side NAN: the other's. */
+ * gives a value between the two states.  One side NAN: the other's.  Two
+ * clocks more than SB__PROBE_CHAIN_APART times apart: the higher, the
+ * other chain having been disturbed. */
+#define SB__PROBE_CHAIN_APART 1.5
 double sb__probe_sample_clock(double cycles, double before, double after,
                               double overhead);
 

@@ -521,6 +521,14 @@ static void add_probe_figures(sb_run *run, const sb__invocation *inv,
      * cannot be compared: only within each (no notes below). */
     if (!strcmp(m->probe, "none"))
         tot->ticks = 1;
+    /* The first invocation's notes are the run's; a later one that lost
+     * its probe (refused by a disturbed start-up check) says so, since
+     * its samples then have no clock and weigh against a cell's share. */
+    if (run->invocations > 0 && !strcmp(m->probe, "none") &&
+        strcmp(run->meta.probe, "none") && m->probe_note[0])
+        sb__meta_note(&run->meta, "invocation %zu: %s: its samples have no "
+                                  "core clock", run->invocations + 1,
+                      m->probe_note);
     if (isfinite(m->contention_quiet) && tot->nquiet < TOTALS_INV) {
         tot->quiet_inv[tot->nquiet] = run->invocations + 1;
         tot->margin = m->contention_margin;

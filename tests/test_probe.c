@@ -135,9 +135,23 @@ static void test_arithmetic(void)
                                       OVERHEAD),
                1.4, 1e-12, "one side unknown: the other's clock");
     TAP_IS_REL(sb__probe_sample_clock(1000, 1000 / 1.0 + OVERHEAD,
-                                      1000 / 2.0 + OVERHEAD, OVERHEAD),
-               2000.0 / 1500.0, 1e-12,
+                                      1000 / 1.25 + OVERHEAD, OVERHEAD),
+               2000.0 / 1800.0, 1e-12,
                "two sides: total cycles over total ticks");
+    /* One chain disturbed (an interrupt, the host taking the vCPU): 20
+     * times slower, on either side, the other chain's clock stands; 1.4
+     * times apart (within the host's 30% of clock states) is still a
+     * clock change, averaged. */
+    TAP_IS_REL(sb__probe_sample_clock(1536, 1536 / 1.4 + OVERHEAD,
+                                      20 * 1536 / 1.4 + OVERHEAD, OVERHEAD),
+               1.4, 1e-12, "the after chain 20x slow: the before's clock");
+    TAP_IS_REL(sb__probe_sample_clock(1536, 20 * 1536 / 1.4 + OVERHEAD,
+                                      1536 / 1.4 + OVERHEAD, OVERHEAD),
+               1.4, 1e-12, "the before chain 20x slow: the after's clock");
+    TAP_IS_REL(sb__probe_sample_clock(1000, 1000 / 1.4 + OVERHEAD,
+                                      1000 / 1.0 + OVERHEAD, OVERHEAD),
+               2000.0 / (1000 / 1.4 + 1000), 1e-12,
+               "1.4 times apart: a clock change, averaged");
     gsl_rng_free(r);
 }
 
