@@ -13,33 +13,19 @@
 #include "statbench.h"
 #include "tap.h"
 #include "report_text.h"
+#include "fail_rounds.h"
 #include "text.h"
 
 /* A kernel whose calls fail in every second round (the progress callback
  * says which), so that its cell has rejects to carry through the round
  * trip whatever the machine does: every second round is rejected as
  * kernel-failed (25 of the 50 rounds of each invocation). */
-static volatile int fail_now;
-static void sometimes_fails(void *dst, const void *src, size_t n,
-                            void *state)
-{
-    (void)src, (void)state;
-    memset(dst, 0, n);
-    if (fail_now)
-        sb_kernel_failed(5); /* EIO */
-}
-static int every_other_round(void *arg, size_t round, double elapsed)
-{
-    (void)arg, (void)elapsed;
-    fail_now = (int)(round % 2);
-    return 0;
-}
 static const sb_kernel failing = {.size = sizeof(sb_kernel),
                                   .name = "sometimes_fails",
                                   .family = SB_FAMILY_CLEAR,
                                   .description = "fails in every second "
                                                  "round",
-                                  .fn = sometimes_fails};
+                                  .fn = clear_or_fail};
 
 static sb_run *measure(void)
 {
