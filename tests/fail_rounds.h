@@ -34,4 +34,16 @@ static inline int every_other_round(void *arg, size_t round, double elapsed)
     return 0;
 }
 
+/* The kernel of clear_or_fail, for the tests' plans. */
+static inline const sb_kernel *fail_rounds_kernel(void)
+{
+    static const sb_kernel k = {.size = sizeof(sb_kernel),
+                                .name = "sometimes_fails",
+                                .family = SB_FAMILY_CLEAR,
+                                .description = "fails in every second "
+                                               "round",
+                                .fn = clear_or_fail};
+    return &k;
+}
+
 #endif

@@ -16,17 +16,6 @@
 #include "fail_rounds.h"
 #include "text.h"
 
-/* A kernel whose calls fail in every second round (the progress callback
- * says which), so that its cell has rejects to carry through the round
- * trip whatever the machine does: every second round is rejected as
- * kernel-failed (25 of the 50 rounds of each invocation). */
-static const sb_kernel failing = {.size = sizeof(sb_kernel),
-                                  .name = "sometimes_fails",
-                                  .family = SB_FAMILY_CLEAR,
-                                  .description = "fails in every second "
-                                                 "round",
-                                  .fn = clear_or_fail};
-
 static sb_run *measure(void)
 {
     sb_plan *plan = sb_plan_new();
@@ -41,7 +30,11 @@ static sb_run *measure(void)
     o.min_samples = o.max_samples = 50;
     sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, &e);
     sb_plan_add(plan, sb_kernel_find("duff"), 4096, 3, 5, &e);
-    sb_plan_add(plan, &failing, 4096, 0, 0, &e);
+    /* Calls that fail in every second round (fail_rounds.h), so that its
+     * cell has rejects to carry through the round trip whatever the
+     * machine does: every second round is rejected as kernel-failed (25
+     * of the 50 rounds of each invocation). */
+    sb_plan_add(plan, fail_rounds_kernel(), 4096, 0, 0, &e);
     o.progress = every_other_round;
     fail_now = 0;
     if (sb_run_execute(plan, &o, &run, &e) != SB_OK)
@@ -112,7 +105,7 @@ int main(void)
                     each = each && b->rejected[q] == a->rejected[q];
                 tap_ok(each, "cell %zu: rejects by reason alike", i);
             }
-            if (!strcmp(a->cell.kernel->name, "sometimes_fails"))
+            if (!strcmp(a->cell.kernel->name, fail_rounds_kernel()->name))
                 tap_ok(a->rejected[SB_REJECT_KERNEL_FAILED] >= 1 &&
                            b->rejected[SB_REJECT_KERNEL_FAILED] ==
                                a->rejected[SB_REJECT_KERNEL_FAILED],

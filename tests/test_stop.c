@@ -285,12 +285,7 @@ static void test_min_kept(void)
 {
     /* Its calls fail in every second round (fail_rounds.h), so that half
      * its samples are rejected whatever the machine does. */
-    static const sb_kernel k = {.size = sizeof(sb_kernel),
-                                .name = "half_fails",
-                                .family = SB_FAMILY_CLEAR,
-                                .description = "fails in every second "
-                                               "round",
-                                .fn = clear_or_fail};
+    const sb_kernel *k = fail_rounds_kernel();
     sb_plan *plan = sb_plan_new();
     sb_options o;
     sb_run *run = NULL;
@@ -308,7 +303,7 @@ static void test_min_kept(void)
     o.reject = SB_REJECT_NONE;
     o.progress = every_other_round;
     fail_now = 0;
-    sb_plan_add(plan, &k, 4096, 0, 0, NULL);
+    sb_plan_add(plan, k, 4096, 0, 0, NULL);
     if (tap_ok(sb_run_execute(plan, &o, &run, &e) == SB_OK,
                "a run with half its samples rejected (%s)", e.text)) {
         const sb_cell_result *r = sb_run_cell(run, 0);
