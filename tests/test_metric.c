@@ -35,15 +35,9 @@
 #include "statbench.h"
 #include "tap.h"
 #include "report_text.h"
+#include "synth_run.h"
 
 #define L2 (1024 * 1024)
-
-/* A uniform in [0, 1) from a 64-bit LCG (Knuth's MMIX constants). */
-static double uniform(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
 
 static const sb_kernel *of_family(int family)
 {
@@ -229,7 +223,6 @@ static sb_run *two_state_run(size_t ncells, size_t nstates, int metric)
     const sb_kernel *sys = of_family(SB_FAMILY_SYSCALL);
     sb_options o;
     sb_run *run;
-    sb_error err = {0};
     uint64_t seed = 5;
     double ticks[NS], clock[NS];
 
@@ -267,13 +260,7 @@ static sb_run *two_state_run(size_t ncells, size_t nstates, int metric)
             }
         }
     }
-    run->invocations = NINV;
-    if (sb__run_analyse(run, &err) != SB_OK) {
-        tap_diag("analyse: %s", err.text);
-        sb_run_free(run);
-        return NULL;
-    }
-    return run;
+    return synth_analysed(run, NINV);
 }
 
 static double rel_half(const sb_interval *i)

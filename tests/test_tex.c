@@ -22,6 +22,7 @@
 #include "run_internal.h"
 #include "tap.h"
 #include "report_text.h"
+#include "synth_run.h"
 
 /* ---- sb_format_rounded -------------------------------------------------- */
 
@@ -425,13 +426,6 @@ static const char *const md_command =
     "statbench analyze --ci 95 a_b&c%.txt $HOME/#x {y}\\~^\\\\\\| two  "
     "lines";
 
-/* A deterministic uniform in [0, 1). */
-static double uniform(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
-
 static sb_run *imported_run(void)
 {
     static const double centre[NCELLS] = {100, 110, 100.3, 99.8, 250};
@@ -521,12 +515,8 @@ static sb_run *measured_run(void)
             }
         }
     }
-    run->invocations = MINV;
-    if (sb__run_analyse(run, &err) != SB_OK) {
-        tap_diag("analyse: %s", err.text);
-        sb_run_free(run);
+    if (!(run = synth_analysed(run, MINV)))
         return NULL;
-    }
     if (sb_run_set_command(run, (int)NCOMMAND, command, &err) != SB_OK) {
         sb_run_free(run);
         return NULL;
