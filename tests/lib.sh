@@ -39,15 +39,6 @@ main_rows() {
     awk '/^kernel .*MB\/s/ { on = 1; next } on && /^$/ { on = 0 } on' "$1"
 }
 
-# check_csv DESCRIPTION FILE: the Python on standard input (asserts) over
-# the rows of the CSV FILE, given to it as rows, a list of dicts
-# (csv.DictReader); passes when it raises nothing.  Needs $PY.
-check_csv() {
-    check "$1" "$PY" -c 'import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-exec(sys.stdin.read())' "$2"
-}
-
 # bad_input NEEDLE ARGS...: statbench ARGS must fail with exit status 2,
 # one line on stderr containing NEEDLE, and nothing on stdout.  Needs $tmp.
 bad_input() {
@@ -62,6 +53,15 @@ bad_input() {
     fi
     diag "rc $rc, $lines stderr lines: $(cat "$tmp/err")"
     return 1
+}
+
+# check_csv DESCRIPTION FILE: the Python on standard input (asserts) over
+# the rows of the CSV FILE, given to it as rows, a list of dicts
+# (csv.DictReader); passes when it raises nothing.  Needs $PY.
+check_csv() {
+    check "$1" "$PY" -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+exec(sys.stdin.read())' "$2"
 }
 
 # run_scratch PREFIX: a scratch directory in $tmp, removed on every way
