@@ -237,12 +237,7 @@ static sb_run *two_state_run(size_t ncells, size_t nstates, int metric)
     run->cells[1].cell = (sb_cell){sys, 4096, 0, 0};
     if (ncells > 2)
         run->cells[2].cell = (sb_cell){copy, 16 << 20, 0, 0};
-    snprintf(run->meta.statbench_version, sizeof run->meta.statbench_version,
-             "%s", PACKAGE_VERSION);
-    run->meta.timer.kind = SB_TIMER_TSC;
-    run->meta.timer.hz = 2e9;
-    run->meta.timer.hz_source = "test";
-    run->meta.cpu = -1;
+    synth_tsc(run, 2e9);
     run->meta.l2_bytes = L2;
     for (size_t g = 0; g < NINV; g++) {
         double c = state[g % nstates];

@@ -479,14 +479,9 @@ static sb_run *new_run(size_t n, double precision)
         return NULL;
     for (size_t i = 0; i < n; i++)
         run->cells[i].cell = (sb_cell){k, 10240, i, 0};
-    snprintf(run->meta.statbench_version, sizeof run->meta.statbench_version,
-             "%s", PACKAGE_VERSION);
+    synth_tsc(run, 3e9);
     snprintf(run->meta.cpu_model, sizeof run->meta.cpu_model,
              "Test CPU_X #1 & co. 100%% ~fast");
-    run->meta.timer.kind = SB_TIMER_TSC;
-    run->meta.timer.hz = 3e9;
-    run->meta.timer.hz_source = "test";
-    run->meta.cpu = -1;
     return run;
 }
 
