@@ -60,14 +60,6 @@ static void teardown(void *state)
     ((struct counts *)state)->teardowns++;
 }
 
-/* A benchmark of fn on state at size n, with the counting hooks. */
-static void add_counted(sb_plan *plan, const char *name, sb_kernel_fn fn,
-                        struct counts *state, size_t n)
-{
-    sb_bench_add(plan, name, fn, state, n, NULL);
-    sb_bench_hooks(plan, name, setup, teardown, NULL);
-}
-
 static void options(sb_options *o)
 {
     sb_options_init(o);
@@ -205,8 +197,10 @@ static void measured(void)
 
     options(&o);
     o.reject = SB_REJECT_NONE; /* the header then mentions the policy */
-    add_counted(plan, "mine", bytes, &mine, 4096);
-    add_counted(plan, "reference", copy, &ref, 4096);
+    sb_bench_add(plan, "mine", bytes, &mine, 4096, NULL);
+    sb_bench_add(plan, "reference", copy, &ref, 4096, NULL);
+    sb_bench_hooks(plan, "mine", setup, teardown, NULL);
+    sb_bench_hooks(plan, "reference", setup, teardown, NULL);
     rc = sb_run_execute(plan, &o, &run, &e);
     /* The run must not need the plan any more. */
     sb_plan_free(plan);
@@ -256,8 +250,10 @@ static void failing_setup(void)
     int rc;
 
     options(&o);
-    add_counted(plan, "ok", copy, &b, 256);
-    add_counted(plan, "broken", copy, &a, 256);
+    sb_bench_add(plan, "ok", copy, &b, 256, NULL);
+    sb_bench_add(plan, "broken", copy, &a, 256, NULL);
+    sb_bench_hooks(plan, "ok", setup, teardown, NULL);
+    sb_bench_hooks(plan, "broken", setup, teardown, NULL);
     rc = sb_run_execute(plan, &o, &run, &e);
     TAP_IS_INT(rc, SB_EUNAVAIL, "a setup's failure fails the run with its "
                "status");
@@ -284,7 +280,8 @@ static void forked(void)
 
     options(&o);
     o.invocations = 2;
-    add_counted(plan, "mine", bytes, &mine, 1024);
+    sb_bench_add(plan, "mine", bytes, &mine, 1024, NULL);
+    sb_bench_hooks(plan, "mine", setup, teardown, NULL);
     rc = sb_run_execute(plan, &o, &run, &e);
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "two forked invocations of a named benchmark "
