@@ -20,6 +20,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,20 +70,25 @@ static const char *cell_name(const sb_cell *c, char *buf, size_t len)
 static void compare_meta(const sb_run *a, const sb_run *b, size_t r,
                          char *buf, size_t len)
 {
+    /* The text fields of the metadata, each with its name in the line. */
+    static const struct {
+        size_t off;
+        const char *what;
+    } texts[] = {
+        {offsetof(sb_meta, hostname), "host"},
+        {offsetof(sb_meta, cpu_model), "CPU model"},
+        {offsetof(sb_meta, kernel_version), "kernel"},
+        {offsetof(sb_meta, statbench_version), "statbench"},
+    };
     const sb_meta *x = &a->meta, *y = &b->meta;
 
-    if (strcmp(x->hostname, y->hostname))
-        warn(buf, len, "run %zu: another host: '%s', run 1 '%s'", r + 1,
-             y->hostname, x->hostname);
-    if (strcmp(x->cpu_model, y->cpu_model))
-        warn(buf, len, "run %zu: another CPU model: '%s', run 1 '%s'", r + 1,
-             y->cpu_model, x->cpu_model);
-    if (strcmp(x->kernel_version, y->kernel_version))
-        warn(buf, len, "run %zu: another kernel: '%s', run 1 '%s'", r + 1,
-             y->kernel_version, x->kernel_version);
-    if (strcmp(x->statbench_version, y->statbench_version))
-        warn(buf, len, "run %zu: another statbench: '%s', run 1 '%s'", r + 1,
-             y->statbench_version, x->statbench_version);
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        const char *s = (const char *)x + texts[i].off;
+        const char *t = (const char *)y + texts[i].off;
+        if (strcmp(s, t))
+            warn(buf, len, "run %zu: another %s: '%s', run 1 '%s'", r + 1,
+                 texts[i].what, t, s);
+    }
     /* A calibrated TSC rate moves in its fifth digit from run to run:
      * only a rate 0.1% away is another timer. */
     if (x->timer.kind != y->timer.kind ||

@@ -30,6 +30,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,33 +66,61 @@ static void *volatile sb__lsan_root;
 
 #define WIRE_MAGIC 0x5342494eu /* "SBIN" */
 
-static int write_all(int fd, const void *buf, size_t len)
+/* All len bytes of buf written to fd (out != 0, buf only read) or read
+ * from it, through interruptions and short transfers; -1 on an error or
+ * the end of the pipe. */
+static int transfer_all(int fd, void *buf, size_t len, int out)
 {
-    const char *p = buf;
+    char *p = buf;
     while (len) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
+        ssize_t k = out ? write(fd, p, len) : read(fd, p, len);
+        if (k < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
+        if (k <= 0)
             return -1;
-        p += w;
-        len -= (size_t)w;
+        p += k;
+        len -= (size_t)k;
     }
     return 0;
 }
 
+static int write_all(int fd, const void *buf, size_t len)
+{
+    return transfer_all(fd, (void *)buf, len, 1);
+}
+
 static int read_all(int fd, void *buf, size_t len)
 {
-    char *p = buf;
-    while (len) {
-        ssize_t r = read(fd, p, len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
+    return transfer_all(fd, buf, len, 0);
+}
+
+/* The fixed-size fields of an invocation and of each of its cells, in
+ * the order they travel: send_invocation and receive_invocation both walk
+ * these lists, so that what is read is what was written. */
+struct wire_field {
+    size_t off, size;
+};
+#define WIRE(type, field) {offsetof(type, field), sizeof ((type *)0)->field}
+static const struct wire_field inv_wire[] = {
+    WIRE(sb__invocation, meta),        WIRE(sb__invocation, rounds),
+    WIRE(sb__invocation, elapsed),     WIRE(sb__invocation, interrupted),
+    WIRE(sb__invocation, irq_count),   WIRE(sb__invocation, irq_seconds),
+};
+static const struct wire_field cell_wire[] = {
+    WIRE(sb__raw_cell, iters),     WIRE(sb__raw_cell, warmup_samples),
+    WIRE(sb__raw_cell, rejected),  WIRE(sb__raw_cell, disturbed),
+    WIRE(sb__raw_cell, user),      WIRE(sb__raw_cell, sys),
+    WIRE(sb__raw_cell, calls),     WIRE(sb__raw_cell, nsamples),
+};
+#define NWIRE(list) (sizeof list / sizeof *list)
+
+/* The n fields f of the struct at base, as transfer_all moves them. */
+static int transfer_fields(int fd, void *base, const struct wire_field *f,
+                           size_t n, int out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (transfer_all(fd, (char *)base + f[i].off, f[i].size, out))
             return -1;
-        p += r;
-        len -= (size_t)r;
-    }
     return 0;
 }
 
@@ -110,26 +139,14 @@ static int send_invocation(int fd, int rc, const sb_error *err,
         return -1;
     if (rc != SB_OK)
         return write_all(fd, err, sizeof *err);
-    if (write_all(fd, &inv->meta, sizeof inv->meta) ||
-        write_all(fd, &inv->rounds, sizeof inv->rounds) ||
-        write_all(fd, &inv->elapsed, sizeof inv->elapsed) ||
-        write_all(fd, &inv->interrupted, sizeof inv->interrupted) ||
-        write_all(fd, &inv->irq_count, sizeof inv->irq_count) ||
-        write_all(fd, &inv->irq_seconds, sizeof inv->irq_seconds))
+    if (transfer_fields(fd, (void *)inv, inv_wire, NWIRE(inv_wire), 1))
         return -1;
     for (size_t i = 0; i < inv->ncells; i++) {
         const sb__raw_cell *c = &inv->cells[i];
         size_t nc = c->counters ? c->ncounters : 0;
         unsigned char has_flags = c->flags != NULL;
         unsigned char has_clock = c->clock != NULL;
-        if (write_all(fd, &c->iters, sizeof c->iters) ||
-            write_all(fd, &c->warmup_samples, sizeof c->warmup_samples) ||
-            write_all(fd, c->rejected, sizeof c->rejected) ||
-            write_all(fd, c->disturbed, sizeof c->disturbed) ||
-            write_all(fd, &c->user, sizeof c->user) ||
-            write_all(fd, &c->sys, sizeof c->sys) ||
-            write_all(fd, &c->calls, sizeof c->calls) ||
-            write_all(fd, &c->nsamples, sizeof c->nsamples) ||
+        if (transfer_fields(fd, (void *)c, cell_wire, NWIRE(cell_wire), 1) ||
             write_all(fd, &nc, sizeof nc) ||
             write_all(fd, &has_flags, sizeof has_flags) ||
             write_all(fd, &has_clock, sizeof has_clock) ||
@@ -169,12 +186,7 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
     if (!inv->cells)
         return -1;
     inv->ncells = ncells;
-    if (read_all(fd, &inv->meta, sizeof inv->meta) ||
-        read_all(fd, &inv->rounds, sizeof inv->rounds) ||
-        read_all(fd, &inv->elapsed, sizeof inv->elapsed) ||
-        read_all(fd, &inv->interrupted, sizeof inv->interrupted) ||
-        read_all(fd, &inv->irq_count, sizeof inv->irq_count) ||
-        read_all(fd, &inv->irq_seconds, sizeof inv->irq_seconds))
+    if (transfer_fields(fd, inv, inv_wire, NWIRE(inv_wire), 0))
         return -1;
     if (inv->meta.ncounters > SB_MAX_COUNTERS)
         return -1;
@@ -182,14 +194,7 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
         sb__raw_cell *c = &inv->cells[i];
         unsigned char has_flags, has_clock;
         size_t nc;
-        if (read_all(fd, &c->iters, sizeof c->iters) ||
-            read_all(fd, &c->warmup_samples, sizeof c->warmup_samples) ||
-            read_all(fd, c->rejected, sizeof c->rejected) ||
-            read_all(fd, c->disturbed, sizeof c->disturbed) ||
-            read_all(fd, &c->user, sizeof c->user) ||
-            read_all(fd, &c->sys, sizeof c->sys) ||
-            read_all(fd, &c->calls, sizeof c->calls) ||
-            read_all(fd, &c->nsamples, sizeof c->nsamples) ||
+        if (transfer_fields(fd, c, cell_wire, NWIRE(cell_wire), 0) ||
             read_all(fd, &nc, sizeof nc) ||
             read_all(fd, &has_flags, sizeof has_flags) ||
             read_all(fd, &has_clock, sizeof has_clock) ||

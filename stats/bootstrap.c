@@ -322,6 +322,23 @@ static int check_common(double level, size_t B, int method, sb_interval *out)
     return SB_OK;
 }
 
+/* The arguments of a ratio y / x: both samples positive, and together
+ * small enough for the one array they are resampled from. */
+static int check_ratio(const double *x, size_t nx, const double *y,
+                       size_t ny, double level, size_t B, int method,
+                       sb_interval *out)
+{
+    int rc;
+
+    if ((rc = check_common(level, B, method, out)) != SB_OK ||
+        (rc = check_sample(x, nx, 1)) != SB_OK ||
+        (rc = check_sample(y, ny, 1)) != SB_OK)
+        return rc;
+    if (nx > SIZE_MAX / sizeof(double) - ny)
+        return SB_EINVAL;
+    return SB_OK;
+}
+
 /* A new mt19937 seeded from a 64-bit seed, or NULL. */
 static gsl_rng *new_rng(uint64_t seed)
 {
@@ -449,12 +466,9 @@ int sb_stats_ratio_boot_test(const double *x, size_t nx, const double *y,
 
     if (!p)
         return SB_EINVAL;
-    if ((rc = check_common(level, B, SB_BOOT_PERCENTILE, ratio)) != SB_OK ||
-        (rc = check_sample(x, nx, 1)) != SB_OK ||
-        (rc = check_sample(y, ny, 1)) != SB_OK)
+    if ((rc = check_ratio(x, nx, y, ny, level, B, SB_BOOT_PERCENTILE,
+                          ratio)) != SB_OK)
         return rc;
-    if (nx > SIZE_MAX / sizeof(double) - ny)
-        return SB_EINVAL;
     return boot_ci(x, nx, y, ny, level, B, SB_BOOT_PERCENTILE, seed, ratio,
                    p);
 }
@@ -477,11 +491,7 @@ int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
 {
     int rc;
 
-    if ((rc = check_common(level, B, method, out)) != SB_OK ||
-        (rc = check_sample(x, nx, 1)) != SB_OK ||
-        (rc = check_sample(y, ny, 1)) != SB_OK)
+    if ((rc = check_ratio(x, nx, y, ny, level, B, method, out)) != SB_OK)
         return rc;
-    if (nx > SIZE_MAX / sizeof(double) - ny)
-        return SB_EINVAL;
     return boot_ci(x, nx, y, ny, level, B, method, seed, out, NULL);
 }

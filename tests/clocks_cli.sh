@@ -59,10 +59,8 @@ check "compare at two clocks (rc $rc)" test "$rc" -eq 0
 check "  warns that the core clocks differ, naming both runs" \
     grep -q "warning: the runs ran at different core clocks: .*a.json at .* GHz, .*b.json at .* GHz (-3.4%)" \
     "$tmp/cyc.err"
-check "  cells in cycles in both: ratio 1, equivalent, in core cycles" \
-    "$PY" - "$tmp/cyc.csv" <<'PYEOF'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+check_csv "  cells in cycles in both: ratio 1, equivalent, in core cycles" \
+    "$tmp/cyc.csv" <<'PYEOF'
 assert len(rows) == 2, rows
 for r in rows:
     assert r["metric"] == "cycles", r["metric"]
@@ -76,10 +74,7 @@ PYEOF
     >"$tmp/time.csv" 2>"$tmp/time.err"
 rc=$?
 check "compare --metric time at two clocks (rc $rc)" test "$rc" -eq 0
-check "  in time: ratio 1.035, never equivalent" \
-    "$PY" - "$tmp/time.csv" <<'PYEOF'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+check_csv "  in time: ratio 1.035, never equivalent" "$tmp/time.csv" <<'PYEOF'
 assert len(rows) == 2, rows
 for r in rows:
     assert r["metric"] == "time", r["metric"]
@@ -148,10 +143,9 @@ check "merge warns when given the same run twice" \
     "$tmp/aa.err"
 "$STATBENCH" compare "$tmp/one.json" "$tmp/one_nan.json" -f csv \
     >"$tmp/nan.csv" 2>/dev/null
-check "one invocation, a sample without a clock: still compared in cycles" \
-    "$PY" - "$tmp/nan.csv" <<'PYEOF'
-import csv, sys
-for r in csv.DictReader(open(sys.argv[1])):
+check_csv "one invocation, a sample without a clock: still compared in cycles" \
+    "$tmp/nan.csv" <<'PYEOF'
+for r in rows:
     assert r["metric"] == "cycles", r["metric"]
     assert "not comparable" not in r["test"], r["test"]
     assert r["ratio"] != "" and abs(float(r["ratio"]) - 1) < 1e-3, r["ratio"]
@@ -171,10 +165,8 @@ PYEOF
     >/dev/null 2>&1
 "$STATBENCH" compare "$tmp/ab.json" "$tmp/y.json" -f csv >"$tmp/few.csv" \
     2>/dev/null
-check "two runs a side: Welch t on log unit medians, not the bootstrap" \
-    "$PY" - "$tmp/few.csv" <<'PYEOF'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+check_csv "two runs a side: Welch t on log unit medians, not the bootstrap" \
+    "$tmp/few.csv" <<'PYEOF'
 assert rows
 for r in rows:
     assert r["test"].startswith("Welch t on log unit medians"), r["test"]

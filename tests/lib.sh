@@ -55,6 +55,15 @@ bad_input() {
     return 1
 }
 
+# check_csv DESCRIPTION FILE: the Python on standard input (asserts) over
+# the rows of the CSV FILE, given to it as rows, a list of dicts
+# (csv.DictReader); passes when it raises nothing.  Needs $PY.
+check_csv() {
+    check "$1" "$PY" -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+exec(sys.stdin.read())' "$2"
+}
+
 # run_scratch PREFIX: a scratch directory in $tmp, removed on every way
 # out, with $pid (a run in the background, if any) killed; signals end the
 # script with the shell's usual status.  Also sets PY (python3 or empty)

@@ -32,10 +32,9 @@ check "header explains the comparison" grep -q '^compare: .*Holm' "$tmp/base"
 sb_ok align.csv "--baseline align=0" -k duff -a 0..3 --baseline align=0 \
     --max-time 2 --max-invocations 2 --invocations 2 -q -f csv
 if [ -n "$PY" ]; then
-    check "CSV: align 0 has no ratio, the others do, paired over invocations" \
-        "$PY" - "$tmp/align.csv" <<'PYEOF'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+    check_csv \
+        "CSV: align 0 has no ratio, the others do, paired over invocations" \
+        "$tmp/align.csv" <<'PYEOF'
 assert len(rows) == 4
 assert rows[0]["src_align"] == "0" and rows[0]["ratio"] == ""
 for r in rows[1:]:

@@ -347,8 +347,24 @@ done:
     return ret;
 }
 
-/* Read the fixture and check every block.  0 when read to the end. */
-static int run_fixture(const char *name, size_t counts[4])
+/* The fixture's kinds of block: how each is checked, and how many of
+ * them the fixture must hold at least. */
+static const struct {
+    const char *kind;
+    int (*check)(const struct block *b);
+    size_t min;
+    const char *what;
+} kinds[] = {
+    {"mw", check_mw, 18, "two-sample sets"},
+    {"paired", check_paired, 4, "paired sets"},
+    {"holm", check_holm, 7, "Holm families"},
+    {"levels", check_levels, 6, "level sets"},
+};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+/* Read the fixture and check every block, counting the blocks of each
+ * kind that pass.  0 when read to the end. */
+static int run_fixture(const char *name, size_t counts[NKINDS])
 {
     tap_reader fx;
     char *line;
@@ -371,17 +387,11 @@ static int run_fixture(const char *name, size_t counts[4])
             snprintf(b.kind, sizeof b.kind, "%s", key);
             in = 1;
         } else if (strcmp(key, "end") == 0) {
-            int r = -1;
-            if (strcmp(b.kind, "mw") == 0 && (r = check_mw(&b)) == 0)
-                ++counts[0];
-            else if (strcmp(b.kind, "paired") == 0 &&
-                     (r = check_paired(&b)) == 0)
-                ++counts[1];
-            else if (strcmp(b.kind, "holm") == 0 && (r = check_holm(&b)) == 0)
-                ++counts[2];
-            else if (strcmp(b.kind, "levels") == 0 &&
-                     (r = check_levels(&b)) == 0)
-                ++counts[3];
+            int r = -1; /* an unknown kind is a format error */
+            for (size_t k = 0; k < NKINDS; k++)
+                if (strcmp(b.kind, kinds[k].kind) == 0 &&
+                    (r = kinds[k].check(&b)) == 0)
+                    ++counts[k];
             bad = r != 0;
             in = 0;
         } else {
@@ -957,14 +967,12 @@ static void check_far_tail(void)
 
 int main(void)
 {
-    size_t counts[4] = {0, 0, 0, 0};
+    size_t counts[NKINDS] = {0};
 
     sb_init();
     if (run_fixture("compare_ref.txt", counts) == 0) {
-        tap_at_least(counts[0], 18, "two-sample sets");
-        tap_at_least(counts[1], 4, "paired sets");
-        tap_at_least(counts[2], 7, "Holm families");
-        tap_at_least(counts[3], 6, "level sets");
+        for (size_t k = 0; k < NKINDS; k++)
+            tap_at_least(counts[k], kinds[k].min, kinds[k].what);
         tap_diag("worst relative error: p %.2g, t-based interval ends %.2g",
                  worst_p, worst_t);
     }

@@ -36,6 +36,7 @@
 #include "failed.h"
 #include "statbench.h"
 #include "tap.h"
+#include "fail_rounds.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -70,8 +71,9 @@ static void always_fails(void *dst, const void *src, size_t n, void *state)
     sb_kernel_failed(ENOSPC);
 }
 
-/* Fails in the rounds the progress callback says: every second one. */
-static volatile int fail_now;
+/* Fails in the rounds the progress callback says: every second one
+ * (fail_rounds.h's every_other_round); spins where clear_or_fail would
+ * clear. */
 static void fails_when_told(void *dst, const void *src, size_t n,
                             void *state)
 {
@@ -79,12 +81,6 @@ static void fails_when_told(void *dst, const void *src, size_t n,
     spin(n);
     if (fail_now)
         sb_kernel_failed(EIO);
-}
-static int every_other_round(void *arg, size_t round, double elapsed)
-{
-    (void)arg, (void)elapsed;
-    fail_now = (int)(round % 2);
-    return 0;
 }
 
 /* Dies in its second invocation: setup counts the invocations in a page

@@ -13,55 +13,29 @@
 #include "statbench.h"
 #include "tap.h"
 #include "report_text.h"
+#include "fail_rounds.h"
 #include "text.h"
-
-/* A kernel whose calls fail in every second round (the progress callback
- * says which), so that its cell has rejects to carry through the round
- * trip whatever the machine does: every second round is rejected as
- * kernel-failed (25 of the 50 rounds of each invocation). */
-static volatile int fail_now;
-static void sometimes_fails(void *dst, const void *src, size_t n,
-                            void *state)
-{
-    (void)src, (void)state;
-    memset(dst, 0, n);
-    if (fail_now)
-        sb_kernel_failed(5); /* EIO */
-}
-static int every_other_round(void *arg, size_t round, double elapsed)
-{
-    (void)arg, (void)elapsed;
-    fail_now = (int)(round % 2);
-    return 0;
-}
-static const sb_kernel failing = {.size = sizeof(sb_kernel),
-                                  .name = "sometimes_fails",
-                                  .family = SB_FAMILY_CLEAR,
-                                  .description = "fails in every second "
-                                                 "round",
-                                  .fn = sometimes_fails};
 
 static sb_run *measure(void)
 {
     sb_plan *plan = sb_plan_new();
     sb_options o;
-    sb_run *run = NULL;
-    sb_error e = {0};
 
     sb_options_init(&o);
     o.invocations = 2;
     o.max_invocations = 2;
     o.max_time = 30; /* the 50 rounds end the run, however slow */
     o.min_samples = o.max_samples = 50;
-    sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, &e);
-    sb_plan_add(plan, sb_kernel_find("duff"), 4096, 3, 5, &e);
-    sb_plan_add(plan, &failing, 4096, 0, 0, &e);
+    sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, NULL);
+    sb_plan_add(plan, sb_kernel_find("duff"), 4096, 3, 5, NULL);
+    /* Calls that fail in every second round (fail_rounds.h), so that its
+     * cell has rejects to carry through the round trip whatever the
+     * machine does: every second round is rejected as kernel-failed (25
+     * of the 50 rounds of each invocation). */
+    sb_plan_add(plan, fail_rounds_kernel(), 4096, 0, 0, NULL);
     o.progress = every_other_round;
     fail_now = 0;
-    if (sb_run_execute_new(plan, &o, &run, &e) != SB_OK)
-        tap_diag("measure: %s", e.text);
-    sb_plan_free(plan);
-    return run;
+    return measure_plan(plan, &o);
 }
 
 static int same_interval(const sb_interval *a, const sb_interval *b)
@@ -126,7 +100,7 @@ int main(void)
                     each = each && b->rejected[q] == a->rejected[q];
                 tap_ok(each, "cell %zu: rejects by reason alike", i);
             }
-            if (!strcmp(a->cell.kernel->name, "sometimes_fails"))
+            if (!strcmp(a->cell.kernel->name, fail_rounds_kernel()->name))
                 tap_ok(a->rejected[SB_REJECT_KERNEL_FAILED] >= 1 &&
                            b->rejected[SB_REJECT_KERNEL_FAILED] ==
                                a->rejected[SB_REJECT_KERNEL_FAILED],

@@ -35,15 +35,9 @@
 #include "statbench.h"
 #include "tap.h"
 #include "report_text.h"
+#include "synth_run.h"
 
 #define L2 (1024 * 1024)
-
-/* A uniform in [0, 1) from a 64-bit LCG (Knuth's MMIX constants). */
-static double uniform(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
 
 static const sb_kernel *of_family(int family)
 {
@@ -229,7 +223,6 @@ static sb_run *two_state_run(size_t ncells, size_t nstates, int metric)
     const sb_kernel *sys = of_family(SB_FAMILY_SYSCALL);
     sb_options o;
     sb_run *run;
-    sb_error err = {0};
     uint64_t seed = 5;
     double ticks[NS], clock[NS];
 
@@ -244,12 +237,7 @@ static sb_run *two_state_run(size_t ncells, size_t nstates, int metric)
     run->cells[1].cell = (sb_cell){sys, 4096, 0, 0};
     if (ncells > 2)
         run->cells[2].cell = (sb_cell){copy, 16 << 20, 0, 0};
-    snprintf(run->meta.statbench_version, sizeof run->meta.statbench_version,
-             "%s", PACKAGE_VERSION);
-    run->meta.timer.kind = SB_TIMER_TSC;
-    run->meta.timer.hz = 2e9;
-    run->meta.timer.hz_source = "test";
-    run->meta.cpu = -1;
+    synth_tsc(run, 2e9);
     run->meta.l2_bytes = L2;
     for (size_t g = 0; g < NINV; g++) {
         double c = state[g % nstates];
@@ -267,13 +255,7 @@ static sb_run *two_state_run(size_t ncells, size_t nstates, int metric)
             }
         }
     }
-    run->invocations = NINV;
-    if (sb__run_analyse(run, &err) != SB_OK) {
-        tap_diag("analyse: %s", err.text);
-        sb_run_free(run);
-        return NULL;
-    }
-    return run;
+    return synth_analysed(run, NINV);
 }
 
 static double rel_half(const sb_interval *i)

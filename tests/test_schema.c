@@ -372,20 +372,15 @@ static sb_run *measure(void)
 {
     sb_plan *plan = sb_plan_new();
     sb_options o;
-    sb_run *run = NULL;
-    sb_error e = {0};
 
     sb_options_init(&o);
     o.invocations = o.max_invocations = 2;
     o.max_time = 30;
     o.min_samples = o.max_samples = 20;
     /* Two cells that differ only in the destination offset. */
-    sb_plan_add(plan, libc_kernel(), 4096, 0, 0, &e);
-    sb_plan_add(plan, libc_kernel(), 4096, 0, 64, &e);
-    if (sb_run_execute_new(plan, &o, &run, &e) != SB_OK)
-        tap_diag("measure: %s", e.text);
-    sb_plan_free(plan);
-    return run;
+    sb_plan_add(plan, libc_kernel(), 4096, 0, 0, NULL);
+    sb_plan_add(plan, libc_kernel(), 4096, 0, 64, NULL);
+    return measure_plan(plan, &o);
 }
 
 /* Every value set, the samples rounded to the writer's ten digits, the

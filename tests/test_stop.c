@@ -34,6 +34,7 @@
 
 #include "statbench.h"
 #include "tap.h"
+#include "fail_rounds.h"
 
 #define LIMIT_ROUNDS 300
 
@@ -276,36 +277,15 @@ static void test_precision_range(void)
     sb_plan_free(plan);
 }
 
-/* A kernel whose calls fail in every second round (the progress callback
- * says which), so that half its samples are rejected whatever the
- * machine does. */
-static volatile int fail_round;
-static void half_fails(void *dst, const void *src, size_t n, void *state)
-{
-    (void)src, (void)state;
-    memset(dst, 0, n);
-    if (fail_round)
-        sb_kernel_failed(5); /* EIO */
-}
-static int odd_rounds(void *arg, size_t round, double elapsed)
-{
-    (void)arg, (void)elapsed;
-    fail_round = (int)(round % 2);
-    return 0;
-}
-
 /* The stop rule counts kept samples, not rounds: with half the samples
  * rejected, a run ends with at least --min-samples kept, whether it
  * stopped on its (loose) precision target or at the sample cap; never
  * after --min-samples rounds with half as many. */
 static void test_min_kept(void)
 {
-    static const sb_kernel k = {.size = sizeof(sb_kernel),
-                                .name = "half_fails",
-                                .family = SB_FAMILY_CLEAR,
-                                .description = "fails in every second "
-                                               "round",
-                                .fn = half_fails};
+    /* Its calls fail in every second round (fail_rounds.h), so that half
+     * its samples are rejected whatever the machine does. */
+    const sb_kernel *k = fail_rounds_kernel();
     sb_plan *plan = sb_plan_new();
     sb_options o;
     sb_run *run = NULL;
@@ -321,9 +301,9 @@ static void test_min_kept(void)
      * machine's switches and shared core would reject more, and the run
      * could reach its 400-round cap with fewer kept. */
     o.reject = SB_REJECT_NONE;
-    o.progress = odd_rounds;
-    fail_round = 0;
-    sb_plan_add(plan, &k, 4096, 0, 0, NULL);
+    o.progress = every_other_round;
+    fail_now = 0;
+    sb_plan_add(plan, k, 4096, 0, 0, NULL);
     if (tap_ok(sb_run_execute_new(plan, &o, &run, &e) == SB_OK,
                "a run with half its samples rejected (%s)", e.text)) {
         const sb_cell_result *r = sb_run_cell(run, 0);

@@ -22,6 +22,7 @@
 #include "run_internal.h"
 #include "tap.h"
 #include "report_text.h"
+#include "synth_run.h"
 
 /* ---- sb_format_rounded -------------------------------------------------- */
 
@@ -425,13 +426,6 @@ static const char *const md_command =
     "statbench analyze --ci 95 a_b&c%.txt $HOME/#x {y}\\~^\\\\\\| two  "
     "lines";
 
-/* A deterministic uniform in [0, 1). */
-static double uniform(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
-
 static sb_run *imported_run(void)
 {
     static const double centre[NCELLS] = {100, 110, 100.3, 99.8, 250};
@@ -485,14 +479,9 @@ static sb_run *new_run(size_t n, double precision)
         return NULL;
     for (size_t i = 0; i < n; i++)
         run->cells[i].cell = (sb_cell){k, 10240, i, 0};
-    snprintf(run->meta.statbench_version, sizeof run->meta.statbench_version,
-             "%s", PACKAGE_VERSION);
+    synth_tsc(run, 3e9);
     snprintf(run->meta.cpu_model, sizeof run->meta.cpu_model,
              "Test CPU_X #1 & co. 100%% ~fast");
-    run->meta.timer.kind = SB_TIMER_TSC;
-    run->meta.timer.hz = 3e9;
-    run->meta.timer.hz_source = "test";
-    run->meta.cpu = -1;
     return run;
 }
 
@@ -521,12 +510,8 @@ static sb_run *measured_run(void)
             }
         }
     }
-    run->invocations = MINV;
-    if (sb__run_analyse(run, &err) != SB_OK) {
-        tap_diag("analyse: %s", err.text);
-        sb_run_free(run);
+    if (!(run = synth_analysed(run, MINV)))
         return NULL;
-    }
     if (sb_run_set_command(run, (int)NCOMMAND, command, &err) != SB_OK) {
         sb_run_free(run);
         return NULL;

@@ -423,6 +423,22 @@ void sb__md_escape(sbuf *b, const char *s)
     }
 }
 
+/* The text command of a LaTeX special that a backslash does not escape,
+ * or of a character the OT1 encoding draws as something else; NULL for
+ * the others. */
+static const char *tex_command(unsigned char c)
+{
+    switch (c) {
+    case '~': return "\\textasciitilde{}";
+    case '^': return "\\textasciicircum{}";
+    case '\\': return "\\textbackslash{}";
+    case '<': return "\\textless{}";
+    case '>': return "\\textgreater{}";
+    case '|': return "\\textbar{}";
+    }
+    return NULL;
+}
+
 /* LaTeX text: the ten specials, the three characters the OT1 encoding
  * draws as something else, "--" (a dash ligature: a command's --kernel),
  * control characters (a blank line in a caption ends the paragraph and
@@ -432,32 +448,19 @@ void sb__tex_escape(sbuf *b, const char *s)
     for (const char *p = s; *p; p++) {
         unsigned char c = (unsigned char)*p;
         size_t n = put_unescaped(b, p);
+        const char *command = tex_command(c);
         if (n) {
             p += n - 1;
+            continue;
+        }
+        if (command) {
+            sb__sbuf_puts(b, command);
             continue;
         }
         switch (c) {
         case '&': case '%': case '$': case '#': case '_': case '{': case '}':
             sbuf_putc(b, '\\');
             sbuf_putc(b, (char)c);
-            break;
-        case '~':
-            sb__sbuf_puts(b, "\\textasciitilde{}");
-            break;
-        case '^':
-            sb__sbuf_puts(b, "\\textasciicircum{}");
-            break;
-        case '\\':
-            sb__sbuf_puts(b, "\\textbackslash{}");
-            break;
-        case '<':
-            sb__sbuf_puts(b, "\\textless{}");
-            break;
-        case '>':
-            sb__sbuf_puts(b, "\\textgreater{}");
-            break;
-        case '|':
-            sb__sbuf_puts(b, "\\textbar{}");
             break;
         case '-':
             sb__sbuf_puts(b, p[1] == '-' ? "-{}" : "-");
