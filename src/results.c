@@ -400,9 +400,6 @@ static int core_cycles(sb_run *run, size_t i, const sb_analysis_options *a,
     if (r->clock_samples)
         rc = counter_interval(run, r, v, 1, work, &r->core_cycles);
     free(v);
-    if (rc == SB_OK && r->cell.size > 0)
-        r->core_cycles_per_byte =
-            r->core_cycles.estimate / (double)r->cell.size;
     return rc;
 }
 
@@ -461,6 +458,15 @@ static void derive_figures(sb_cell_result *r, const sb_analysis_options *a,
     r->mbps.achieved = m->achieved;
     if (r->cell.size > 0)
         r->cycles_per_byte = m->estimate / bytes;
+    /* The core cycles per byte are the per-call interval over the size:
+     * the same interval, so that both columns agree on what is known. */
+    if (r->cell.size > 0 && isfinite(r->core_cycles.estimate)) {
+        r->core_per_byte = r->core_cycles;
+        r->core_per_byte.estimate /= bytes;
+        r->core_per_byte.lo /= bytes;
+        r->core_per_byte.hi /= bytes;
+        r->core_cycles_per_byte = r->core_per_byte.estimate;
+    }
     r->rel_halfwidth = (j->hi - j->lo) / 2 / j->estimate;
     r->reached_precision = sb__precision_met(j, a->precision);
     {
@@ -511,9 +517,6 @@ static int analyse_runs_cycles(const sb_run *run, size_t i,
         goto done;
     }
     rc = sb__invocation_ci(med, m, a->ci_level, &r->core_cycles, &how);
-    if (rc == SB_OK && r->cell.size > 0)
-        r->core_cycles_per_byte =
-            r->core_cycles.estimate / (double)r->cell.size;
 done:
     free(v);
     free(med);
@@ -591,7 +594,7 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
     r->rejected_total += removed;
 
     r->interval = (sb_interval){NAN, NAN, NAN, a->ci_level, NAN};
-    r->mbps = r->core_cycles = r->interval;
+    r->mbps = r->core_cycles = r->core_per_byte = r->interval;
     r->cycles_per_byte = r->rel_halfwidth = r->lag1 = r->mde = NAN;
     r->core_cycles_per_byte = NAN;
     r->clock_samples = 0;

@@ -925,7 +925,8 @@ typedef struct sb_cell_result {
      * sample's ticks times its core clock (sb_run_sample_clock), samples
      * without a clock left out; NAN when no sample has one. */
     sb_interval core_cycles;
-    double core_cycles_per_byte; /* core_cycles.estimate / size, or NAN */
+    double core_cycles_per_byte; /* core_cycles.estimate / size, or NAN
+                                    (with its interval: core_per_byte) */
     size_t clock_samples;  /* kept samples with a known core clock */
     /* Runs, in a run merged from several (statbench merge): each run is a
      * level above its invocations.  runs is 0 for a single run. */
@@ -936,6 +937,12 @@ typedef struct sb_cell_result {
     sb_levels run_levels;  /* the invocation medians grouped by run:
                               between_fraction is the between-run share
                               of their variance (runs >= 2) */
+    /* Core cycles per byte with their interval: core_cycles divided by
+     * the size, estimate and ends alike (the same interval, at the same
+     * level, not a second one); NAN without a core clock or for size 0.
+     * Its estimate is core_cycles_per_byte.  Last, so that the fields
+     * before keep their places for a program built with 0.1's header. */
+    sb_interval core_per_byte;
 } sb_cell_result;
 
 /* A comparison of one cell against a baseline cell. */
