@@ -1034,7 +1034,8 @@ typedef struct sb_meta {
     double contended_share;   /* of samples taken: flagged shared-core */
     double cpu_wait_share;    /* of samples taken: flagged cpu-wait */
     /* Per invocation, in order (the first SB_PROBE_MAX_INV): its
-     * effective clock and its contention probe's quiet level. */
+     * effective clock and its contention probe's quiet level.  Every
+     * invocation's: sb_run_invocation_clock and _quiet. */
     size_t probe_ninv;
     double probe_inv_clock[SB_PROBE_MAX_INV];
     double probe_inv_quiet[SB_PROBE_MAX_INV];
@@ -1217,6 +1218,17 @@ SB_API int sb_run_merge(const sb_run *const *runs, size_t n, sb_run **out,
 SB_API size_t sb_run_runs(const sb_run *run);
 SB_API const sb_meta *sb_run_run_meta(const sb_run *run, size_t r);
 SB_API size_t sb_run_invocation_run(const sb_run *run, size_t g);
+
+/* The probes' figures of every invocation, g from 0 in order (sb_meta's
+ * probe_inv_clock and probe_inv_quiet keep only the first
+ * SB_PROBE_MAX_INV): its effective core clock, in core cycles per timer
+ * tick (the median of its samples' clocks), and its contention probe's
+ * quiet level (as sb_meta.contention_quiet).  NAN where unknown or for a
+ * bad g.  sb_run_invocation_probes gives how many invocations have them
+ * (0: a run without probes, such as one of sb_run_from_samples). */
+SB_API size_t sb_run_invocation_probes(const sb_run *run);
+SB_API double sb_run_invocation_clock(const sb_run *run, size_t g);
+SB_API double sb_run_invocation_quiet(const sb_run *run, size_t g);
 
 /* The core clock of a run, in core cycles per timer tick: the median
  * over its invocations of each invocation's median clock (over the

@@ -48,8 +48,8 @@ if grep -q '^kernel .* core/call ' "$tmp/table"; then
           !off($c("core/B-lo") * $2, $c("core/call-lo")) &&
           !off($c("core/B-hi") * $2, $c("core/call-hi"))) { print }' |
         wc -l)
-    check "core cycles per call and per byte inside their CIs, per byte the per-call over the size (bad rows: $bad)" \
-        test "$bad" -eq 0
+    check "core cycles per call and per byte inside their CIs, per byte \
+the per-call over the size (bad rows: $bad)" test "$bad" -eq 0
     [ "$bad" -eq 0 ] || cat "$tmp/table" | sed 's/^/# /'
 else
     skip "core cycles in the headline" "no core clock on this machine"

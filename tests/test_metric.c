@@ -783,6 +783,98 @@ static void test_per_byte(void)
     sb_run_free(run);
 }
 
+/* ---- Every invocation's clock in the JSON -------------------------------- */
+
+#define NBIG 200 /* invocations: more than sb_meta's SB_PROBE_MAX_INV */
+
+/* A run of NBIG invocations, each with its own clock and quiet level
+ * recorded as the runner records them: the JSON keeps every one, the
+ * loader reads every one back, and a merge of two such runs holds both
+ * runs' in order. */
+static void test_every_invocation(void)
+{
+    const sb_kernel *copy = sb_kernel_find("movsl");
+    sb_options o;
+    sb_run *run, *back = NULL, *merged = NULL;
+    sb_error err = {0};
+    double ticks[5], clock[5];
+    char *text = NULL;
+    json_t *root, *ic;
+    json_error_t jerr;
+    int ok = 1;
+
+    sb_options_init(&o);
+    run = copy ? sb__run_alloc(1, &o) : NULL;
+    if (!tap_ok(run != NULL, "every invocation: the run is made"))
+        return;
+    run->cells[0].cell = (sb_cell){copy, 4096, 0, 0};
+    run->meta.timer.kind = SB_TIMER_TSC;
+    run->meta.timer.hz = 2e9;
+    run->meta.timer.hz_source = "test";
+    snprintf(run->meta.probe, sizeof run->meta.probe, "imul-chain");
+    for (size_t g = 0; g < NBIG && ok; g++) {
+        double c = 1.25 + g / 256.0; /* exact in binary and in %.10g */
+        sb__raw_cell raw = {.nsamples = 5, .ticks = ticks, .clock = clock,
+                            .iters = 10};
+        for (size_t k = 0; k < 5; k++) {
+            ticks[k] = 100 / c + (double)k;
+            clock[k] = c;
+        }
+        ok = sb__run_add_invocation(run, 0, &raw) == SB_OK &&
+             sb__run_invocation_probe(run, g, c, 32 + g / 8.0) == SB_OK;
+        run->invocations = g + 1;
+    }
+    ok = ok && sb__run_analyse(run, &err) == SB_OK;
+    if (!tap_ok(ok, "every invocation: %d invocations recorded (%s)", NBIG,
+                err.text)) {
+        sb_run_free(run);
+        return;
+    }
+    TAP_IS_INT(sb_run_invocation_probes(run), NBIG,
+               "every invocation: all %d have probe figures", NBIG);
+    TAP_IS_INT(sb_run_meta(run)->probe_ninv, SB_PROBE_MAX_INV,
+               "every invocation: sb_meta keeps the first %d",
+               SB_PROBE_MAX_INV);
+    tap_ok(isnan(sb_run_invocation_clock(run, NBIG)) &&
+               isnan(sb_run_invocation_quiet(NULL, 0)),
+           "every invocation: NAN past the last and for no run");
+
+    back = json_round_trip(run, &text);
+    root = text ? json_loads(text, 0, &jerr) : NULL;
+    ic = json_object_get(json_object_get(json_object_get(root, "meta"),
+                                         "probes"),
+                         "invocation_clock");
+    ok = json_array_size(ic) == NBIG;
+    for (size_t g = 0; ok && g < NBIG; g++)
+        ok = json_number_value(json_array_get(ic, g)) == 1.25 + g / 256.0;
+    tap_ok(ok, "every invocation: the JSON's invocation_clock holds all "
+               "%d (%zu)", NBIG, json_array_size(ic));
+    json_decref(root);
+    ok = back && sb_run_invocation_probes(back) == NBIG;
+    for (size_t g = 0; ok && g < NBIG; g++)
+        ok = sb_run_invocation_clock(back, g) == 1.25 + g / 256.0 &&
+             sb_run_invocation_quiet(back, g) == 32 + g / 8.0;
+    tap_ok(ok, "every invocation: read back, every clock and quiet level");
+
+    if (back) {
+        const sb_run *two[2] = {run, back};
+        char warn[512];
+        ok = sb_run_merge(two, 2, &merged, warn, sizeof warn, &err) ==
+                 SB_OK &&
+             sb_run_invocation_probes(merged) == 2 * NBIG;
+        for (size_t g = 0; ok && g < 2 * NBIG; g++)
+            ok = sb_run_invocation_clock(merged, g) ==
+                     1.25 + (g % NBIG) / 256.0 &&
+                 sb_run_invocation_quiet(merged, g) == 32 + (g % NBIG) / 8.0;
+        tap_ok(ok, "every invocation: a merge of two holds both runs' %d, "
+                   "in order (%s)", 2 * NBIG, err.text);
+    }
+    sb_run_free(merged);
+    sb_run_free(back);
+    free(text);
+    sb_run_free(run);
+}
+
 int main(void)
 {
     sb_init();
@@ -791,5 +883,6 @@ int main(void)
     test_two_states();
     test_json();
     test_per_byte();
+    test_every_invocation();
     return tap_done();
 }
