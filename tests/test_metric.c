@@ -875,6 +875,61 @@ static void test_every_invocation(void)
     sb_run_free(run);
 }
 
+/* ---- The alignment matrix ----------------------------------------------- */
+
+/* A 2 x 2 matrix of hot copies (source and destination offsets 0 and 1),
+ * the cell at src 1, dst 1 without a core clock: the table's matrix has
+ * a third part, the median core cycles per call, with "-" for that
+ * cell. */
+static void test_matrix(void)
+{
+    const sb_kernel *copy = sb_kernel_find("movsl");
+    sb_options o;
+    sb_run *run;
+    sb_error err = {0};
+    double ticks[NS], clock[NS];
+    char *text, want[128];
+    const char *part;
+    int ok = 1;
+
+    sb_options_init(&o);
+    run = copy ? sb__run_alloc(4, &o) : NULL;
+    if (!tap_ok(run != NULL, "matrix: the run is made"))
+        return;
+    for (size_t i = 0; i < 4; i++)
+        run->cells[i].cell = (sb_cell){copy, 4096, i % 2, i / 2};
+    run->meta.timer.kind = SB_TIMER_TSC;
+    run->meta.timer.hz = 2e9;
+    run->meta.timer.hz_source = "test";
+    run->meta.cpu = -1;
+    run->meta.l2_bytes = L2;
+    for (size_t g = 0; g < 2 && ok; g++)
+        for (size_t i = 0; i < 4 && ok; i++) {
+            sb__raw_cell raw = {.nsamples = NS, .ticks = ticks,
+                                .clock = clock, .iters = 10};
+            for (size_t k = 0; k < NS; k++) {
+                /* 100, 101, 102 core cycles at 1.4 cycles per tick. */
+                ticks[k] = (100.0 + (double)i) / 1.4;
+                clock[k] = i == 3 ? NAN : 1.4;
+            }
+            ok = sb__run_add_invocation(run, i, &raw) == SB_OK;
+        }
+    run->invocations = 2;
+    ok = ok && sb__run_analyse(run, &err) == SB_OK;
+    text = ok ? report_text(run, SB_FORMAT_TABLE) : NULL;
+    part = text ? strstr(text, "movsl 4096 B: median core cycles per call")
+                : NULL;
+    snprintf(want, sizeof want, "\n%8d %8.1f%c %8.1f%c\n%8d %8.1f%c %9s\n",
+             0, 100.0, ' ', 101.0, ' ', 1, 102.0, ' ', "-");
+    tap_ok(part && strstr(part, want),
+           "matrix: the core cycles per call of each cell, '-' without a "
+           "clock");
+    if (text && !(part && strstr(part, want)))
+        tap_diag("%s", text);
+    free(text);
+    sb_run_free(run);
+}
+
 int main(void)
 {
     sb_init();
@@ -884,5 +939,6 @@ int main(void)
     test_json();
     test_per_byte();
     test_every_invocation();
+    test_matrix();
     return tap_done();
 }

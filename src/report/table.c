@@ -499,22 +499,25 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
 
 /* The 2D alignment matrix of one kernel and size: median MB/s with rows
  * for destination offsets and columns for source offsets, then the
- * interval's half-width in percent; '*' marks a cell short of the
- * precision target. */
+ * interval's half-width in percent, then (clk: the run has a core clock)
+ * the median core cycles per call, "-" for a cell without a clock; '*'
+ * marks a cell short of the precision target. */
 static void matrix(const sb_run *run, size_t first, size_t end, size_t w,
-                   FILE *f)
+                   int clk, FILE *f)
 {
+    static const char *const title[3] = {
+        "median MB/s", "CI half-width, +-% of median, in ",
+        "median core cycles per call"};
     const sb_cell_result *r0 = sb_run_cell(run, first);
     const char *in = r0->metric == SB_METRIC_CYCLES ? "core cycles" : "time";
     for (size_t i = first; i < end; i++)
         if (sb_run_cell(run, i)->metric != r0->metric)
             in = "each cell's metric";
-    for (int part = 0; part < 2; part++) {
+    for (int part = 0; part < (clk ? 3 : 2); part++) {
         fprintf(f, "\n%s %zu B: %s%s (rows: dst offset, columns: src "
                    "offset)\n",
-                r0->cell.kernel->name, r0->cell.size,
-                part == 0 ? "median MB/s" : "CI half-width, +-% of median, in ",
-                part == 0 ? "" : in);
+                r0->cell.kernel->name, r0->cell.size, title[part],
+                part == 1 ? in : "");
         fprintf(f, "%8s", "dst\\src");
         for (size_t j = 0; j < w; j++)
             fprintf(f, " %9zu", sb_run_cell(run, first + j)->cell.src_align);
@@ -523,13 +526,17 @@ static void matrix(const sb_run *run, size_t first, size_t end, size_t w,
             fprintf(f, "%8zu", sb_run_cell(run, i)->cell.dst_align);
             for (size_t j = 0; j < w; j++) {
                 const sb_cell_result *r = sb_run_cell(run, i + j);
-                double v = part == 0 ? r->mbps.estimate
-                                     : 100 * r->rel_halfwidth;
-                if (r->nsamples == 0)
+                double v = part == 0   ? r->mbps.estimate
+                           : part == 1 ? 100 * r->rel_halfwidth
+                                       : r->core_cycles.estimate;
+                if (r->nsamples == 0 ||
+                    (part == 2 && (!r->clock_samples || !isfinite(v))))
                     fprintf(f, " %9s", "-");
                 else
-                    fprintf(f, part == 0 ? " %8.0f%c" : " %8.2f%c", v,
-                            sb__report_cell_short(r) ? '*' : ' ');
+                    fprintf(f, part == 0   ? " %8.0f%c"
+                               : part == 1 ? " %8.2f%c"
+                                           : " %8.1f%c",
+                            v, sb__report_cell_short(r) ? '*' : ' ');
             }
             fputc('\n', f);
         }
@@ -672,7 +679,7 @@ static int table(const sb_run *run, FILE *f)
     for (size_t i = 0; i < n;) {
         size_t e = sb__group_end(run, i);
         if (matrix_w[i])
-            matrix(run, i, e, matrix_w[i], f);
+            matrix(run, i, e, matrix_w[i], clk, f);
         i = e;
     }
     headed = 0;
