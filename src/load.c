@@ -204,8 +204,10 @@ static void parse_seed(const char *s, uint64_t *out)
 
 /* The arrays of meta: the notes (one string per line), the environment
  * audit's findings and the counters read around every sample, in order. */
-static void load_meta_arrays(sb_meta *meta, json_t *m)
+static int load_meta_arrays(sb_run *run, json_t *m)
 {
+    sb_meta *meta = &run->meta;
+
     {
         /* notes: one string per line */
         json_t *notes = json_object_get(m, SB__JK_NOTES), *v;
@@ -263,19 +265,23 @@ static void load_meta_arrays(sb_meta *meta, json_t *m)
         size_t n = json_array_size(c) > json_array_size(q)
                        ? json_array_size(c)
                        : json_array_size(q);
-        meta->probe_ninv = n < SB_PROBE_MAX_INV ? n : SB_PROBE_MAX_INV;
-        for (size_t i = 0; i < meta->probe_ninv; i++) {
+        /* Every invocation's, into the run (and the first
+         * SB_PROBE_MAX_INV into meta, as before). */
+        meta->probe_ninv = 0;
+        for (size_t i = 0; i < n; i++) {
             json_t *a = json_array_get(c, i), *b = json_array_get(q, i);
-            meta->probe_inv_clock[i] =
-                json_is_number(a) && json_number_value(a) > 0
-                    ? json_number_value(a)
-                    : NAN;
-            meta->probe_inv_quiet[i] =
-                json_is_number(b) && json_number_value(b) > 0
-                    ? json_number_value(b)
-                    : NAN;
+            if (sb__run_invocation_probe(
+                    run, i,
+                    json_is_number(a) && json_number_value(a) > 0
+                        ? json_number_value(a)
+                        : NAN,
+                    json_is_number(b) && json_number_value(b) > 0
+                        ? json_number_value(b)
+                        : NAN) != SB_OK)
+                return SB_ENOMEM;
         }
     }
+    return SB_OK;
 }
 
 static int load_meta(sb_run *run, json_t *root, const char *name,
@@ -332,7 +338,8 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
                            : SB_TIMER_CLOCK;
     copy_str(run->hz_source, sizeof run->hz_source, t, SB__JK_HZ_SOURCE);
     meta->timer.hz_source = run->hz_source;
-    load_meta_arrays(meta, m);
+    if (load_meta_arrays(run, m) != SB_OK)
+        return sb__error(err, SB_ENOMEM, "out of memory");
     o = json_object_get(m, SB__JK_OPTIONS);
     if (json_is_object(o)) {
         sb_options *op = &run->opt;

@@ -348,6 +348,8 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
              runs[0]->meta.timer.hz_source ? runs[0]->meta.timer.hz_source
                                            : "");
     m->meta.timer.hz_source = m->hz_source;
+    /* The invocations' probe figures are every run's, in order (below). */
+    m->meta.probe_ninv = 0;
     for (size_t r = 0; r < n; r++) {
         double scale = 1;
         if (r > 0)
@@ -356,8 +358,23 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
             scale = runs[0]->meta.timer.hz / runs[r]->meta.timer.hz;
         m->runs[r] = runs[r]->meta;
         m->runs[r].timer.hz_source = m->hz_source;
-        for (size_t g = 0; g < runs[r]->invocations; g++)
+        for (size_t g = 0; g < runs[r]->invocations; g++) {
+            /* Its probes' figures with its ticks converted: the clock is
+             * core cycles per tick, the quiet level ticks per rep when
+             * the run had no clock. */
+            double q = sb_run_invocation_quiet(runs[r], g);
+            if (!strcmp(runs[r]->meta.probe, "none"))
+                q *= scale;
+            if (g < sb_run_invocation_probes(runs[r]) &&
+                sb__run_invocation_probe(
+                    m, m->invocations,
+                    sb_run_invocation_clock(runs[r], g) / scale,
+                    q) != SB_OK) {
+                rc = sb__error(err, SB_ENOMEM, "out of memory");
+                goto fail;
+            }
             m->inv_run[m->invocations++] = r;
+        }
         m->elapsed += runs[r]->elapsed;
         m->rounds += runs[r]->rounds;
         m->interrupted |= runs[r]->interrupted;

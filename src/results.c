@@ -400,9 +400,6 @@ static int core_cycles(sb_run *run, size_t i, const sb_analysis_options *a,
     if (r->clock_samples)
         rc = counter_interval(run, r, v, 1, work, &r->core_cycles);
     free(v);
-    if (rc == SB_OK && r->cell.size > 0)
-        r->core_cycles_per_byte =
-            r->core_cycles.estimate / (double)r->cell.size;
     return rc;
 }
 
@@ -461,6 +458,15 @@ static void derive_figures(sb_cell_result *r, const sb_analysis_options *a,
     r->mbps.achieved = m->achieved;
     if (r->cell.size > 0)
         r->cycles_per_byte = m->estimate / bytes;
+    /* The core cycles per byte are the per-call interval over the size:
+     * the same interval, so that both columns agree on what is known. */
+    if (r->cell.size > 0 && isfinite(r->core_cycles.estimate)) {
+        r->core_per_byte = r->core_cycles;
+        r->core_per_byte.estimate /= bytes;
+        r->core_per_byte.lo /= bytes;
+        r->core_per_byte.hi /= bytes;
+        r->core_cycles_per_byte = r->core_per_byte.estimate;
+    }
     r->rel_halfwidth = (j->hi - j->lo) / 2 / j->estimate;
     r->reached_precision = sb__precision_met(j, a->precision);
     {
@@ -511,9 +517,6 @@ static int analyse_runs_cycles(const sb_run *run, size_t i,
         goto done;
     }
     rc = sb__invocation_ci(med, m, a->ci_level, &r->core_cycles, &how);
-    if (rc == SB_OK && r->cell.size > 0)
-        r->core_cycles_per_byte =
-            r->core_cycles.estimate / (double)r->cell.size;
 done:
     free(v);
     free(med);
@@ -591,7 +594,7 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
     r->rejected_total += removed;
 
     r->interval = (sb_interval){NAN, NAN, NAN, a->ci_level, NAN};
-    r->mbps = r->core_cycles = r->interval;
+    r->mbps = r->core_cycles = r->core_per_byte = r->interval;
     r->cycles_per_byte = r->rel_halfwidth = r->lag1 = r->mde = NAN;
     r->core_cycles_per_byte = NAN;
     r->clock_samples = 0;
@@ -835,6 +838,71 @@ int sb_run_reanalyse(sb_run *run, const sb_analysis_options *a,
     return sb__run_analyse(run, err);
 }
 
+int sb__run_invocation_probe(sb_run *run, size_t g, double clock,
+                             double quiet)
+{
+    if (g >= run->nprobe) {
+        double *c = realloc(run->inv_clock, (g + 1) * sizeof *c);
+        double *q;
+        if (!c)
+            return SB_ENOMEM;
+        run->inv_clock = c;
+        q = realloc(run->inv_quiet, (g + 1) * sizeof *q);
+        if (!q)
+            return SB_ENOMEM;
+        run->inv_quiet = q;
+        for (size_t k = run->nprobe; k < g; k++)
+            c[k] = q[k] = NAN;
+        run->nprobe = g + 1;
+    }
+    run->inv_clock[g] = clock;
+    run->inv_quiet[g] = quiet;
+    if (g < SB_PROBE_MAX_INV) {
+        for (size_t k = run->meta.probe_ninv; k < g; k++)
+            run->meta.probe_inv_clock[k] = run->meta.probe_inv_quiet[k] = NAN;
+        run->meta.probe_inv_clock[g] = clock;
+        run->meta.probe_inv_quiet[g] = quiet;
+        if (run->meta.probe_ninv < g + 1)
+            run->meta.probe_ninv = g + 1;
+    }
+    return SB_OK;
+}
+
+/* The invocations with probe figures: those recorded in the run, or a
+ * run whose meta alone holds them (a caller's, or one built by a test). */
+size_t sb_run_invocation_probes(const sb_run *run)
+{
+    size_t m;
+
+    if (!run)
+        return 0;
+    m = run->meta.probe_ninv < SB_PROBE_MAX_INV ? run->meta.probe_ninv
+                                                : SB_PROBE_MAX_INV;
+    return run->nprobe > m ? run->nprobe : m;
+}
+
+static double invocation_probe(const sb_run *run, size_t g, int quiet)
+{
+    if (!run)
+        return NAN;
+    if (g < run->nprobe)
+        return quiet ? run->inv_quiet[g] : run->inv_clock[g];
+    if (g < run->meta.probe_ninv && g < SB_PROBE_MAX_INV)
+        return quiet ? run->meta.probe_inv_quiet[g]
+                     : run->meta.probe_inv_clock[g];
+    return NAN;
+}
+
+double sb_run_invocation_clock(const sb_run *run, size_t g)
+{
+    return invocation_probe(run, g, 0);
+}
+
+double sb_run_invocation_quiet(const sb_run *run, size_t g)
+{
+    return invocation_probe(run, g, 1);
+}
+
 void sb_run_free(sb_run *run)
 {
     if (!run)
@@ -862,6 +930,8 @@ void sb_run_free(sb_run *run)
     free(run->inv_run);
     free(run->runs);
     free(run->title);
+    free(run->inv_clock);
+    free(run->inv_quiet);
     free(run);
 }
 

@@ -91,7 +91,20 @@ struct sb_run {
     size_t *inv_run;
     sb_meta *runs;
     char *title;            /* sb_run_set_title's, or NULL */
+    /* The probes' figures of every invocation, in order (nprobe of
+     * them; meta.probe_inv_* keep only the first SB_PROBE_MAX_INV):
+     * its effective core clock and its contention probe's quiet level,
+     * NAN where unknown.  Set by sb__run_invocation_probe. */
+    size_t nprobe;
+    double *inv_clock, *inv_quiet;
 };
+
+/* results.c: record invocation g's effective core clock and its
+ * contention probe's quiet level (NAN: unknown) in the run, for every
+ * invocation, and in meta.probe_inv_* for the first SB_PROBE_MAX_INV;
+ * invocations before g not yet recorded are unknown.  SB_ENOMEM. */
+int sb__run_invocation_probe(sb_run *run, size_t g, double clock,
+                             double quiet);
 
 /* results.c: the interval of a cell over its m invocations' medians:
  * their median with the order-statistic interval when m is large enough

@@ -496,8 +496,8 @@ struct machine_totals {
 };
 
 /* An invocation's probe figures into the totals. */
-static void add_probe_figures(sb_run *run, const sb__invocation *inv,
-                              struct machine_totals *tot)
+static int add_probe_figures(sb_run *run, const sb__invocation *inv,
+                             struct machine_totals *tot)
 {
     const sb_meta *m = &inv->meta;
     double taken = 0;
@@ -511,11 +511,9 @@ static void add_probe_figures(sb_run *run, const sb__invocation *inv,
         tot->contended += (double)r->disturbed[SB_REJECT_SHARED_CORE];
     }
     tot->taken += taken;
-    if (run->meta.probe_ninv < SB_PROBE_MAX_INV) {
-        run->meta.probe_inv_clock[run->meta.probe_ninv] = m->probe_clock;
-        run->meta.probe_inv_quiet[run->meta.probe_ninv++] =
-            m->contention_quiet;
-    }
+    if (sb__run_invocation_probe(run, run->invocations, m->probe_clock,
+                                 m->contention_quiet) != SB_OK)
+        return SB_ENOMEM;
     tot->wait_known |= isfinite(m->cpu_wait_share);
     tot->contention_known |= isfinite(m->contended_share);
     if (isfinite(m->probe_clock) && tot->nclock < TOTALS_INV)
@@ -539,6 +537,7 @@ static void add_probe_figures(sb_run *run, const sb__invocation *inv,
         tot->margin = m->contention_margin;
         tot->quiet[tot->nquiet++] = m->contention_quiet;
     }
+    return SB_OK;
 }
 
 /* The run's probe figures from the totals.  The quiet level is the
@@ -615,7 +614,8 @@ static int add_invocation(sb_run *run, sb__invocation *inv,
     }
     tot->irq_count += inv->irq_count;
     tot->irq_seconds += inv->irq_seconds;
-    add_probe_figures(run, inv, tot);
+    if (add_probe_figures(run, inv, tot) != SB_OK)
+        rc = sb__error(err, SB_ENOMEM, "out of memory");
     run->invocations++;
     run->rounds += inv->rounds;
     run->elapsed += inv->elapsed;

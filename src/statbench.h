@@ -931,7 +931,8 @@ typedef struct sb_cell_result {
      * sample's ticks times its core clock (sb_run_sample_clock), samples
      * without a clock left out; NAN when no sample has one. */
     sb_interval core_cycles;
-    double core_cycles_per_byte; /* core_cycles.estimate / size, or NAN */
+    double core_cycles_per_byte; /* core_cycles.estimate / size, or NAN
+                                    (with its interval: core_per_byte) */
     size_t clock_samples;  /* kept samples with a known core clock */
     /* Runs, in a run merged from several (statbench merge): each run is a
      * level above its invocations.  runs is 0 for a single run. */
@@ -942,6 +943,12 @@ typedef struct sb_cell_result {
     sb_levels run_levels;  /* the invocation medians grouped by run:
                               between_fraction is the between-run share
                               of their variance (runs >= 2) */
+    /* Core cycles per byte with their interval: core_cycles divided by
+     * the size, estimate and ends alike (the same interval, at the same
+     * level, not a second one); NAN without a core clock or for size 0.
+     * Its estimate is core_cycles_per_byte.  Last, so that the fields
+     * before keep their places for a program built with 0.1's header. */
+    sb_interval core_per_byte;
 } sb_cell_result;
 
 /* A comparison of one cell against a baseline cell. */
@@ -1033,7 +1040,8 @@ typedef struct sb_meta {
     double contended_share;   /* of samples taken: flagged shared-core */
     double cpu_wait_share;    /* of samples taken: flagged cpu-wait */
     /* Per invocation, in order (the first SB_PROBE_MAX_INV): its
-     * effective clock and its contention probe's quiet level. */
+     * effective clock and its contention probe's quiet level.  Every
+     * invocation's: sb_run_invocation_clock and _quiet. */
     size_t probe_ninv;
     double probe_inv_clock[SB_PROBE_MAX_INV];
     double probe_inv_quiet[SB_PROBE_MAX_INV];
@@ -1216,6 +1224,17 @@ SB_API int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
 SB_API size_t sb_run_runs(const sb_run *run);
 SB_API const sb_meta *sb_run_run_meta(const sb_run *run, size_t r);
 SB_API size_t sb_run_invocation_run(const sb_run *run, size_t g);
+
+/* The probes' figures of every invocation, g from 0 in order (sb_meta's
+ * probe_inv_clock and probe_inv_quiet keep only the first
+ * SB_PROBE_MAX_INV): its effective core clock, in core cycles per timer
+ * tick (the median of its samples' clocks), and its contention probe's
+ * quiet level (as sb_meta.contention_quiet).  NAN where unknown or for a
+ * bad g.  sb_run_invocation_probes gives how many invocations have them
+ * (0: a run without probes, such as one of sb_run_from_samples). */
+SB_API size_t sb_run_invocation_probes(const sb_run *run);
+SB_API double sb_run_invocation_clock(const sb_run *run, size_t g);
+SB_API double sb_run_invocation_quiet(const sb_run *run, size_t g);
 
 /* The core clock of a run, in core cycles per timer tick: the median
  * over its invocations of each invocation's median clock (over the

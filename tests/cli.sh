@@ -27,11 +27,33 @@ check "header states the counters" grep -q '^counters: ' "$tmp/table"
 check "alignments 0..32 in order" sh -c "
     awk '\$1 == \"movsl\" { printf \"%s \", \$3 }' '$tmp/rows' |
     grep -qx '0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 '"
-# Every row: CI low <= median <= CI high, positive, samples kept > 0.
-bad=$(awk '$1 == "movsl" && !($6 <= $5 && $5 <= $7 && $6 > 0 && $11 > 0) \
-    { print }' "$tmp/rows" | wc -l)
+# Every row: CI low <= median <= CI high, positive, samples kept > 0;
+# with a core clock, the same for the core cycles per call and per byte,
+# and the per-byte interval the per-call one over the size (to the
+# table's five digits).
+bad=$(rows_by_name "$tmp/table" '$1 == "movsl" &&
+    !($c("MB/s-lo") <= $c("MB/s") && $c("MB/s") <= $c("MB/s-hi") &&
+      $c("MB/s-lo") > 0 && $c("kept") > 0) { print }' | wc -l)
 check "every row has median inside its CI (bad rows: $bad)" test "$bad" -eq 0
 [ "$bad" -eq 0 ] || cat "$tmp/table" | sed 's/^/# /'
+if grep -q '^kernel .* core/call ' "$tmp/table"; then
+    bad=$(rows_by_name "$tmp/table" 'function off(a, b) {
+            # Printed to 0.1 per call and to five digits per byte.
+            return a - b > 0.06 + 1e-4 * b || b - a > 0.06 + 1e-4 * b
+        }
+        $1 == "movsl" && $c("core/call") != "-" &&
+        !($c("core/call-lo") <= $c("core/call") &&
+          $c("core/call") <= $c("core/call-hi") &&
+          $c("core/B-lo") <= $c("core/B") && $c("core/B") <= $c("core/B-hi") &&
+          !off($c("core/B-lo") * $2, $c("core/call-lo")) &&
+          !off($c("core/B-hi") * $2, $c("core/call-hi"))) { print }' |
+        wc -l)
+    check "core cycles per call and per byte inside their CIs, per byte \
+the per-call over the size (bad rows: $bad)" test "$bad" -eq 0
+    [ "$bad" -eq 0 ] || cat "$tmp/table" | sed 's/^/# /'
+else
+    skip "core cycles in the headline" "no core clock on this machine"
+fi
 
 # --- JSON and CSV ----------------------------------------------------------
 "$STATBENCH" -k movsl,libc -a 0..2 -s 4K --max-time 2 -q -f json \

@@ -39,6 +39,30 @@ main_rows() {
     awk '/^kernel .*MB\/s/ { on = 1; next } on && /^$/ { on = 0 } on' "$1"
 }
 
+# rows_by_name FILE PROGRAM: awk PROGRAM over the rows of FILE's main
+# table (those main_rows gives), where $c("NAME") is the field of the
+# column whose header word is NAME: the table's header names each column
+# in one word, none twice, so a test reads a column by its name wherever
+# it stands.  A name not in the header prints "no column NAME" (a line a
+# count of bad rows counts) and ends awk with status 2.
+rows_by_name() {
+    awk 'function c(name) {
+             if (!(name in col)) {
+                 print "no column " name
+                 exit 2
+             }
+             return col[name]
+         }
+         /^kernel .*MB\/s/ {
+             for (i = 1; i <= NF; i++) col[$i] = i
+             on = 1
+             next
+         }
+         on && /^$/ { on = 0 }
+         !on { next }
+         '"$2" "$1"
+}
+
 # bad_input NEEDLE ARGS...: statbench ARGS must fail with exit status 2,
 # one line on stderr containing NEEDLE, and nothing on stdout.  Needs $tmp.
 bad_input() {

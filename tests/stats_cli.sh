@@ -15,12 +15,17 @@ PY=$(command -v python3 || true)
 rc=$?
 check "--baseline movsl exits 0 (rc $rc)" test "$rc" -eq 0
 main_rows "$tmp/base" >"$tmp/baserows"
-rows=$(awk '$1 == "movsb" && NF >= 19' "$tmp/baserows" | wc -l)
+# The columns by their header words (tests/lib.sh, rows_by_name).
+rows=$(rows_by_name "$tmp/base" '$1 == "movsb" && NF >= c("verdict")' |
+    wc -l)
 check "every movsb row has ratio, CI, p(adj) and verdict (rows: $rows)" \
     test "$rows" -eq 9
-bad=$(awk '$1 == "movsb" && NF >= 19 && !($16 <= $15 && $15 <= $17 && $18 >= 0 && $18 <= 1 &&
-    ($19 == "faster" || $19 == "slower" || $19 == "equivalent" ||
-     $19 == "inconclusive")) { print }' "$tmp/baserows" | wc -l)
+bad=$(rows_by_name "$tmp/base" '$1 == "movsb" && !(NF >= c("verdict") &&
+    $c("lo") <= $c("ratio") && $c("ratio") <= $c("hi") &&
+    $c("p(adj)") >= 0 && $c("p(adj)") <= 1 &&
+    ($c("verdict") == "faster" || $c("verdict") == "slower" ||
+     $c("verdict") == "equivalent" || $c("verdict") == "inconclusive"))' |
+    wc -l)
 check "ratios lie in their CIs, p in [0,1], verdicts named (bad: $bad)" \
     test "$bad" -eq 0
 [ "$bad" -eq 0 ] || sed 's/^/# /' "$tmp/base"
@@ -62,9 +67,11 @@ check "compare A A exits 0 (rc $rc)" test "$rc" -eq 0
 # symmetric about 1, so p near 1 (at least 0.5: below, fewer than a
 # quarter of 1000 resamples would fall on one side), and an interval as
 # wide as the noise, so the verdict is never faster or slower.
-eq=$(awk '($1 == "libc" || $1 == "duff") && $15 == "1.0000" && $18 >= 0.5 &&
-    $16 <= 1 && 1 <= $17 && ($19 == "equivalent" || $19 == "inconclusive")' \
-    "$tmp/self" | wc -l)
+eq=$(rows_by_name "$tmp/self" '($1 == "libc" || $1 == "duff") &&
+    $c("ratio") == "1.0000" && $c("p(adj)") >= 0.5 &&
+    $c("lo") <= 1 && 1 <= $c("hi") &&
+    ($c("verdict") == "equivalent" || $c("verdict") == "inconclusive")' |
+    wc -l)
 check "a run compared with itself: ratio 1, p near 1, no verdict of change ($eq of 2)" \
     test "$eq" -eq 2
 [ "$eq" -eq 2 ] || sed 's/^/# /' "$tmp/self"
@@ -97,12 +104,14 @@ PYEOF
     "$STATBENCH" compare "$tmp/x.json" "$tmp/y.json" >"$tmp/xy" 2>"$tmp/err"
     rc=$?
     check "compare of files made elsewhere exits 0 (rc $rc)" test "$rc" -eq 0
-    check "the 10% slower cell is judged slower" \
-        sh -c "awk '\$1 == \"k1\" { print \$19 }' '$tmp/xy' | grep -qx slower"
-    check "its ratio interval holds 1.10" \
-        sh -c "awk '\$1 == \"k1\" && \$16 <= 1.10 && 1.10 <= \$17' '$tmp/xy' | grep -q k1"
-    check "the unchanged cell is not judged faster or slower" \
-        sh -c "awk '\$1 == \"k2\" { print \$19 }' '$tmp/xy' | grep -Eqx 'equivalent|inconclusive'"
+    v1=$(rows_by_name "$tmp/xy" '$1 == "k1" { print $c("verdict") }')
+    check "the 10% slower cell is judged slower ($v1)" test "$v1" = slower
+    in1=$(rows_by_name "$tmp/xy" '$1 == "k1" && $c("lo") <= 1.10 &&
+        1.10 <= $c("hi")')
+    check "its ratio interval holds 1.10" test -n "$in1"
+    v2=$(rows_by_name "$tmp/xy" '$1 == "k2" { print $c("verdict") }')
+    check "the unchanged cell is not judged faster or slower ($v2)" \
+        sh -c "echo '$v2' | grep -Eqx 'equivalent|inconclusive'"
     [ $? -eq 0 ] || sed 's/^/# /' "$tmp/xy"
 else
     skip "compare of files made elsewhere" "no python3"

@@ -216,7 +216,11 @@ static void test_stop_rule(void)
 /* Cell 0 a hot 4K copy (auto: cycles), cell 1 a system call (auto:
  * time), cell 2 (when three) a 16M copy (DRAM: time).  Invocation g runs
  * at state[g % nstates]. */
-static sb_run *two_state_run(size_t ncells, size_t nstates, int metric)
+/* unclocked: the cell whose samples have no core clock (NAN), or
+ * NO_CELL. */
+#define NO_CELL ((size_t)-1)
+static sb_run *two_state_run(size_t ncells, size_t nstates, int metric,
+                             size_t unclocked)
 {
     static const double state[2] = {1.395, 1.445};
     const sb_kernel *copy = sb_kernel_find("movsl");
@@ -248,6 +252,8 @@ static sb_run *two_state_run(size_t ncells, size_t nstates, int metric)
             for (size_t s = 0; s < NS; s++) {
                 ticks[s] = cycles / c * (1 + 0.001 * (uniform(&seed) - 0.5));
                 clock[s] = c * (1 + 0.0001 * (uniform(&seed) - 0.5));
+                if (i == unclocked)
+                    clock[s] = NAN;
             }
             if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
                 sb_run_free(run);
@@ -265,7 +271,7 @@ static double rel_half(const sb_interval *i)
 
 static void test_two_states(void)
 {
-    sb_run *run = two_state_run(3, 2, SB_METRIC_AUTO);
+    sb_run *run = two_state_run(3, 2, SB_METRIC_AUTO, NO_CELL);
     const sb_cell_result *c, *s, *d;
     sb_clock_summary cs;
     sb_analysis_options a;
@@ -317,18 +323,20 @@ static void test_two_states(void)
     tap_ok(text && strstr(text, "warning:  clock: invocations ran at 2 core "
                                 "clock states; the 2 cells reported in time"),
            "two states: the warning names the 2 time cells");
-    tap_ok(text && strstr(text, "core cyc") && strstr(text, " cyc "),
+    tap_ok(text && strstr(text, " core/call ") && strstr(text, " cyc "),
            "two states: core-cycle columns and the metric column");
     if (text && !strstr(text, "warning:  clock"))
         tap_diag("%s", text);
     free(text);
     text = report_text(run, SB_FORMAT_CSV);
-    tap_ok(text && strstr(text, ",metric,core_cycles_median,") &&
+    tap_ok(text && strstr(text, ",core_cycles_median,") &&
+               strstr(text, ",halfwidth_pct,metric,") &&
                strstr(text, ",cycles,") && strstr(text, ",time,"),
            "two states: CSV has the metric and core-cycle columns");
     free(text);
     text = report_text(run, SB_FORMAT_MARKDOWN);
-    tap_ok(text && strstr(text, "| metric | core cyc/call |") &&
+    tap_ok(text && strstr(text, "| core cyc/call |") &&
+               strstr(text, "| metric |") &&
                strstr(text, "| cycles |"),
            "two states: Markdown has the metric and core cycles");
     free(text);
@@ -359,7 +367,7 @@ static void test_two_states(void)
     sb_run_free(run);
 
     /* One state: no warning even with cells in time. */
-    run = two_state_run(2, 1, SB_METRIC_AUTO);
+    run = two_state_run(2, 1, SB_METRIC_AUTO, NO_CELL);
     if (tap_ok(run != NULL, "one state: the run is built")) {
         sb__report_clock_line(run, line, sizeof line);
         TAP_IS_STR(line, "core 2.79 GHz in 1 state over 8 invocations (TSC "
@@ -392,7 +400,8 @@ static sb_run *load_text(const char *text, const sb_options *opt)
 
 static void test_json(void)
 {
-    sb_run *run = two_state_run(3, 2, SB_METRIC_CYCLES), *back;
+    sb_run *run = two_state_run(3, 2, SB_METRIC_CYCLES, NO_CELL),
+           *back;
     char *text, *old;
     json_t *root, *cells;
     json_error_t jerr;
@@ -434,6 +443,8 @@ static void test_json(void)
         json_t *cell = json_array_get(cells, i);
         json_object_del(cell, "samples_clock");
         json_object_del(cell, "metric");
+        /* Older files held the core cycles per byte as a number. */
+        json_object_set_new(cell, "core_cycles_per_byte", json_real(0.0244));
     }
     json_object_del(json_object_get(root, "meta"), "l2_bytes");
     json_object_del(json_object_get(json_object_get(root, "meta"), "options"),
@@ -453,7 +464,9 @@ static void test_json(void)
         tap_ok(unknown, "json: an older file's clocks are unknown");
         tap_ok(r->metric == SB_METRIC_TIME && r->clock_samples == 0 &&
                    isnan(r->core_cycles.estimate) &&
-                   isnan(r->core_cycles_per_byte),
+                   isnan(r->core_cycles_per_byte) &&
+                   isnan(r->core_per_byte.estimate) &&
+                   isnan(r->core_per_byte.lo) && isnan(r->core_per_byte.hi),
                "json: an older file's cells are in time, without cycles");
         sb_run_free(back);
     }
@@ -499,6 +512,406 @@ static void test_json(void)
     sb_run_free(run);
 }
 
+/* ---- Core cycles per call and per byte, beside MB/s ---------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of n values (sorted in place): the middle one, or the mean
+ * of the two middle ones. */
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The field of the plain table's rows under the header word name, in the
+ * row whose kernel and size are given; NULL when not there.  The header
+ * names every column of the rows in one word (table.c). */
+static const char *table_field(const char *text, const char *kernel,
+                               size_t size, const char *name, char *out,
+                               size_t len)
+{
+    const char *head = strstr(text, "\nkernel ");
+    int col = -1, k = 0;
+    char line[1024], *tok, *save;
+    size_t want_size;
+
+    if (!head || !strstr(head, " MB/s "))
+        return NULL;
+    head++;
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(head, "\n"), head);
+    for (tok = strtok_r(line, " ", &save); tok;
+         tok = strtok_r(NULL, " ", &save), k++)
+        if (!strcmp(tok, name))
+            col = k;
+    if (col < 0)
+        return NULL;
+    for (const char *p = strchr(head, '\n'); p && p[1] && p[1] != '\n';
+         p = strchr(p + 1, '\n')) {
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(p + 1, "\n"),
+                 p + 1);
+        tok = strtok_r(line, " ", &save);
+        if (!tok || strcmp(tok, kernel))
+            continue;
+        tok = strtok_r(NULL, " ", &save);
+        if (!tok || sscanf(tok, "%zu", &want_size) != 1 || want_size != size)
+            continue;
+        for (k = 1; tok && k < col; k++)
+            tok = strtok_r(NULL, " ", &save);
+        if (!tok)
+            return NULL;
+        snprintf(out, len, "%s", tok);
+        return out;
+    }
+    return NULL;
+}
+
+/* The field under name in CSV row (1-based after the header) of text;
+ * the writer quotes no field of these rows, so a split on ',' serves. */
+static const char *csv_field(const char *text, size_t row, const char *name,
+                             char *out, size_t len)
+{
+    char line[8192], *tok, *save;
+    int col = -1, k = 0;
+    const char *p = text;
+
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(p, "\n"), p);
+    for (tok = strtok_r(line, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save), k++)
+        if (!strcmp(tok, name))
+            col = k;
+    for (size_t r = 0; p && r < row; r++)
+        p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+    if (col < 0 || !p)
+        return NULL;
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(p, "\n"), p);
+    /* Empty fields: strsep keeps them, strtok would skip them. */
+    tok = line;
+    for (k = 0; tok && k < col; k++) {
+        tok = strchr(tok, ',');
+        tok = tok ? tok + 1 : NULL;
+    }
+    if (!tok)
+        return NULL;
+    snprintf(out, len, "%.*s", (int)strcspn(tok, ","), tok);
+    return out;
+}
+
+/* The run of two clock states with the system call's samples without a
+ * core clock: the copies' core cycles per call and per byte against an
+ * interval computed here, from the samples, without the library's
+ * statistics; the per-byte interval the per-call one over the size; the
+ * writers show both beside MB/s, and "-", an empty field, "--" or null
+ * for the cell without a clock. */
+static void test_per_byte(void)
+{
+    sb_run *run = two_state_run(3, 2, SB_METRIC_AUTO, 1);
+    const double sizes[3] = {4096, 4096, 16 << 20};
+    char *text, buf[64];
+    json_t *root, *cells;
+    json_error_t jerr;
+
+    if (!tap_ok(run != NULL, "per byte: the run is built"))
+        return;
+    for (size_t i = 0; i < 3; i += 2) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        const double *clock = sb_run_sample_clock(run, i);
+        double med[NINV], v[NS], lo, hi, est;
+        size_t at = 0;
+
+        if (!clock || r->invocations != NINV) {
+            tap_ok(0, "per byte: cell %zu has clocks and %d invocations", i,
+                   NINV);
+            continue;
+        }
+        /* Each invocation's median core cycles (ticks times the clock),
+         * then the median of those eight with the order-statistic
+         * interval at 95%: for 8 values ranks 1 and 8 (coverage
+         * 1 - 2 / 2^8 = 0.992; ranks 2 and 7 cover 1 - 18 / 2^8 = 0.930,
+         * short of 0.95). */
+        for (size_t g = 0; g < NINV; g++) {
+            size_t n = r->inv_nsamples[g];
+            for (size_t s = 0; s < n && s < NS; s++)
+                v[s] = r->ticks[at + s] * clock[at + s];
+            med[g] = median_of(v, n < NS ? n : NS);
+            at += n;
+        }
+        est = median_of(med, NINV);
+        lo = med[0];
+        hi = med[NINV - 1];
+        TAP_IS_REL(r->core_cycles.estimate, est, 1e-12,
+                   "per byte: cell %zu: core cycles per call, the median "
+                   "of the invocation medians", i);
+        TAP_IS_REL(r->core_cycles.lo, lo, 1e-12,
+                   "per byte: cell %zu: its interval's low end, the "
+                   "lowest invocation median", i);
+        TAP_IS_REL(r->core_cycles.hi, hi, 1e-12,
+                   "per byte: cell %zu: its high end, the highest", i);
+        TAP_IS_REL(r->core_cycles.achieved, 1 - 2.0 / 256, 1e-12,
+                   "per byte: cell %zu: coverage 0.992", i);
+        TAP_IS_REL(r->core_per_byte.estimate, est / sizes[i], 1e-12,
+                   "per byte: cell %zu: core cycles per byte", i);
+        TAP_IS_REL(r->core_per_byte.lo, lo / sizes[i], 1e-12,
+                   "per byte: cell %zu: its low end, per call over size", i);
+        TAP_IS_REL(r->core_per_byte.hi, hi / sizes[i], 1e-12,
+                   "per byte: cell %zu: its high end", i);
+        tap_ok(r->core_per_byte.level == r->core_cycles.level &&
+                   r->core_per_byte.achieved == r->core_cycles.achieved,
+               "per byte: cell %zu: the same level and coverage", i);
+        TAP_IS_REL(r->core_cycles_per_byte, r->core_per_byte.estimate, 0,
+                   "per byte: cell %zu: core_cycles_per_byte its estimate",
+                   i);
+    }
+    {
+        const sb_cell_result *r = sb_run_cell(run, 1);
+        tap_ok(r->clock_samples == 0 && isnan(r->core_cycles.estimate) &&
+                   isnan(r->core_per_byte.estimate) &&
+                   isnan(r->core_per_byte.lo) && isnan(r->core_per_byte.hi),
+               "per byte: a cell without a clock: NAN");
+    }
+
+    /* The table: the columns by their header words, beside MB/s. */
+    text = report_text(run, SB_FORMAT_TABLE);
+    if (text) {
+        const sb_cell_result *r = sb_run_cell(run, 0);
+        const char *sys = sb_run_cell(run, 1)->cell.kernel->name;
+        const char *head = strstr(text, "\nkernel ");
+        const char *mb = head ? strstr(head, " MB/s-hi ") : NULL;
+        const char *cc = head ? strstr(head, " core/call ") : NULL;
+        const char *pm = head ? strstr(head, " +-% ") : NULL;
+        const char *kept = head ? strstr(head, " kept ") : NULL;
+        tap_ok(mb && cc && pm && kept && mb < cc && cc < pm && pm < kept,
+               "per byte: table: MB/s, then core cycles, then +-%%, then "
+               "kept");
+        tap_ok(table_field(text, "movsl", 4096, "core/B-lo", buf,
+                           sizeof buf) &&
+                   fabs(atof(buf) / r->core_per_byte.lo - 1) < 1e-4,
+               "per byte: table: core/B-lo %s, the interval's %.6g", buf,
+               r->core_per_byte.lo);
+        tap_ok(table_field(text, "movsl", 4096, "core/call-hi", buf,
+                           sizeof buf) &&
+                   fabs(atof(buf) - r->core_cycles.hi) <= 0.05,
+               "per byte: table: core/call-hi %s, the interval's %.6g", buf,
+               r->core_cycles.hi);
+        tap_ok(table_field(text, sys, 4096, "core/B", buf, sizeof buf) &&
+                   !strcmp(buf, "-"),
+               "per byte: table: '-' for the cell without a clock (%s)",
+               buf);
+        tap_ok(table_field(text, sys, 4096, "in", buf, sizeof buf) &&
+                   !strcmp(buf, "time"),
+               "per byte: table: the metric beside +-%% (%s)", buf);
+        tap_ok(strstr(text, "+-%: half the width of the interval in the "
+                            "cell's metric") != NULL,
+               "per byte: table: the units line says what +-%% is of");
+    }
+    free(text);
+
+    text = report_text(run, SB_FORMAT_CSV);
+    if (text) {
+        const sb_cell_result *r = sb_run_cell(run, 2);
+        tap_ok(csv_field(text, 3, "core_cycles_per_byte_ci_hi", buf,
+                         sizeof buf) &&
+                   fabs(atof(buf) / r->core_per_byte.hi - 1) < 1e-8,
+               "per byte: CSV core_cycles_per_byte_ci_hi %s", buf);
+        tap_ok(csv_field(text, 2, "core_cycles_per_byte_ci_lo", buf,
+                         sizeof buf) &&
+                   !buf[0],
+               "per byte: CSV: empty for the cell without a clock");
+        tap_ok(strstr(text, "mbps_ci_hi,core_cycles_median,") != NULL,
+               "per byte: CSV: the core cycles beside MB/s");
+    }
+    free(text);
+
+    text = report_text(run, SB_FORMAT_JSON);
+    root = text ? json_loads(text, 0, &jerr) : NULL;
+    cells = json_object_get(root, "cells");
+    {
+        json_t *c0 = json_object_get(json_array_get(cells, 0),
+                                     "core_cycles_per_byte");
+        json_t *c1 = json_object_get(json_array_get(cells, 1),
+                                     "core_cycles_per_byte");
+        const sb_interval *b = &sb_run_cell(run, 0)->core_per_byte;
+        tap_ok(json_is_object(c0) &&
+                   fabs(json_number_value(json_object_get(c0, "lo")) /
+                            b->lo - 1) < 1e-8 &&
+                   fabs(json_number_value(json_object_get(c0, "hi")) /
+                            b->hi - 1) < 1e-8,
+               "per byte: JSON core_cycles_per_byte is the interval");
+        tap_ok(json_is_object(c1) &&
+                   json_is_null(json_object_get(c1, "estimate")),
+               "per byte: JSON: null without a clock");
+    }
+    json_decref(root);
+    free(text);
+
+    text = report_text(run, SB_FORMAT_MARKDOWN);
+    /* Right-aligned columns are padded on the left. */
+    tap_ok(text && strstr(text, " MB/s |") &&
+               strstr(text, " core cyc/call |") &&
+               strstr(text, " core cyc/B |") && strstr(text, " +-% |") &&
+               strstr(text, " MB/s |") < strstr(text, " core cyc/call |") &&
+               strstr(text, " core cyc/B |") < strstr(text, " +-% |"),
+           "per byte: Markdown: core cycles per call and per byte beside "
+           "MB/s");
+    free(text);
+    text = report_text(run, SB_FORMAT_LATEX);
+    tap_ok(text && strstr(text, "& core cyc/B &"),
+           "per byte: LaTeX: core cycles per byte");
+    free(text);
+    sb_run_free(run);
+}
+
+/* ---- Every invocation's clock in the JSON -------------------------------- */
+
+#define NBIG 200 /* invocations: more than sb_meta's SB_PROBE_MAX_INV */
+
+/* A run of NBIG invocations, each with its own clock and quiet level
+ * recorded as the runner records them: the JSON keeps every one, the
+ * loader reads every one back, and a merge of two such runs holds both
+ * runs' in order. */
+static void test_every_invocation(void)
+{
+    const sb_kernel *copy = sb_kernel_find("movsl");
+    sb_options o;
+    sb_run *run, *back = NULL, *merged = NULL;
+    sb_error err = {0};
+    double ticks[5], clock[5];
+    char *text = NULL;
+    json_t *root, *ic;
+    json_error_t jerr;
+    int ok = 1;
+
+    sb_options_init(&o);
+    run = copy ? sb__run_alloc(1, &o) : NULL;
+    if (!tap_ok(run != NULL, "every invocation: the run is made"))
+        return;
+    run->cells[0].cell = (sb_cell){copy, 4096, 0, 0};
+    run->meta.timer.kind = SB_TIMER_TSC;
+    run->meta.timer.hz = 2e9;
+    run->meta.timer.hz_source = "test";
+    snprintf(run->meta.probe, sizeof run->meta.probe, "imul-chain");
+    for (size_t g = 0; g < NBIG && ok; g++) {
+        double c = 1.25 + g / 256.0; /* exact in binary and in %.10g */
+        sb__raw_cell raw = {.nsamples = 5, .ticks = ticks, .clock = clock,
+                            .iters = 10};
+        for (size_t k = 0; k < 5; k++) {
+            ticks[k] = 100 / c + (double)k;
+            clock[k] = c;
+        }
+        ok = sb__run_add_invocation(run, 0, &raw) == SB_OK &&
+             sb__run_invocation_probe(run, g, c, 32 + g / 8.0) == SB_OK;
+        run->invocations = g + 1;
+    }
+    ok = ok && sb__run_analyse(run, &err) == SB_OK;
+    if (!tap_ok(ok, "every invocation: %d invocations recorded (%s)", NBIG,
+                err.text)) {
+        sb_run_free(run);
+        return;
+    }
+    TAP_IS_INT(sb_run_invocation_probes(run), NBIG,
+               "every invocation: all %d have probe figures", NBIG);
+    TAP_IS_INT(sb_run_meta(run)->probe_ninv, SB_PROBE_MAX_INV,
+               "every invocation: sb_meta keeps the first %d",
+               SB_PROBE_MAX_INV);
+    tap_ok(isnan(sb_run_invocation_clock(run, NBIG)) &&
+               isnan(sb_run_invocation_quiet(NULL, 0)),
+           "every invocation: NAN past the last and for no run");
+
+    back = json_round_trip(run, &text);
+    root = text ? json_loads(text, 0, &jerr) : NULL;
+    ic = json_object_get(json_object_get(json_object_get(root, "meta"),
+                                         "probes"),
+                         "invocation_clock");
+    ok = json_array_size(ic) == NBIG;
+    for (size_t g = 0; ok && g < NBIG; g++)
+        ok = json_number_value(json_array_get(ic, g)) == 1.25 + g / 256.0;
+    tap_ok(ok, "every invocation: the JSON's invocation_clock holds all "
+               "%d (%zu)", NBIG, json_array_size(ic));
+    json_decref(root);
+    ok = back && sb_run_invocation_probes(back) == NBIG;
+    for (size_t g = 0; ok && g < NBIG; g++)
+        ok = sb_run_invocation_clock(back, g) == 1.25 + g / 256.0 &&
+             sb_run_invocation_quiet(back, g) == 32 + g / 8.0;
+    tap_ok(ok, "every invocation: read back, every clock and quiet level");
+
+    if (back) {
+        const sb_run *two[2] = {run, back};
+        char warn[512];
+        ok = sb_run_merge(two, 2, &merged, warn, sizeof warn, &err) ==
+                 SB_OK &&
+             sb_run_invocation_probes(merged) == 2 * NBIG;
+        for (size_t g = 0; ok && g < 2 * NBIG; g++)
+            ok = sb_run_invocation_clock(merged, g) ==
+                     1.25 + (g % NBIG) / 256.0 &&
+                 sb_run_invocation_quiet(merged, g) == 32 + (g % NBIG) / 8.0;
+        tap_ok(ok, "every invocation: a merge of two holds both runs' %d, "
+                   "in order (%s)", 2 * NBIG, err.text);
+    }
+    sb_run_free(merged);
+    sb_run_free(back);
+    free(text);
+    sb_run_free(run);
+}
+
+/* ---- The alignment matrix ----------------------------------------------- */
+
+/* A 2 x 2 matrix of hot copies (source and destination offsets 0 and 1),
+ * the cell at src 1, dst 1 without a core clock: the table's matrix has
+ * a third part, the median core cycles per call, with "-" for that
+ * cell. */
+static void test_matrix(void)
+{
+    const sb_kernel *copy = sb_kernel_find("movsl");
+    sb_options o;
+    sb_run *run;
+    sb_error err = {0};
+    double ticks[NS], clock[NS];
+    char *text, want[128];
+    const char *part;
+    int ok = 1;
+
+    sb_options_init(&o);
+    run = copy ? sb__run_alloc(4, &o) : NULL;
+    if (!tap_ok(run != NULL, "matrix: the run is made"))
+        return;
+    for (size_t i = 0; i < 4; i++)
+        run->cells[i].cell = (sb_cell){copy, 4096, i % 2, i / 2};
+    run->meta.timer.kind = SB_TIMER_TSC;
+    run->meta.timer.hz = 2e9;
+    run->meta.timer.hz_source = "test";
+    run->meta.cpu = -1;
+    run->meta.l2_bytes = L2;
+    for (size_t g = 0; g < 2 && ok; g++)
+        for (size_t i = 0; i < 4 && ok; i++) {
+            sb__raw_cell raw = {.nsamples = NS, .ticks = ticks,
+                                .clock = clock, .iters = 10};
+            for (size_t k = 0; k < NS; k++) {
+                /* 100, 101, 102 core cycles at 1.4 cycles per tick. */
+                ticks[k] = (100.0 + (double)i) / 1.4;
+                clock[k] = i == 3 ? NAN : 1.4;
+            }
+            ok = sb__run_add_invocation(run, i, &raw) == SB_OK;
+        }
+    run->invocations = 2;
+    ok = ok && sb__run_analyse(run, &err) == SB_OK;
+    text = ok ? report_text(run, SB_FORMAT_TABLE) : NULL;
+    part = text ? strstr(text, "movsl 4096 B: median core cycles per call")
+                : NULL;
+    snprintf(want, sizeof want, "\n%8d %8.1f%c %8.1f%c\n%8d %8.1f%c %9s\n",
+             0, 100.0, ' ', 101.0, ' ', 1, 102.0, ' ', "-");
+    tap_ok(part && strstr(part, want),
+           "matrix: the core cycles per call of each cell, '-' without a "
+           "clock");
+    if (text && !(part && strstr(part, want)))
+        tap_diag("%s", text);
+    free(text);
+    sb_run_free(run);
+}
+
 int main(void)
 {
     sb_init();
@@ -506,5 +919,8 @@ int main(void)
     test_stop_rule();
     test_two_states();
     test_json();
+    test_per_byte();
+    test_every_invocation();
+    test_matrix();
     return tap_done();
 }

@@ -741,8 +741,9 @@ static void test_markdown(sb_run *imported, sb_run *measured)
                "md measured: CPU and invocations in the caption");
         tap_ok(row_starting(doc, "| kernel ", line, sizeof line) &&
                    !strncmp(line, "| kernel | size | src | dst | MB/s | "
-                                  "95% CI | +-% | ratio |", 57),
-               "md measured: kernel, size, offsets, MB/s columns");
+                                  "95% CI | +-% | metric | ratio |", 68),
+               "md measured: kernel, size, offsets, MB/s, +-%% beside its "
+               "metric, then the comparison");
         diag_doc(doc);
     }
     free(doc);

@@ -15,7 +15,9 @@
  * with a digit, unique (the counter columns follow, named by csv_name). */
 static const char *const fixed[] = {
     "kernel", "family", "size", "src_align", "dst_align", "mbps_median",
-    "mbps_ci_lo", "mbps_ci_hi", "halfwidth_pct", "ticks_per_byte",
+    "mbps_ci_lo", "mbps_ci_hi", "core_cycles_median", "core_cycles_ci_lo",
+    "core_cycles_ci_hi", "core_cycles_per_byte", "core_cycles_per_byte_ci_lo",
+    "core_cycles_per_byte_ci_hi", "halfwidth_pct", "metric", "ticks_per_byte",
     "ticks_median", "ticks_ci_lo", "ticks_ci_hi", "ci_level", "ci_achieved",
     "ci_method", "ticks_mean", "ticks_sd", "ticks_min", "ticks_max",
     "samples", "rejected", "rejected_context_switch", "rejected_outlier",
@@ -26,9 +28,7 @@ static const char *const fixed[] = {
     "rejected_migration", "rejected_interrupt", "disturbed_context_switch",
     "disturbed_migration", "disturbed_interrupt", "rejected_kernel_failed",
     "rejected_cpu_wait", "rejected_shared_core", "disturbed_cpu_wait",
-    "disturbed_shared_core", "metric", "core_cycles_median",
-    "core_cycles_ci_lo", "core_cycles_ci_hi", "core_cycles_per_byte",
-    "clock_samples", "unit", "timer_hz"};
+    "disturbed_shared_core", "clock_samples", "unit", "timer_hz"};
 #define NFIXED (sizeof fixed / sizeof fixed[0])
 
 /* The four columns of each counter: its name (csv_name) and these. */
@@ -210,7 +210,18 @@ static void csv_row(const sb_run *run, size_t i, row *w)
     num(w, 6, r->mbps.estimate);
     num(w, 6, r->mbps.lo);
     num(w, 6, r->mbps.hi);
+    /* Beside MB/s (whose interval is the time's): the core cycles per
+     * call and per byte with their intervals, empty fields (NAN) without
+     * a core clock; then the half-width of the interval in the cell's
+     * metric, and that metric. */
+    num(w, 9, r->core_cycles.estimate);
+    num(w, 9, r->core_cycles.lo);
+    num(w, 9, r->core_cycles.hi);
+    num(w, 9, r->core_per_byte.estimate);
+    num(w, 9, r->core_per_byte.lo);
+    num(w, 9, r->core_per_byte.hi);
     num(w, 6, 100 * r->rel_halfwidth);
+    text(w, sb_metric_name(r->metric));
     num(w, 6, r->cycles_per_byte);
     num(w, 9, r->interval.estimate);
     num(w, 9, r->interval.lo);
@@ -256,13 +267,6 @@ static void csv_row(const sb_run *run, size_t i, row *w)
     count(w, r->rejected[SB_REJECT_SHARED_CORE]);
     count(w, r->disturbed[SB_REJECT_CPU_WAIT]);
     count(w, r->disturbed[SB_REJECT_SHARED_CORE]);
-    /* The metric the cell was judged in; its core cycles are empty
-     * fields (NAN) without a core clock. */
-    text(w, sb_metric_name(r->metric));
-    num(w, 9, r->core_cycles.estimate);
-    num(w, 9, r->core_cycles.lo);
-    num(w, 9, r->core_cycles.hi);
-    num(w, 6, r->core_cycles_per_byte);
     count(w, r->clock_samples);
     /* What the ticks_* columns count, and the timer's rate: ticks_median
      * / timer_hz is seconds per call. */

@@ -295,12 +295,14 @@ static json_t *custom(int id, const ctx *x)
         return lines(m->notes);
     case SB__JC_INV_CLOCK:
     case SB__JC_INV_QUIET:
+        /* Every invocation's, not only the first SB_PROBE_MAX_INV that
+         * sb_meta holds. */
         a = json_array();
-        for (size_t i = 0; a && i < m->probe_ninv && i < SB_PROBE_MAX_INV;
-             i++)
+        for (size_t i = 0; a && i < sb_run_invocation_probes(run); i++)
             json_array_append_new(a, num(id == SB__JC_INV_CLOCK
-                                             ? m->probe_inv_clock[i]
-                                             : m->probe_inv_quiet[i]));
+                                             ? sb_run_invocation_clock(run, i)
+                                             : sb_run_invocation_quiet(run,
+                                                                       i)));
         return a ? a : json_null();
     case SB__JC_ENV:
         return env(&m->env);

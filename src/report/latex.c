@@ -46,6 +46,14 @@ static void caption(const sb_run *run, int cmp, sb__sbuf *b)
     if (!sb_run_imported(run))
         sb__sbuf_puts(b, "; size and offsets (src, dst) in bytes");
     sb__sbuf_puts(b, ".");
+    /* Which interval each column is: MB/s's from the time, the
+     * half-width of the one in the cell's metric. */
+    if (!sb_run_imported(run))
+        sb__sbuf_puts(b, " The MB/s interval is the time's; core cycles per "
+                         "call and per byte, where the core clock is known, "
+                         "come with their own; $\\pm$\\,\\% is half "
+                         "the interval in the cell's metric, in percent of "
+                         "its median.");
     if (cmp)
         sb__sbuf_printf(b, " Ratio: median time over the baseline's (below "
                            "1: faster); $p$ Holm-adjusted; verdict at "

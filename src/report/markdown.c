@@ -38,6 +38,12 @@ static void caption(const sb_run *run, int cmp, sb__sbuf *b)
         sb__sbuf_printf(b, "; median MB/s (1 MB = 10^6 B), %g%% CI over ",
                         100 * o->ci_level);
         sb__put_invocations(b, sb_run_invocations(run));
+        /* Which interval each column is: MB/s's from the time, +-% of the
+         * one in the cell's metric. */
+        sb__sbuf_puts(b, ", the MB/s CI from the time; core cycles per "
+                         "call and per byte with their CIs where the core "
+                         "clock is known; +-%: half the CI in the cell's "
+                         "metric, in % of its median");
     }
     if (cmp)
         sb__sbuf_printf(b, "; ratio = median time / baseline's (below 1: "

@@ -578,7 +578,21 @@ static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp,
     }
     sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
     grid_take(g, c++, x->b);
+    /* Beside MB/s and its interval (the time's), as in the plain table:
+     * the core cycles per call and per byte with theirs, when the run has
+     * a core clock; then the half-width in the cell's metric and that
+     * metric, side by side. */
+    if (clk) {
+        grid_set(g, c++, "core cyc/call");
+        sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
+        grid_take(g, c++, x->b);
+        grid_set(g, c++, "core cyc/B");
+        sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
+        grid_take(g, c++, x->b);
+    }
     grid_set(g, c++, x->latex ? "$\\pm$\\,\\%" : "+-%");
+    if (!sb_run_imported(run))
+        grid_set(g, c++, "metric");
     if (cmp) {
         grid_set(g, c++, "ratio");
         sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "ratio %g%% CI",
@@ -586,15 +600,6 @@ static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp,
         grid_take(g, c++, x->b);
         grid_set(g, c++, x->latex ? "$p$ (Holm)" : "p (Holm)");
         grid_set(g, c++, "verdict");
-    }
-    /* Last, as in the plain table: what +-% was judged in, and the core
-     * cycles when the run has a core clock. */
-    if (!sb_run_imported(run))
-        grid_set(g, c++, "metric");
-    if (clk) {
-        grid_set(g, c++, "core cyc/call");
-        sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
-        grid_take(g, c++, x->b);
     }
 }
 
@@ -620,10 +625,22 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
     if (r->nsamples == 0) {
         grid_set(g, c++, "--");
         grid_set(g, c++, "--");
-        grid_set(g, c++, "--");
     } else {
         put_interval(x, g, c, sb_run_imported(run) ? &r->interval : &r->mbps);
         c += 2;
+    }
+    /* The core cycles per call and per byte: "--" without a clock. */
+    if (clk && r->clock_samples && isfinite(r->core_cycles.estimate)) {
+        put_interval(x, g, c, &r->core_cycles);
+        put_interval(x, g, c + 2, &r->core_per_byte);
+        c += 4;
+    } else if (clk) {
+        for (int k = 0; k < 4; k++)
+            grid_set(g, c++, "--");
+    }
+    if (r->nsamples == 0) {
+        grid_set(g, c++, "--");
+    } else {
         format_sig2(100 * r->rel_halfwidth, t);
         put_number(x, t);
         /* '*': short of the precision target, as in the plain table. */
@@ -631,6 +648,11 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
             sbuf_putc(x->b, '*');
         grid_take(g, c++, x->b);
     }
+    /* What the cell's +-% and precision were judged in. */
+    if (!sb_run_imported(run))
+        grid_set(g, c++, r->nsamples == 0 ? "--"
+                         : r->metric == SB_METRIC_CYCLES ? "cycles"
+                                                         : "time");
     if (cmp) {
         const sb_comparison *k = sb_run_comparison(run, i);
         if (!k) {
@@ -646,18 +668,6 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
             grid_set(g, c++, sb_verdict_name(k->verdict));
         }
     }
-    /* What the cell's +-% and precision were judged in. */
-    if (!sb_run_imported(run))
-        grid_set(g, c++, r->nsamples == 0 ? "--"
-                         : r->metric == SB_METRIC_CYCLES ? "cycles"
-                                                         : "time");
-    if (clk && r->clock_samples && isfinite(r->core_cycles.estimate)) {
-        put_interval(x, g, c, &r->core_cycles);
-        c += 2;
-    } else if (clk) {
-        grid_set(g, c++, "--");
-        grid_set(g, c++, "--");
-    }
 }
 
 /* The whole grid of a run. */
@@ -670,11 +680,12 @@ static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
     size_t n = sb_run_count(run);
 
     *g = (grid){0};
-    g->ncols = (sb_run_imported(run) ? 4 : 8) + (clk ? 2 : 0) + (cmp ? 4 : 0);
+    g->ncols = (sb_run_imported(run) ? 4 : 8) + (clk ? 4 : 0) + (cmp ? 4 : 0);
     memset(g->align, 'r', g->ncols);
     g->align[0] = 'l';
+    /* The verdict, the last column when there is a comparison. */
     if (cmp)
-        g->align[g->ncols - 1 - !sb_run_imported(run) - 2 * clk] = 'l';
+        g->align[g->ncols - 1] = 'l';
     header_row(run, &x, g, cmp, clk);
     for (size_t i = 0; i < n; i++)
         cell_row(run, i, &x, g, cmp, clk);

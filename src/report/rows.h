@@ -34,7 +34,7 @@ void sb__put_invocations(sb__sbuf *b, size_t m);
 typedef struct sb__grid {
     size_t ncols, nrows, cap;
     char **cell; /* nrows * ncols strings */
-    char align[16];
+    char align[24];
     int failed;
 } sb__grid;
 

@@ -190,7 +190,7 @@ const sb__jfield sb__json_cell[] = {
     C_("mde", SB__J_NUM, mde, 0),
     CUSTOM(SB__JK_METRIC, SB__JC_CELL_METRIC),
     C_("core_cycles", SB__J_INTERVAL, core_cycles, 0),
-    C_("core_cycles_per_byte", SB__J_NUM, core_cycles_per_byte, 0),
+    C_("core_cycles_per_byte", SB__J_INTERVAL, core_per_byte, 0),
     C_("clock_samples", SB__J_SIZE, clock_samples, 0),
     CUSTOM(SB__JK_COMPARISON, SB__JC_COMPARISON),
     CUSTOM(SB__JK_SAMPLES_TICKS, SB__JC_SAMPLES_TICKS),

@@ -298,15 +298,25 @@ static void header(const sb_run *run, FILE *f)
                 "threshold +-%g%%\n",
                 "all rows", o->alpha, 100 * o->threshold);
     if (!external(run)) {
-        fprintf(f, "units:    MB/s with 1 MB = 10^6 bytes; %s/B in %s%s\n",
-                t->kind == SB_TIMER_TSC ? "cyc" : "ns",
-                t->kind == SB_TIMER_TSC
-                    ? "TSC reference cycles (constant rate, not core clocks)"
-                    : "nanoseconds",
-                sb__report_any_clock(run)
-                    ? "; core cyc, core/B in core cycles (timer ticks times "
-                      "the core clock measured around each sample)"
-                    : "");
+        int tsc = t->kind == SB_TIMER_TSC;
+        /* What each column of the rows is, and of which interval: MB/s's
+         * is the time's, +-% the one of the cell's metric. */
+        fprintf(f, "units:    MB/s with 1 MB = 10^6 bytes; MB/s-lo, MB/s-hi: "
+                   "its interval, from the time's whatever the cell's "
+                   "metric\n");
+        if (sb__report_any_clock(run))
+            fputs("          core/call, core/B: core cycles (timer ticks "
+                  "times the core clock measured around each sample) per "
+                  "call and per byte, each with its interval (-lo, -hi; "
+                  "per byte: the per-call interval over the size)\n",
+                  f);
+        fprintf(f, "          +-%%: half the width of the interval in the "
+                   "cell's metric (column in: cyc, the core cycles'; time, "
+                   "the time's), in %% of its median; %s/B, %s/call in %s\n",
+                tsc ? "tsc" : "ns", tsc ? "tsc" : "ns",
+                tsc ? "TSC reference cycles (constant rate, not core "
+                      "clocks)"
+                    : "nanoseconds");
         fprintf(f, "run:      %zu rounds in %.1f s%s\n", sb_run_rounds(run),
                 sb_run_elapsed(run),
                 sb_run_interrupted(run) ? ", INTERRUPTED: partial results"
@@ -342,24 +352,28 @@ static const char *metric_col(const sb_cell_result *r)
     return r->metric == SB_METRIC_CYCLES ? "cyc" : "time";
 }
 
-/* The core cycles per call with their interval and per byte, when some
- * cell of the run has them; "-" for a cell without. */
+/* The core cycles per call and per byte, each with its interval, when
+ * some cell of the run has them; "-" for a cell without a core clock. */
 static void core_columns(const sb_cell_result *r, FILE *f, int clk)
 {
+    const sb_interval *c = &r->core_cycles, *b = &r->core_per_byte;
+
     if (!clk)
         return;
-    if (r->clock_samples && isfinite(r->core_cycles.estimate))
-        fprintf(f, " %10.1f %10.1f %10.1f %7.4f", r->core_cycles.estimate,
-                r->core_cycles.lo, r->core_cycles.hi,
-                r->core_cycles_per_byte);
+    if (r->clock_samples && isfinite(c->estimate))
+        fprintf(f, " %12.1f %12.1f %12.1f", c->estimate, c->lo, c->hi);
     else
-        fprintf(f, " %10s %10s %10s %7s", "-", "-", "-", "-");
+        fprintf(f, " %12s %12s %12s", "-", "-", "-");
+    if (r->clock_samples && isfinite(b->estimate))
+        fprintf(f, " %#9.5g %#9.5g %#9.5g", b->estimate, b->lo, b->hi);
+    else
+        fprintf(f, " %9s %9s %9s", "-", "-", "-");
 }
 
 static void row_header(const sb_run *run, FILE *f, enum layout l, int inv,
                        int cmp, int clk)
 {
-    int cyc = sb_run_meta(run)->timer.kind == SB_TIMER_TSC;
+    int tsc = sb_run_meta(run)->timer.kind == SB_TIMER_TSC;
     fputc('\n', f);
     if (l == LAYOUT_EXTERNAL)
         fprintf(f, "%-16s %12s %12s %12s %7s %12s %12s %6s %5s", "data",
@@ -371,22 +385,29 @@ static void row_header(const sb_run *run, FILE *f, enum layout l, int inv,
                 "kernel", "size", "us/call", "CI low", "CI high", "+-%",
                 "ns/page", "user us", "sys us", "kept", "rej", "outl",
                 inv ? " btw%" : "");
-    else
-        fprintf(f,
-                "%-13s %9s %4s %4s %12s %12s %12s %7s %8s %10s %6s %5s %5s%s",
-                "kernel", "size", "src", "dst", "MB/s", "CI low", "CI high",
-                "+-%", cyc ? "cyc/B" : "ns/B", cyc ? "cyc/call" : "ns/call",
+    else {
+        /* One word per column, none twice, so that a script finds a
+         * column by its name.  Beside MB/s and its interval (from the
+         * time), the core cycles per call and per byte with theirs; then
+         * the half-width of the interval in the cell's metric and that
+         * metric, side by side; then the reference ticks. */
+        fprintf(f, "%-13s %9s %4s %4s %12s %12s %12s", "kernel", "size",
+                "src", "dst", "MB/s", "MB/s-lo", "MB/s-hi");
+        if (clk)
+            fprintf(f, " %12s %12s %12s %9s %9s %9s", "core/call",
+                    "core/call-lo", "core/call-hi", "core/B", "core/B-lo",
+                    "core/B-hi");
+        fprintf(f, " %7s %4s %8s %10s %6s %5s %5s%s", "+-%", "in",
+                tsc ? "tsc/B" : "ns/B", tsc ? "tsc/call" : "ns/call",
                 "kept", "rej", "outl", inv ? " btw%" : "");
+    }
     if (cmp)
         fprintf(f, " %7s %7s %7s %8s %-12s", "ratio", "lo", "hi", "p(adj)",
                 "verdict");
-    /* Last, so that the columns before keep their places: what +-% and
-     * the precision were judged in, and the core cycles. */
-    if (l != LAYOUT_EXTERNAL)
+    /* Last in the allocation rows, so that the columns before keep their
+     * places: what +-% and the precision were judged in. */
+    if (l == LAYOUT_ALLOC)
         fprintf(f, " %4s", "in");
-    if (l == LAYOUT_THROUGHPUT && clk)
-        fprintf(f, " %10s %10s %10s %7s", "core cyc", "CI low", "CI high",
-                "core/B");
     fputc('\n', f);
 }
 
@@ -415,12 +436,14 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
                        "%5s",
                     r->cell.kernel->name, r->cell.size, "-", "-", "-", "-",
                     "-", "-", "-", r->nsamples, r->rejected_total, "-");
-        else
-            fprintf(f, "%-13s %9zu %4zu %4zu %12s %12s %12s %7s %8s %10s "
-                       "%6zu %5zu %5s",
+        else {
+            fprintf(f, "%-13s %9zu %4zu %4zu %12s %12s %12s",
                     r->cell.kernel->name, r->cell.size, r->cell.src_align,
-                    r->cell.dst_align, "-", "-", "-", "-", "-", "-",
-                    r->nsamples, r->rejected_total, "-");
+                    r->cell.dst_align, "-", "-", "-");
+            core_columns(r, f, clk);
+            fprintf(f, " %7s %4s %8s %10s %6zu %5zu %5s", "-", "-", "-",
+                    "-", r->nsamples, r->rejected_total, "-");
+        }
         if (inv)
             fprintf(f, " %4s", "-");
     } else if (l == LAYOUT_ALLOC) {
@@ -453,22 +476,20 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
                 outlier_count(r));
         btw_column(r, f, inv);
     } else {
-        fprintf(f,
-                "%-13s %9zu %4zu %4zu %12.1f %12.1f %12.1f %7.2f %8.4f "
-                "%10.1f %6zu %5zu %5zu",
+        fprintf(f, "%-13s %9zu %4zu %4zu %12.1f %12.1f %12.1f",
                 r->cell.kernel->name, r->cell.size, r->cell.src_align,
-                r->cell.dst_align, r->mbps.estimate, r->mbps.lo, r->mbps.hi,
-                100 * r->rel_halfwidth, r->cycles_per_byte,
+                r->cell.dst_align, r->mbps.estimate, r->mbps.lo, r->mbps.hi);
+        core_columns(r, f, clk);
+        fprintf(f, " %7.2f %4s %8.4f %10.1f %6zu %5zu %5zu",
+                100 * r->rel_halfwidth, metric_col(r), r->cycles_per_byte,
                 r->interval.estimate, r->nsamples, r->rejected_total,
                 outlier_count(r));
         btw_column(r, f, inv);
     }
     if (cmp)
         comparison_columns(run, i, f);
-    if (l != LAYOUT_EXTERNAL)
+    if (l == LAYOUT_ALLOC)
         fprintf(f, " %4s", r->nsamples ? metric_col(r) : "-");
-    if (l == LAYOUT_THROUGHPUT)
-        core_columns(r, f, clk);
     /* '~' warns when the reported interval is built from one process's
      * samples; the invocation-level interval uses one median per process
      * and is not narrowed by correlated samples. */
@@ -478,22 +499,25 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
 
 /* The 2D alignment matrix of one kernel and size: median MB/s with rows
  * for destination offsets and columns for source offsets, then the
- * interval's half-width in percent; '*' marks a cell short of the
- * precision target. */
+ * interval's half-width in percent, then (clk: the run has a core clock)
+ * the median core cycles per call, "-" for a cell without a clock; '*'
+ * marks a cell short of the precision target. */
 static void matrix(const sb_run *run, size_t first, size_t end, size_t w,
-                   FILE *f)
+                   int clk, FILE *f)
 {
+    static const char *const title[3] = {
+        "median MB/s", "CI half-width, +-% of median, in ",
+        "median core cycles per call"};
     const sb_cell_result *r0 = sb_run_cell(run, first);
     const char *in = r0->metric == SB_METRIC_CYCLES ? "core cycles" : "time";
     for (size_t i = first; i < end; i++)
         if (sb_run_cell(run, i)->metric != r0->metric)
             in = "each cell's metric";
-    for (int part = 0; part < 2; part++) {
+    for (int part = 0; part < (clk ? 3 : 2); part++) {
         fprintf(f, "\n%s %zu B: %s%s (rows: dst offset, columns: src "
                    "offset)\n",
-                r0->cell.kernel->name, r0->cell.size,
-                part == 0 ? "median MB/s" : "CI half-width, +-% of median, in ",
-                part == 0 ? "" : in);
+                r0->cell.kernel->name, r0->cell.size, title[part],
+                part == 1 ? in : "");
         fprintf(f, "%8s", "dst\\src");
         for (size_t j = 0; j < w; j++)
             fprintf(f, " %9zu", sb_run_cell(run, first + j)->cell.src_align);
@@ -502,13 +526,17 @@ static void matrix(const sb_run *run, size_t first, size_t end, size_t w,
             fprintf(f, "%8zu", sb_run_cell(run, i)->cell.dst_align);
             for (size_t j = 0; j < w; j++) {
                 const sb_cell_result *r = sb_run_cell(run, i + j);
-                double v = part == 0 ? r->mbps.estimate
-                                     : 100 * r->rel_halfwidth;
-                if (r->nsamples == 0)
+                double v = part == 0   ? r->mbps.estimate
+                           : part == 1 ? 100 * r->rel_halfwidth
+                                       : r->core_cycles.estimate;
+                if (r->nsamples == 0 ||
+                    (part == 2 && (!r->clock_samples || !isfinite(v))))
                     fprintf(f, " %9s", "-");
                 else
-                    fprintf(f, part == 0 ? " %8.0f%c" : " %8.2f%c", v,
-                            sb__report_cell_short(r) ? '*' : ' ');
+                    fprintf(f, part == 0   ? " %8.0f%c"
+                               : part == 1 ? " %8.2f%c"
+                                           : " %8.1f%c",
+                            v, sb__report_cell_short(r) ? '*' : ' ');
             }
             fputc('\n', f);
         }
@@ -651,7 +679,7 @@ static int table(const sb_run *run, FILE *f)
     for (size_t i = 0; i < n;) {
         size_t e = sb__group_end(run, i);
         if (matrix_w[i])
-            matrix(run, i, e, matrix_w[i], f);
+            matrix(run, i, e, matrix_w[i], clk, f);
         i = e;
     }
     headed = 0;
