@@ -1231,7 +1231,7 @@ SB_API size_t sb_run_invocation_run(const sb_run *run, size_t g);
  * tick (the median of its samples' clocks), and its contention probe's
  * quiet level (as sb_meta.contention_quiet).  NAN where unknown or for a
  * bad g.  sb_run_invocation_probes gives how many invocations have them
- * (0: a run without probes, such as one of sb_run_from_samples). */
+ * (0: a run without probes, such as one of sb_run_from_samples_new). */
 SB_API size_t sb_run_invocation_probes(const sb_run *run);
 SB_API double sb_run_invocation_clock(const sb_run *run, size_t g);
 SB_API double sb_run_invocation_quiet(const sb_run *run, size_t g);

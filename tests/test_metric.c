@@ -841,7 +841,7 @@ static void test_every_invocation(void)
     if (back) {
         const sb_run *two[2] = {run, back};
         char warn[512];
-        ok = sb_run_merge(two, 2, &merged, warn, sizeof warn, &err) ==
+        ok = sb_run_merge_new(two, 2, &merged, warn, sizeof warn, &err) ==
                  SB_OK &&
              sb_run_invocation_probes(merged) == 2 * NBIG;
         for (size_t g = 0; ok && g < 2 * NBIG; g++)
