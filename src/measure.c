@@ -828,14 +828,11 @@ static int stop_rule(const sb_plan *plan, const sb__invocation *inv,
     if (seen)
         *seen = (sb__check){.at = inv->rounds, .widest = 0};
     for (size_t i = 0; i < inv->ncells; i++) {
-        double w;
-        int met;
-        if (!seen && inv->cells[i].nsamples < opt->min_samples)
-            return 0;
-        w = sb__raw_precision_width(sb_plan_cell(plan, i), &inv->cells[i],
-                                    opt, inv->meta.l2_bytes, t);
-        met = inv->cells[i].nsamples >= opt->min_samples &&
-              w <= opt->precision;
+        double w = sb__raw_precision_width(sb_plan_cell(plan, i),
+                                           &inv->cells[i], opt,
+                                           inv->meta.l2_bytes, t);
+        int met = inv->cells[i].nsamples >= opt->min_samples &&
+                  w <= opt->precision;
         if (!seen && !met)
             return 0;
         if (seen)
