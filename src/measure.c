@@ -799,13 +799,17 @@ static int check_budget(const sb_plan *plan, const sb_options *opt,
  * a cell falls short).  Precision 0: no target, so it never holds.
  * Each cell is judged in its metric (sb_metric_choose on its samples so
  * far, as the results will choose): core cycles or time.
- * *check_at is the next round to check at; *scratch grows to fit. */
+ * *check_at is the next round to check at; *scratch grows to fit.
+ * With seen (for sb_options.progress_state), every cell is judged, to
+ * count those that meet the target, and seen says what the check found;
+ * without, the first cell short of it ends the check. */
 static int stop_rule(const sb_plan *plan, const sb__invocation *inv,
                      const sb_options *opt, size_t *check_at,
-                     double **scratch)
+                     double **scratch, sb__check *seen)
 {
     size_t most = 1;
     double *t;
+    int all = 1;
 
     if (inv->rounds < opt->min_samples || inv->rounds < *check_at ||
         !(opt->precision > 0))
@@ -821,17 +825,68 @@ static int stop_rule(const sb_plan *plan, const sb__invocation *inv,
     if (!t)
         return SB_ENOMEM;
     *scratch = t;
-    for (size_t i = 0; i < inv->ncells; i++)
-        if (inv->cells[i].nsamples < opt->min_samples ||
-            !sb__raw_precision_met(sb_plan_cell(plan, i), &inv->cells[i],
-                                   opt, inv->meta.l2_bytes, t))
+    if (seen)
+        *seen = (sb__check){.at = inv->rounds, .widest = 0};
+    for (size_t i = 0; i < inv->ncells; i++) {
+        double w = sb__raw_precision_width(sb_plan_cell(plan, i),
+                                           &inv->cells[i], opt,
+                                           inv->meta.l2_bytes, t);
+        int met = inv->cells[i].nsamples >= opt->min_samples &&
+                  w <= opt->precision;
+        if (!seen && !met)
             return 0;
-    return 1;
+        if (seen)
+            sb__check_add(seen, met, w);
+        all &= met;
+    }
+    return all;
+}
+
+void sb__check_add(sb__check *c, int met, double w)
+{
+    c->done += met != 0;
+    if (!(w <= c->widest)) /* NAN, no interval, counts as INFINITY */
+        c->widest = isnan(w) ? INFINITY : w;
+}
+
+int sb__progress_call(const sb_options *opt, int between, size_t invocation,
+                      size_t round, double elapsed, double time_left,
+                      size_t ncells, const sb__check *seen)
+{
+    int target = opt->precision > 0;
+    sb_progress p = {
+        .size = sizeof p,
+        .between = between,
+        .invocation = invocation,
+        .invocations = opt->invocations ? opt->invocations : 1,
+        .round = round,
+        .elapsed = elapsed,
+        .time_left = time_left > 0 ? time_left : 0,
+        .cells = ncells,
+        /* Without a target every cell meets it, and nothing stops on
+         * it: there is no check, nor a width to tell. */
+        .cells_done = target ? seen->done : ncells,
+        .checked_at = target ? seen->at : 0,
+        .widest = target && seen->at ? seen->widest : NAN,
+    };
+
+    if (opt->progress && opt->progress(opt->progress_arg, round, elapsed))
+        return 1;
+    return opt->progress_state &&
+           opt->progress_state(opt->progress_arg, &p);
 }
 
 int sb__raw_precision_met(const sb_cell *cell, const sb__raw_cell *r,
                           const sb_options *opt, size_t l2_bytes,
                           double *work)
+{
+    double w = sb__raw_precision_width(cell, r, opt, l2_bytes, work);
+    return !isnan(w) && (!(opt->precision > 0) || w <= opt->precision);
+}
+
+double sb__raw_precision_width(const sb_cell *cell, const sb__raw_cell *r,
+                               const sb_options *opt, size_t l2_bytes,
+                               double *work)
 {
     sb_analysis_options a;
     sb_interval ci;
@@ -848,10 +903,11 @@ int sb__raw_precision_met(const sb_cell *cell, const sb__raw_cell *r,
     for (size_t s = 0; s < r->nsamples; s++)
         if (isfinite(work[s]))
             work[n++] = work[s];
-    return n > 0 &&
-           sb__cell_interval(work, &n, 1, &a, opt->seed, work + r->nsamples,
-                             &ci, &how) == SB_OK &&
-           sb__precision_met(&ci, a.precision);
+    if (n == 0 || sb__cell_interval(work, &n, 1, &a, opt->seed,
+                                    work + r->nsamples, &ci,
+                                    &how) != SB_OK)
+        return NAN;
+    return sb__precision_width(&ci);
 }
 
 void sb__invocation_free(sb__invocation *inv)
@@ -1104,6 +1160,9 @@ struct held {
     void *shim;
     size_t shim_bytes;
     double *scratch;          /* the stop rule's */
+    size_t index;             /* of this invocation, 0-based */
+    sb__check seen;           /* the stop rule's last check, when
+                                 progress_state asks for it */
     cpu_set_t saved;          /* affinity before sb__pin */
     int restore;              /* put it back */
     struct sched_param saved_param;
@@ -1267,14 +1326,15 @@ static int run_rounds(struct held *h, const sb_options *opt,
             break; /* the partial round's samples are kept */
         inv->rounds++;
         inv->elapsed = sb__now() - t0;
-        if (opt->progress &&
-            opt->progress(opt->progress_arg, inv->rounds, inv->elapsed)) {
+        if (sb__progress_call(opt, 0, h->index, inv->rounds, inv->elapsed,
+                              deadline - sb__now(), n, &h->seen)) {
             sb__stop_set(stop); /* this run only */
             break;
         }
         if (inv->rounds >= opt->max_samples || sb__now() >= deadline)
             break;
-        done = stop_rule(h->plan, inv, opt, &check_at, &h->scratch);
+        done = stop_rule(h->plan, inv, opt, &check_at, &h->scratch,
+                         opt->progress_state ? &h->seen : NULL);
         if (done == SB_ENOMEM)
             return sb__error(err, SB_ENOMEM, "out of memory");
         if (done)
@@ -1389,6 +1449,7 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
     memset(&h, 0, sizeof h);
     h.plan = plan;
     h.n = n;
+    h.index = bud->invocation;
     h.saved_policy = -1;
     inv->cells = calloc(n, sizeof *inv->cells);
     inv->ncells = n;

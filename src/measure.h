@@ -38,6 +38,7 @@ typedef struct sb__budget {
                             the fork) */
     double deadline;     /* when this invocation must be done */
     size_t invocations_left; /* this one and those still to come */
+    size_t invocation;   /* 0-based index of this invocation */
     int check;           /* 1: check that the plan fits first (the first
                             invocation) */
 } sb__budget;
@@ -60,6 +61,30 @@ void sb__invocation_free(sb__invocation *inv);
 int sb__raw_precision_met(const sb_cell *cell, const sb__raw_cell *r,
                           const sb_options *opt, size_t l2_bytes,
                           double *work);
+/* The same cell's relative half-width, as the rule measures it
+ * (sb__precision_width); NAN when it has no interval (no sample with a
+ * value).  sb__raw_precision_met is this against opt->precision. */
+double sb__raw_precision_width(const sb_cell *cell, const sb__raw_cell *r,
+                               const sb_options *opt, size_t l2_bytes,
+                               double *work);
+
+/* What a check of the precision rule over every cell found, for
+ * sb_options.progress_state: within an invocation the stop rule's last
+ * check, between invocations the runner's. */
+typedef struct sb__check {
+    size_t done;   /* cells that met the target */
+    size_t at;     /* the round (between: invocations) of the check; 0:
+                      none yet */
+    double widest; /* the largest relative half-width; NAN: none yet */
+} sb__check;
+/* Count cell of a check: met or not, at its relative half-width w (NAN
+ * for none, taken as INFINITY). */
+void sb__check_add(sb__check *c, int met, double w);
+/* Call opt's progress and progress_state, as sb_options says; the
+ * sb_progress is made of the others.  Non-zero: stop the run. */
+int sb__progress_call(const sb_options *opt, int between, size_t invocation,
+                      size_t round, double elapsed, double time_left,
+                      size_t ncells, const sb__check *seen);
 
 /* The CPU a run pins to (see the file's comment), -1 when
  * none is allowed; note (optional) says why. */

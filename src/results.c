@@ -127,19 +127,23 @@ int sb__cell_interval(const double *x, const size_t *group, size_t ngroups,
     return sb_stats_median_ci(work, n, a->ci_level, out);
 }
 
-int sb__precision_met(const sb_interval *ci, double target)
+double sb__precision_width(const sb_interval *ci)
 {
-    double rel;
-
-    if (!(target > 0))
-        return 1; /* no target: there is nothing to fall short of */
     /* Relative to the estimate's size: a median of 0 has no relative
      * width, a negative one (samples from elsewhere) its magnitude. */
-    rel = (ci->hi - ci->lo) / 2 / fabs(ci->estimate);
+    double rel = (ci->hi - ci->lo) / 2 / fabs(ci->estimate);
     /* An interval that does not reach its level (too few samples for the
      * order statistics) is narrow for the wrong reason. */
-    return isfinite(rel) && rel <= target &&
-           !(ci->achieved < ci->level - 1e-9);
+    if (!isfinite(rel) || ci->achieved < ci->level - 1e-9)
+        return INFINITY;
+    return rel;
+}
+
+int sb__precision_met(const sb_interval *ci, double target)
+{
+    if (!(target > 0))
+        return 1; /* no target: there is nothing to fall short of */
+    return sb__precision_width(ci) <= target;
 }
 
 sb_run *sb__run_alloc(size_t ncells, const sb_options *opt)
@@ -150,6 +154,7 @@ sb_run *sb__run_alloc(size_t ncells, const sb_options *opt)
     run->opt = *opt;
     run->opt.progress = NULL;
     run->opt.progress_arg = NULL;
+    run->opt.progress_state = NULL;
     sb__meta_probe_unknown(&run->meta);
     run->ncells = ncells;
     run->cells = calloc(ncells ? ncells : 1, sizeof *run->cells);

@@ -131,6 +131,11 @@ int sb__cell_interval(const double *x, const size_t *group, size_t ngroups,
  * cell falls short).  Whether to stop early is the caller's question:
  * without a target nothing stops on precision. */
 int sb__precision_met(const sb_interval *ci, double target);
+/* results.c: the relative half-width that rule compares with the target
+ * (half-width / |estimate|), INFINITY when it is not finite or the
+ * interval does not achieve its level: how far a cell is from the target,
+ * for sb_progress.widest. */
+double sb__precision_width(const sb_interval *ci);
 
 /* results.c: the values of cell i's kept samples, in measured order, in
  * the metric the cell is judged in (its result's metric): ticks, or core

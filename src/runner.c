@@ -357,8 +357,10 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
  * precision target: the interval and the rule of the results
  * (sb__cell_interval, sb__precision_met), on the samples as measured
  * (the outlier policy applies once, at the end), each cell in the metric
- * the results will judge it in (sb_metric_choose). */
-static int invocation_precision_met(const sb_run *run)
+ * the results will judge it in (sb_metric_choose).  With seen (for
+ * sb_options.progress_state), every cell is judged, and seen says what
+ * the check found; without, the first cell short of the target ends it. */
+static int invocation_precision_met(const sb_run *run, sb__check *seen)
 {
     size_t most = 1;
     double *work;
@@ -381,7 +383,9 @@ static int invocation_precision_met(const sb_run *run)
         free(group);
         return 0;
     }
-    for (size_t i = 0; met && i < run->ncells; i++) {
+    if (seen)
+        *seen = (sb__check){.at = run->invocations, .widest = 0};
+    for (size_t i = 0; (met || seen) && i < run->ncells; i++) {
         const sb_cell_result *r = &run->cells[i];
         const double *clock = run->samples[i].clock;
         int metric = sb_metric_choose(a.metric, &r->cell, run->opt.cache,
@@ -401,10 +405,15 @@ static int invocation_precision_met(const sb_run *run)
                 }
             at += r->inv_nsamples[g];
         }
-        met = sb__cell_interval(work, group, r->invocations, &a,
-                                run->opt.seed, work + most, &ci, &how) ==
-                  SB_OK &&
-              sb__precision_met(&ci, a.precision);
+        double w = sb__cell_interval(work, group, r->invocations, &a,
+                                     run->opt.seed, work + most, &ci,
+                                     &how) == SB_OK
+                       ? sb__precision_width(&ci)
+                       : NAN;
+        int ok = !isnan(w) && sb__precision_met(&ci, a.precision);
+        if (seen)
+            sb__check_add(seen, ok, w);
+        met = met && ok;
     }
     free(work);
     free(group);
@@ -440,7 +449,7 @@ static int invocation_budget(const sb_run *run, const sb_options *opt,
          * run: each already measured for its share of the budget, and
          * more would only split the same time again. */
         if (!(opt->precision > 0) || left < 0.25 * budget ||
-            invocation_precision_met(run))
+            invocation_precision_met(run, NULL))
             return 0;
         if (*b > left)
             *b = left;
@@ -661,6 +670,7 @@ int sb_run_execute_new(const sb_plan *plan, const sb_options *opt, sb_run **out,
     sb_error ie = {0};
     sb__stop stop;
     sb_options full;
+    sb__check seen = {0};
 
     sb_init();
     if (!out)
@@ -714,6 +724,7 @@ int sb_run_execute_new(const sb_plan *plan, const sb_options *opt, sb_run **out,
                           .run_deadline = wall0 + opt->max_time,
                           .started = now,
                           .invocations_left = i < ninv ? ninv - i : 1,
+                          .invocation = i,
                           .check = i == 0};
         if (!invocation_budget(run, opt, i, ninv, budget, left, &b))
             break;
@@ -729,8 +740,10 @@ int sb_run_execute_new(const sb_plan *plan, const sb_options *opt, sb_run **out,
         rc = add_invocation(run, &inv, &env, &tot, &stop, err);
         if (rc != SB_OK)
             break;
-        if (opt->progress &&
-            opt->progress(opt->progress_arg, run->rounds, run->elapsed))
+        if (opt->progress_state && opt->precision > 0)
+            (void)invocation_precision_met(run, &seen);
+        if (sb__progress_call(opt, 1, i, run->rounds, run->elapsed,
+                              wall0 + opt->max_time - sb__now(), n, &seen))
             sb__stop_set(&stop); /* this run only */
     }
     if (sb__stopped(&stop))

@@ -617,6 +617,52 @@ SB_API int sb_bench_hooks(sb_plan *plan, const char *name,
 SB_API size_t sb_plan_count(const sb_plan *plan);
 SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
 
+/* What a run has done so far, for a progress display: what
+ * sb_options.progress_state is called with, where progress is.  The
+ * library fills it; size is sizeof(sb_progress) of the library that
+ * filled it, and a field past size was not filled (a caller built with a
+ * newer header than the library's).  Fields are only ever added at the
+ * end.  Two kinds of call, told apart by between:
+ *  - within an invocation (between 0), after each round, in the process
+ *    that measures (the forked invocation's, with several): round and
+ *    elapsed are the invocation's, and the check fields are the stop
+ *    rule's last check of its samples so far;
+ *  - between invocations (between 1), in the caller's process, after an
+ *    invocation finished: round and elapsed are the run's totals, and the
+ *    check fields judge the interval over the invocations so far, the
+ *    rule that decides whether invocations beyond the requested ones run.
+ * A cell is done when it has min_samples samples (within an invocation)
+ * and its interval meets the precision target, the one rule of the stop
+ * rule and the results (docs/design.md, protocol step 6).  Setting
+ * progress_state makes each check of the stop rule judge every cell,
+ * where it otherwise stops at the first cell short of the target: at most
+ * the cost of the check that ends an invocation, at each check (the
+ * checks come at rounds growing by 1/16, between rounds). */
+typedef struct sb_progress {
+    size_t size;        /* sizeof(sb_progress) as the library filled it */
+    int between;        /* 0: within an invocation; 1: between them */
+    size_t invocation;  /* 0-based: the invocation measuring, or (between)
+                           the one that just finished */
+    size_t invocations; /* requested (at least 1); with a precision
+                           target more may follow, up to max_invocations */
+    size_t round;       /* rounds so far (see above) */
+    double elapsed;     /* seconds spent in those rounds (see above) */
+    double time_left;   /* seconds until this invocation's deadline
+                           (between: the run's); 0 when past it */
+    size_t cells;       /* cells in the plan */
+    size_t cells_done;  /* cells that met the target at the last check;
+                           0 before it; cells with precision 0 (no
+                           target, so nothing stops on it) */
+    size_t checked_at;  /* the round (between: the number of invocations)
+                           of the last check; 0: none yet (the stop rule
+                           checks from min_samples rounds on) */
+    double widest;      /* the largest relative half-width over the cells
+                           at that check, as the rule measures it
+                           (INFINITY for an interval that does not reach
+                           its level); NAN before the first check or with
+                           precision 0 */
+} sb_progress;
+
 /* Options of a run.  Fill with sb_options_init(), then change fields:
  * sb_options_init sets size, the first field, to sizeof(sb_options),
  * which tells the library which layout the caller was compiled with.
@@ -718,6 +764,11 @@ typedef struct sb_options {
                                does with an inconclusive comparison whose
                                interval reaches past 1 + threshold;
                                default SB_INCONCLUSIVE_FAIL */
+    /* Optional: called where progress is (after it, when both are set),
+     * with what the run has done so far (sb_progress above); a non-zero
+     * return stops this run as progress's does.  It takes progress_arg.
+     * The struct is valid during the call only.  Default NULL. */
+    int (*progress_state)(void *arg, const sb_progress *p);
 } sb_options;
 
 /* The defaults, size included.  A NULL opt is left alone. */

@@ -157,16 +157,34 @@ for d in cells:
 "
 
 # --- pandas, when installed (never installed for this test) ------------------
-if "$PY" -c 'import pandas' 2>/dev/null; then
-    check "pandas reads the hostile CSV: names, NA, numbers" "$PY" -c "
+# The first python3 on the PATH may not be the system's (a pyenv, a
+# virtualenv), while Debian's python3-pandas is the system's: either will
+# do.
+PD=""
+for p in "$PY" /usr/bin/python3; do
+    if [ -x "$p" ] && "$p" -c 'import pandas' 2>/dev/null; then
+        PD=$p
+        break
+    fi
+done
+if [ -n "$PD" ]; then
+    check "pandas reads the hostile CSV: names, NA, numbers" "$PD" -c "
 import pandas as pd
 d = pd.read_csv('$tmp/h.csv')
 assert list(d['kernel']) == ['plain', 'co,mma', 'qu\"ote', 'new?line', 'cr?x',
                              ' sp ace ', '\"', ','], list(d['kernel'])
 assert d['core_cycles_median'].isna().all() and d['ratio'].isna().all()
 assert (d['timer_hz'] == 2e9).all()
-assert d['perf_context_switches_per_call'].dtype.kind == 'f'
+# Numbers as numbers: a count whose every value is whole reads as
+# integers, the rest as floats; only the text columns are text (a 'nan'
+# or a stray quote would make a numeric column text).
+assert d['perf_context_switches_per_call'].dtype.kind in 'iuf'
+assert (d['perf_context_switches_per_call'] == 3).all()
 assert d['ticks_median'].dtype.kind == 'f'
+text = {'kernel', 'family', 'ci_method', 'verdict', 'test', 'metric', 'unit'}
+assert set(c for c in d.columns if d[c].dtype == object) <= text, \\
+    [c for c in d.columns if d[c].dtype == object and c not in text]
+assert not any('.' in c for c in d.columns), 'pandas renamed a repeat'
 "
 else
     skip "pandas reads the CSV" "pandas not installed"

@@ -50,13 +50,13 @@ static void on_signal(int sig)
 }
 
 /* The progress line's state (progress.h).  The callback runs in every
- * forked invocation and in this process after each invocation: there it
- * counts the invocation done.  Which of the two it is, the process id
- * says.  The state is in shared memory where it can be, so that the pace
- * holds across the processes (a child's first draw right after the
- * parent's would exceed it); else each process keeps its own copy. */
+ * forked invocation after each round and in this process after each
+ * invocation: there it counts the invocation done (sb_progress.between).
+ * The state is in shared memory where it can be, so that the pace holds
+ * across the processes (a child's first draw right after the previous
+ * child's last would exceed it) and the parent sees what the children
+ * saw; else each process keeps its own copy. */
 static struct progress local_prog, *progp = &local_prog;
-static pid_t prog_parent;
 
 static double wall_now(void)
 {
@@ -65,19 +65,19 @@ static double wall_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int progress(void *arg, size_t round, double elapsed)
+static int progress(void *arg, const sb_progress *s)
 {
     char line[200];
     double now = wall_now();
 
-    (void)arg, (void)elapsed;
-    if (getpid() == prog_parent && progp->invocations > 1) {
-        /* An invocation finished (round: the run's total). */
-        progp->invocation++;
-        progp->rounds = 0;
-    } else {
-        progp->rounds = round;
+    (void)arg;
+    if (s->between) {
+        /* An invocation finished; the line waits for the next one's
+         * rounds (or the end). */
+        progress_between(progp, s, now);
+        return 0;
     }
+    progress_round(progp, s, now);
     if (!progress_due(progp, now))
         return 0;
     progress_format(progp, now, line, sizeof line);
@@ -491,18 +491,20 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     void *m;
 
     if (!cli->quiet && isatty(STDERR_FILENO)) {
-        cli->opt.progress = progress;
+        cli->opt.progress_state = progress;
         cli->opt.progress_arg = NULL;
         void *shared = mmap(NULL, sizeof *progp, PROT_READ | PROT_WRITE,
                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared != MAP_FAILED)
             progp = shared;
-        *progp = (struct progress){.started = wall_now(),
-                                 .max_time = cli->opt.max_time,
-                                 .cells = sb_plan_count(plan),
-                                 .invocations = cli->opt.invocations,
-                                 .last_drawn = -1};
-        prog_parent = getpid();
+        progress_start(progp, wall_now());
+        progp->max_time = cli->opt.max_time;
+        progp->precision = cli->opt.precision;
+        progp->min_samples = cli->opt.min_samples;
+        progp->max_samples = cli->opt.max_samples;
+        progp->cells = sb_plan_count(plan);
+        progp->invocations = cli->opt.invocations;
+        progp->max_invocations = cli->opt.max_invocations;
     }
     m = mmap(NULL, sizeof *run_signal, PROT_READ | PROT_WRITE,
              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -524,7 +526,7 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     }
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    if (cli->opt.progress)
+    if (cli->opt.progress_state)
         fputs("\r\033[K", stderr);
     cli_record_command(run, cli);
     return run;
