@@ -178,7 +178,7 @@ static void run_one(size_t invocations, double precision, const char *what)
 
     memset(sh, 0, sizeof *sh);
     options(&o, invocations, precision);
-    rc = plan ? sb_run_execute(plan, &o, &run, &err) : SB_ENOMEM;
+    rc = plan ? sb_run_execute_new(plan, &o, &run, &err) : SB_ENOMEM;
     tap_ok(rc == SB_OK, "%s: the run is made (%s)", what, err.text);
     if (rc == SB_OK) {
         check_records(&o, 2, what);
@@ -202,7 +202,7 @@ static void stops(void)
     options(&o, 1, 0);
     o.max_samples = 100000000;
     o.max_time = 20;
-    rc = plan ? sb_run_execute(plan, &o, &run, NULL) : SB_ENOMEM;
+    rc = plan ? sb_run_execute_new(plan, &o, &run, NULL) : SB_ENOMEM;
     tap_ok(rc == SB_OK && sb_run_interrupted(run) &&
                sb_run_rounds(run) == 5,
            "progress_state returning 1 at round 5 stops the run there "
