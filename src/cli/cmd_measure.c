@@ -491,16 +491,16 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     void *m;
 
     if (!cli->quiet && isatty(STDERR_FILENO)) {
-        cli->opt.progress = progress;
-        cli->opt.progress_arg = NULL;
+        cli->mopt.progress = progress;
+        cli->mopt.progress_arg = NULL;
         void *shared = mmap(NULL, sizeof *progp, PROT_READ | PROT_WRITE,
                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared != MAP_FAILED)
             progp = shared;
         *progp = (struct progress){.started = wall_now(),
-                                 .max_time = cli->opt.max_time,
+                                 .max_time = cli->mopt.max_time,
                                  .cells = sb_plan_count(plan),
-                                 .invocations = cli->opt.invocations,
+                                 .invocations = cli->mopt.invocations,
                                  .last_drawn = -1};
         prog_parent = getpid();
     }
@@ -509,7 +509,8 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     if (m != MAP_FAILED)
         run_signal = m;
     cli_catch_signals();
-    if (sb_run_execute_new(plan, &cli->opt, &run, &err) != SB_OK) {
+    if (sb_run_execute_new(plan, &cli->mopt, &cli->aopt, &run, &err) !=
+        SB_OK) {
         int sig = got_signal ? got_signal : *run_signal;
         say("%s", err.text);
         /* Interrupted before any invocation delivered a sample: still
@@ -524,7 +525,7 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     }
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    if (cli->opt.progress)
+    if (cli->mopt.progress)
         fputs("\r\033[K", stderr);
     cli_record_command(run, cli);
     return run;
@@ -566,7 +567,7 @@ static int gate(const sb_run *run, const sb_run *against, const char *name,
 {
     size_t slower = 0, lost = 0, undecided = 0;
     const sb_meta *m = sb_run_meta(against);
-    const sb_options *o = sb_run_options(run);
+    const sb_analysis_options *o = sb_run_analysis_options(run);
     char from[400], what[200], line[1200];
 
     snprintf(from, sizeof from, "saved baseline '%s', measured %s on %s",
@@ -683,7 +684,8 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
         check_baseline(plan, cli->baseline);
     if (against)
         check_against(plan, against, cli->against);
-    if (sb_plan_check(plan, &cli->opt, &err) != SB_OK)
+    if (sb_analysis_options_check(&cli->aopt, &err) != SB_OK ||
+        sb_plan_check(plan, &cli->mopt, &err) != SB_OK)
         die_usage("%s", err.text);
     if (!(run = measure(plan, cli, &status))) {
         sb_plan_free(plan);
