@@ -830,7 +830,6 @@ SB_API int sb_analysis_options_check(const sb_analysis_options *a,
  * SB_EINVAL, with a message, outside it. */
 SB_API int sb_precision_check(double precision, sb_error *err);
 
-
 /* The share of a cell's samples that must carry a known core clock for
  * it to be judged in core cycles: 0.9.  Below it the cell is in time. */
 #define SB_METRIC_CLOCK_SHARE 0.9
@@ -1056,11 +1055,12 @@ typedef struct sb_meta {
     double probe_inv_quiet[SB_PROBE_MAX_INV];
 } sb_meta;
 
-/* Check a plan and options before measuring: options in range, every
- * kernel available on this CPU, the CPU to pin to allowed, buffers that fit
- * in memory (at most half of the physical memory).  Returns SB_OK, or
- * SB_EINVAL / SB_EUNAVAIL with a message naming the bad value.
- * sb_run_execute_new() runs the same checks. */
+/* Check a plan and its measure options m (NULL: the defaults) before
+ * measuring: options in range, every kernel available on this CPU, the
+ * CPU to pin to allowed, buffers that fit in memory (at most half of the
+ * physical memory).  Returns SB_OK, or SB_EINVAL / SB_EUNAVAIL with a
+ * message naming the bad value.  sb_run_execute_new() runs the same
+ * checks, after sb_analysis_options_check() on its analysis options. */
 SB_API int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
                          sb_error *err);
 
@@ -1400,6 +1400,8 @@ SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                                 sb_comparison *out, sb_run **run_new,
                                 sb_error *err);
 
+/* What a gate does with an inconclusive comparison: enum
+ * sb_inconclusive_policy, with the options (sb_analysis_options). */
 
 /* What a gate decided. */
 enum sb_gate_outcome {
