@@ -168,8 +168,9 @@ void sb_analysis_options_init(sb_analysis_options *a)
  * first.  A later release that adds fields at the end appends its new
  * sizeof and keeps the older ones here: a caller built against an older
  * header is then read with the later fields at their defaults (the
- * layouts are prefixes of each other).  The 0.1.0 flat sb_options went
- * with soname 1, which has no other layout yet. */
+ * layouts are prefixes of each other).  The flat sb_options of 0.1.0 is
+ * not read: it belongs to soname 0, and soname 1 (not yet released) has
+ * had no other layout. */
 static const size_t measure_sizes[] = {sizeof(sb_measure_options)};
 static const size_t analysis_sizes[] = {sizeof(sb_analysis_options)};
 
@@ -198,9 +199,9 @@ int sb__measure_get(const sb_measure_options *m, sb_measure_options *full,
     if (!m)
         return SB_OK;
     return sb__options_part(m, m->size, full, sizeof *full, measure_sizes,
-                    sizeof measure_sizes / sizeof *measure_sizes,
-                    "sb_measure_options", "sb_measure_options_init", who,
-                    err);
+                            sizeof measure_sizes / sizeof *measure_sizes,
+                            "sb_measure_options", "sb_measure_options_init",
+                            who, err);
 }
 
 int sb__analysis_get(const sb_analysis_options *a, sb_analysis_options *full,
@@ -210,9 +211,9 @@ int sb__analysis_get(const sb_analysis_options *a, sb_analysis_options *full,
     if (!a)
         return SB_OK;
     return sb__options_part(a, a->size, full, sizeof *full, analysis_sizes,
-                    sizeof analysis_sizes / sizeof *analysis_sizes,
-                    "sb_analysis_options", "sb_analysis_options_init", who,
-                    err);
+                            sizeof analysis_sizes / sizeof *analysis_sizes,
+                            "sb_analysis_options",
+                            "sb_analysis_options_init", who, err);
 }
 
 int sb_precision_check(double precision, sb_error *err)
