@@ -15,7 +15,7 @@
 int main(int argc, char **argv)
 {
     const char *names[] = {"libc", "duff"};
-    sb_options opt;
+    sb_measure_options opt;
     sb_error err = {0};
     sb_plan *plan = sb_plan_new();
     sb_run *run = NULL;
@@ -32,9 +32,9 @@ int main(int argc, char **argv)
                 goto out;
             }
     }
-    sb_options_init(&opt);
+    sb_measure_options_init(&opt);
     opt.max_time = argc > 1 ? atof(argv[1]) : 2.0;
-    if (sb_run_execute_new(plan, &opt, &run, &err) != SB_OK) {
+    if (sb_run_execute_new(plan, &opt, NULL, &run, &err) != SB_OK) {
         fprintf(stderr, "basic: %s (%s)\n", err.text, sb_strerror(err.code));
         goto out;
     }

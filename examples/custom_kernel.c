@@ -38,7 +38,7 @@ static const sb_kernel my_kernel = {
 
 int main(int argc, char **argv)
 {
-    sb_options opt;
+    sb_measure_options opt;
     sb_error err = {0};
     sb_plan *plan = sb_plan_new();
     sb_run *run = NULL;
@@ -47,11 +47,11 @@ int main(int argc, char **argv)
 
     if (!plan)
         return 1;
-    sb_options_init(&opt);
+    sb_measure_options_init(&opt);
     opt.max_time = argc > 1 ? atof(argv[1]) : 2.0;
     if (sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, &err) ||
         sb_plan_add(plan, &my_kernel, 4096, 0, 0, &err) ||
-        sb_run_execute_new(plan, &opt, &run, &err) ||
+        sb_run_execute_new(plan, &opt, NULL, &run, &err) ||
         sb_run_set_baselines(run, base, &err)) {
         fprintf(stderr, "custom_kernel: %s\n", err.text);
         goto out;

@@ -37,24 +37,28 @@ static void candidate(void *dst, const void *src, size_t n, void *state)
 
 int main(int argc, char **argv)
 {
-    sb_options opt;
+    sb_measure_options measure;
+    sb_analysis_options analysis;
     sb_comparison c;
     sb_error err = {0};
     char line[512];
     int rc, outcome;
 
     slow = argc > 1 && !strcmp(argv[1], "slow");
-    sb_options_init(&opt);
-    opt.max_time = 2;       /* a short gate; more time, finer verdicts */
-    opt.threshold = 0.05;   /* changes under 5% do not fail the gate */
-    rc = sb_gate(baseline, candidate, 65536, &opt, &c, &outcome, &err);
+    sb_measure_options_init(&measure);
+    sb_analysis_options_init(&analysis);
+    measure.max_time = 2;      /* a short gate; more time, finer verdicts */
+    analysis.threshold = 0.05; /* changes under 5% do not fail the gate */
+    rc = sb_gate(baseline, candidate, 65536, &measure, &analysis, &c,
+                 &outcome, &err);
     if (rc != SB_OK) {
         fprintf(stderr, "gate: %s\n", err.text);
         return 2;
     }
     /* The gate's own line: the verdict, ratio and interval, the threshold
      * and the smallest change this run could have detected. */
-    sb_gate_judge(&c, &opt, "candidate vs baseline", NULL, line, sizeof line);
+    sb_gate_judge(&c, &analysis, "candidate vs baseline", NULL, line,
+                  sizeof line);
     printf("%s\n", line);
     return outcome == SB_GATE_FAIL;
 }

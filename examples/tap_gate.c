@@ -51,7 +51,8 @@ int main(int argc, char **argv)
                 {"four-times", four_times}};
     size_t ncand = argc > 1 && !strcmp(argv[1], "slow") ? 3 : 2;
     sb_plan *plan = sb_plan_new();
-    sb_options opt;
+    sb_measure_options measure;
+    sb_analysis_options analysis;
     sb_run *run = NULL;
     sb_error err = {0};
     int failed = 0;
@@ -65,10 +66,11 @@ int main(int argc, char **argv)
            "copies\n");
     return 0;
 #endif
-    sb_options_init(&opt);
-    opt.max_time = 2;
-    opt.threshold = 0.25;
-    opt.inconclusive = SB_INCONCLUSIVE_WARN;
+    sb_measure_options_init(&measure);
+    sb_analysis_options_init(&analysis);
+    measure.max_time = 2;
+    analysis.threshold = 0.25;
+    analysis.inconclusive = SB_INCONCLUSIVE_WARN;
     /* A TAP harness reads stdout: the plan first, errors as "Bail out!". */
     printf("1..%zu\n", ncand);
     int rc = plan ? sb_bench_add(plan, "memcpy", copy, NULL, 4096, &err)
@@ -76,7 +78,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; rc == SB_OK && i < ncand; i++)
         rc = sb_bench_add(plan, cand[i].name, cand[i].fn, NULL, 4096, &err);
     if (rc == SB_OK)
-        rc = sb_run_execute_new(plan, &opt, &run, &err);
+        rc = sb_run_execute_new(plan, &measure, &analysis, &run, &err);
     sb_plan_free(plan);
     if (rc == SB_OK)
         rc = sb_run_baseline_by(run, "memcpy", 0, NULL, &err);
@@ -91,7 +93,7 @@ int main(int argc, char **argv)
         char what[64], line[512];
         int out;
         snprintf(what, sizeof what, "%s vs memcpy", cand[i].name);
-        out = sb_gate_judge(c, &opt, what, NULL, line, sizeof line);
+        out = sb_gate_judge(c, &analysis, what, NULL, line, sizeof line);
         failed |= out == SB_GATE_FAIL;
         printf("%s %zu - %s: time ratio %.3f [%.3f, %.3f], %s\n",
                out == SB_GATE_FAIL ? "not ok" : "ok", i + 1, what,

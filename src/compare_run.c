@@ -105,7 +105,7 @@ static int side_make(const sb_run *run, size_t i, int metric, double scale,
         side_free(s);
         return SB_ENOMEM;
     }
-    if (metric == r->metric)
+    if (metric == (int)r->metric)
         sb__cell_metric_values(run, i, s->x);
     else
         memcpy(s->x, r->ticks, n * sizeof *s->x);
@@ -131,8 +131,10 @@ static int side_make(const sb_run *run, size_t i, int metric, double scale,
  * cannot be compared is SB_OK with the comparison saying why. */
 static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
                           size_t ic, int paired, double scale,
-                          const sb_options *o, sb_comparison *out)
+                          sb_comparison *out)
 {
+    /* The analysis options and the seed of the run compared. */
+    const sb_analysis_options *o = &rc->analysis;
     const sb_cell_result *b = &rb->cells[ib], *c = &rc->cells[ic];
     int rc_ = SB_EINVAL, metric = common_metric(b, c);
     struct side sb_, sc;
@@ -182,7 +184,8 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
              * design.md, protocol step 10). */
             rc_ = sb_stats_ratio_boot_test(
                 sb_.med, sb_.m, sc.med, sc.m, o->ci_level,
-                o->bootstrap ? o->bootstrap : COMPARE_BOOTSTRAP, o->seed,
+                o->bootstrap ? o->bootstrap : COMPARE_BOOTSTRAP,
+                rc->measure.seed,
                 &out->ratio, &out->p);
             if (b->runs >= 2 || c->runs >= 2)
                 out->test = metric == SB_METRIC_CYCLES
@@ -205,7 +208,8 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
                                      o->ci_level,
                                      o->bootstrap ? o->bootstrap
                                                   : COMPARE_BOOTSTRAP,
-                                     SB_BOOT_BCA, o->seed, &out->ratio);
+                                     SB_BOOT_BCA, rc->measure.seed,
+                                     &out->ratio);
         if (rc_ == SB_OK)
             rc_ = sb_stats_mann_whitney(sc.x, nc, sb_.x, nb, &u, &out->p,
                                         &out->a12);
@@ -262,7 +266,8 @@ static int finish_family(sb_run *run, sb_error *err)
             continue;
         c->p_adjusted = p[k++];
         c->verdict = sb_stats_verdict(&c->ratio, c->p_adjusted,
-                                      run->opt.alpha, run->opt.threshold);
+                                      run->analysis.alpha,
+                                      run->analysis.threshold);
     }
     free(p);
     return SB_OK;
@@ -292,8 +297,8 @@ int sb_run_set_baselines(sb_run *run, const size_t *base, sb_error *err)
     for (size_t i = 0; i < run->ncells; i++) {
         if (base[i] == SIZE_MAX || base[i] == i)
             continue;
-        if (compare_cells(run, base[i], run, i, 1, 1.0, &run->opt,
-                          &run->cmp[i]) != SB_OK)
+        if (compare_cells(run, base[i], run, i, 1, 1.0, &run->cmp[i]) !=
+            SB_OK)
             return sb__error(err, SB_ENOMEM, "out of memory");
         run->cmp[i].base = base[i];
     }
@@ -394,7 +399,7 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
          * ticks first, so that a ratio of times is one of seconds. */
         if (compare_cells(before, (size_t)(*hit - before->cells), run, i,
                           0, run->meta.timer.hz / before->meta.timer.hz,
-                          &run->opt, &run->cmp[i]) != SB_OK) {
+                          &run->cmp[i]) != SB_OK) {
             free(index);
             return sb__error(err, SB_ENOMEM, "out of memory");
         }

@@ -1,12 +1,12 @@
 /*
  * counters.c: the counters read around every sample.
  *
- * Which counters: the names of sb_options.counters (PAPI presets such as
- * PAPI_TOT_CYC, PAPI native names, perf software events "perf::NAME"), or
- * by default the hardware presets PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM,
- * PAPI_L2_DCM and PAPI_TLB_DM; and always the software events
- * perf::CONTEXT-SWITCHES, perf::CPU-MIGRATIONS and perf::PAGE-FAULTS,
- * which the disturbance checks need.
+ * Which counters: the names of sb_measure_options.counters (PAPI presets
+ * such as PAPI_TOT_CYC, PAPI native names, perf software events
+ * "perf::NAME"), or by default the hardware presets PAPI_TOT_CYC,
+ * PAPI_TOT_INS, PAPI_L1_DCM, PAPI_L2_DCM and PAPI_TLB_DM; and always the
+ * software events perf::CONTEXT-SWITCHES, perf::CPU-MIGRATIONS and
+ * perf::PAGE-FAULTS, which the disturbance checks need.
  *
  * Where each comes from, first that works:
  *  1. PAPI (built with it, and the name can be added to this thread's

@@ -39,7 +39,8 @@ static void no_comparison(sb_comparison *out)
 }
 
 int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
-                         size_t n, const sb_options *opt, sb_comparison *out,
+                         size_t n, const sb_measure_options *m,
+                         const sb_analysis_options *a, sb_comparison *out,
                          sb_run **run_new, sb_error *err)
 {
     /* The two functions as kernels of the copy family, for this call. */
@@ -51,7 +52,8 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
          .family = SB_FAMILY_COPY,
          .description = "the candidate function", .fn = candidate},
     };
-    sb_options o;
+    sb_measure_options fm;
+    sb_analysis_options fa;
     sb_plan *plan;
     sb_run *run = NULL;
     size_t base[2] = {SIZE_MAX, 0};
@@ -68,10 +70,9 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
         return sb__error(err, SB_EINVAL,
                          "sb_compare_functions: n is 0 (the functions "
                          "would be timed on no bytes)");
-    if (!opt)
-        sb_options_init(&o);
-    else if ((rc = sb__options_get(opt, &o, "sb_compare_functions", err)) !=
-             SB_OK)
+    if ((rc = sb__measure_get(m, &fm, "sb_compare_functions", err)) !=
+            SB_OK ||
+        (rc = sb__analysis_get(a, &fa, "sb_compare_functions", err)) != SB_OK)
         return rc;
     plan = sb_plan_new();
     if (!plan)
@@ -80,7 +81,7 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
     if (rc == SB_OK)
         rc = sb_plan_add(plan, &k[1], n, 0, 0, err);
     if (rc == SB_OK)
-        rc = sb_run_execute_new(plan, &o, &run, err);
+        rc = sb_run_execute_new(plan, &fm, &fa, &run, err);
     for (size_t i = 0; rc == SB_OK && i < 2; i++) {
         /* A function without samples has no time to compare: every call
          * failed, or every sample was disturbed.  Never a pass. */
@@ -118,8 +119,8 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
 }
 
 int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
-            const sb_options *opt, sb_comparison *out, int *outcome,
-            sb_error *err)
+            const sb_measure_options *m, const sb_analysis_options *a,
+            sb_comparison *out, int *outcome, sb_error *err)
 {
     sb_comparison c;
     int rc;
@@ -132,14 +133,14 @@ int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
         no_comparison(out);
         return sb__error(err, SB_EINVAL, "sb_gate: outcome is NULL");
     }
-    rc = sb_compare_functions(baseline, candidate, n, opt, &c, NULL, err);
+    rc = sb_compare_functions(baseline, candidate, n, m, a, &c, NULL, err);
     if (rc != SB_OK) {
         no_comparison(out);
         return rc;
     }
     if (out)
         *out = c;
-    *outcome = sb_gate_judge(&c, opt, NULL, NULL, NULL, 0);
+    *outcome = sb_gate_judge(&c, a, NULL, NULL, NULL, 0);
     return SB_OK;
 }
 
@@ -189,21 +190,19 @@ static void put_text(char *buf, size_t len, size_t *at, const char *s)
     put(buf, len, at, "%s", tmp);
 }
 
-int sb_gate_judge(const sb_comparison *c, const sb_options *opt,
+int sb_gate_judge(const sb_comparison *c, const sb_analysis_options *a,
                   const char *what, const char *baseline_from, char *buf,
                   size_t len)
 {
-    sb_options d;
+    sb_analysis_options d;
+    const sb_analysis_options *opt = &d;
     double th;
     int out, policy, bad_opt = 0;
     size_t at = 0;
     const char *why;
 
-    if (!opt)
-        sb_options_init(&d);
-    else if (sb__options_get(opt, &d, "sb_gate_judge", NULL) != SB_OK)
+    if (sb__analysis_get(a, &d, "sb_gate_judge", NULL) != SB_OK)
         bad_opt = 1; /* d holds the defaults; the gate fails below */
-    opt = &d;
     th = opt->threshold;
     policy = opt->inconclusive;
     if (buf && len)
@@ -242,8 +241,8 @@ int sb_gate_judge(const sb_comparison *c, const sb_options *opt,
     }
     if (bad_opt) {
         out = SB_GATE_FAIL;
-        why = "the options' size is unknown to this library (fill them "
-              "with sb_options_init)";
+        why = "the analysis options' size is unknown to this library "
+              "(fill them with sb_analysis_options_init)";
     }
     put(buf, len, &at, "%s ", out == SB_GATE_FAIL   ? "FAIL"
                               : out == SB_GATE_WARN ? "WARN"

@@ -77,10 +77,11 @@ static int add_own_kernels(sb_run *run, const char *const *names,
 
 int sb_run_from_samples_new(const char *const *names,
                             const double *const *values, const size_t *n,
-                            size_t m, const sb_options *opt, sb_run **out,
-                            sb_error *err)
+                            size_t m, const sb_analysis_options *a,
+                            uint64_t seed, sb_run **out, sb_error *err)
 {
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options fa;
     sb_run *run;
     int rc;
 
@@ -96,14 +97,16 @@ int sb_run_from_samples_new(const char *const *names,
             return sb__error(err, SB_EINVAL,
                              "sb_run_from_samples_new: %s[%zu] is NULL",
                              !names[i] ? "names" : "values", i);
-    if (!opt)
-        sb_options_init(&o);
-    else if ((rc = sb__options_get(opt, &o, "sb_run_from_samples_new", err)) !=
-             SB_OK)
+    if ((rc = sb__analysis_get(a, &fa, "sb_run_from_samples_new", err)) !=
+        SB_OK)
         return rc;
-    o.invocations = 1;
-    if (sb__options_check(&o, err) != SB_OK)
+    if (sb_analysis_options_check(&fa, err) != SB_OK)
         return SB_EINVAL;
+    /* Never measured: the defaults, one invocation, and the seed of its
+     * bootstraps. */
+    sb_measure_options_init(&o);
+    o.invocations = 1;
+    o.seed = seed;
     for (size_t i = 0; i < m; i++) {
         if (n[i] == 0)
             return sb__error(err, SB_EINVAL, "%s: no values", names[i]);
@@ -113,7 +116,7 @@ int sb_run_from_samples_new(const char *const *names,
                                  "%s: value %zu is not a finite number",
                                  names[i], j + 1);
     }
-    run = sb__run_alloc(m, &o);
+    run = sb__run_alloc(m, &o, &fa);
     if (!run)
         return sb__error(err, SB_ENOMEM, "out of memory");
     run->imported = 1;
@@ -289,7 +292,8 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
 {
     json_t *m = json_object_get(root, SB__JK_META), *t, *o;
     sb_meta *meta = &run->meta;
-    void *const base[SB__J_NBASES] = {meta, &run->opt, NULL};
+    void *const base[SB__J_NBASES] = {meta, &run->measure, &run->analysis,
+                                      NULL};
 
     if (!json_is_object(m))
         return sb__error(err, SB_EIO, "%s: missing \"" SB__JK_META "\"",
@@ -342,7 +346,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
         return sb__error(err, SB_ENOMEM, "out of memory");
     o = json_object_get(m, SB__JK_OPTIONS);
     if (json_is_object(o)) {
-        sb_options *op = &run->opt;
+        sb_measure_options *op = &run->measure;
         json_t *seed = json_object_get(m, SB__JK_SEED);
         const char *cache = get_str(o, SB__JK_CACHE);
         const char *reject = get_str(o, SB__JK_REJECT);
@@ -353,7 +357,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
             op->reject = SB_REJECT_NONE;
         /* Absent (an older file) or unknown: auto, the default. */
         if (metric && sb_metric_parse(metric) >= 0)
-            op->metric = sb_metric_parse(metric);
+            run->analysis.metric = sb_metric_parse(metric);
         /* A negative integer is what earlier versions wrote for a seed
          * above INT64_MAX: the same 64 bits.  Now such a seed is a string
          * of decimal digits. */
@@ -473,7 +477,7 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     json_t *invs = json_object_get(c, SB__JK_INVOCATION_SAMPLES);
     json_t *rej = json_object_get(c, SB__JK_REJECTED);
     const char *kname = get_str(c, SB__JK_KERNEL);
-    void *const base[SB__J_NBASES] = {NULL, NULL, r};
+    void *const base[SB__J_NBASES] = {NULL, NULL, NULL, r};
     const sb_kernel *k;
     size_t ns, at = 0, ninv;
     double *all = NULL, *ctr = NULL, *clk = NULL;
@@ -743,12 +747,13 @@ static int load_merged(sb_run *run, json_t *root, const char *name,
     return SB_OK;
 }
 
-int sb_run_load_new(FILE *f, const char *name, const sb_options *opt,
+int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
                     sb_run **out, sb_error *err)
 {
     json_error_t je;
     json_t *root, *cells, *c;
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options a, fa;
     sb_run *run = NULL;
     size_t i;
     int rc = SB_OK;
@@ -758,8 +763,9 @@ int sb_run_load_new(FILE *f, const char *name, const sb_options *opt,
         return sb__error(err, SB_EINVAL, "sb_run_load_new: %s is NULL",
                          !f ? "f" : "out");
     *out = NULL;
-    /* Checked here; read below through sb_options_analysis. */
-    if (opt && (rc = sb__options_get(opt, &o, "sb_run_load_new", err)) != SB_OK)
+    /* Checked here, applied once the saved options are read. */
+    if (opt && (rc = sb__analysis_get(opt, &fa, "sb_run_load_new", err)) !=
+                   SB_OK)
         return rc;
     if (!name)
         name = "run";
@@ -772,8 +778,9 @@ int sb_run_load_new(FILE *f, const char *name, const sb_options *opt,
         json_decref(root);
         return SB_EIO;
     }
-    sb_options_init(&o);
-    run = sb__run_alloc(json_array_size(cells), &o);
+    sb_measure_options_init(&o);
+    sb_analysis_options_init(&a);
+    run = sb__run_alloc(json_array_size(cells), &o, &a);
     if (!run) {
         rc = sb__error(err, SB_ENOMEM, "out of memory");
         goto out;
@@ -820,16 +827,16 @@ int sb_run_load_new(FILE *f, const char *name, const sb_options *opt,
     if (rc != SB_OK)
         goto out;
     if (opt) {
-        /* The statistical options are the caller's; the ones that
-         * describe the measurement stay as saved. */
-        sb_analysis_options a;
-        sb_options_analysis(opt, &a);
-        sb_options_set_analysis(&run->opt, &a);
+        /* The analysis options are the caller's; the measure options
+         * stay as saved. */
+        run->analysis = fa;
     } else {
         /* The saved samples are what the saved policy kept. */
-        run->opt.outliers = SB_OUTLIERS_KEEP;
+        run->analysis.outliers = SB_OUTLIERS_KEEP;
     }
-    rc = sb__options_check(&run->opt, err);
+    rc = sb_analysis_options_check(&run->analysis, err);
+    if (rc == SB_OK)
+        rc = sb__measure_check(&run->measure, err);
     if (rc == SB_OK)
         rc = sb__run_analyse(run, err);
 out:

@@ -9,12 +9,12 @@
  *     for the largest cell plus its offset, and pre-fault them; every cell
  *     uses them at its own offsets, so all cells see the same pages.
  *  3. Open the counters (counters.c) and /proc/interrupts (interrupts.c).
- *     Then (sb_options.mlock) mlockall(MCL_CURRENT): the buffers, the
+ *     Then (sb_measure_options.mlock) mlockall(MCL_CURRENT): the buffers, the
  *     kernels' state and the code stay in memory; munlockall at the end,
  *     unless the process had memory locked before (a caller's own locks
  *     stay).  Not MCL_FUTURE, which would pre-fault every mapping the
  *     alloc kernels make and turn mmap_touch into mmap_populate.  With
- *     sb_options.rt, SCHED_FIFO at the lowest priority but one for this
+ *     sb_measure_options.rt, SCHED_FIFO at the lowest priority but one for this
  *     thread, its old policy restored at the end (mind that a FIFO thread
  *     that never sleeps keeps the CPU's kernel threads waiting, up to the
  *     kernel's RT throttling, 0.95 s in every second by default).  Either
@@ -218,7 +218,7 @@ struct sample {
  *  - the run's own flag, set when its progress callback returns non-zero;
  *    in a shared page of its own when the run forks invocations.  It
  *    stops that run only.
- *  - the caller's sb_options.stop, read wherever the other two are. */
+ *  - the caller's sb_measure_options.stop, read wherever the other two are. */
 static volatile sig_atomic_t requests;
 
 void sb_run_request_stop(void)
@@ -229,7 +229,7 @@ void sb_run_request_stop(void)
     requests = (requests + 1) & 0x3fffffff;
 }
 
-void sb__stop_begin(sb__stop *s, const sb_options *opt, int shared)
+void sb__stop_begin(sb__stop *s, const sb_measure_options *opt, int shared)
 {
     s->own = 0;
     s->run = &s->own;
@@ -237,7 +237,7 @@ void sb__stop_begin(sb__stop *s, const sb_options *opt, int shared)
     s->requests = requests;
     if (shared) {
         /* Without the page, a stop asked for in the parent (a signal,
-         * sb_options.stop) does not reach the child measuring: it ends
+         * sb_measure_options.stop) does not reach the child measuring: it ends
          * at its budget, and no further invocation starts. */
         void *p = mmap(NULL, sizeof *s->run, PROT_READ | PROT_WRITE,
                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -286,7 +286,7 @@ static void flush_range(const void *p, size_t n)
 /* The CPU a run pins to, from the allowed set: --cpu, else the last
  * isolated CPU this process may run on, else the last allowed one; note
  * (optional) says why.  -1 when nothing is allowed. */
-int sb__choose_cpu(const sb_options *opt, const cpu_set_t *allowed,
+int sb__choose_cpu(const sb_measure_options *opt, const cpu_set_t *allowed,
                    char *note, size_t len)
 {
     int cpu = opt->cpu, isolated;
@@ -322,7 +322,7 @@ int sb_cpu_default(void)
 }
 
 /* Choose and apply the CPU; fills meta->cpu and meta->pin_note. */
-int sb__pin(const sb_options *opt, sb_meta *meta, cpu_set_t *saved,
+int sb__pin(const sb_measure_options *opt, sb_meta *meta, cpu_set_t *saved,
             int *restore, sb_error *err)
 {
     cpu_set_t one;
@@ -730,7 +730,7 @@ static int places(double s)
  * invocation's setup, warm-up (16 samples a cell) and --min-samples
  * rounds.  When only that fuller need exceeds the budget, a note says so:
  * the deadlines then give cells fewer samples. */
-static int check_budget(const sb_plan *plan, const sb_options *opt,
+static int check_budget(const sb_plan *plan, const sb_measure_options *opt,
                         const sb__budget *bud, struct work *w,
                         struct probe *pr, double overhead, double target_s,
                         sb__invocation *inv, sb_error *err)
@@ -793,18 +793,19 @@ static int check_budget(const sb_plan *plan, const sb_options *opt,
  * opt->min_samples and its samples so far meet the precision target, 0
  * to go on, SB_ENOMEM.  The one rule (sb__precision_met) on the one cell
  * interval (sb__cell_interval) of this invocation's samples, never by
- * bootstrap: that would draw opt->bootstrap resamples of every cell at
+ * bootstrap: that would draw a->bootstrap resamples of every cell at
  * every check, time taken from measuring, for an interval the order
  * statistics already bound (the results use the bootstrap, and say when
  * a cell falls short).  Precision 0: no target, so it never holds.
  * Each cell is judged in its metric (sb_metric_choose on its samples so
  * far, as the results will choose): core cycles or time.
  * *check_at is the next round to check at; *scratch grows to fit.
- * With seen (for sb_options.progress_state), every cell is judged, to
+ * With seen (for sb_measure_options.progress_state), every cell is judged, to
  * count those that meet the target, and seen says what the check found;
  * without, the first cell short of it ends the check. */
 static int stop_rule(const sb_plan *plan, const sb__invocation *inv,
-                     const sb_options *opt, size_t *check_at,
+                     const sb_measure_options *opt,
+                     const sb_analysis_options *a, size_t *check_at,
                      double **scratch, sb__check *seen)
 {
     size_t most = 1;
@@ -812,7 +813,7 @@ static int stop_rule(const sb_plan *plan, const sb__invocation *inv,
     int all = 1;
 
     if (inv->rounds < opt->min_samples || inv->rounds < *check_at ||
-        !(opt->precision > 0))
+        !(a->precision > 0))
         return 0;
     /* It sorts every cell: check it at rounds that grow by about 1/16
      * each time, so its cost stays a small part of the run. */
@@ -829,10 +830,10 @@ static int stop_rule(const sb_plan *plan, const sb__invocation *inv,
         *seen = (sb__check){.at = inv->rounds, .widest = 0};
     for (size_t i = 0; i < inv->ncells; i++) {
         double w = sb__raw_precision_width(sb_plan_cell(plan, i),
-                                           &inv->cells[i], opt,
+                                           &inv->cells[i], opt, a,
                                            inv->meta.l2_bytes, t);
         int met = inv->cells[i].nsamples >= opt->min_samples &&
-                  w <= opt->precision;
+                  w <= a->precision;
         if (!seen && !met)
             return 0;
         if (seen)
@@ -849,11 +850,13 @@ void sb__check_add(sb__check *c, int met, double w)
         c->widest = isnan(w) ? INFINITY : w;
 }
 
-int sb__progress_call(const sb_options *opt, int between, size_t invocation,
-                      size_t round, double elapsed, double time_left,
-                      size_t ncells, const sb__check *seen)
+int sb__progress_call(const sb_measure_options *opt,
+                      const sb_analysis_options *a, int between,
+                      size_t invocation, size_t round, double elapsed,
+                      double time_left, size_t ncells,
+                      const sb__check *seen)
 {
-    int target = opt->precision > 0;
+    int target = a->precision > 0;
     sb_progress p = {
         .size = sizeof p,
         .between = between,
@@ -877,24 +880,25 @@ int sb__progress_call(const sb_options *opt, int between, size_t invocation,
 }
 
 int sb__raw_precision_met(const sb_cell *cell, const sb__raw_cell *r,
-                          const sb_options *opt, size_t l2_bytes,
+                          const sb_measure_options *opt,
+                          const sb_analysis_options *an, size_t l2_bytes,
                           double *work)
 {
-    double w = sb__raw_precision_width(cell, r, opt, l2_bytes, work);
-    return !isnan(w) && (!(opt->precision > 0) || w <= opt->precision);
+    double w = sb__raw_precision_width(cell, r, opt, an, l2_bytes, work);
+    return !isnan(w) && (!(an->precision > 0) || w <= an->precision);
 }
 
 double sb__raw_precision_width(const sb_cell *cell, const sb__raw_cell *r,
-                               const sb_options *opt, size_t l2_bytes,
-                               double *work)
+                               const sb_measure_options *opt,
+                               const sb_analysis_options *an,
+                               size_t l2_bytes, double *work)
 {
-    sb_analysis_options a;
+    sb_analysis_options a = *an;
     sb_interval ci;
     const char *how;
     size_t n = 0;
     int metric;
 
-    sb_options_analysis(opt, &a);
     a.bootstrap = 0;
     metric = sb_metric_choose(a.metric, cell, opt->cache, l2_bytes, r->clock,
                               r->nsamples);
@@ -1015,7 +1019,7 @@ static int open_probes(struct probe *pr, sb__invocation *inv,
 }
 
 /* Open the checks: counters, the pinned CPU's interrupts. */
-static int probe_open(struct probe *pr, const sb_options *opt,
+static int probe_open(struct probe *pr, const sb_measure_options *opt,
                       sb__invocation *inv, sb_error *err)
 {
     char why[160];
@@ -1051,7 +1055,7 @@ static int probe_open(struct probe *pr, const sb_options *opt,
 /* One sample taken for cell r: its CPU time and disturbances counted, then
  * kept or rejected by the policy (design.md, protocol steps 5 and 7).
  * Returns SB_OK, or SB_ENOMEM when keeping it failed. */
-static int record_sample(const sb_options *opt, const struct work *w,
+static int record_sample(const sb_measure_options *opt, const struct work *w,
                          sb__raw_cell *r, const struct sample *v,
                          unsigned keep)
 {
@@ -1163,6 +1167,7 @@ struct held {
     size_t index;             /* of this invocation, 0-based */
     sb__check seen;           /* the stop rule's last check, when
                                  progress_state asks for it */
+    const sb_analysis_options *a; /* the stop rule's target and metric */
     cpu_set_t saved;          /* affinity before sb__pin */
     int restore;              /* put it back */
     struct sched_param saved_param;
@@ -1200,7 +1205,7 @@ static int map_buffers(struct held *h, sb_error *err)
 
 /* Each cell's place in the buffers, its cache state and its kernel's
  * state; the order of the first round before its shuffle. */
-static int set_up_cells(struct held *h, const sb_options *opt,
+static int set_up_cells(struct held *h, const sb_measure_options *opt,
                         sb_error *err)
 {
     for (size_t i = 0; i < h->n; i++) {
@@ -1223,7 +1228,7 @@ static int set_up_cells(struct held *h, const sb_options *opt,
 
 /* mlock and --rt (the top of the file, step 3): either one refused is a
  * note, and the run goes on. */
-static void lock_and_raise(struct held *h, const sb_options *opt,
+static void lock_and_raise(struct held *h, const sb_measure_options *opt,
                            sb__invocation *inv)
 {
     if (opt->mlock) {
@@ -1295,7 +1300,7 @@ static void warm_up_cells(struct held *h, double overhead, double target,
 
 /* The rounds (the top of the file, step 5) until the stop rule, the
  * sample cap, the deadline or a stop request. */
-static int run_rounds(struct held *h, const sb_options *opt,
+static int run_rounds(struct held *h, const sb_measure_options *opt,
                       double overhead, double t0, double deadline,
                       const sb__stop *stop, sb__invocation *inv,
                       sb_error *err)
@@ -1326,14 +1331,15 @@ static int run_rounds(struct held *h, const sb_options *opt,
             break; /* the partial round's samples are kept */
         inv->rounds++;
         inv->elapsed = sb__now() - t0;
-        if (sb__progress_call(opt, 0, h->index, inv->rounds, inv->elapsed,
-                              deadline - sb__now(), n, &h->seen)) {
+        if (sb__progress_call(opt, h->a, 0, h->index, inv->rounds,
+                              inv->elapsed, deadline - sb__now(), n,
+                              &h->seen)) {
             sb__stop_set(stop); /* this run only */
             break;
         }
         if (inv->rounds >= opt->max_samples || sb__now() >= deadline)
             break;
-        done = stop_rule(h->plan, inv, opt, &check_at, &h->scratch,
+        done = stop_rule(h->plan, inv, opt, h->a, &check_at, &h->scratch,
                          opt->progress_state ? &h->seen : NULL);
         if (done == SB_ENOMEM)
             return sb__error(err, SB_ENOMEM, "out of memory");
@@ -1353,7 +1359,7 @@ static int run_rounds(struct held *h, const sb_options *opt,
  * disturbance is a shared core is kept with its flag: a core shared for
  * the whole run is what the cell measured, and the run's notes say so
  * ("measured on a shared core"), rather than an empty cell failing it. */
-static int fill_empty_cells(struct held *h, const sb_options *opt,
+static int fill_empty_cells(struct held *h, const sb_measure_options *opt,
                             double overhead, double deadline, double budget,
                             const sb__stop *stop, sb__invocation *inv,
                             sb_error *err)
@@ -1435,7 +1441,8 @@ static void release(struct held *h, sb__invocation *inv)
     gsl_rng_free(h->rng);
 }
 
-int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
+int sb__measure(const sb_plan *plan, const sb_measure_options *opt,
+                const sb_analysis_options *a, uint64_t seed,
                 const sb__budget *bud, const sb__stop *stop,
                 sb__invocation *inv, sb_error *err)
 {
@@ -1448,6 +1455,7 @@ int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
     memset(inv, 0, sizeof *inv);
     memset(&h, 0, sizeof h);
     h.plan = plan;
+    h.a = a;
     h.n = n;
     h.index = bud->invocation;
     h.saved_policy = -1;

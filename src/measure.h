@@ -12,18 +12,18 @@
 #include "run_internal.h"
 
 /* What stops one run (see measure.c): its own flag (in a shared page when
- * it forks invocations), the caller's sb_options.stop, and the
+ * it forks invocations), the caller's sb_measure_options.stop, and the
  * process-wide count of sb_run_request_stop() calls, as it was when the
  * run began. */
 typedef struct sb__stop {
     volatile sig_atomic_t own;   /* the flag, when not shared */
     volatile sig_atomic_t *run;  /* the run's flag: &own or a shared page */
-    volatile sig_atomic_t *user; /* sb_options.stop, or NULL */
+    volatile sig_atomic_t *user; /* sb_measure_options.stop, or NULL */
     sig_atomic_t requests;       /* process-wide requests at the start */
 } sb__stop;
 /* Start stopping state for a run; shared: its flag in a page that forked
  * children share. */
-void sb__stop_begin(sb__stop *s, const sb_options *opt, int shared);
+void sb__stop_begin(sb__stop *s, const sb_measure_options *opt, int shared);
 void sb__stop_end(sb__stop *s);
 /* Whether the run is asked to stop; sb__stop_set asks it (only it). */
 int sb__stopped(const sb__stop *s);
@@ -43,33 +43,37 @@ typedef struct sb__budget {
                             invocation) */
 } sb__budget;
 
-/* Measure every cell of plan once, in this process, with
- * seed, by the budget's deadline, until stop says so.  Fills inv (which
- * the caller frees with sb__invocation_free).  Interruption is not an
- * error.  With bud->check, SB_EINVAL when the plan cannot keep to the
- * run's budget, saying how long it needs. */
-int sb__measure(const sb_plan *plan, const sb_options *opt, uint64_t seed,
+/* Measure every cell of plan once, in this process, with opt (towards
+ * a's precision target in a's metric) and seed, by the budget's
+ * deadline, until stop says so.  Fills inv (which the caller frees with
+ * sb__invocation_free).  Interruption is not an error.  With
+ * bud->check, SB_EINVAL when the plan cannot keep to the run's budget,
+ * saying how long it needs. */
+int sb__measure(const sb_plan *plan, const sb_measure_options *opt,
+                const sb_analysis_options *a, uint64_t seed,
                 const sb__budget *bud, const sb__stop *stop,
                 sb__invocation *inv, sb_error *err);
 void sb__invocation_free(sb__invocation *inv);
 
 /* The stop rule's question for one cell (design.md, protocol step 6):
  * whether its samples so far, in the metric sb_metric_choose gives it
- * (opt->metric, opt->cache, l2_bytes, its clocks), meet opt->precision;
+ * (a->metric, opt->cache, l2_bytes, its clocks), meet a->precision;
  * order statistics, samples without a clock left out.  work holds
  * 2 * r->nsamples doubles. */
 int sb__raw_precision_met(const sb_cell *cell, const sb__raw_cell *r,
-                          const sb_options *opt, size_t l2_bytes,
+                          const sb_measure_options *opt,
+                          const sb_analysis_options *a, size_t l2_bytes,
                           double *work);
 /* The same cell's relative half-width, as the rule measures it
  * (sb__precision_width); NAN when it has no interval (no sample with a
- * value).  sb__raw_precision_met is this against opt->precision. */
+ * value).  sb__raw_precision_met is this against a->precision. */
 double sb__raw_precision_width(const sb_cell *cell, const sb__raw_cell *r,
-                               const sb_options *opt, size_t l2_bytes,
-                               double *work);
+                               const sb_measure_options *opt,
+                               const sb_analysis_options *a,
+                               size_t l2_bytes, double *work);
 
 /* What a check of the precision rule over every cell found, for
- * sb_options.progress_state: within an invocation the stop rule's last
+ * sb_measure_options.progress_state: within an invocation the stop rule's last
  * check, between invocations the runner's. */
 typedef struct sb__check {
     size_t done;   /* cells that met the target */
@@ -80,19 +84,22 @@ typedef struct sb__check {
 /* Count cell of a check: met or not, at its relative half-width w (NAN
  * for none, taken as INFINITY). */
 void sb__check_add(sb__check *c, int met, double w);
-/* Call opt's progress and progress_state, as sb_options says; the
- * sb_progress is made of the others.  Non-zero: stop the run. */
-int sb__progress_call(const sb_options *opt, int between, size_t invocation,
-                      size_t round, double elapsed, double time_left,
-                      size_t ncells, const sb__check *seen);
+/* Call opt's progress and progress_state, as sb_measure_options says;
+ * the sb_progress is made of the others, a's precision target among
+ * them.  Non-zero: stop the run. */
+int sb__progress_call(const sb_measure_options *opt,
+                      const sb_analysis_options *a, int between,
+                      size_t invocation, size_t round, double elapsed,
+                      double time_left, size_t ncells,
+                      const sb__check *seen);
 
 /* The CPU a run pins to (see the file's comment), -1 when
  * none is allowed; note (optional) says why. */
-int sb__choose_cpu(const sb_options *opt, const cpu_set_t *allowed,
+int sb__choose_cpu(const sb_measure_options *opt, const cpu_set_t *allowed,
                    char *note, size_t len);
 
 /* Pin to the CPU of opt; fills meta->cpu and pin_note. */
-int sb__pin(const sb_options *opt, sb_meta *meta, cpu_set_t *saved,
+int sb__pin(const sb_measure_options *opt, sb_meta *meta, cpu_set_t *saved,
             int *restore, sb_error *err);
 
 #endif

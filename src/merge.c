@@ -106,10 +106,10 @@ static void compare_meta(const sb_run *a, const sb_run *b, size_t r,
         !strcmp(x->hostname, y->hostname))
         warn(buf, len, "run %zu: the same host and start time as run 1 "
              "(%s): the same run given twice?", r + 1, y->start_time);
-    if (a->opt.reject != b->opt.reject)
+    if (a->measure.reject != b->measure.reject)
         warn(buf, len, "run %zu: reject policy %s, run 1 %s", r + 1,
-             sb_reject_policy_name(b->opt.reject),
-             sb_reject_policy_name(a->opt.reject));
+             sb_reject_policy_name(b->measure.reject),
+             sb_reject_policy_name(a->measure.reject));
 }
 
 /* Add every invocation of input run src (number r of the merge) to the
@@ -221,12 +221,12 @@ static int check_runs(const sb_run *const *runs, size_t n, size_t *total,
                              runs[0]->imported
                                  ? "holds samples measured elsewhere"
                                  : "was measured by statbench");
-        if (runs[r]->opt.cache != runs[0]->opt.cache)
+        if (runs[r]->measure.cache != runs[0]->measure.cache)
             return sb__error(err, SB_EINVAL,
                              "run %zu measured with cache %s, run 1 with "
                              "cache %s: not one measurement",
-                             r + 1, sb_cache_name(runs[r]->opt.cache),
-                             sb_cache_name(runs[0]->opt.cache));
+                             r + 1, sb_cache_name(runs[r]->measure.cache),
+                             sb_cache_name(runs[0]->measure.cache));
         *total += runs[r]->ncells;
         *ninv += runs[r]->invocations;
     }
@@ -321,7 +321,7 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
                          n == 1 ? "" : "s");
     if ((rc = check_runs(runs, n, &total, &ninv, err)) != SB_OK)
         return rc;
-    m = sb__run_alloc(total, &runs[0]->opt);
+    m = sb__run_alloc(total, &runs[0]->measure, &runs[0]->analysis);
     where = calloc(n, sizeof *where);
     if (m) {
         m->own_kernels = calloc(total + 1, sizeof *m->own_kernels);

@@ -83,11 +83,11 @@ int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
     if (!kernel->fn)
         return sb__error(err, SB_EINVAL, "sb_plan_add: kernel %s: fn is NULL",
                          kernel->name);
-    if (kernel->family < SB_FAMILY_COPY ||
-        kernel->family > SB_FAMILY_EXTERNAL)
+    if ((int)kernel->family < SB_FAMILY_COPY ||
+        (int)kernel->family > SB_FAMILY_EXTERNAL)
         return sb__error(err, SB_EINVAL,
                          "sb_plan_add: kernel %s: family %d is not an enum "
-                         "sb_family value", kernel->name, kernel->family);
+                         "sb_family value", kernel->name, (int)kernel->family);
     if (src_align >= SB_PAGE_SIZE || dst_align >= SB_PAGE_SIZE)
         return sb__error(err, SB_EINVAL,
                          "alignment %zu: must be below the page size %d",
@@ -123,14 +123,12 @@ const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i)
     return plan && i < plan->n ? &plan->cells[i] : NULL;
 }
 
-void sb_options_init(sb_options *opt)
+void sb_measure_options_init(sb_measure_options *m)
 {
-    if (!opt)
+    if (!m)
         return;
-    *opt = (sb_options){
-        .size = sizeof(sb_options),
-        .ci_level = 0.95,
-        .precision = 0.01,
+    *m = (sb_measure_options){
+        .size = sizeof(sb_measure_options),
         .max_time = 30.0,
         .min_samples = 100,
         .max_samples = 10000,
@@ -141,13 +139,24 @@ void sb_options_init(sb_options *opt)
         .force_clock_timer = 0,
         .invocations = 6,
         .max_invocations = 100,
-        .outliers = SB_OUTLIERS_KEEP,
-        .bootstrap = 0,
         .cache = SB_CACHE_HOT,
         .counters = NULL,
         .reject = SB_REJECT_DISTURBED,
         .rt = 0,
         .mlock = 1,
+    };
+}
+
+void sb_analysis_options_init(sb_analysis_options *a)
+{
+    if (!a)
+        return;
+    *a = (sb_analysis_options){
+        .size = sizeof(sb_analysis_options),
+        .ci_level = 0.95,
+        .precision = 0.01,
+        .outliers = SB_OUTLIERS_KEEP,
+        .bootstrap = 0,
         .alpha = 0.05,
         .threshold = 0.01,
         .metric = SB_METRIC_AUTO,
@@ -155,72 +164,56 @@ void sb_options_init(sb_options *opt)
     };
 }
 
-void sb_analysis_options_init(sb_analysis_options *a)
-{
-    sb_options o;
-    if (!a)
-        return;
-    sb_options_init(&o);
-    sb_options_analysis(&o, a);
-}
+/* The sizes of each part's layouts this library reads, the current one
+ * first.  A later release that adds fields at the end appends its new
+ * sizeof and keeps the older ones here: a caller built against an older
+ * header is then read with the later fields at their defaults (the
+ * layouts are prefixes of each other).  The flat sb_options of 0.1.0 is
+ * not read: it belongs to soname 0, and soname 1 (not yet released) has
+ * had no other layout. */
+static const size_t measure_sizes[] = {sizeof(sb_measure_options)};
+static const size_t analysis_sizes[] = {sizeof(sb_analysis_options)};
 
-/* The size of the 0.1.0 fields of sb_options (the layout with size
- * first): everything before the first field added after 0.1.0. */
-#define SB__OPTIONS_SIZE_0_1 offsetof(sb_options, metric)
-
-int sb__options_get(const sb_options *opt, sb_options *full, const char *who,
-                    sb_error *err)
+int sb__options_part(const void *in, size_t size, void *full,
+                     size_t fullsize, const size_t *known, size_t nknown,
+                     const char *what, const char *init, const char *who,
+                     sb_error *err)
 {
-    if (opt->size == sizeof(sb_options)) {
-        *full = *opt;
-        return SB_OK;
-    }
-    if (opt->size == SB__OPTIONS_SIZE_0_1) {
-        /* An older caller's struct: its fields, and the defaults of the
-         * ones it does not have. */
-        sb_options_init(full);
-        memcpy(full, opt, SB__OPTIONS_SIZE_0_1);
-        full->size = sizeof(sb_options);
-        return SB_OK;
-    }
-    sb_options_init(full);
+    for (size_t i = 0; i < nknown; i++)
+        if (size == known[i]) {
+            memcpy(full, in, size);
+            /* The size field comes first in every layout. */
+            memcpy(full, &fullsize, sizeof fullsize);
+            return SB_OK;
+        }
     return sb__error(err, SB_EINVAL,
-                     "%s: sb_options.size %zu: unknown to this library "
-                     "(%zu; fill the options with sb_options_init)",
-                     who, opt->size, sizeof(sb_options));
+                     "%s: %s.size %zu: unknown to this library (%zu; fill "
+                     "the options with %s)",
+                     who, what, size, fullsize, init);
 }
 
-void sb_options_analysis(const sb_options *opt, sb_analysis_options *a)
+int sb__measure_get(const sb_measure_options *m, sb_measure_options *full,
+                    const char *who, sb_error *err)
 {
-    sb_options full;
-    /* An unknown size gives the defaults (sb__options_get). */
-    (void)sb__options_get(opt, &full, "sb_options_analysis", NULL);
-    opt = &full;
-    *a = (sb_analysis_options){
-        .ci_level = opt->ci_level,
-        .precision = opt->precision,
-        .outliers = opt->outliers,
-        .bootstrap = opt->bootstrap,
-        .alpha = opt->alpha,
-        .threshold = opt->threshold,
-        .metric = opt->metric,
-    };
+    sb_measure_options_init(full);
+    if (!m)
+        return SB_OK;
+    return sb__options_part(m, m->size, full, sizeof *full, measure_sizes,
+                            sizeof measure_sizes / sizeof *measure_sizes,
+                            "sb_measure_options", "sb_measure_options_init",
+                            who, err);
 }
 
-void sb_options_set_analysis(sb_options *opt, const sb_analysis_options *a)
+int sb__analysis_get(const sb_analysis_options *a, sb_analysis_options *full,
+                     const char *who, sb_error *err)
 {
-    /* Only the fields the caller's struct has; none with an unknown
-     * size. */
-    if (opt->size != sizeof(sb_options) && opt->size != SB__OPTIONS_SIZE_0_1)
-        return;
-    opt->ci_level = a->ci_level;
-    opt->precision = a->precision;
-    opt->outliers = a->outliers;
-    opt->bootstrap = a->bootstrap;
-    opt->alpha = a->alpha;
-    opt->threshold = a->threshold;
-    if (opt->size == sizeof(sb_options))
-        opt->metric = a->metric;
+    sb_analysis_options_init(full);
+    if (!a)
+        return SB_OK;
+    return sb__options_part(a, a->size, full, sizeof *full, analysis_sizes,
+                            sizeof analysis_sizes / sizeof *analysis_sizes,
+                            "sb_analysis_options",
+                            "sb_analysis_options_init", who, err);
 }
 
 int sb_precision_check(double precision, sb_error *err)
@@ -232,21 +225,29 @@ int sb_precision_check(double precision, sb_error *err)
     return SB_OK;
 }
 
-int sb_analysis_options_check(const sb_analysis_options *a, sb_error *err)
+int sb_analysis_options_check(const sb_analysis_options *in, sb_error *err)
 {
+    sb_analysis_options full;
+    const sb_analysis_options *a = &full;
     int rc;
-    if (!a)
+    if (!in)
         return sb__error(err, SB_EINVAL,
                          "sb_analysis_options_check: a is NULL");
+    if ((rc = sb__analysis_get(in, &full, "sb_analysis_options_check",
+                               err)) != SB_OK)
+        return rc;
     if (!(a->ci_level > 0 && a->ci_level < 1))
         return sb__error(err, SB_EINVAL,
                          "confidence level %g: must lie strictly between 0 "
                          "and 1 (0 and 100 %%)", a->ci_level);
     if ((rc = sb_precision_check(a->precision, err)) != SB_OK)
         return rc;
-    if (a->outliers < SB_OUTLIERS_KEEP || a->outliers > SB_OUTLIERS_REJECT_ALL)
+    /* As ints: gcc makes an enum without negative values unsigned, and a
+     * caller may have stored -1 (an unknown name's _parse). */
+    if ((int)a->outliers < SB_OUTLIERS_KEEP ||
+        (int)a->outliers > SB_OUTLIERS_REJECT_ALL)
         return sb__error(err, SB_EINVAL, "outlier policy %d: unknown",
-                         a->outliers);
+                         (int)a->outliers);
     if (a->bootstrap != 0 && (a->bootstrap < 100 || a->bootstrap > 1000000))
         return sb__error(err, SB_EINVAL,
                          "bootstrap %zu: use 0 (off) or 100 to 1000000 "
@@ -258,21 +259,19 @@ int sb_analysis_options_check(const sb_analysis_options *a, sb_error *err)
     if (!(a->threshold >= 0 && a->threshold < 1))
         return sb__error(err, SB_EINVAL,
                          "threshold %g: must lie in [0, 1)", a->threshold);
-    if (a->metric < SB_METRIC_AUTO || a->metric > SB_METRIC_CYCLES)
-        return sb__error(err, SB_EINVAL, "metric %d: unknown", a->metric);
+    if ((int)a->metric < SB_METRIC_AUTO || (int)a->metric > SB_METRIC_CYCLES)
+        return sb__error(err, SB_EINVAL, "metric %d: unknown", (int)a->metric);
+    if (!strcmp(sb_inconclusive_policy_name((int)a->inconclusive), "?"))
+        return sb__error(err, SB_EINVAL, "inconclusive policy %d: unknown",
+                         (int)a->inconclusive);
     return SB_OK;
 }
 
-/* The options that describe the measurement; the analysis options are
- * checked first, as one group (sb_analysis_options_check). */
-int sb__options_check(const sb_options *opt, sb_error *err)
+/* The measure options that need no plan. */
+int sb__measure_check(const sb_measure_options *opt, sb_error *err)
 {
-    sb_analysis_options a;
     int rc;
 
-    sb_options_analysis(opt, &a);
-    if ((rc = sb_analysis_options_check(&a, err)) != SB_OK)
-        return rc;
     if (opt->invocations < 1 || opt->invocations > 1000)
         return sb__error(err, SB_EINVAL,
                          "invocations %zu: must lie between 1 and 1000",
@@ -283,10 +282,7 @@ int sb__options_check(const sb_options *opt, sb_error *err)
                          opt->max_invocations);
     if (opt->reject != SB_REJECT_DISTURBED && opt->reject != SB_REJECT_NONE)
         return sb__error(err, SB_EINVAL, "reject policy %d: unknown",
-                         opt->reject);
-    if (!strcmp(sb_inconclusive_policy_name(opt->inconclusive), "?"))
-        return sb__error(err, SB_EINVAL, "inconclusive policy %d: unknown",
-                         opt->inconclusive);
+                         (int)opt->reject);
     if (opt->counters) {
         char names[SB_MAX_COUNTERS][64];
         size_t n;
@@ -324,21 +320,21 @@ int sb__buffer_bytes(const sb_plan *plan, size_t *src_bytes,
     return 0;
 }
 
-int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
+int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
+                  sb_error *err)
 {
     size_t sb, db;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    sb_options full;
+    sb_measure_options full;
+    const sb_measure_options *opt = &full;
 
-    if (!plan || !opt)
-        return sb__error(err, SB_EINVAL, "sb_plan_check: %s is NULL",
-                         !plan ? "plan" : "opt");
-    if (sb__options_get(opt, &full, "sb_plan_check", err) != SB_OK)
+    if (!plan)
+        return sb__error(err, SB_EINVAL, "sb_plan_check: plan is NULL");
+    if (sb__measure_get(m, &full, "sb_plan_check", err) != SB_OK)
         return SB_EINVAL;
-    opt = &full;
     if (plan->n == 0)
         return sb__error(err, SB_EINVAL, "the plan has no cells");
-    if (sb__options_check(opt, err) != SB_OK)
+    if (sb__measure_check(opt, err) != SB_OK)
         return SB_EINVAL;
     if (!(opt->max_time > 0) || !isfinite(opt->max_time))
         return sb__error(err, SB_EINVAL, "max time %g s: must be positive",
@@ -366,7 +362,7 @@ int sb_plan_check(const sb_plan *plan, const sb_options *opt, sb_error *err)
     }
     if (opt->cache != SB_CACHE_HOT && opt->cache != SB_CACHE_COLD)
         return sb__error(err, SB_EINVAL, "cache state %d: unknown",
-                         opt->cache);
+                         (int)opt->cache);
 #ifndef SB_HAVE_X86_64
     if (opt->cache == SB_CACHE_COLD)
         return sb__error(err, SB_EINVAL,

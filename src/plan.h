@@ -12,18 +12,29 @@ struct sb_plan;
 int sb__buffer_bytes(const struct sb_plan *plan, size_t *src_bytes,
                      size_t *dst_bytes);
 
-/* the options that need no plan (level, precision, invocations,
- * outliers, bootstrap, alpha, threshold, reject policy, the syntax of the
- * counter list); SB_OK or SB_EINVAL. */
-int sb__options_check(const sb_options *opt, sb_error *err);
+/* the measure options that need no plan (invocations, the reject
+ * policy, the syntax of the counter list); SB_OK or SB_EINVAL. */
+int sb__measure_check(const sb_measure_options *opt, sb_error *err);
 
 /* The caller's options in the library's full layout, by their size
  * field: copied whole, or an older caller's fields with the defaults of
- * the later ones.  An unknown size (0, a newer header's) is SB_EINVAL
- * with a message naming it and who ("sb_run_execute_new"), and full then
- * holds the defaults.  opt must not be NULL. */
-int sb__options_get(const sb_options *opt, sb_options *full, const char *who,
-                    sb_error *err);
+ * the later ones; NULL gives the defaults.  An unknown size (0, a newer
+ * header's) is SB_EINVAL with a message naming the struct, the size and
+ * who ("sb_run_execute_new"), and full then holds the defaults. */
+/* The reading behind them, for any struct whose layouts are prefixes of
+ * each other with a size_t size first: *full holds the defaults (the
+ * caller's), and is overwritten by the first size bytes of in when size
+ * is one of known[] (nknown of them), its size field then fullsize; else
+ * SB_EINVAL naming who, what (the struct), the size and init (its _init),
+ * and *full is left alone. */
+int sb__options_part(const void *in, size_t size, void *full,
+                     size_t fullsize, const size_t *known, size_t nknown,
+                     const char *what, const char *init, const char *who,
+                     sb_error *err);
+int sb__measure_get(const sb_measure_options *m, sb_measure_options *full,
+                    const char *who, sb_error *err);
+int sb__analysis_get(const sb_analysis_options *a, sb_analysis_options *full,
+                     const char *who, sb_error *err);
 
 /* The named benchmarks (sb_bench_add) of a run's cells point into their
  * plan: give the run its own copies (run->own_kernels: name, family and

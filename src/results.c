@@ -12,7 +12,7 @@
  *    the level), so that variation between processes is in it and
  *    samples are never pooled as if independent; with one, the
  *    order-statistic interval of the median, or a BCa bootstrap with
- *    opt.bootstrap resamples;
+ *    the analysis options' bootstrap resamples;
  *  - whether it reached the precision target: sb__precision_met, the one
  *    rule (design.md, protocol step 6);
  *  - throughput carried through the interval, diagnostics (lag-1
@@ -37,6 +37,7 @@
 
 #include "metric.h"
 #include "meta.h"
+#include "plan.h"
 #include "run_internal.h"
 #include "timer.h"
 
@@ -146,15 +147,23 @@ int sb__precision_met(const sb_interval *ci, double target)
     return sb__precision_width(ci) <= target;
 }
 
-sb_run *sb__run_alloc(size_t ncells, const sb_options *opt)
+sb_run *sb__run_alloc(size_t ncells, const sb_measure_options *m,
+                      const sb_analysis_options *a)
 {
     sb_run *run = calloc(1, sizeof *run);
     if (!run)
         return NULL;
-    run->opt = *opt;
-    run->opt.progress = NULL;
-    run->opt.progress_arg = NULL;
-    run->opt.progress_state = NULL;
+    if (m)
+        run->measure = *m;
+    else
+        sb_measure_options_init(&run->measure);
+    run->measure.progress = NULL;
+    run->measure.progress_arg = NULL;
+    run->measure.progress_state = NULL;
+    if (a)
+        run->analysis = *a;
+    else
+        sb_analysis_options_init(&run->analysis);
     sb__meta_probe_unknown(&run->meta);
     run->ncells = ncells;
     run->cells = calloc(ncells ? ncells : 1, sizeof *run->cells);
@@ -329,7 +338,7 @@ static int counter_interval(const sb_run *run, const sb_cell_result *r,
     const char *how;
     int rc = SB_ENOMEM;
 
-    sb_options_analysis(&run->opt, &a);
+    a = run->analysis;
     if (!boot)
         a.bootstrap = 0;
     *out = (sb_interval){NAN, NAN, NAN, a.ci_level, NAN};
@@ -344,7 +353,7 @@ static int counter_interval(const sb_run *run, const sb_cell_result *r,
             at += ng;
         }
         /* No value read: no interval, and no error. */
-        rc = n ? sb__cell_interval(x, gn, r->invocations, &a, run->opt.seed,
+        rc = n ? sb__cell_interval(x, gn, r->invocations, &a, run->measure.seed,
                                    work, out, &how)
                : SB_OK;
     }
@@ -364,7 +373,8 @@ static int analyse_counters(const sb_run *run, sb_cell_result *r,
         sb_counter_result *c = &r->counters[j];
         int rc;
         snprintf(c->name, sizeof c->name, "%s", run->meta.counter_names[j]);
-        c->per_call = (sb_interval){NAN, NAN, NAN, run->opt.ci_level, NAN};
+        c->per_call = (sb_interval){NAN, NAN, NAN, run->analysis.ci_level,
+                                    NAN};
         c->per_byte = NAN;
         if (r->nsamples == 0 || !cs->counters[j])
             continue;
@@ -373,8 +383,8 @@ static int analyse_counters(const sb_run *run, sb_cell_result *r,
         if (rc == SB_ENOMEM)
             return rc;
         if (rc != SB_OK)
-            c->per_call = (sb_interval){NAN, NAN, NAN, run->opt.ci_level,
-                                        NAN};
+            c->per_call = (sb_interval){NAN, NAN, NAN,
+                                        run->analysis.ci_level, NAN};
         if (r->cell.size > 0)
             c->per_byte = c->per_call.estimate / (double)r->cell.size;
     }
@@ -392,7 +402,7 @@ static int core_cycles(sb_run *run, size_t i, const sb_analysis_options *a,
     double *v;
     int rc = SB_OK;
 
-    r->metric = sb_metric_choose(a->metric, &r->cell, run->opt.cache,
+    r->metric = sb_metric_choose(a->metric, &r->cell, run->measure.cache,
                                  run->meta.l2_bytes, clock, r->nsamples);
     if (!clock)
         return SB_OK;
@@ -663,7 +673,7 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
         free(gn);
         if (rc == SB_OK)
             rc = sb__cell_interval(r->ticks, r->inv_nsamples,
-                                   r->invocations, a, run->opt.seed, work,
+                                   r->invocations, a, run->measure.seed, work,
                                    &r->interval, &r->method);
         if (rc != SB_OK)
             return rc;
@@ -798,7 +808,7 @@ int sb__run_analyse(sb_run *run, sb_error *err)
     double *work;
     sb_analysis_options a;
 
-    sb_options_analysis(&run->opt, &a);
+    a = run->analysis;
     if (a.outliers != SB_OUTLIERS_KEEP && !run->before &&
         keep_before(run) != SB_OK)
         return sb__error(err, SB_ENOMEM, "out of memory");
@@ -827,16 +837,18 @@ int sb__run_analyse(sb_run *run, sb_error *err)
 int sb_run_reanalyse(sb_run *run, const sb_analysis_options *a,
                      sb_error *err)
 {
+    sb_analysis_options full;
     int rc;
 
     if (!run || !a)
         return sb__error(err, SB_EINVAL, "sb_run_reanalyse: %s is NULL",
                          !run ? "run" : "a");
-    if ((rc = sb_analysis_options_check(a, err)) != SB_OK)
+    if ((rc = sb__analysis_get(a, &full, "sb_run_reanalyse", err)) != SB_OK ||
+        (rc = sb_analysis_options_check(&full, err)) != SB_OK)
         return rc;
     if (run->before && restore_before(run) != SB_OK)
         return sb__error(err, SB_ENOMEM, "out of memory");
-    sb_options_set_analysis(&run->opt, a);
+    run->analysis = full;
     /* The comparisons were made from the old statistics. */
     free(run->cmp);
     run->cmp = NULL;
@@ -955,9 +967,14 @@ const sb_meta *sb_run_meta(const sb_run *run)
     return run ? &run->meta : NULL;
 }
 
-const sb_options *sb_run_options(const sb_run *run)
+const sb_measure_options *sb_run_measure_options(const sb_run *run)
 {
-    return run ? &run->opt : NULL;
+    return run ? &run->measure : NULL;
+}
+
+const sb_analysis_options *sb_run_analysis_options(const sb_run *run)
+{
+    return run ? &run->analysis : NULL;
 }
 
 int sb_run_interrupted(const sb_run *run)

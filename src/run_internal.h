@@ -64,8 +64,9 @@ typedef struct sb__cell_before {
 } sb__cell_before;
 
 struct sb_run {
-    sb_options opt; /* what was measured, and how it is analysed
-                       (sb_options_analysis) */
+    sb_measure_options measure;   /* what was measured */
+    sb_analysis_options analysis; /* how it is analysed: sb_run_reanalyse
+                                     replaces it */
     sb_meta meta;
     sb_cell_result *cells;
     sb__cell_samples *samples; /* ncells entries */
@@ -144,8 +145,10 @@ double sb__precision_width(const sb_interval *ci);
  * (the stop rule, its interval, verdicts between runs) asks this. */
 void sb__cell_metric_values(const sb_run *run, size_t i, double *out);
 
-/* results.c: a new run with ncells empty cells; NULL on ENOMEM. */
-sb_run *sb__run_alloc(size_t ncells, const sb_options *opt);
+/* results.c: a new run with ncells empty cells and the options m and a
+ * (NULL: the defaults), without m's callbacks; NULL on ENOMEM. */
+sb_run *sb__run_alloc(size_t ncells, const sb_measure_options *m,
+                      const sb_analysis_options *a);
 
 /* results.c: append one invocation's samples of cell i to the run.  Its
  * counters are matched to the run's meta.counter_names by name; a counter

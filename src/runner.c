@@ -14,7 +14,7 @@
  * to the child measuring); a child's own copy of the handler does the
  * same there, since the terminal signals the whole process group.  Every
  * sample measured so far is kept.  A run's own stop (its progress
- * callback, sb_options.stop) stops that run only: see sb__stop in
+ * callback, sb_measure_options.stop) stops that run only: see sb__stop in
  * measure.c.
  *
  * An invocation that dies (SIGKILL, SIGSEGV, a kernel of the caller's
@@ -232,7 +232,7 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
 /* Wait until the child's data start to arrive (it writes them only
  * when it has measured) or it ends; kill it at kill_at (returns -1).
  * Meanwhile a stop asked for here (sb_run_request_stop() from a signal
- * handler, sb_options.stop), in memory the child does not share, is
+ * handler, sb_measure_options.stop), in memory the child does not share, is
  * passed on through the run's shared flag: at once after a signal (poll
  * returns EINTR), within 0.2 s otherwise.  The parent is not pinned and
  * may share the measuring CPU: it wakes rarely, so as not to preempt the
@@ -263,7 +263,9 @@ static int await_child(int fd, const sb__stop *stop, pid_t pid,
 /* Run invocation i in a child process and collect its data.  *died is
  * set when the child ended without sending its data (a signal other than
  * SIGINT and SIGTERM, or exit()), err then saying which and how. */
-static int forked_invocation(const sb_plan *plan, const sb_options *opt,
+static int forked_invocation(const sb_plan *plan,
+                             const sb_measure_options *opt,
+                             const sb_analysis_options *a,
                              size_t i, const sb__budget *bud,
                              const sb__stop *stop, sb__invocation *inv,
                              sb_error *err, int *died)
@@ -301,7 +303,7 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
             _exit(1);
         close(fd[0]);
-        rc = sb__measure(plan, opt, opt->seed + i, bud, stop, inv, &e);
+        rc = sb__measure(plan, opt, a, opt->seed + i, bud, stop, inv, &e);
         rc = send_invocation(fd[1], rc, &e, inv) == 0 ? 0 : 1;
         _exit(rc);
     }
@@ -358,7 +360,7 @@ static int forked_invocation(const sb_plan *plan, const sb_options *opt,
  * (sb__cell_interval, sb__precision_met), on the samples as measured
  * (the outlier policy applies once, at the end), each cell in the metric
  * the results will judge it in (sb_metric_choose).  With seen (for
- * sb_options.progress_state), every cell is judged, and seen says what
+ * sb_measure_options.progress_state), every cell is judged, and seen says what
  * the check found; without, the first cell short of the target ends it. */
 static int invocation_precision_met(const sb_run *run, sb__check *seen)
 {
@@ -368,7 +370,7 @@ static int invocation_precision_met(const sb_run *run, sb__check *seen)
     sb_analysis_options a;
     int met = 1;
 
-    sb_options_analysis(&run->opt, &a);
+    a = run->analysis;
     a.bootstrap = 0; /* as the stop rule: a check, not the result */
     for (size_t i = 0; i < run->ncells; i++)
         if (run->cells[i].nsamples > most)
@@ -388,7 +390,7 @@ static int invocation_precision_met(const sb_run *run, sb__check *seen)
     for (size_t i = 0; (met || seen) && i < run->ncells; i++) {
         const sb_cell_result *r = &run->cells[i];
         const double *clock = run->samples[i].clock;
-        int metric = sb_metric_choose(a.metric, &r->cell, run->opt.cache,
+        int metric = sb_metric_choose(a.metric, &r->cell, run->measure.cache,
                                       run->meta.l2_bytes, clock,
                                       r->nsamples);
         size_t n = 0, at = 0;
@@ -406,7 +408,7 @@ static int invocation_precision_met(const sb_run *run, sb__check *seen)
             at += r->inv_nsamples[g];
         }
         double w = sb__cell_interval(work, group, r->invocations, &a,
-                                     run->opt.seed, work + most, &ci,
+                                     run->measure.seed, work + most, &ci,
                                      &how) == SB_OK
                        ? sb__precision_width(&ci)
                        : NAN;
@@ -422,7 +424,7 @@ static int invocation_precision_met(const sb_run *run, sb__check *seen)
 
 /* The environment audit, for the CPU the invocations will pin to, taken
  * before measuring (it samples the SMT sibling's load). */
-static void audit_env(const sb_options *opt, sb_env *env)
+static void audit_env(const sb_measure_options *opt, sb_env *env)
 {
     cpu_set_t allowed;
     int cpu = -1;
@@ -435,9 +437,8 @@ static void audit_env(const sb_options *opt, sb_env *env)
  * (left) for each of the requested invocations still to come, the
  * per-invocation budget past them.  0 when invocation i, one past the
  * requested ones, is not to run. */
-static int invocation_budget(const sb_run *run, const sb_options *opt,
-                             size_t i, size_t ninv, double budget,
-                             double left, double *b)
+static int invocation_budget(const sb_run *run, size_t i, size_t ninv,
+                             double budget, double left, double *b)
 {
     *b = i < ninv ? left / (double)(ninv - i) : budget;
     if (!(*b > 0))
@@ -448,7 +449,7 @@ static int invocation_budget(const sb_run *run, const sb_options *opt,
          * target (precision 0) the requested invocations are the whole
          * run: each already measured for its share of the budget, and
          * more would only split the same time again. */
-        if (!(opt->precision > 0) || left < 0.25 * budget ||
+        if (!(run->analysis.precision > 0) || left < 0.25 * budget ||
             invocation_precision_met(run, NULL))
             return 0;
         if (*b > left)
@@ -658,7 +659,8 @@ static void note_shared_cells(sb_run *run)
     }
 }
 
-int sb_run_execute_new(const sb_plan *plan, const sb_options *opt, sb_run **out,
+int sb_run_execute_new(const sb_plan *plan, const sb_measure_options *m,
+                       const sb_analysis_options *a, sb_run **out,
                        sb_error *err)
 {
     sb_run *run;
@@ -669,20 +671,22 @@ int sb_run_execute_new(const sb_plan *plan, const sb_options *opt, sb_run **out,
     int rc = SB_OK, died = 0;
     sb_error ie = {0};
     sb__stop stop;
-    sb_options full;
+    sb_measure_options full;
+    sb_analysis_options fa;
+    const sb_measure_options *opt = &full;
     sb__check seen = {0};
 
     sb_init();
     if (!out)
         return sb__error(err, SB_EINVAL, "sb_run_execute_new: out is NULL");
     *out = NULL;
-    /* From here on, the options in this library's layout. */
-    if (opt && (rc = sb__options_get(opt, &full, "sb_run_execute_new", err)) !=
-                   SB_OK)
-        return rc;
-    if (opt)
-        opt = &full;
-    if ((rc = sb_plan_check(plan, opt, err)) != SB_OK)
+    /* From here on, the options in this library's layout; the analysis
+     * options are checked first, as one group. */
+    if ((rc = sb__measure_get(m, &full, "sb_run_execute_new", err)) !=
+            SB_OK ||
+        (rc = sb__analysis_get(a, &fa, "sb_run_execute_new", err)) != SB_OK ||
+        (rc = sb_analysis_options_check(&fa, err)) != SB_OK ||
+        (rc = sb_plan_check(plan, opt, err)) != SB_OK)
         return rc;
 
     n = sb_plan_count(plan);
@@ -691,7 +695,7 @@ int sb_run_execute_new(const sb_plan *plan, const sb_options *opt, sb_run **out,
     if (max_inv < ninv)
         max_inv = ninv;
     budget = opt->max_time / (double)ninv;
-    run = sb__run_alloc(n, opt);
+    run = sb__run_alloc(n, opt, &fa);
 #if SB_LSAN
     /* A sanitizer build: the forked child holds this run too, and a
      * kernel that calls exit() there would have LeakSanitizer report it
@@ -701,8 +705,8 @@ int sb_run_execute_new(const sb_plan *plan, const sb_options *opt, sb_run **out,
     if (!run)
         return sb__error(err, SB_ENOMEM, "out of memory");
     sb__stop_begin(&stop, opt, ninv > 1);
-    run->opt.invocations = ninv;
-    run->opt.max_invocations = max_inv;
+    run->measure.invocations = ninv;
+    run->measure.max_invocations = max_inv;
     for (size_t i = 0; i < n; i++)
         run->cells[i].cell = *sb_plan_cell(plan, i);
 
@@ -726,13 +730,14 @@ int sb_run_execute_new(const sb_plan *plan, const sb_options *opt, sb_run **out,
                           .invocations_left = i < ninv ? ninv - i : 1,
                           .invocation = i,
                           .check = i == 0};
-        if (!invocation_budget(run, opt, i, ninv, budget, left, &b))
+        if (!invocation_budget(run, i, ninv, budget, left, &b))
             break;
         bud.deadline = now + b;
         rc = ninv == 1
-                 ? sb__measure(plan, opt, opt->seed, &bud, &stop, &inv, &ie)
-                 : forked_invocation(plan, opt, i, &bud, &stop, &inv, &ie,
-                                     &died);
+                 ? sb__measure(plan, opt, &fa, opt->seed, &bud, &stop, &inv,
+                               &ie)
+                 : forked_invocation(plan, opt, &fa, i, &bud, &stop, &inv,
+                                     &ie, &died);
         if (rc != SB_OK) {
             rc = invocation_failed(run, rc, died, &ie, err);
             break;
@@ -740,9 +745,9 @@ int sb_run_execute_new(const sb_plan *plan, const sb_options *opt, sb_run **out,
         rc = add_invocation(run, &inv, &env, &tot, &stop, err);
         if (rc != SB_OK)
             break;
-        if (opt->progress_state && opt->precision > 0)
+        if (opt->progress_state && fa.precision > 0)
             (void)invocation_precision_met(run, &seen);
-        if (sb__progress_call(opt, 1, i, run->rounds, run->elapsed,
+        if (sb__progress_call(opt, &fa, 1, i, run->rounds, run->elapsed,
                               wall0 + opt->max_time - sb__now(), n, &seen))
             sb__stop_set(&stop); /* this run only */
     }

@@ -29,10 +29,11 @@
  *  - Versions: SB_VERSION_MAJOR, _MINOR, _PATCH, _STRING and _NUMBER
  *    (statbench_version.h, generated from the package's version) are the
  *    header's; sb_version() is the library's.
- *  - Structs the caller fills and the library reads (sb_options,
- *    sb_kernel) start with a size field, sizeof the struct as the caller
- *    compiled it: the library refuses a size it does not know and reads
- *    an older one with the newer fields at their defaults.
+ *  - Structs the caller fills and the library reads (sb_measure_options,
+ *    sb_analysis_options, sb_kernel) start with a size field, sizeof the
+ *    struct as the caller compiled it: the library refuses a size it
+ *    does not know and reads an older one with the newer fields at their
+ *    defaults.
  *  - The library never prints, never exits and never aborts.  GSL's default
  *    error handler is switched off, for the whole process, by sb_init()
  *    and by every entry point that calls GSL (see sb_init).  PAPI is
@@ -46,7 +47,7 @@
  *    named *_new, gives an object the caller frees with the matching
  *    *_free() (sb_plan_new, sb_run_execute_new, sb_run_load_new, ...);
  *    *_init() fills a struct the caller owns.  Pointers the caller passes
- *    in (a kernel, opt->counters) are borrowed: they must outlive
+ *    in (a kernel, sb_measure_options.counters) are borrowed: they must outlive
  *    the call that takes them, and the run made from them, unless the
  *    function says it copies them.
  *    Pointers returned by accessors stay owned by the object they came from.
@@ -454,7 +455,7 @@ struct sb_cell;
 typedef struct sb_kernel {
     size_t size;             /* sizeof(sb_kernel), always first */
     const char *name;        /* unique, lower case: "movsl" */
-    int family;              /* enum sb_family */
+    enum sb_family family;
     const char *description; /* one line */
     unsigned features;       /* SB_FEAT_* the kernel cannot run without */
     sb_kernel_fn fn;
@@ -485,8 +486,9 @@ typedef struct sb_kernel {
 /* For a kernel's fn, which returns nothing: report that this call could
  * not do its work (an mmap, a malloc or a read failed), errnum an errno
  * value or 0.  The sample that holds the call is then rejected under
- * SB_REJECT_KERNEL_FAILED whatever sb_options.reject says, since its time
- * is not that of the work, and the run's notes name the error.  Setup
+ * SB_REJECT_KERNEL_FAILED whatever sb_measure_options.reject says, since
+ * its time is not that of the work, and the run's notes name the
+ * error.  Setup
  * should have checked that the work can be done; this is for what changes
  * during a run (memory running out).  Counted per thread: call it from
  * the thread that called fn.  Costs nothing until called, so fn's only
@@ -537,7 +539,7 @@ SB_API int sb_timer_parse(const char *name);
  * Ticks are TSC reference cycles (constant rate, not core clock cycles) for
  * SB_TIMER_TSC and nanoseconds for SB_TIMER_CLOCK; hz converts them. */
 typedef struct sb_timer_info {
-    int kind;                /* enum sb_timer_kind */
+    enum sb_timer_kind kind;
     double hz;               /* ticks per second */
     const char *hz_source;   /* "cpuid 0x15", "hypervisor leaf", "calibrated" */
     int invariant;           /* 1 when CPUID says the TSC is invariant */
@@ -618,7 +620,7 @@ SB_API size_t sb_plan_count(const sb_plan *plan);
 SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
 
 /* What a run has done so far, for a progress display: what
- * sb_options.progress_state is called with, where progress is.  The
+ * sb_measure_options.progress_state is called with, where progress is.  The
  * library fills it; size is sizeof(sb_progress) of the library that
  * filled it, and a field past size was not filled (a caller built with a
  * newer header than the library's).  Fields are only ever added at the
@@ -662,151 +664,6 @@ typedef struct sb_progress {
                            its level); NAN before the first check or with
                            precision 0 */
 } sb_progress;
-
-/* Options of a run.  Fill with sb_options_init(), then change fields:
- * sb_options_init sets size, the first field, to sizeof(sb_options),
- * which tells the library which layout the caller was compiled with.
- * Every function that reads an sb_options checks it: SB_EINVAL, naming
- * the size, for 0 or a size this library does not know (a newer
- * header's, or a struct never initialised); the 0.1.0 fields alone (the
- * size up to metric, of a caller built when they were all there was) are
- * read with the later fields at their defaults.
- * Units: relative quantities are fractions here and percent on the
- * command line, with one meaning: threshold 0.10 is --threshold 10,
- * precision 0.01 is --precision 1, ci_level 0.95 is --ci 95; alpha is a
- * probability in both (0.05).  The threshold is asked once: the verdicts
- * use it, and so does sb_gate_judge (sb_comparison_regressed and sb_gate
- * take theirs as before, sb_gate from opt->threshold).
- * What is measured, and how it is analysed: ci_level, precision,
- * outliers, bootstrap, alpha, threshold and metric are the analysis options
- * (sb_analysis_options below), which a run can be reanalysed with. */
-typedef struct sb_options {
-    size_t size;            /* sizeof(sb_options), set by sb_options_init */
-    double ci_level;        /* confidence level in (0, 1); default 0.95 */
-    double precision;       /* target CI half-width / median, in [0, 1);
-                               default 0.01.  0: no target: every
-                               invocation measures until its share of
-                               max_time, max_samples or a stop request,
-                               exactly invocations of them run, and every
-                               cell counts as reached_precision */
-    double max_time;        /* seconds of the whole run, every
-                               invocation's setup, warm-up and calibration
-                               included: each stops at its deadline, and a
-                               plan that cannot fit is refused (see
-                               sb_run_execute_new); default 30 */
-    size_t min_samples;     /* per cell, before the stop rule; default 100 */
-    size_t max_samples;     /* per cell; default 10000 */
-    uint64_t seed;          /* order of cells in each round; default 1 */
-    int cpu;                /* CPU to pin to; -1 picks one; default -1 */
-    int no_pin;             /* 1: leave affinity alone; default 0 */
-    double sample_seconds;  /* target length of one sample; default 50e-6 */
-    int force_clock_timer;  /* 1: use clock_gettime instead of the TSC */
-    size_t invocations;     /* fresh processes (fork) measuring the whole
-                               plan, each with max_time / invocations;
-                               default 6, the fewest whose medians give a
-                               distribution-free 95% interval.  With more
-                               than one, intervals and tests use the
-                               invocation level. */
-    size_t max_invocations; /* with invocations > 1: more invocations are
-                               started, while time remains, until every
-                               cell's invocation-level interval meets the
-                               precision target or this many ran; default
-                               100 (values below invocations mean
-                               invocations; ignored with precision 0) */
-    int outliers;           /* enum sb_outlier_policy; default keep */
-    size_t bootstrap;       /* 0: order-statistic median CI; N >= 100: BCa
-                               bootstrap with N resamples (seeded by seed);
-                               default 0 */
-    int cache;              /* enum sb_cache; default SB_CACHE_HOT */
-    const char *counters;   /* comma-separated PAPI preset or native names
-                               and perf software events to read around
-                               every sample; NULL: the defaults (cycles,
-                               instructions, L1 and L2 data-cache misses,
-                               data-TLB misses where the hardware has them;
-                               context switches, CPU migrations and page
-                               faults always).  The string must outlive the
-                               run.  sb_plan_check refuses (SB_EINVAL) a
-                               name that is neither a perf software event
-                               nor known to PAPI by name (where PAPI runs:
-                               without it nothing can be told); a known
-                               counter this machine cannot read is
-                               reported missing in sb_meta.counters. */
-    int reject;             /* enum sb_reject_policy; default disturbed */
-    int rt;                 /* 1: SCHED_FIFO while measuring (without the
-                               privilege: a warning in the run's notes) */
-    int mlock;              /* 1: mlockall(MCL_CURRENT) while measuring;
-                               default 1 */
-    double alpha;           /* significance level of verdicts; default 0.05 */
-    double threshold;       /* practical threshold of verdicts, relative;
-                               default 0.01 */
-    /* Called after every round with the samples so far; a non-zero return
-     * stops this run early (it is then marked interrupted), and no other
-     * run.  With forked invocations it is called in the invocation's
-     * process after every round, and in the caller's after every
-     * invocation.  Optional. */
-    int (*progress)(void *arg, size_t round, double elapsed);
-    void *progress_arg;
-    /* Optional: when *stop becomes non-zero, this run stops after its
-     * current sample, as with sb_run_request_stop(), and no other run.
-     * The way to stop one run from another thread or a signal handler
-     * (store 1 into a volatile sig_atomic_t).  The run only reads it; it
-     * must outlive the run.  With forked invocations the caller's process
-     * reads it every 20 ms and passes it on.  Default NULL. */
-    volatile sig_atomic_t *stop;
-    /* Fields below were added after 0.1.0: a caller built against an
-     * older header neither sets nor sees them.  Always fill sb_options
-     * with sb_options_init(). */
-    int metric;             /* enum sb_metric: what each cell's stop rule,
-                               interval and precision are judged in;
-                               default SB_METRIC_AUTO (sb_metric_choose) */
-    int inconclusive;       /* enum sb_inconclusive_policy: what
-                               sb_gate_judge (and statbench --against)
-                               does with an inconclusive comparison whose
-                               interval reaches past 1 + threshold;
-                               default SB_INCONCLUSIVE_FAIL */
-    /* Optional: called where progress is (after it, when both are set),
-     * with what the run has done so far (sb_progress above); a non-zero
-     * return stops this run as progress's does.  It takes progress_arg.
-     * The struct is valid during the call only.  Default NULL. */
-    int (*progress_state)(void *arg, const sb_progress *p);
-} sb_options;
-
-/* The defaults, size included.  A NULL opt is left alone. */
-SB_API void sb_options_init(sb_options *opt);
-
-/* How a run's samples are analysed, as opposed to how they are measured:
- * the fields of sb_options that sb_run_reanalyse can change after the
- * fact, on a measured or a loaded run.  sb_options keeps the same fields
- * (ci_level, precision, outliers, bootstrap, alpha, threshold, metric),
- * which sb_options_analysis and sb_options_set_analysis copy; everything
- * else in sb_options is what is measured.  The precision target and the
- * metric are both: the stop rule measures towards the target in the
- * metric, and the analysis says whether each cell reached it. */
-typedef struct sb_analysis_options {
-    double ci_level;  /* confidence level in (0, 1); default 0.95 */
-    double precision; /* target CI half-width / median, in [0, 1); default
-                         0.01; 0: no target (every cell reached it) */
-    int outliers;     /* enum sb_outlier_policy; default keep */
-    size_t bootstrap; /* 0: order statistics; N in [100, 1000000]: BCa
-                         bootstrap of a single invocation's median, seeded
-                         by the run's seed; default 0 */
-    double alpha;     /* significance level of verdicts; default 0.05 */
-    double threshold; /* practical threshold of verdicts; default 0.01 */
-    int metric;       /* enum sb_metric; default SB_METRIC_AUTO */
-} sb_analysis_options;
-
-/* The defaults, those of sb_options_init.  A NULL a is left alone. */
-SB_API void sb_analysis_options_init(sb_analysis_options *a);
-/* The analysis fields of opt into a, and back. */
-SB_API void sb_options_analysis(const sb_options *opt, sb_analysis_options *a);
-SB_API void sb_options_set_analysis(sb_options *opt,
-                                    const sb_analysis_options *a);
-/* SB_EINVAL, with a message, when a field lies outside its range. */
-SB_API int sb_analysis_options_check(const sb_analysis_options *a,
-                                     sb_error *err);
-/* The one range check of a precision target: [0, 1), 0 for none.
- * SB_EINVAL, with a message, outside it. */
-SB_API int sb_precision_check(double precision, sb_error *err);
 
 /* The cache state each timed call starts from. */
 enum sb_cache {
@@ -865,6 +722,164 @@ enum sb_metric {
 /* "auto", "time", "cycles"; "?" otherwise, and the reverse. */
 SB_API const char *sb_metric_name(int metric);
 SB_API int sb_metric_parse(const char *name);
+
+/* What a gate does with an inconclusive comparison whose interval reaches
+ * past 1 + threshold: one whose slowdown beyond the threshold could be
+ * neither shown nor ruled out.  FAIL is the default: a regression gate
+ * that passes what it could not decide lets a regression through
+ * whenever the machine is noisy or the budget short, silently; a failure
+ * says how wide the interval was and the smallest change the run could
+ * detect (its MDE), so the fix (a larger threshold, more time, a quieter
+ * machine) is plain.  WARN passes with the reason in the gate's line;
+ * PASS passes as sb_gate always has.  An inconclusive comparison whose
+ * whole interval lies below 1 + threshold passes under every policy: a
+ * slowdown beyond the threshold is ruled out. */
+enum sb_inconclusive_policy {
+    SB_INCONCLUSIVE_FAIL = 0,
+    SB_INCONCLUSIVE_WARN,
+    SB_INCONCLUSIVE_PASS
+};
+
+/* "fail", "warn", "pass"; "?" otherwise, and the reverse. */
+SB_API const char *sb_inconclusive_policy_name(int policy);
+SB_API int sb_inconclusive_policy_parse(const char *name);
+
+/* The options of a run come in two parts: what is measured
+ * (sb_measure_options: the time budget, the samples, the CPU, the
+ * counters, the cache state, ...) and how the samples are analysed
+ * (sb_analysis_options: the confidence level, the outlier policy, the
+ * verdicts, ...).  A run keeps both; sb_run_reanalyse replaces its
+ * analysis part after the fact, on a measured or a loaded run, and a run
+ * made from samples measured elsewhere (sb_run_load_new,
+ * sb_run_from_samples_new) takes only an analysis part.  Each function
+ * takes the parts it reads; NULL stands for the defaults.
+ *
+ * The precision target and the metric are both measurement and analysis,
+ * and live in sb_analysis_options: the stop rule measures towards the
+ * target in the metric, and the analysis says whether each cell reached
+ * it.  Measuring thus takes both parts.
+ *
+ * Each part starts with a size field, set by its _init to the size of
+ * the struct the caller was compiled with.  Every function that reads a
+ * part checks it: SB_EINVAL, naming the struct and the size, for 0 or a
+ * size this library does not know (a newer header's, or a struct never
+ * initialised); a size of an older layout that this library knows is
+ * read with the later fields at their defaults.  Always fill the options
+ * with sb_measure_options_init and sb_analysis_options_init, then change
+ * fields.
+ *
+ * Units: relative quantities are fractions here and percent on the
+ * command line, with one meaning: threshold 0.10 is --threshold 10,
+ * precision 0.01 is --precision 1, ci_level 0.95 is --ci 95; alpha is a
+ * probability in both (0.05).  The threshold is asked once: the verdicts
+ * use it, and so does sb_gate_judge (sb_comparison_regressed takes its
+ * own, sb_gate the analysis options'). */
+typedef struct sb_measure_options {
+    size_t size;            /* sizeof(sb_measure_options), set by
+                               sb_measure_options_init */
+    double max_time;        /* seconds of the whole run, every
+                               invocation's setup, warm-up and calibration
+                               included: each stops at its deadline, and a
+                               plan that cannot fit is refused (see
+                               sb_run_execute_new); default 30 */
+    size_t min_samples;     /* per cell, before the stop rule; default 100 */
+    size_t max_samples;     /* per cell; default 10000 */
+    uint64_t seed;          /* order of cells in each round, and the
+                               bootstrap's resamples; default 1 */
+    int cpu;                /* CPU to pin to; -1 picks one; default -1 */
+    int no_pin;             /* 1: leave affinity alone; default 0 */
+    double sample_seconds;  /* target length of one sample; default 50e-6 */
+    int force_clock_timer;  /* 1: use clock_gettime instead of the TSC */
+    size_t invocations;     /* fresh processes (fork) measuring the whole
+                               plan, each with max_time / invocations;
+                               default 6, the fewest whose medians give a
+                               distribution-free 95% interval.  With more
+                               than one, intervals and tests use the
+                               invocation level. */
+    size_t max_invocations; /* with invocations > 1: more invocations are
+                               started, while time remains, until every
+                               cell's invocation-level interval meets the
+                               precision target or this many ran; default
+                               100 (values below invocations mean
+                               invocations; ignored with precision 0) */
+    enum sb_cache cache;    /* default SB_CACHE_HOT */
+    const char *counters;   /* comma-separated PAPI preset or native names
+                               and perf software events to read around
+                               every sample; NULL: the defaults (cycles,
+                               instructions, L1 and L2 data-cache misses,
+                               data-TLB misses where the hardware has them;
+                               context switches, CPU migrations and page
+                               faults always).  The string must outlive the
+                               run.  sb_plan_check refuses (SB_EINVAL) a
+                               name that is neither a perf software event
+                               nor known to PAPI by name (where PAPI runs:
+                               without it nothing can be told); a known
+                               counter this machine cannot read is
+                               reported missing in sb_meta.counters. */
+    enum sb_reject_policy reject; /* default SB_REJECT_DISTURBED */
+    int rt;                 /* 1: SCHED_FIFO while measuring (without the
+                               privilege: a warning in the run's notes) */
+    int mlock;              /* 1: mlockall(MCL_CURRENT) while measuring;
+                               default 1 */
+    /* Called after every round with the samples so far; a non-zero return
+     * stops this run early (it is then marked interrupted), and no other
+     * run.  With forked invocations it is called in the invocation's
+     * process after every round, and in the caller's after every
+     * invocation.  Optional. */
+    int (*progress)(void *arg, size_t round, double elapsed);
+    void *progress_arg;
+    /* Optional: when *stop becomes non-zero, this run stops after its
+     * current sample, as with sb_run_request_stop(), and no other run.
+     * The way to stop one run from another thread or a signal handler
+     * (store 1 into a volatile sig_atomic_t).  The run only reads it; it
+     * must outlive the run.  With forked invocations the caller's process
+     * reads it every 20 ms and passes it on.  Default NULL. */
+    volatile sig_atomic_t *stop;
+    /* Optional: called where progress is (after it, when both are set),
+     * with what the run has done so far (sb_progress above); a non-zero
+     * return stops this run as progress's does.  It takes progress_arg.
+     * The struct is valid during the call only.  Default NULL. */
+    int (*progress_state)(void *arg, const sb_progress *p);
+} sb_measure_options;
+
+/* The defaults, size included.  A NULL m is left alone. */
+SB_API void sb_measure_options_init(sb_measure_options *m);
+
+typedef struct sb_analysis_options {
+    size_t size;      /* sizeof(sb_analysis_options), set by
+                         sb_analysis_options_init */
+    double ci_level;  /* confidence level in (0, 1); default 0.95 */
+    double precision; /* target CI half-width / median, in [0, 1); default
+                         0.01.  0: no target: every invocation measures
+                         until its share of max_time, max_samples or a
+                         stop request, exactly invocations of them run,
+                         and every cell counts as reached_precision */
+    enum sb_outlier_policy outliers; /* default SB_OUTLIERS_KEEP */
+    size_t bootstrap; /* 0: order statistics; N in [100, 1000000]: BCa
+                         bootstrap of a single invocation's median with N
+                         resamples, seeded by the run's seed; default 0 */
+    double alpha;     /* significance level of verdicts; default 0.05 */
+    double threshold; /* practical threshold of verdicts, relative;
+                         default 0.01 */
+    enum sb_metric metric; /* what each cell's stop rule, interval and
+                              precision are judged in; default
+                              SB_METRIC_AUTO (sb_metric_choose) */
+    enum sb_inconclusive_policy inconclusive; /* what sb_gate_judge (and
+                              statbench --against) does with an
+                              inconclusive comparison whose interval
+                              reaches past 1 + threshold; default
+                              SB_INCONCLUSIVE_FAIL */
+} sb_analysis_options;
+
+/* The defaults, size included.  A NULL a is left alone. */
+SB_API void sb_analysis_options_init(sb_analysis_options *a);
+/* SB_EINVAL, with a message, for an unknown size or a field outside its
+ * range. */
+SB_API int sb_analysis_options_check(const sb_analysis_options *a,
+                                     sb_error *err);
+/* The one range check of a precision target: [0, 1), 0 for none.
+ * SB_EINVAL, with a message, outside it. */
+SB_API int sb_precision_check(double precision, sb_error *err);
 
 /* The share of a cell's samples that must carry a known core clock for
  * it to be judged in core cycles: 0.9.  Below it the cell is in time. */
@@ -973,7 +988,7 @@ typedef struct sb_cell_result {
     sb_interval mbps;      /* median throughput, 1 MB = 10^6 bytes */
     double cycles_per_byte;   /* median ticks / size (TSC cycles) */
     double rel_halfwidth;  /* (hi - lo) / 2 / median of ticks */
-    int metric;            /* SB_METRIC_TIME or SB_METRIC_CYCLES: what the
+    enum sb_metric metric; /* SB_METRIC_TIME or SB_METRIC_CYCLES: what the
                               stop rule, interval and verdicts used
                               (rel_halfwidth, reached_precision and mde are
                               of that metric's interval; interval, mbps and
@@ -1013,7 +1028,7 @@ typedef struct sb_comparison {
     double a12;            /* P(cell sample > baseline sample), ties half
                               (sample level; NAN at the invocation level) */
     double mde;            /* smallest relative effect detectable here */
-    int verdict;           /* enum sb_verdict */
+    enum sb_verdict verdict;
     const char *test;      /* static text naming the test */
 } sb_comparison;
 
@@ -1040,9 +1055,10 @@ typedef struct sb_env {
  * cannot be read is reported as unknown. */
 SB_API void sb_env_audit(int cpu, sb_env *out);
 
-/* The CPU a run pins to when sb_options.cpu is -1: the last isolated CPU
- * (isolcpus=) that is online, else the last CPU this process may use; -1
- * when there is none.  For sb_env_audit of the CPU a run would use. */
+/* The CPU a run pins to when sb_measure_options.cpu is -1: the last
+ * isolated CPU (isolcpus=) that is online, else the last CPU this process
+ * may use; -1 when there is none.  For sb_env_audit of the CPU a run
+ * would use. */
 SB_API int sb_cpu_default(void);
 
 /* Metadata of a run: where and how it was measured. */
@@ -1098,44 +1114,54 @@ typedef struct sb_meta {
     double probe_inv_quiet[SB_PROBE_MAX_INV];
 } sb_meta;
 
-/* Check a plan and options before measuring: options in range, every
- * kernel available on this CPU, the CPU to pin to allowed, buffers that fit
- * in memory (at most half of the physical memory).  Returns SB_OK, or
- * SB_EINVAL / SB_EUNAVAIL with a message naming the bad value.
- * sb_run_execute_new() runs the same checks. */
-SB_API int sb_plan_check(const sb_plan *plan, const sb_options *opt,
+/* Check a plan and its measure options m (NULL: the defaults) before
+ * measuring: options in range, every kernel available on this CPU, the
+ * CPU to pin to allowed, buffers that fit in memory (at most half of the
+ * physical memory).  Returns SB_OK, or SB_EINVAL / SB_EUNAVAIL with a
+ * message naming the bad value.  sb_run_execute_new() runs the same
+ * checks, after sb_analysis_options_check() on its analysis options. */
+SB_API int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
                          sb_error *err);
 
 typedef struct sb_run sb_run;
 
-/* Measure every cell of plan with opt.  On success *out is a new run the
- * caller frees with sb_run_free().  A run stopped by opt->progress,
- * opt->stop or sb_run_request_stop() still succeeds, with
+/* Measure every cell of plan with the measure options m towards the
+ * precision target of the analysis options a, which the run then keeps
+ * (either NULL: the defaults).  On success *out is a new run the
+ * caller frees with sb_run_free().  A run stopped by m->progress,
+ * m->stop or sb_run_request_stop() still succeeds, with
  * sb_run_interrupted() true and every sample taken so far; so does one
  * whose forked invocation died after others had finished
  * (sb_run_partial() says which and how).  A successful run may still hold
  * cells without samples: check sb_run_empty_cells().  Runs may execute in
  * several threads at once.  Errors: SB_EINVAL (empty plan, bad option, or
- * a plan that cannot fit in opt->max_time: the first invocation times one
+ * a plan that cannot fit in m->max_time: the first invocation times one
  * sample of every cell before it measures, and the message says how long
  * the plan needs),
  * SB_EUNAVAIL (a kernel this CPU cannot run), SB_ENOMEM, SB_ESYS. */
-SB_API int sb_run_execute_new(const sb_plan *plan, const sb_options *opt,
-                              sb_run **out, sb_error *err);
+SB_API int sb_run_execute_new(const sb_plan *plan,
+                              const sb_measure_options *m,
+                              const sb_analysis_options *a, sb_run **out,
+                              sb_error *err);
 
 /* Ask every run executing in this process (in any thread, and in its
  * forked invocations, to which the run passes the request on within
  * 20 ms) to stop after its current sample.  A run that
  * starts afterwards is not affected: the request is for the runs in
  * progress.  Async-signal-safe: meant for a SIGINT handler.  To stop one
- * run only, use its sb_options.stop or its progress callback. */
+ * run only, use its sb_measure_options.stop or its progress callback. */
 SB_API void sb_run_request_stop(void);
 
 SB_API void sb_run_free(sb_run *run);
 SB_API size_t sb_run_count(const sb_run *run);
 SB_API const sb_cell_result *sb_run_cell(const sb_run *run, size_t i);
 SB_API const sb_meta *sb_run_meta(const sb_run *run);
-SB_API const sb_options *sb_run_options(const sb_run *run);
+/* The options the run was measured with, and those it is analysed with
+ * (sb_run_reanalyse changes the latter).  A loaded run's are as saved,
+ * with the defaults for what a file does not hold; a run of samples
+ * measured elsewhere has the default measure options. */
+SB_API const sb_measure_options *sb_run_measure_options(const sb_run *run);
+SB_API const sb_analysis_options *sb_run_analysis_options(const sb_run *run);
 SB_API int sb_run_interrupted(const sb_run *run);
 /* Why the run stopped early when nobody asked it to: "" when it did not;
  * else one line such as "invocation 3 died with signal 9 (Killed)" (a
@@ -1223,7 +1249,7 @@ SB_API size_t sb_counters_available(char names[][64], char why[][96],
 
 /* Compare each cell i with cell base[i] of the same run (SIZE_MAX: no
  * baseline), then Holm-adjust the p-values over all comparisons and give
- * verdicts at opt->alpha and opt->threshold of the run's options.  With
+ * verdicts at the alpha and threshold of the run's analysis options.  With
  * several invocations the test is paired over invocations (both cells were
  * measured in each); with one, the ratio's interval is a BCa bootstrap and
  * the p-value Mann-Whitney's.  Replaces earlier comparisons.  SB_EINVAL,
@@ -1314,36 +1340,40 @@ SB_API const sb_comparison *sb_run_comparison(const sb_run *run, size_t i);
 /* Read a run written with SB_FORMAT_JSON (schema statbench-run, version
  * 1).  Kernels are known by name: cells of kernels this build lacks get a
  * stand-in that cannot be measured.  Statistics are recomputed from the
- * raw samples; opt (NULL: as saved) supplies the statistical options
- * ci_level, precision, outliers, bootstrap, alpha, threshold and metric,
- * and the rest stay as saved (a file without "metric" is auto, without
+ * raw samples; a (NULL: as saved) supplies the analysis options, and
+ * the measure options stay as saved (a file without "metric" is auto, without
  * "samples_clock" has every clock unknown).  The saved samples are those
- * the saved outlier policy kept: with opt NULL the policy is not applied
- * again.  Loading with opt gives the statistics of loading with NULL and
- * then sb_run_reanalyse with opt's analysis options (sb_options_analysis).
+ * the saved outlier policy kept: with a NULL the policy is not applied
+ * again.  Loading with a gives the statistics of loading with NULL and
+ * then sb_run_reanalyse with a.
  * SB_EIO for a file that is not JSON, not a statbench run, of a newer
  * schema, or missing fields, with a message naming what is wrong. */
-SB_API int sb_run_load_new(FILE *f, const char *name, const sb_options *opt,
-                           sb_run **out, sb_error *err);
+SB_API int sb_run_load_new(FILE *f, const char *name,
+                           const sb_analysis_options *a, sb_run **out,
+                           sb_error *err);
 
 /* Recompute every statistic of run from its samples with the analysis
  * options a, as if it had been measured (or loaded) with them: the
  * outlier policy starts again from the samples as measured (or as
  * loaded), the intervals, the precision flags and the diagnostics are
  * new, and the comparisons are dropped (compare again with
- * sb_run_compare_to or sb_run_set_baselines).  sb_run_options then shows
- * a.  SB_EINVAL for a bad a (run unchanged), SB_ENOMEM. */
+ * sb_run_compare_to or sb_run_set_baselines).  sb_run_analysis_options
+ * then shows a.  SB_EINVAL for a bad a (run unchanged), SB_ENOMEM. */
 SB_API int sb_run_reanalyse(sb_run *run, const sb_analysis_options *a,
                             sb_error *err);
 
 /* A run made from samples measured elsewhere: m cells named names[i],
  * each with n[i] values values[i] (ticks, or any unit: size 0 and hz 1),
- * analysed with opt as one invocation.  SB_EINVAL for empty or
- * non-finite data, or a NULL names[i] or values[i]. */
+ * analysed with a (NULL: the defaults) as one invocation; seed is the
+ * run's seed (sb_measure_options.seed of a measured run: 1 by default),
+ * which seeds its bootstraps (a->bootstrap, and the comparisons of
+ * sb_run_set_baselines).  SB_EINVAL for empty or non-finite data, or a
+ * NULL names[i] or values[i]. */
 SB_API int sb_run_from_samples_new(const char *const *names,
                                    const double *const *values,
                                    const size_t *n, size_t m,
-                                   const sb_options *opt, sb_run **out,
+                                   const sb_analysis_options *a,
+                                   uint64_t seed, sb_run **out,
                                    sb_error *err);
 
 /* Record the command line in the run's metadata (argv is copied).
@@ -1356,7 +1386,7 @@ SB_API const char *sb_run_command(const sb_run *run);
  * the table's first line, the Markdown and LaTeX captions.  A run
  * without a command (one made through the API, not by statbench) is
  * reported as such: its first line is the title, or "a library run", and
- * its advice names sb_options fields, not command-line flags.  The title
+ * its advice names the options' fields, not command-line flags.  The title
  * is copied; control characters print as '?'.  It is not saved in JSON.
  * SB_EINVAL for a NULL run or title, SB_ENOMEM.  sb_run_title: the
  * title, or "" without one. */
@@ -1427,37 +1457,21 @@ SB_API const char *sb_run_title(const sb_run *run);
 SB_API void sb_do_not_optimize_escape(volatile void *p);
 
 /* Measure two functions of the sb_kernel_fn shape on n bytes (page-aligned
- * buffers) under opt (NULL: defaults) and compare candidate with baseline:
+ * buffers) under m and a (either NULL: defaults) and compare candidate
+ * with baseline:
  * out receives the ratio of times (candidate / baseline) with its interval,
  * the p-values and the verdict, as sb_run_set_baselines computes them.
  * run_new (optional) receives the run for reporting; free it with
- * sb_run_free.  With opt->invocations > 1 (the default) this forks.
+ * sb_run_free.  With m->invocations > 1 (the default) this forks.
  * Returns SB_OK or an error from sb_run_execute_new. */
 SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
-                                size_t n, const sb_options *opt,
+                                size_t n, const sb_measure_options *m,
+                                const sb_analysis_options *a,
                                 sb_comparison *out, sb_run **run_new,
                                 sb_error *err);
 
-/* What a gate does with an inconclusive comparison whose interval reaches
- * past 1 + threshold: one whose slowdown beyond the threshold could be
- * neither shown nor ruled out.  FAIL is the default: a regression gate
- * that passes what it could not decide lets a regression through
- * whenever the machine is noisy or the budget short, silently; a failure
- * says how wide the interval was and the smallest change the run could
- * detect (its MDE), so the fix (a larger threshold, more time, a quieter
- * machine) is plain.  WARN passes with the reason in the gate's line;
- * PASS passes as sb_gate always has.  An inconclusive comparison whose
- * whole interval lies below 1 + threshold passes under every policy: a
- * slowdown beyond the threshold is ruled out. */
-enum sb_inconclusive_policy {
-    SB_INCONCLUSIVE_FAIL = 0,
-    SB_INCONCLUSIVE_WARN,
-    SB_INCONCLUSIVE_PASS
-};
-
-/* "fail", "warn", "pass"; "?" otherwise, and the reverse. */
-SB_API const char *sb_inconclusive_policy_name(int policy);
-SB_API int sb_inconclusive_policy_parse(const char *name);
+/* What a gate does with an inconclusive comparison: enum
+ * sb_inconclusive_policy, with the options (sb_analysis_options). */
 
 /* What a gate decided. */
 enum sb_gate_outcome {
@@ -1467,8 +1481,9 @@ enum sb_gate_outcome {
                         comparison under SB_INCONCLUSIVE_WARN) */
 };
 
-/* The gate's decision on comparison c, with opt's threshold and
- * inconclusive policy (opt NULL: the defaults of sb_options_init), and
+/* The gate's decision on comparison c, with a's threshold and
+ * inconclusive policy (a NULL: the defaults of sb_analysis_options_init;
+ * an unknown a->size: FAIL, with the reason in buf), and
  * its one-line account in buf (len bytes, always terminated; buf may be
  * NULL):
  *     FAIL mine vs memcpy: slower, beyond the threshold; time ratio 8.93
@@ -1481,10 +1496,11 @@ enum sb_gate_outcome {
  * ratio that is NAN) and for an inconclusive one whose interval reaches
  * past 1 + threshold under SB_INCONCLUSIVE_FAIL (WARN and PASS under
  * the other policies); PASS otherwise.  The threshold is the one the
- * verdict was given at, opt->threshold, a fraction (0.10 for 10%): the
+ * verdict was given at, a->threshold, a fraction (0.10 for 10%): the
  * command line's --threshold 10 is the same value in percent.  Returns
  * an enum sb_gate_outcome. */
-SB_API int sb_gate_judge(const sb_comparison *c, const sb_options *opt,
+SB_API int sb_gate_judge(const sb_comparison *c,
+                         const sb_analysis_options *a,
                          const char *what, const char *baseline_from,
                          char *buf, size_t len);
 
@@ -1497,9 +1513,9 @@ SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
 
 /* A one-call regression gate for a test program: as
  * sb_compare_functions, then the gate's decision, as sb_gate_judge takes
- * it with opt's threshold and inconclusive policy, in *outcome (an enum
+ * it with a's threshold and inconclusive policy, in *outcome (an enum
  * sb_gate_outcome; required): SB_GATE_FAIL when the candidate is slower
- * beyond opt->threshold, or undecided under SB_INCONCLUSIVE_FAIL (the
+ * beyond a->threshold, or undecided under SB_INCONCLUSIVE_FAIL (the
  * default).  Call sb_gate_judge on out for the gate's one-line account.
  * Returns SB_OK, or an error status with *outcome SB_GATE_FAIL and out
  * (optional) holding no verdict: SB_EINVAL (a NULL function or outcome,
@@ -1507,7 +1523,8 @@ SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
  * (every call failed, see sb_kernel_failed, or every sample was
  * disturbed), or another error of sb_compare_functions. */
 SB_API int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
-                   const sb_options *opt, sb_comparison *out, int *outcome,
+                   const sb_measure_options *m, const sb_analysis_options *a,
+                   sb_comparison *out, int *outcome,
                    sb_error *err);
 
 /* ------------------------------------------------------------------------ */

@@ -47,10 +47,13 @@ elif [ -n "$lib" ]; then
 #include <statbench.h>
 int main()
 {
-    sb_options opt;
-    sb_options_init(&opt);
+    sb_measure_options m;
+    sb_analysis_options a;
+    sb_measure_options_init(&m);
+    sb_analysis_options_init(&a);
+    a.metric = SB_METRIC_CYCLES; /* a typed enum: assigned from its own */
     return std::strcmp(sb_version(), SB_VERSION_STRING) == 0 &&
-                   opt.size == sizeof opt
+                   m.size == sizeof m && a.size == sizeof a
                ? 0
                : 1;
 }
@@ -59,7 +62,7 @@ CXX
     "$cxx" -Wall -Wextra -Werror $inc "$tmp/v.cc" \
         -L"$(dirname "$lib")" -lstatbench -o "$tmp/v" 2>"$tmp/err"
     rc=$?
-    check "$cxx: a C++ program calling sb_options_init links (rc $rc)" \
+    check "$cxx: a C++ program calling the _init functions links (rc $rc)" \
         test "$rc" -eq 0
     [ "$rc" -eq 0 ] || diag "$(head -n 5 "$tmp/err")"
     LD_LIBRARY_PATH=$(dirname "$lib") "$tmp/v"

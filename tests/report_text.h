@@ -55,12 +55,13 @@ static inline sb_run *json_round_trip(const sb_run *run, char **text)
 
 /* The run of plan under o, with the plan freed: NULL, with a diagnostic
  * line, when it fails. */
-static inline sb_run *measure_plan(sb_plan *plan, const sb_options *o)
+static inline sb_run *measure_plan(sb_plan *plan,
+                                   const sb_measure_options *o)
 {
     sb_run *run = NULL;
     sb_error e = {0};
 
-    if (sb_run_execute_new(plan, o, &run, &e) != SB_OK)
+    if (sb_run_execute_new(plan, o, NULL, &run, &e) != SB_OK)
         tap_diag("measure: %s", e.text);
     sb_plan_free(plan);
     return run;

@@ -84,7 +84,7 @@ static int few_fds(void)
 {
     struct rlimit r = {(rlim_t)fd_limit, (rlim_t)fd_limit};
     char names[8][64], why[8][96];
-    sb_options opt;
+    sb_measure_options opt;
     sb_plan *plan;
     sb_run *run = NULL;
     sb_error e = {0, ""};
@@ -96,7 +96,7 @@ static int few_fds(void)
     if (!plan || sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0,
                              NULL) != SB_OK)
         return 0;
-    sb_options_init(&opt);
+    sb_measure_options_init(&opt);
     opt.invocations = 1;
     opt.max_time = 0.2;
     opt.min_samples = 10;
@@ -118,7 +118,7 @@ static int few_fds(void)
     n = sb_counters_available(names, why, 8);
     if (n != 8)
         return 0;
-    if (sb_run_execute_new(plan, &opt, &run, &e) == SB_OK)
+    if (sb_run_execute_new(plan, &opt, NULL, &run, &e) == SB_OK)
         sb_run_free(run);
     sb_plan_free(plan);
     return lseek(2, 0, SEEK_END) == 0;
@@ -179,7 +179,8 @@ static sb_run *small_run(void)
     const double *values[] = {a, b};
     size_t n[] = {5, 5};
     sb_run *run = NULL;
-    if (sb_run_from_samples_new(names, values, n, 2, NULL, &run, NULL) != SB_OK)
+    if (sb_run_from_samples_new(names, values, n, 2, NULL, 1, &run, NULL) !=
+        SB_OK)
         return NULL;
     return run;
 }
@@ -234,7 +235,8 @@ static int plan_add_bad(void)
 
 static int options_env_null(void)
 {
-    sb_options_init(NULL);
+    sb_measure_options_init(NULL);
+    sb_analysis_options_init(NULL);
     sb_env_audit(-1, NULL);
     return sb_strerror(12345) != NULL && sb_kernel_find(NULL) == NULL &&
            sb_kernel_at(sb_kernel_count()) == NULL &&
@@ -245,59 +247,67 @@ static int options_env_null(void)
 static int check_execute_null(void)
 {
     sb_error e = {0, ""};
-    sb_options opt;
+    sb_measure_options opt;
     sb_plan *plan = sb_plan_new();
     sb_run *run = (sb_run *)&e;
     int ok = plan != NULL;
 
-    sb_options_init(&opt);
+    sb_measure_options_init(&opt);
     ok = ok && sb_plan_add(plan, sb_kernel_find("libc"), 64, 0, 0, NULL) ==
                    SB_OK;
     ok = ok && einval(sb_plan_check(NULL, &opt, &e), &e, "plan");
-    ok = ok && einval(sb_plan_check(plan, NULL, &e), &e, "opt");
-    ok = ok && einval(sb_run_execute_new(plan, &opt, NULL, &e), &e, "out");
-    ok = ok && einval(sb_run_execute_new(NULL, &opt, &run, &e), &e, "plan") &&
+    /* NULL options are the defaults. */
+    ok = ok && sb_plan_check(plan, NULL, &e) == SB_OK;
+    ok = ok && einval(sb_run_execute_new(plan, &opt, NULL, NULL, &e), &e,
+                      "out");
+    ok = ok && einval(sb_run_execute_new(NULL, &opt, NULL, &run, &e), &e,
+                      "plan") &&
          run == NULL;
-    ok = ok && einval(sb_run_execute_new(plan, NULL, &run, &e), &e, "opt");
     sb_plan_free(plan);
     return ok;
 }
 
-/* Each invalid option value alone is refused by sb_plan_check (which
- * sb_run_execute_new runs first). */
+/* Each invalid option value alone is refused by sb_analysis_options_check
+ * or sb_plan_check (which sb_run_execute_new runs first). */
 static int options_invalid(void)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options opt;
+    sb_measure_options opt;
+    sb_analysis_options opta;
     sb_error e = {0, ""};
     int ok = plan != NULL, bad;
 
     ok = ok && sb_plan_add(plan, sb_kernel_find("libc"), 64, 0, 0, NULL) ==
                    SB_OK;
     for (int i = 0; ok && i < 14; i++) {
-        sb_options_init(&opt);
+        sb_measure_options_init(&opt);
+        sb_analysis_options_init(&opta);
         switch (i) {
-        case 0: opt.ci_level = NAN; break;
-        case 1: opt.ci_level = 1; break;
-        case 2: opt.precision = -0.1; break;
+        case 0: opta.ci_level = NAN; break;
+        case 1: opta.ci_level = 1; break;
+        case 2: opta.precision = -0.1; break;
         case 3: opt.max_time = NAN; break;
         case 4: opt.max_time = INFINITY; break;
         case 5: opt.sample_seconds = 0; break;
         case 6: opt.min_samples = 1; break;
         case 7: opt.max_samples = 50; break;
         case 8: opt.invocations = 0; break;
-        case 9: opt.outliers = 99; break;
-        case 10: opt.bootstrap = 50; break;
+        case 9: opta.outliers = 99; break;
+        case 10: opta.bootstrap = 50; break;
         case 11: opt.cache = 99; break;
-        case 12: opt.alpha = NAN; break;
+        case 12: opta.alpha = NAN; break;
         case 13: opt.counters = ""; break;
         }
-        bad = sb_plan_check(plan, &opt, &e);
+        bad = sb_analysis_options_check(&opta, &e);
+        if (bad == SB_OK)
+            bad = sb_plan_check(plan, &opt, &e);
         if (bad != SB_EINVAL)
             ok = 0;
     }
-    sb_options_init(&opt);
-    ok = ok && sb_plan_check(plan, &opt, &e) == SB_OK;
+    sb_measure_options_init(&opt);
+    sb_analysis_options_init(&opta);
+    ok = ok && sb_analysis_options_check(&opta, &e) == SB_OK &&
+         sb_plan_check(plan, &opt, &e) == SB_OK;
     sb_plan_free(plan);
     return ok;
 }
@@ -313,7 +323,9 @@ static int run_accessors_null(void)
     sb_run_free(NULL);
     ok = ok && sb_run_count(NULL) == 0 && sb_run_cell(NULL, 0) == NULL &&
          sb_run_cell(run, 2) == NULL && sb_run_meta(NULL) == NULL &&
-         sb_run_options(NULL) == NULL && sb_run_interrupted(NULL) == 0 &&
+         sb_run_measure_options(NULL) == NULL &&
+         sb_run_analysis_options(NULL) == NULL &&
+         sb_run_interrupted(NULL) == 0 &&
          sb_run_elapsed(NULL) == 0 && sb_run_rounds(NULL) == 0 &&
          sb_run_invocations(NULL) == 0 && sb_run_imported(NULL) == 0 &&
          sb_run_imported(run) == 1 && sb_run_invocations(run) == 1 &&
@@ -385,18 +397,18 @@ static int from_samples_null(void)
     sb_error e = {0, ""};
     sb_run *run = NULL;
 
-    return einval(sb_run_from_samples_new(names, values, n, 2, NULL, &run, &e),
-                  &e, "names[1]") &&
-           einval(sb_run_from_samples_new(good_names, values, n, 2, NULL, &run,
-                                          &e), &e, "values[1]") &&
-           einval(sb_run_from_samples_new(NULL, values, n, 1, NULL, &run, &e),
-                  &e, "names") &&
-           einval(sb_run_from_samples_new(good_names, NULL, n, 1, NULL, &run,
-                                          &e), &e, "values") &&
-           einval(sb_run_from_samples_new(good_names, values, NULL, 1, NULL,
+    return einval(sb_run_from_samples_new(names, values, n, 2, NULL, 1, &run,
+                                          &e), &e, "names[1]") &&
+           einval(sb_run_from_samples_new(good_names, values, n, 2, NULL, 1,
+                                          &run, &e), &e, "values[1]") &&
+           einval(sb_run_from_samples_new(NULL, values, n, 1, NULL, 1, &run,
+                                          &e), &e, "names") &&
+           einval(sb_run_from_samples_new(good_names, NULL, n, 1, NULL, 1,
+                                          &run, &e), &e, "values") &&
+           einval(sb_run_from_samples_new(good_names, values, NULL, 1, NULL, 1,
                                           &run, &e), &e, "n") &&
-           einval(sb_run_from_samples_new(good_names, values, n, 1, NULL, NULL,
-                                          &e), &e, "out") &&
+           einval(sb_run_from_samples_new(good_names, values, n, 1, NULL, 1,
+                                          NULL, &e), &e, "out") &&
            run == NULL;
 }
 
@@ -415,25 +427,26 @@ static int gate_null(void)
     char buf[8] = "z";
     int ok, gate;
 
-    ok = einval(sb_compare_functions(NULL, nop, 64, NULL, &c, NULL, &e), &e,
-                "baseline");
-    ok = ok && einval(sb_compare_functions(nop, NULL, 64, NULL, &c, NULL,
+    ok = einval(sb_compare_functions(NULL, nop, 64, NULL, NULL, &c, NULL,
+                                     &e), &e, "baseline");
+    ok = ok && einval(sb_compare_functions(nop, NULL, 64, NULL, NULL, &c, NULL,
                                            &e), &e, "candidate");
-    ok = ok && einval(sb_compare_functions(nop, nop, 64, NULL, NULL, NULL,
+    ok = ok && einval(sb_compare_functions(nop, nop, 64, NULL, NULL, NULL, NULL,
                                            &e), &e, "out");
     gate = SB_GATE_PASS;
-    ok = ok && sb_gate(NULL, nop, 64, NULL, NULL, &gate, &e) == SB_EINVAL &&
+    ok = ok &&
+         sb_gate(NULL, nop, 64, NULL, NULL, NULL, &gate, &e) == SB_EINVAL &&
          gate == SB_GATE_FAIL;
-    ok = ok && einval(sb_gate(nop, nop, 64, NULL, NULL, NULL, &e), &e,
+    ok = ok && einval(sb_gate(nop, nop, 64, NULL, NULL, NULL, NULL, &e), &e,
                       "outcome is NULL");
     /* n = 0 times nothing: an error naming n, never a comparison. */
     memset(&c, 0, sizeof c);
-    ok = ok && einval(sb_compare_functions(nop, nop, 0, NULL, &c, NULL, &e),
-                      &e, "n is 0");
+    ok = ok && einval(sb_compare_functions(nop, nop, 0, NULL, NULL, &c, NULL,
+                                           &e), &e, "n is 0");
     ok = ok && c.verdict == SB_VERDICT_NONE && !c.valid &&
          isnan(c.ratio.estimate);
     gate = SB_GATE_PASS;
-    ok = ok && sb_gate(nop, nop, 0, NULL, &c, &gate, &e) == SB_EINVAL &&
+    ok = ok && sb_gate(nop, nop, 0, NULL, NULL, &c, &gate, &e) == SB_EINVAL &&
          c.verdict == SB_VERDICT_NONE && gate == SB_GATE_FAIL;
     ok = ok && sb_comparison_regressed(NULL, 0.01) == 0;
     ok = ok && sb_format_rounded(1.5, 0.1, NULL, 8) >= 0 &&
@@ -570,11 +583,11 @@ static int plan_verdict(const sb_kernel *k, double share, sb_error *err)
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     size_t size = (size_t)(share * (double)pages * (double)psz) /
                   (size_t)psz * (size_t)psz;
-    sb_options o;
+    sb_measure_options o;
     sb_plan *plan = sb_plan_new();
     int rc;
 
-    sb_options_init(&o);
+    sb_measure_options_init(&o);
     memset(err, 0, sizeof *err);
     if (!plan || sb_plan_add(plan, k, size, 0, 0, err) != SB_OK) {
         sb_plan_free(plan);

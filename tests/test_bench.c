@@ -60,14 +60,15 @@ static void teardown(void *state)
     ((struct counts *)state)->teardowns++;
 }
 
-static void options(sb_options *o)
+static void options(sb_measure_options *o, sb_analysis_options *an)
 {
-    sb_options_init(o);
+    sb_measure_options_init(o);
+    sb_analysis_options_init(an);
     o->invocations = 1; /* measured in this process: the counts are ours */
     o->max_time = 1;
     o->min_samples = 20;
     o->max_samples = 40;
-    o->precision = 0;
+    an->precision = 0;
     o->no_pin = 1;
     o->mlock = 0;
 }
@@ -186,7 +187,8 @@ static void api_report(sb_run *run)
 static void measured(void)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options an;
     sb_run *run = NULL;
     sb_error e = {0};
     struct counts mine = {0}, ref = {0};
@@ -195,13 +197,13 @@ static void measured(void)
     char line[512];
     int rc;
 
-    options(&o);
+    options(&o, &an);
     o.reject = SB_REJECT_NONE; /* the header then mentions the policy */
     sb_bench_add(plan, "mine", bytes, &mine, 4096, NULL);
     sb_bench_add(plan, "reference", copy, &ref, 4096, NULL);
     sb_bench_hooks(plan, "mine", setup, teardown, NULL);
     sb_bench_hooks(plan, "reference", setup, teardown, NULL);
-    rc = sb_run_execute_new(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, &an, &run, &e);
     /* The run must not need the plan any more. */
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "a plan of two named benchmarks runs (%s)",
@@ -233,7 +235,7 @@ static void measured(void)
     tap_ok(c && c->valid && c->base == 1, "mine has a comparison with "
            "reference");
     if (c) {
-        sb_gate_judge(c, &o, "mine vs reference", NULL, line, sizeof line);
+        sb_gate_judge(c, NULL, "mine vs reference", NULL, line, sizeof line);
         tap_ok(strstr(line, "mine vs reference") != NULL,
                "the gate's line names them: %s", line);
     }
@@ -243,18 +245,19 @@ static void measured(void)
 static void failing_setup(void)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options an;
     sb_run *run = NULL;
     sb_error e = {0};
     struct counts a = {.fail_setup = 1}, b = {0};
     int rc;
 
-    options(&o);
+    options(&o, &an);
     sb_bench_add(plan, "ok", copy, &b, 256, NULL);
     sb_bench_add(plan, "broken", copy, &a, 256, NULL);
     sb_bench_hooks(plan, "ok", setup, teardown, NULL);
     sb_bench_hooks(plan, "broken", setup, teardown, NULL);
-    rc = sb_run_execute_new(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, &an, &run, &e);
     TAP_IS_INT(rc, SB_EUNAVAIL, "a setup's failure fails the run with its "
                "status");
     tap_ok(strstr(e.text, "no widget for 256") != NULL,
@@ -272,17 +275,18 @@ static void failing_setup(void)
 static void forked(void)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options an;
     sb_run *run = NULL;
     sb_error e = {0};
     struct counts mine = {0};
     int rc;
 
-    options(&o);
+    options(&o, &an);
     o.invocations = 2;
     sb_bench_add(plan, "mine", bytes, &mine, 1024, NULL);
     sb_bench_hooks(plan, "mine", setup, teardown, NULL);
-    rc = sb_run_execute_new(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, &an, &run, &e);
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "two forked invocations of a named benchmark "
                 "(%s)", e.text))

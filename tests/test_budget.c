@@ -61,12 +61,12 @@ static int run_slow(double call, double t, size_t invocations, sb_run **run,
                     sb_error *err, double *took)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
     double t0;
     int rc;
 
     spin_s = call;
-    sb_options_init(&o);
+    sb_measure_options_init(&o);
     o.max_time = t;
     o.invocations = o.max_invocations = invocations;
     o.reject = SB_REJECT_NONE; /* a long call sees interrupts: keep them */
@@ -76,7 +76,7 @@ static int run_slow(double call, double t, size_t invocations, sb_run **run,
     rc = sb_plan_add(plan, &slow_kernel, 64, 0, 0, err);
     t0 = now_s();
     if (rc == SB_OK)
-        rc = sb_run_execute_new(plan, &o, run, err);
+        rc = sb_run_execute_new(plan, &o, NULL, run, err);
     *took = now_s() - t0;
     sb_plan_free(plan);
     return rc;

@@ -819,27 +819,29 @@ static void check_boot_test(void)
  * decision is a pure function of them. */
 static void check_gate_judge(void)
 {
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options oa;
     sb_comparison c;
     char line[512];
     int r;
 
-    sb_options_init(&o);
-    o.threshold = 0.10;
-    TAP_IS_INT(o.inconclusive, SB_INCONCLUSIVE_FAIL,
+    sb_measure_options_init(&o);
+    sb_analysis_options_init(&oa);
+    oa.threshold = 0.10;
+    TAP_IS_INT(oa.inconclusive, SB_INCONCLUSIVE_FAIL,
                "the default inconclusive policy is fail");
-    TAP_IS_INT(sb_gate_judge(NULL, &o, NULL, NULL, line, sizeof line),
+    TAP_IS_INT(sb_gate_judge(NULL, &oa, NULL, NULL, line, sizeof line),
                SB_GATE_FAIL, "gate: no comparison fails");
     tap_ok(strstr(line, "FAIL") == line && strstr(line, "no comparison"),
            "and says so: %s", line);
     memset(&c, 0, sizeof c);
-    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_FAIL,
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_FAIL,
                "gate: a zeroed comparison (verdict none) fails");
     c = (sb_comparison){.valid = 1, .ratio = {1.5, 1.4, 1.6, 0.95, 0.95},
                         .p = 0.001, .p_adjusted = 0.001, .a12 = NAN,
                         .mde = 0.02, .verdict = SB_VERDICT_SLOWER,
                         .test = "t"};
-    r = sb_gate_judge(&c, &o, "mine vs memcpy", NULL, line, sizeof line);
+    r = sb_gate_judge(&c, &oa, "mine vs memcpy", NULL, line, sizeof line);
     TAP_IS_INT(r, SB_GATE_FAIL, "gate: slower by 50%% at a 10%% threshold "
                "fails");
     tap_ok(strstr(line, "FAIL mine vs memcpy: slower, beyond") == line &&
@@ -850,7 +852,7 @@ static void check_gate_judge(void)
            "the line gives the ratio, threshold, MDE and baseline: %s",
            line);
     c.ratio = (sb_interval){1.05, 1.02, 1.08, 0.95, 0.95};
-    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_PASS,
                "gate: slower by 5%% at a 10%% threshold passes");
     TAP_IS_INT(sb_comparison_regressed(&c, 0.10), 0,
                "as sb_comparison_regressed says");
@@ -858,53 +860,53 @@ static void check_gate_judge(void)
     c.ratio = (sb_interval){1.0, 0.8, 1.3, 0.95, 0.95};
     c.p_adjusted = 0.5;
     c.verdict = SB_VERDICT_INCONCLUSIVE;
-    r = sb_gate_judge(&c, &o, NULL, "saved baseline 'x'", line,
+    r = sb_gate_judge(&c, &oa, NULL, "saved baseline 'x'", line,
                       sizeof line);
     TAP_IS_INT(r, SB_GATE_FAIL, "gate: inconclusive past the threshold "
                "fails by default");
     tap_ok(strstr(line, "inconclusive") && strstr(line, "baseline: saved "
                                                         "baseline 'x'"),
            "saying why and where the baseline came from: %s", line);
-    o.inconclusive = SB_INCONCLUSIVE_WARN;
-    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, line, sizeof line),
+    oa.inconclusive = SB_INCONCLUSIVE_WARN;
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, line, sizeof line),
                SB_GATE_WARN, "under warn it warns");
     tap_ok(strncmp(line, "WARN ", 5) == 0, "with a WARN line: %s", line);
-    o.inconclusive = SB_INCONCLUSIVE_PASS;
-    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+    oa.inconclusive = SB_INCONCLUSIVE_PASS;
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_PASS,
                "under pass it passes");
     TAP_IS_INT(sb_comparison_regressed(&c, 0.10), 0,
                "as sb_comparison_regressed always did");
-    o.inconclusive = SB_INCONCLUSIVE_FAIL;
+    oa.inconclusive = SB_INCONCLUSIVE_FAIL;
     /* Inconclusive but below 1 + threshold: ruled out, a pass. */
     c.ratio = (sb_interval){0.9, 0.8, 1.05, 0.95, 0.95};
-    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_PASS,
                "gate: inconclusive within 1 + threshold passes under fail");
     c.ratio.hi = 1.10;
-    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_PASS,
                "gate: hi exactly 1 + threshold passes");
     c.ratio.hi = NAN;
-    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_FAIL,
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_FAIL,
                "gate: inconclusive with a NaN end fails");
     c.verdict = SB_VERDICT_EQUIVALENT;
     c.ratio = (sb_interval){1.0, 0.95, 1.05, 0.95, 0.95};
-    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_PASS,
                "gate: equivalent passes");
     c.verdict = SB_VERDICT_FASTER;
     c.ratio = (sb_interval){0.5, 0.45, 0.55, 0.95, 0.95};
-    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_PASS,
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_PASS,
                "gate: faster passes");
     c.ratio.estimate = NAN;
-    TAP_IS_INT(sb_gate_judge(&c, &o, NULL, NULL, NULL, 0), SB_GATE_FAIL,
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_FAIL,
                "gate: a NaN ratio fails");
     c.ratio.estimate = 0.5;
     c.mde = NAN;
-    sb_gate_judge(&c, &o, "a\nb\tc", "x\ny", line, sizeof line);
+    sb_gate_judge(&c, &oa, "a\nb\tc", "x\ny", line, sizeof line);
     tap_ok(!strchr(line, '\n') && !strchr(line, '\t') &&
                strstr(line, "a?b?c") && strstr(line, "x?y") &&
                strstr(line, "detectable change unknown"),
            "hostile names stay on one line: %s", line);
     memset(line, 'z', sizeof line);
-    r = sb_gate_judge(&c, &o, "a long name", NULL, line, 8);
+    r = sb_gate_judge(&c, &oa, "a long name", NULL, line, 8);
     tap_ok(r == SB_GATE_PASS && strlen(line) == 7 && line[8] == 'z',
            "a short buffer is cut and terminated, nothing past it");
     /* NULL options: the defaults (1% threshold, fail). */
@@ -914,7 +916,7 @@ static void check_gate_judge(void)
                "gate: NULL options mean a 1%% threshold");
     /* A name from a loaded file: an ESC and a C1 CSI never reach the
      * terminal through the gate's line. */
-    sb_gate_judge(&c, &o, "k\x1b[2Jx\xc2\x9b", "from \xc2\x9b" "1m", line,
+    sb_gate_judge(&c, &oa, "k\x1b[2Jx\xc2\x9b", "from \xc2\x9b" "1m", line,
                   sizeof line);
     tap_ok(!strchr(line, '\x1b') && !strstr(line, "\xc2\x9b") &&
                strstr(line, "k?[2Jx?") != NULL &&

@@ -40,13 +40,13 @@
  * of 74.4 core cycles, timed at a core clock of ghz. */
 static sb_run *fixture(gsl_rng *r, double ghz)
 {
-    sb_options o;
+    sb_measure_options o;
     sb_run *run;
     double t[SAMPLES], c[SAMPLES];
     double clock = ghz * 1e9 / TSC_HZ; /* core cycles per tick */
 
-    sb_options_init(&o);
-    run = sb__run_alloc(1, &o);
+    sb_measure_options_init(&o);
+    run = sb__run_alloc(1, &o, NULL);
     if (!run)
         return NULL;
     run->meta.timer.hz = TSC_HZ;
@@ -81,7 +81,7 @@ static int verdict(sb_run *b, const sb_run *a, const char **test)
         return -1;
     c = sb_run_comparison(b, 0);
     *test = c ? c->test : "";
-    return c ? c->verdict : -1;
+    return c ? (int)c->verdict : -1;
 }
 
 int main(void)
@@ -119,7 +119,7 @@ int main(void)
         const double *xv[] = {x};
         const char *nm[] = {"k"};
         size_t n[] = {3};
-        sb_run_from_samples_new(nm, xv, n, 1, NULL, &none, NULL);
+        sb_run_from_samples_new(nm, xv, n, 1, NULL, 1, &none, NULL);
         tap_ok(none && isnan(sb_run_core_clock(none)) &&
                    sb_run_clocks_differ(a, none, NULL, NULL) == 0 &&
                    sb_run_clocks_differ(NULL, a, NULL, NULL) == 0,

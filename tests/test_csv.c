@@ -81,7 +81,6 @@ int main(void)
     static const double v[] = {5, 7, 6, 8, 9, 4, 6, 7};
     const double *values[] = {v, v, v};
     const size_t n[] = {8, 8, 8};
-    sb_options o;
     sb_run *run = NULL;
     sb_error err = {0};
     char *buf = NULL, *fields[MAXR][MAXF];
@@ -89,9 +88,8 @@ int main(void)
     int w[MAXR], quoted[MAXR][MAXF], rows, c;
     FILE *f;
 
-    sb_options_init(&o);
-    if (!tap_ok(sb_run_from_samples_new(names, values, n, 3, &o, &run, &err) ==
-                    SB_OK,
+    if (!tap_ok(sb_run_from_samples_new(names, values, n, 3, NULL, 1, &run,
+                                        &err) == SB_OK,
                 "a run of three named cells (%s)", err.text)) {
         tap_done();
         return 1;

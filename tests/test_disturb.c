@@ -153,9 +153,9 @@ static const sb_kernel fault_kernel = {
 
 /* ---- Helpers -------------------------------------------------------- */
 
-static void options(sb_options *o, int reject)
+static void options(sb_measure_options *o, int reject)
 {
-    sb_options_init(o);
+    sb_measure_options_init(o);
     o->invocations = 1;
     o->min_samples = o->max_samples = ROUNDS;
     o->sample_seconds = 1e-9; /* k = 1 */
@@ -190,7 +190,7 @@ static size_t sleeps_in_rounds(const struct calls *c, int *odd_only)
 static int run_pair(int reject, sb_run **run, sb_error *err)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
     int rc;
 
     options(&o, reject);
@@ -200,7 +200,7 @@ static int run_pair(int reject, sb_run **run, sb_error *err)
     if (rc == SB_OK)
         rc = sb_plan_add(plan, &control_kernel, 4096, 0, 0, err);
     if (rc == SB_OK)
-        rc = sb_run_execute_new(plan, &o, run, err);
+        rc = sb_run_execute_new(plan, &o, NULL, run, err);
     sb_plan_free(plan);
     return rc;
 }
@@ -209,11 +209,11 @@ static int run_pair(int reject, sb_run **run, sb_error *err)
 
 static void test_options(void)
 {
-    sb_options o;
+    sb_measure_options o;
     sb_error e = {0};
     sb_plan *plan = sb_plan_new();
 
-    sb_options_init(&o);
+    sb_measure_options_init(&o);
     tap_ok(o.counters == NULL && o.reject == SB_REJECT_DISTURBED &&
                o.rt == 0 && o.mlock == 1,
            "defaults: counters NULL, reject disturbed, rt off, mlock on");
@@ -452,7 +452,7 @@ static void test_sleeps_kept(void)
 static void test_faults(size_t invocations)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
     sb_run *run = NULL;
     sb_error e = {0};
     int rc, j;
@@ -461,7 +461,7 @@ static void test_faults(size_t invocations)
     o.invocations = o.max_invocations = invocations;
     o.min_samples = o.max_samples = 50;
     sb_plan_add(plan, &fault_kernel, FAULT_PAGES * 4096, 0, 0, NULL);
-    rc = sb_run_execute_new(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, NULL, &run, &e);
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "%zu invocation(s) of fresh pages (%s)",
                 invocations, e.text))
@@ -525,7 +525,7 @@ static void test_faults(size_t invocations)
 static void test_missing_counters(void)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
     sb_run *run = NULL;
     sb_error e = {0};
     const sb_meta *m;
@@ -540,7 +540,7 @@ static void test_missing_counters(void)
     o.counters = "PAPI_TOT_CYC,perf::PAGE-FAULTS,NO_SUCH_COUNTER";
 #endif
     sb_plan_add(plan, &control_kernel, 256, 0, 0, NULL);
-    rc = sb_run_execute_new(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, NULL, &run, &e);
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "a run asking for absent counters succeeds "
                 "(%s)", e.text))
@@ -667,7 +667,7 @@ static void test_unprivileged(void)
     if (pid == 0) {
         sb_run *run = NULL;
         sb_plan *plan;
-        sb_options o;
+        sb_measure_options o;
         int odd;
         memset(&rep, 0, sizeof rep);
         close(fd[0]);
@@ -677,7 +677,7 @@ static void test_unprivileged(void)
         options(&o, SB_REJECT_DISTURBED);
         o.rt = 1;
         sb_plan_add(plan, &sleepy_kernel, 4096, 0, 0, NULL);
-        rep.rc = sb_run_execute_new(plan, &o, &run, NULL);
+        rep.rc = sb_run_execute_new(plan, &o, NULL, &run, NULL);
         if (rep.rc == SB_OK) {
             const sb_meta *m = sb_run_meta(run);
             snprintf(rep.notes, sizeof rep.notes, "%s", m->notes);
@@ -708,7 +708,7 @@ static void test_unprivileged(void)
 static void test_rt_privileged(void)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
     sb_run *run = NULL;
     sb_error e = {0};
     int rc;
@@ -717,7 +717,7 @@ static void test_rt_privileged(void)
     o.min_samples = o.max_samples = 20;
     o.rt = 1;
     sb_plan_add(plan, &control_kernel, 256, 0, 0, NULL);
-    rc = sb_run_execute_new(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, NULL, &run, &e);
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "--rt run (%s)", e.text))
         return;
@@ -776,7 +776,7 @@ static double irq_rate(int *cpu)
 static void test_long_samples(void)
 {
     sb_plan *plan;
-    sb_options o;
+    sb_measure_options o;
     sb_run *run = NULL;
     sb_error e = {0};
     const sb_cell_result *l, *c;
@@ -796,7 +796,7 @@ static void test_long_samples(void)
     o.min_samples = o.max_samples = 20;
     sb_plan_add(plan, &spin_kernel, 64, 0, 0, NULL);
     sb_plan_add(plan, &control_kernel, 4096, 0, 0, NULL);
-    rc = sb_run_execute_new(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, NULL, &run, &e);
     sb_plan_free(plan);
     if (!tap_ok(rc == SB_OK, "a %.1f ms kernel at %.0f interrupts/s "
                 "measured (%s)", 1e3 * spin_seconds, rate, e.text))

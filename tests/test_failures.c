@@ -106,13 +106,12 @@ static void dies_second(void *dst, const void *src, size_t n, void *state)
     }
 }
 
-static void run_options(sb_options *o, size_t rounds)
+static void run_options(sb_measure_options *o, size_t rounds)
 {
-    sb_options_init(o);
+    sb_measure_options_init(o);
     o->invocations = o->max_invocations = 1;
     o->min_samples = o->max_samples = rounds;
     o->max_time = 30;
-    o->precision = 1e-9; /* rounds end these runs, not the precision */
     o->mlock = 0;
 }
 
@@ -130,14 +129,17 @@ struct one {
 
 /* Runs k at size bytes under o into t; returns the status. */
 static int run_one(struct one *t, const sb_kernel *k, size_t bytes,
-                   const sb_options *o)
+                   const sb_measure_options *o)
 {
+    sb_analysis_options a;
     int rc;
+    sb_analysis_options_init(&a);
+    a.precision = 1e-9; /* rounds end these runs, not the precision */
     memset(t, 0, sizeof *t);
     t->plan = sb_plan_new();
     rc = t->plan ? sb_plan_add(t->plan, k, bytes, 0, 0, &t->err) : SB_ENOMEM;
     if (rc == SB_OK)
-        rc = sb_run_execute_new(t->plan, o, &t->run, &t->err);
+        rc = sb_run_execute_new(t->plan, o, &a, &t->run, &t->err);
     return rc;
 }
 
@@ -188,7 +190,7 @@ static void test_all_fail(int policy)
                    .name = "always_fails", .family = SB_FAMILY_COPY,
                    .description = "calls sb_kernel_failed every time",
                    .fn = always_fails};
-    sb_options o;
+    sb_measure_options o;
     struct one t;
     const char *pname = policy == SB_REJECT_NONE ? "none" : "disturbed";
     int rc;
@@ -227,8 +229,8 @@ static void test_all_fail(int policy)
 /* A run of fails_when_told (described as description) whose progress
  * callback sets fail_now; fail_now starts as first and is 0 again after
  * the run. */
-static int run_told(struct one *t, const char *description, sb_options *o,
-                    int first)
+static int run_told(struct one *t, const char *description,
+                    sb_measure_options *o, int first)
 {
     static sb_kernel k = {.size = sizeof(sb_kernel),
                           .name = "fails_when_told",
@@ -244,7 +246,7 @@ static int run_told(struct one *t, const char *description, sb_options *o,
 
 static void test_some_fail(void)
 {
-    sb_options o;
+    sb_measure_options o;
     struct one t;
     int rc;
 
@@ -282,7 +284,7 @@ static int two_rounds_fail(void *arg, size_t round, double elapsed)
 
 static void test_refill(void)
 {
-    sb_options o;
+    sb_measure_options o;
     struct one t;
     int rc;
 
@@ -325,7 +327,7 @@ static void test_hung_invocation(void)
                    .name = "hangs", .family = SB_FAMILY_COPY,
                    .description = "setup never returns", .fn = fine,
                    .setup = hangs_setup};
-    sb_options o;
+    sb_measure_options o;
     struct one t;
     int rc;
 
@@ -344,7 +346,7 @@ static void test_hung_invocation(void)
 
 static void test_gate(void)
 {
-    sb_options o;
+    sb_measure_options o;
     sb_comparison c;
     sb_error err = {0};
     int rc, outcome;
@@ -357,7 +359,7 @@ static void test_gate(void)
     c.valid = 1;
     c.verdict = SB_VERDICT_EQUIVALENT;
     c.ratio.estimate = c.ratio.lo = c.ratio.hi = 1;
-    rc = sb_compare_functions(fine, always_fails, 64, &o, &c, NULL, &err);
+    rc = sb_compare_functions(fine, always_fails, 64, &o, NULL, &c, NULL, &err);
     TAP_IS_INT(rc, SB_ENOSAMPLES,
                "sb_compare_functions: a candidate without samples is an "
                "error");
@@ -371,7 +373,7 @@ static void test_gate(void)
     memset(&err, 0, sizeof err);
     c.verdict = SB_VERDICT_EQUIVALENT;
     outcome = SB_GATE_PASS;
-    rc = sb_gate(fine, always_fails, 64, &o, &c, &outcome, &err);
+    rc = sb_gate(fine, always_fails, 64, &o, NULL, &c, &outcome, &err);
     TAP_IS_INT(rc, SB_ENOSAMPLES, "sb_gate fails, never passes, a "
                                   "candidate whose every call failed");
     TAP_IS_INT(outcome, SB_GATE_FAIL, "and its outcome is FAIL");
@@ -379,7 +381,7 @@ static void test_gate(void)
            "sb_gate's output after the failure holds no verdict (%s)",
            sb_verdict_name(c.verdict));
     outcome = SB_GATE_PASS;
-    rc = sb_gate(always_fails, fine, 64, &o, &c, &outcome, &err);
+    rc = sb_gate(always_fails, fine, 64, &o, NULL, &c, &outcome, &err);
     TAP_IS_INT(rc, SB_ENOSAMPLES, "and a baseline whose every call failed");
     TAP_IS_INT(outcome, SB_GATE_FAIL, "with outcome FAIL");
 }
@@ -396,7 +398,7 @@ static void test_regressed(void)
                      .description = "fails", .fn = always_fails};
     sb_plan *pg = sb_plan_new(), *pb = sb_plan_new();
     sb_run *rg = NULL, *rb = NULL;
-    sb_options o;
+    sb_measure_options o;
     sb_error err = {0};
     size_t matched = 0;
     int rc;
@@ -406,9 +408,9 @@ static void test_regressed(void)
     if (rc == SB_OK)
         rc = sb_plan_add(pb, &bad, 64, 0, 0, &err);
     if (rc == SB_OK)
-        rc = sb_run_execute_new(pg, &o, &rg, &err);
+        rc = sb_run_execute_new(pg, &o, NULL, &rg, &err);
     if (rc == SB_OK)
-        rc = sb_run_execute_new(pb, &o, &rb, &err);
+        rc = sb_run_execute_new(pb, &o, NULL, &rb, &err);
     if (rc == SB_OK)
         rc = sb_run_compare_to(rb, rg, &matched, &err);
     if (tap_ok(rc == SB_OK && matched == 1,
@@ -433,7 +435,7 @@ static void test_dead_invocation(int by_signal)
                    .name = "dies_second", .family = SB_FAMILY_COPY,
                    .description = "ends its second invocation",
                    .fn = dies_second, .setup = counting_setup};
-    sb_options o;
+    sb_measure_options o;
     struct one t;
     const char *how = by_signal ? "SIGKILL" : "exit(3)";
     const char *want = by_signal
@@ -569,7 +571,7 @@ static int run_child(void)
                    .fn = sb__alloc_mmap_touch, .setup = limited_setup,
                    .teardown = sb__alloc_teardown,
                    .flags = SB_KERNEL_OWN_MEMORY};
-    sb_options o;
+    sb_measure_options o;
     struct one t;
     int bits = 0;
 

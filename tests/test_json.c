@@ -19,9 +19,9 @@
 static sb_run *measure(void)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
 
-    sb_options_init(&o);
+    sb_measure_options_init(&o);
     o.invocations = 2;
     o.max_invocations = 2;
     o.max_time = 30; /* the 50 rounds end the run, however slow */
@@ -71,8 +71,8 @@ int main(void)
                    "cpu model");
         TAP_IS_REL(sb_run_meta(back)->timer.hz, sb_run_meta(run)->timer.hz,
                    1e-9, "timer rate");
-        TAP_IS_INT(sb_run_options(back)->seed, sb_run_options(run)->seed,
-                   "seed");
+        TAP_IS_INT(sb_run_measure_options(back)->seed,
+                   sb_run_measure_options(run)->seed, "seed");
         for (size_t i = 0; i < sb_run_count(run); i++) {
             const sb_cell_result *a = sb_run_cell(run, i),
                                  *b = sb_run_cell(back, i);

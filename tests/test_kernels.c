@@ -304,7 +304,7 @@ static void test_table(void)
     for (i = 0; i < nexpect && i < n; ++i) {
         const sb_kernel *k = sb_kernel_at(i);
         if (!tap_ok(strcmp(k->name, expect[i].name) == 0 &&
-                        k->family == expect[i].family &&
+                        (int)k->family == expect[i].family &&
                         k->features == expect[i].features,
                     "kernel %zu is %s (%s, features 0x%x)", i, expect[i].name,
                     sb_family_name(expect[i].family), expect[i].features))

@@ -39,12 +39,12 @@
  * N(0, 0.002), all symmetric, so the true median is truth. */
 static sb_run *simulate(gsl_rng *r, const sb_kernel *k, double truth)
 {
-    sb_options o;
+    sb_measure_options o;
     sb_run *run;
     double x[SAMPLES];
 
-    sb_options_init(&o);
-    run = sb__run_alloc(1, &o);
+    sb_measure_options_init(&o);
+    run = sb__run_alloc(1, &o, NULL);
     if (!run)
         return NULL;
     run->meta.timer.hz = 1e9;
@@ -130,7 +130,7 @@ static sb_run *imported(const char *const *names, const double *const *v,
 {
     sb_run *run = NULL;
     sb_error err = {0};
-    if (sb_run_from_samples_new(names, v, n, m, NULL, &run, &err) != SB_OK)
+    if (sb_run_from_samples_new(names, v, n, m, NULL, 1, &run, &err) != SB_OK)
         tap_diag("sb_run_from_samples_new: %s", err.text);
     return run;
 }
@@ -251,7 +251,7 @@ static void merge_api(void)
            "merge: imported and measured samples are refused: %s",
            err.text);
     b->imported = 1;
-    b->opt.cache = SB_CACHE_COLD;
+    b->measure.cache = SB_CACHE_COLD;
     tap_ok(sb_run_merge_new(in, 2, &m, NULL, 0, &err) == SB_EINVAL &&
                strstr(err.text, "cache cold"),
            "merge: hot and cold caches are refused: %s", err.text);

@@ -42,7 +42,7 @@
 static const sb_kernel *of_family(int family)
 {
     for (size_t i = 0; i < sb_kernel_count(); i++)
-        if (sb_kernel_at(i)->family == family)
+        if ((int)sb_kernel_at(i)->family == family)
             return sb_kernel_at(i);
     return NULL;
 }
@@ -178,33 +178,35 @@ static void test_stop_rule(void)
     const sb_kernel *k = sb_kernel_find("movsl");
     sb_cell cell = {k ? k : of_family(SB_FAMILY_COPY), 4096, 0, 0};
     sb__raw_cell r = {.nsamples = N, .ticks = ticks, .clock = clock};
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options oa;
 
-    sb_options_init(&o); /* auto, precision 1% */
+    sb_measure_options_init(&o);
+    sb_analysis_options_init(&oa); /* auto, precision 1% */
     stepping(ticks, clock, N, 11);
-    tap_ok(sb__raw_precision_met(&cell, &r, &o, L2, work),
+    tap_ok(sb__raw_precision_met(&cell, &r, &o, &oa, L2, work),
            "stop rule: a stepping clock, in core cycles: precision met");
-    o.metric = SB_METRIC_TIME;
-    tap_ok(!sb__raw_precision_met(&cell, &r, &o, L2, work),
+    oa.metric = SB_METRIC_TIME;
+    tap_ok(!sb__raw_precision_met(&cell, &r, &o, &oa, L2, work),
            "stop rule: the same samples in time: not met (two states)");
-    o.metric = SB_METRIC_AUTO;
-    tap_ok(!sb__raw_precision_met(&cell, &r, &o, 0, work),
+    oa.metric = SB_METRIC_AUTO;
+    tap_ok(!sb__raw_precision_met(&cell, &r, &o, &oa, 0, work),
            "stop rule: auto with the L2 size unknown judges in time");
     r.clock = NULL;
-    tap_ok(!sb__raw_precision_met(&cell, &r, &o, L2, work),
+    tap_ok(!sb__raw_precision_met(&cell, &r, &o, &oa, L2, work),
            "stop rule: auto without clocks judges in time");
     r.clock = clock;
     /* 30% of the clocks unknown: below the share, so time. */
     for (size_t s = 0; s < N; s += 3)
         clock[s] = NAN;
-    o.metric = SB_METRIC_CYCLES;
-    tap_ok(!sb__raw_precision_met(&cell, &r, &o, L2, work),
+    oa.metric = SB_METRIC_CYCLES;
+    tap_ok(!sb__raw_precision_met(&cell, &r, &o, &oa, L2, work),
            "stop rule: cycles asked, a third of the clocks unknown: time");
     /* 5% unknown: cycles, the unknown samples left out. */
     stepping(ticks, clock, N, 11);
     for (size_t s = 0; s < N; s += 20)
         clock[s] = NAN;
-    tap_ok(sb__raw_precision_met(&cell, &r, &o, L2, work),
+    tap_ok(sb__raw_precision_met(&cell, &r, &o, &oa, L2, work),
            "stop rule: 5%% of the clocks unknown: still core cycles");
 }
 
@@ -225,16 +227,18 @@ static sb_run *two_state_run(size_t ncells, size_t nstates, int metric,
     static const double state[2] = {1.395, 1.445};
     const sb_kernel *copy = sb_kernel_find("movsl");
     const sb_kernel *sys = of_family(SB_FAMILY_SYSCALL);
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options oa;
     sb_run *run;
     uint64_t seed = 5;
     double ticks[NS], clock[NS];
 
     if (!copy || !sys)
         return NULL;
-    sb_options_init(&o);
-    o.metric = metric;
-    run = sb__run_alloc(ncells, &o);
+    sb_measure_options_init(&o);
+    sb_analysis_options_init(&oa);
+    oa.metric = metric;
+    run = sb__run_alloc(ncells, &o, &oa);
     if (!run)
         return NULL;
     run->cells[0].cell = (sb_cell){copy, 4096, 0, 0};
@@ -342,7 +346,7 @@ static void test_two_states(void)
     free(text);
 
     /* Everything in cycles: no cell in time, so no warning. */
-    sb_options_analysis(sb_run_options(run), &a);
+    a = *sb_run_analysis_options(run);
     a.metric = SB_METRIC_CYCLES;
     tap_ok(sb_run_reanalyse(run, &a, &err) == SB_OK, "reanalysed in cycles");
     TAP_IS_INT(sb_run_cell(run, 1)->metric, SB_METRIC_CYCLES,
@@ -384,7 +388,7 @@ static void test_two_states(void)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static sb_run *load_text(const char *text, const sb_options *opt)
+static sb_run *load_text(const char *text, const sb_analysis_options *opt)
 {
     FILE *f = fmemopen((void *)text, strlen(text), "r");
     sb_run *run = NULL;
@@ -412,7 +416,7 @@ static void test_json(void)
     back = text ? load_text(text, NULL) : NULL;
     if (tap_ok(back != NULL, "json: written and loaded back")) {
         int same = 1;
-        TAP_IS_INT(sb_run_options(back)->metric, SB_METRIC_CYCLES,
+        TAP_IS_INT(sb_run_analysis_options(back)->metric, SB_METRIC_CYCLES,
                    "json: options.metric read back");
         TAP_IS_INT(sb_run_meta(back)->l2_bytes, L2,
                    "json: meta.l2_bytes read back");
@@ -457,7 +461,7 @@ static void test_json(void)
         int unknown = cl != NULL;
         for (size_t s = 0; cl && s < r->nsamples; s++)
             unknown &= isnan(cl[s]);
-        TAP_IS_INT(sb_run_options(back)->metric, SB_METRIC_AUTO,
+        TAP_IS_INT(sb_run_analysis_options(back)->metric, SB_METRIC_AUTO,
                    "json: an older file is auto");
         TAP_IS_INT(sb_run_meta(back)->l2_bytes, 0,
                    "json: an older file has no L2 size");
@@ -502,7 +506,7 @@ static void test_json(void)
                    "json: a clock array of the wrong length is ignored");
         TAP_IS_INT(sb_run_meta(back)->l2_bytes, 0,
                    "json: a negative l2_bytes is unknown");
-        TAP_IS_INT(sb_run_options(back)->metric, SB_METRIC_AUTO,
+        TAP_IS_INT(sb_run_analysis_options(back)->metric, SB_METRIC_AUTO,
                    "json: an unknown metric name is auto");
         sb_run_free(back);
     }
@@ -776,7 +780,6 @@ static void test_per_byte(void)
 static void test_every_invocation(void)
 {
     const sb_kernel *copy = sb_kernel_find("movsl");
-    sb_options o;
     sb_run *run, *back = NULL, *merged = NULL;
     sb_error err = {0};
     double ticks[5], clock[5];
@@ -785,8 +788,7 @@ static void test_every_invocation(void)
     json_error_t jerr;
     int ok = 1;
 
-    sb_options_init(&o);
-    run = copy ? sb__run_alloc(1, &o) : NULL;
+    run = copy ? sb__run_alloc(1, NULL, NULL) : NULL;
     if (!tap_ok(run != NULL, "every invocation: the run is made"))
         return;
     run->cells[0].cell = (sb_cell){copy, 4096, 0, 0};
@@ -866,7 +868,6 @@ static void test_every_invocation(void)
 static void test_matrix(void)
 {
     const sb_kernel *copy = sb_kernel_find("movsl");
-    sb_options o;
     sb_run *run;
     sb_error err = {0};
     double ticks[NS], clock[NS];
@@ -874,8 +875,7 @@ static void test_matrix(void)
     const char *part;
     int ok = 1;
 
-    sb_options_init(&o);
-    run = copy ? sb__run_alloc(4, &o) : NULL;
+    run = copy ? sb__run_alloc(4, NULL, NULL) : NULL;
     if (!tap_ok(run != NULL, "matrix: the run is made"))
         return;
     for (size_t i = 0; i < 4; i++)

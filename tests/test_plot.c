@@ -449,7 +449,7 @@ static void test_distribution(void)
             v[i][j] = 100 + 10 * (double)i + 5 * noise();
     }
     if (!tap_ok(sb_run_from_samples_new(names, (const double *const *)v, n, 3,
-                                        NULL, &run, &err) == SB_OK,
+                                        NULL, 1, &run, &err) == SB_OK,
                 "samples run made"))
         tap_diag("  %s", err.text);
     if (run) {
@@ -461,7 +461,7 @@ static void test_distribution(void)
         sb_run_free(run);
     }
     run = NULL;
-    if (sb_run_from_samples_new(names, (const double *const *)v, n, 14, NULL,
+    if (sb_run_from_samples_new(names, (const double *const *)v, n, 14, NULL, 1,
                                 &run, &err) == SB_OK) {
         size_t want = 12;
         for (size_t i = 0; i < 12; i++)
@@ -488,7 +488,7 @@ static sb_run *noise_run(const char *name, const char *what)
 
     for (size_t i = 0; i < 20; i++)
         x[i] = 10 + noise();
-    if (sb_run_from_samples_new(names, v, n, 1, NULL, &run, &err) != SB_OK) {
+    if (sb_run_from_samples_new(names, v, n, 1, NULL, 1, &run, &err) != SB_OK) {
         tap_ok(0, "%s run: %s", what, err.text);
         return NULL;
     }
@@ -758,7 +758,7 @@ static void test_hostile(void)
                 v[i][j] = 50 + (double)i + noise();
         }
         if (sb_run_from_samples_new(hostile, (const double *const *)v, nv,
-                                    NHOSTILE, NULL, &run, &err) == SB_OK) {
+                                    NHOSTILE, NULL, 1, &run, &err) == SB_OK) {
             sb_run_set_command(run, 4, (char *const *)args, &err);
             snprintf(fig, sizeof fig, "%s/dist.svg", figdir);
             hostile_plot(run, cwd, fig, figdir, SB_PLOT_DISTRIBUTION,

@@ -249,9 +249,9 @@ static void test_schedstat(void)
            "hostile text refused, the value untouched");
 }
 
-static void options(sb_options *o, int reject)
+static void options(sb_measure_options *o, int reject)
 {
-    sb_options_init(o);
+    sb_measure_options_init(o);
     o->invocations = 1;
     o->min_samples = o->max_samples = 120;
     o->max_time = 10;
@@ -261,7 +261,7 @@ static void options(sb_options *o, int reject)
 /* A run of one libc 256-byte cell with the hook set to force. */
 static sb_run *forced_run(int force, int reject)
 {
-    sb_options o;
+    sb_measure_options o;
     sb_plan *plan = sb_plan_new();
     sb_run *run = NULL;
     sb_error e = {0};
@@ -269,7 +269,7 @@ static sb_run *forced_run(int force, int reject)
     options(&o, reject);
     sb__probe_force = force;
     sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
-    if (sb_run_execute_new(plan, &o, &run, &e) != SB_OK) {
+    if (sb_run_execute_new(plan, &o, NULL, &run, &e) != SB_OK) {
         tap_diag("run: %s", e.text);
         run = NULL;
     }
@@ -405,7 +405,7 @@ static void test_forced(void)
  * a hostile array read as unknown. */
 static void test_json(void)
 {
-    sb_options o;
+    sb_measure_options o;
     sb_plan *plan = sb_plan_new();
     sb_run *run = NULL, *back = NULL;
     sb_error e = {0};
@@ -418,7 +418,7 @@ static void test_json(void)
     o.invocations = 2;
     o.min_samples = o.max_samples = 40;
     sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
-    if (!tap_ok(sb_run_execute_new(plan, &o, &run, &e) == SB_OK,
+    if (!tap_ok(sb_run_execute_new(plan, &o, NULL, &run, &e) == SB_OK,
                 "a run of two invocations (%s)", e.text)) {
         sb_plan_free(plan);
         return;
@@ -542,7 +542,7 @@ static void test_refused(void)
 /* A hog pinned to the CPU the run pins to, for the run's length. */
 static void test_hog(void)
 {
-    sb_options o;
+    sb_measure_options o;
     sb_plan *plan = sb_plan_new();
     sb_run *run = NULL;
     sb_error e = {0};
@@ -571,7 +571,7 @@ static void test_hog(void)
     o.min_samples = 20;
     o.max_samples = 300;
     sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, NULL);
-    rc = sb_run_execute_new(plan, &o, &run, &e);
+    rc = sb_run_execute_new(plan, &o, NULL, &run, &e);
     if (hog > 0) {
         kill(hog, SIGKILL);
         waitpid(hog, NULL, 0);

@@ -1,5 +1,5 @@
 /*
- * test_progress_state.c: sb_options.progress_state, what the library
+ * test_progress_state.c: sb_measure_options.progress_state, what the library
  * tells a progress display (sb_progress).  Real runs of two memcpy cells,
  * forked and in process; every assertion holds whatever the machine's
  * speed or noise: the records must agree with each other and with the
@@ -60,11 +60,13 @@ static sb_plan *two_cells(void)
     return plan;
 }
 
-static void options(sb_options *o, size_t invocations, double precision)
+static void options(sb_measure_options *o, sb_analysis_options *a,
+                    size_t invocations, double precision)
 {
-    sb_options_init(o);
+    sb_measure_options_init(o);
+    sb_analysis_options_init(a);
     o->invocations = o->max_invocations = invocations;
-    o->precision = precision;
+    a->precision = precision;
     o->min_samples = 20;
     o->max_samples = 400;
     o->max_time = 3;
@@ -75,7 +77,8 @@ static void options(sb_options *o, size_t invocations, double precision)
 }
 
 /* What every record must say of itself and of the one before it. */
-static void check_records(const sb_options *o, size_t ncells,
+static void check_records(const sb_measure_options *o,
+                          const sb_analysis_options *a, size_t ncells,
                           const char *what)
 {
     size_t bad_self = 0, bad_order = 0, between = 0, bad_check = 0;
@@ -83,7 +86,7 @@ static void check_records(const sb_options *o, size_t ncells,
 
     for (size_t i = 0; i < sh->n; i++) {
         const sb_progress *p = &sh->rec[i];
-        int target = o->precision > 0;
+        int target = a->precision > 0;
         if (p->size != sizeof(sb_progress) || p->cells != ncells ||
             p->invocations != o->invocations || p->cells_done > ncells ||
             !(p->time_left >= 0) || !(p->elapsed >= 0))
@@ -118,10 +121,10 @@ static void check_records(const sb_options *o, size_t ncells,
         if (!p->checked_at ? !isnan(p->widest) || p->cells_done
                            : isnan(p->widest) || p->widest < 0 ||
                                  (p->cells_done == ncells &&
-                                  !(p->widest <= o->precision)))
+                                  !(p->widest <= a->precision)))
             bad_check++;
         if (p->between && p->checked_at && p->cells_done < ncells &&
-            !(p->widest > o->precision))
+            !(p->widest > a->precision))
             bad_check++;
     }
     tap_ok(sh->lost == 0 && sh->n > 0, "%s: %zu records", what, sh->n);
@@ -170,18 +173,19 @@ static void check_last(const sb_run *run, const char *what)
 
 static void run_one(size_t invocations, double precision, const char *what)
 {
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options a;
     sb_plan *plan = two_cells();
     sb_run *run = NULL;
     sb_error err = {0};
     int rc;
 
     memset(sh, 0, sizeof *sh);
-    options(&o, invocations, precision);
-    rc = plan ? sb_run_execute_new(plan, &o, &run, &err) : SB_ENOMEM;
+    options(&o, &a, invocations, precision);
+    rc = plan ? sb_run_execute_new(plan, &o, &a, &run, &err) : SB_ENOMEM;
     tap_ok(rc == SB_OK, "%s: the run is made (%s)", what, err.text);
     if (rc == SB_OK) {
-        check_records(&o, 2, what);
+        check_records(&o, &a, 2, what);
         if (precision > 0 && sh->n)
             check_last(run, what);
     }
@@ -192,17 +196,18 @@ static void run_one(size_t invocations, double precision, const char *what)
 /* A non-zero return stops the run, as progress's does. */
 static void stops(void)
 {
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options a;
     sb_plan *plan = two_cells();
     sb_run *run = NULL;
     int rc;
 
     memset(sh, 0, sizeof *sh);
     sh->stop_at = 5;
-    options(&o, 1, 0);
+    options(&o, &a, 1, 0);
     o.max_samples = 100000000;
     o.max_time = 20;
-    rc = plan ? sb_run_execute_new(plan, &o, &run, NULL) : SB_ENOMEM;
+    rc = plan ? sb_run_execute_new(plan, &o, &a, &run, NULL) : SB_ENOMEM;
     tap_ok(rc == SB_OK && sb_run_interrupted(run) &&
                sb_run_rounds(run) == 5,
            "progress_state returning 1 at round 5 stops the run there "

@@ -28,7 +28,7 @@
 static char fixture[1024];
 
 /* The fixture loaded with opt (NULL: as saved). */
-static sb_run *load(const sb_options *opt)
+static sb_run *load(const sb_analysis_options *opt)
 {
     FILE *f = fopen(fixture, "r");
     sb_run *run = NULL;
@@ -63,8 +63,8 @@ static int same_results(const sb_run *x, const sb_run *y, const char **what)
     *what = "cell count";
     if (!x || !y || sb_run_count(x) != sb_run_count(y))
         return 0;
-    sb_options_analysis(sb_run_options(x), &ax);
-    sb_options_analysis(sb_run_options(y), &ay);
+    ax = *sb_run_analysis_options(x);
+    ay = *sb_run_analysis_options(y);
     *what = "analysis options";
     if (ax.ci_level != ay.ci_level || ax.precision != ay.precision ||
         ax.outliers != ay.outliers || ax.bootstrap != ay.bootstrap ||
@@ -134,14 +134,11 @@ static char *json_of(const sb_run *run)
 /* sb_run_reanalyse(load(NULL), a) against load(a). */
 static void check_against_load(const sb_analysis_options *a, const char *name)
 {
-    sb_options o;
     sb_run *x = load(NULL), *y;
     sb_error e = {0};
     const char *what = "";
 
-    sb_options_init(&o);
-    sb_options_set_analysis(&o, a);
-    y = load(&o);
+    y = load(a);
     if (!tap_ok(x && sb_run_reanalyse(x, a, &e) == SB_OK,
                 "%s: reanalysed", name))
         tap_diag("%s", e.text);
@@ -197,7 +194,7 @@ static void check_levels(void)
         a.ci_level = level;
         tap_ok(sb_run_reanalyse(run, &a, &e) == SB_OK, "--ci %g: reanalysed",
                100 * level);
-        tap_ok(sb_run_options(run)->ci_level == level,
+        tap_ok(sb_run_analysis_options(run)->ci_level == level,
                "the run's options show the new level");
         for (size_t i = 0; i < 2; i++) {
             const sb_cell_result *r = sb_run_cell(run, i);
@@ -349,7 +346,6 @@ static void check_single_invocation(void)
     const double *cv[2] = {v[0], v[1]};
     const char *names[2] = {"a", "b"};
     size_t n[2] = {200, 200}, base[2] = {SIZE_MAX, 0};
-    sb_options o;
     sb_analysis_options a;
     sb_run *x = NULL, *y = NULL;
     sb_error e = {0};
@@ -359,9 +355,9 @@ static void check_single_invocation(void)
         v[0][i] = 100 + (double)((i * 37) % 23) + (i % 50 == 0 ? 80 : 0);
         v[1][i] = 103 + (double)((i * 41) % 19);
     }
-    sb_options_init(&o);
-    sb_options_analysis(&o, &a);
-    tap_ok(sb_run_from_samples_new(names, cv, n, 2, &o, &x, &e) == SB_OK &&
+    sb_analysis_options_init(&a);
+    tap_ok(sb_run_from_samples_new(names, cv, n, 2, NULL, 1, &x, &e) ==
+                   SB_OK &&
                sb_run_set_baselines(x, base, &e) == SB_OK &&
                sb_run_comparison(x, 1) != NULL,
            "samples of fixed values, compared");
@@ -371,8 +367,7 @@ static void check_single_invocation(void)
     tap_ok(sb_run_reanalyse(x, &a, &e) == SB_OK, "reanalysed: %s", e.text);
     tap_ok(sb_run_comparison(x, 1) == NULL,
            "the comparisons made from the old statistics are dropped");
-    sb_options_set_analysis(&o, &a);
-    tap_ok(sb_run_from_samples_new(names, cv, n, 2, &o, &y, &e) == SB_OK,
+    tap_ok(sb_run_from_samples_new(names, cv, n, 2, &a, 1, &y, &e) == SB_OK,
            "the same samples with those options");
     {
         int ok = same_results(x, y, &what);
@@ -392,25 +387,28 @@ static void check_single_invocation(void)
 static void check_measured(void)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options oa;
     sb_analysis_options a, keep;
     sb_run *run = NULL;
     sb_error e = {0};
     char *t0, *t1, *t2;
     size_t kept, out;
 
-    sb_options_init(&o);
+    sb_measure_options_init(&o);
+    sb_analysis_options_init(&oa);
     o.invocations = 2;
     o.max_invocations = 2;
     /* Ample time, so that a loaded machine cannot make the plan too long
      * for it: the run ends at max_samples long before. */
     o.max_time = 20;
     o.min_samples = o.max_samples = 40;
-    o.outliers = SB_OUTLIERS_REJECT_ALL;
-    o.ci_level = 0.80;
-    o.precision = 0.2;
+    oa.outliers = SB_OUTLIERS_REJECT_ALL;
+    oa.ci_level = 0.80;
+    oa.precision = 0.2;
     sb_plan_add(plan, sb_kernel_find("libc"), 1024, 0, 0, &e);
-    if (!tap_ok(sb_run_execute_new(plan, &o, &run, &e) == SB_OK, "measured"))
+    if (!tap_ok(sb_run_execute_new(plan, &o, &oa, &run, &e) == SB_OK,
+                "measured"))
         tap_diag("%s", e.text);
     sb_plan_free(plan);
     if (!run)
@@ -418,7 +416,7 @@ static void check_measured(void)
     kept = sb_run_cell(run, 0)->nsamples;
     out = sb_run_cell(run, 0)->rejected[SB_REJECT_OUTLIER];
     t0 = json_of(run);
-    sb_options_analysis(&o, &a);
+    a = oa;
     tap_ok(sb_run_reanalyse(run, &a, &e) == SB_OK,
            "reanalysed with the options it was measured with");
     t1 = json_of(run);
@@ -547,15 +545,15 @@ static void check_outlier_sets(void)
     v[20] = 85;
     v[21] = 50;
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
-        sb_options o;
+        sb_analysis_options oa;
         sb_run *run = NULL;
         sb_error e = {0};
         const sb_cell_result *r;
         double lo = INFINITY;
-        sb_options_init(&o);
-        o.outliers = want[k].policy;
-        if (!tap_ok(sb_run_from_samples_new(names, cv, n, 1, &o, &run, &e) ==
-                        SB_OK,
+        sb_analysis_options_init(&oa);
+        oa.outliers = want[k].policy;
+        if (!tap_ok(sb_run_from_samples_new(names, cv, n, 1, &oa, 1, &run,
+                                            &e) == SB_OK,
                     "%s: analysed (%s)", want[k].name, e.text))
             continue;
         r = sb_run_cell(run, 0);
@@ -580,7 +578,6 @@ static void check_autocorrelation_flag(void)
     const double *cv[3] = {v[0], v[1], v[2]};
     const char *names[3] = {"alternating", "trend", "shuffled"};
     size_t n[3] = {40, 40, 40};
-    sb_options o;
     sb_run *run = NULL;
     sb_error e = {0};
 
@@ -589,8 +586,8 @@ static void check_autocorrelation_flag(void)
         v[1][i] = i < 20 ? 90 + (double)i * 0.1 : 110 + (double)i * 0.1;
         v[2][i] = 100 + (double)((i * 9) % 40); /* r1 -0.005 (Python) */
     }
-    sb_options_init(&o);
-    if (!tap_ok(sb_run_from_samples_new(names, cv, n, 3, &o, &run, &e) == SB_OK,
+    if (!tap_ok(sb_run_from_samples_new(names, cv, n, 3, NULL, 1, &run, &e) ==
+                    SB_OK,
                 "three series analysed (%s)", e.text))
         return;
     tap_ok(sb_run_cell(run, 0)->lag1 < -0.9 &&
@@ -615,7 +612,6 @@ static void check_dst_align_matching(void)
     const double *cv[2] = {v[0], v[1]};
     const char *names[2] = {"k", "k2"};
     size_t n[2] = {30, 30}, matched = 0;
-    sb_options o;
     sb_run *a = NULL, *b = NULL;
     sb_error e = {0};
     sb_cell x = {.kernel = sb_kernel_find("libc"), .size = 4096,
@@ -631,9 +627,9 @@ static void check_dst_align_matching(void)
         v[0][i] = 100 + (double)(i % 7);
         v[1][i] = 200 + 2 * (double)(i % 7);
     }
-    sb_options_init(&o);
-    if (!tap_ok(sb_run_from_samples_new(names, cv, n, 2, &o, &a, &e) == SB_OK &&
-                    sb_run_from_samples_new(names, cv, n, 2, &o, &b, &e) ==
+    if (!tap_ok(sb_run_from_samples_new(names, cv, n, 2, NULL, 1, &a, &e) ==
+                        SB_OK &&
+                    sb_run_from_samples_new(names, cv, n, 2, NULL, 1, &b, &e) ==
                         SB_OK,
                 "two runs of two cells (%s)", e.text)) {
         sb_run_free(a);

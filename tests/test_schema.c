@@ -216,11 +216,11 @@ static int same_custom(int id, const sb_run *a, const sb_run *b, size_t i)
     case SB__JC_CPU_FEATURES:
         return m->cpu_features == n->cpu_features;
     case SB__JC_SEED:
-        return a->opt.seed == b->opt.seed;
+        return a->measure.seed == b->measure.seed;
     case SB__JC_CACHE:
-        return a->opt.cache == b->opt.cache;
+        return a->measure.cache == b->measure.cache;
     case SB__JC_REJECT:
-        return a->opt.reject == b->opt.reject;
+        return a->measure.reject == b->measure.reject;
     case SB__JC_COUNTER_NAMES:
         ok = m->ncounters == n->ncounters;
         for (size_t j = 0; ok && j < m->ncounters; j++)
@@ -274,7 +274,7 @@ static int same_custom(int id, const sb_run *a, const sb_run *b, size_t i)
         return x && y ? !memcmp(x, y, r->nsamples) : x == y;
     }
     case SB__JC_METRIC:
-        return a->opt.metric == b->opt.metric;
+        return a->analysis.metric == b->analysis.metric;
     case SB__JC_CELL_METRIC:
         return r->metric == s->metric;
     case SB__JC_SAMPLES_CLOCK:
@@ -371,9 +371,9 @@ static const sb_kernel *libc_kernel(void)
 static sb_run *measure(void)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
 
-    sb_options_init(&o);
+    sb_measure_options_init(&o);
     o.invocations = o.max_invocations = 2;
     o.max_time = 30;
     o.min_samples = o.max_samples = 20;
@@ -387,7 +387,8 @@ static sb_run *measure(void)
  * statistics recomputed. */
 static int populate(sb_run *run)
 {
-    void *base[SB__J_NBASES] = {&run->meta, &run->opt, NULL};
+    void *base[SB__J_NBASES] = {&run->meta, &run->measure, &run->analysis,
+                                NULL};
     sb_analysis_options a;
     sb_error e = {0};
     size_t bl[2] = {SIZE_MAX, 0};
@@ -412,10 +413,10 @@ static int populate(sb_run *run)
     }
     free(run->command);
     run->command = strdup("statbench --set-by-the-test");
-    run->opt.seed = UINT64_C(0xF00000000000012B); /* above INT64_MAX */
-    run->opt.cache = SB_CACHE_COLD;
-    run->opt.reject = SB_REJECT_NONE;
-    run->opt.outliers = SB_OUTLIERS_KEEP; /* what the loader keeps */
+    run->measure.seed = UINT64_C(0xF00000000000012B); /* above INT64_MAX */
+    run->measure.cache = SB_CACHE_COLD;
+    run->measure.reject = SB_REJECT_NONE;
+    run->analysis.outliers = SB_OUTLIERS_KEEP; /* what the loader keeps */
     for (size_t g = 0; g < run->meta.probe_ninv; g++) {
         run->meta.probe_inv_clock[g] =
             decimal("%.9e", run->meta.probe_inv_clock[g]);
@@ -427,7 +428,7 @@ static int populate(sb_run *run)
     run->rounds = 777;
     for (size_t i = 0; i < run->ncells; i++) {
         sb_cell_result *r = &run->cells[i];
-        void *cb[SB__J_NBASES] = {NULL, NULL, r};
+        void *cb[SB__J_NBASES] = {NULL, NULL, NULL, r};
         set_loaded(sb__json_cell, sb__json_ncell, cb);
         r->rejected_total = 0;
         for (int k = 0; k < SB_REJECT_NREASONS; k++) {
@@ -452,7 +453,7 @@ static int populate(sb_run *run)
     }
     if (!tap_ok(run->samples[0].flags != NULL, "the run keeps sample flags"))
         return -1;
-    sb_options_analysis(&run->opt, &a);
+    a = run->analysis;
     if (sb_run_reanalyse(run, &a, &e) != SB_OK ||
         sb_run_set_baselines(run, bl, &e) != SB_OK) {
         tap_diag("reanalyse: %s", e.text);
@@ -535,10 +536,12 @@ static void check_refusals(json_t *doc, json_t *o, const sb__jfield *t,
             refused = load_json(doc);
             if (absent && refused) {
                 ba[SB__J_META] = &absent->meta;
-                ba[SB__J_OPTS] = &absent->opt;
+                ba[SB__J_MOPTS] = &absent->measure;
+                ba[SB__J_AOPTS] = &absent->analysis;
                 ba[SB__J_CELL] = &absent->cells[cell];
                 bb[SB__J_META] = &refused->meta;
-                bb[SB__J_OPTS] = &refused->opt;
+                bb[SB__J_MOPTS] = &refused->measure;
+                bb[SB__J_AOPTS] = &refused->analysis;
                 bb[SB__J_CELL] = &refused->cells[cell];
             }
             tap_ok(absent && refused && same_field(f, ba, bb),
@@ -707,8 +710,10 @@ int main(void)
     back = json_round_trip(run, &text);
     written = text;
     if (tap_ok(back != NULL, "written and read back")) {
-        void *ba[SB__J_NBASES] = {&run->meta, &run->opt, NULL};
-        void *bb[SB__J_NBASES] = {&back->meta, &back->opt, NULL};
+        void *ba[SB__J_NBASES] = {&run->meta, &run->measure, &run->analysis,
+                                  NULL};
+        void *bb[SB__J_NBASES] = {&back->meta, &back->measure,
+                                  &back->analysis, NULL};
         TAP_IS_INT(back->ncells, run->ncells, "cells");
         tap_ok(back->interrupted == run->interrupted &&
                    back->elapsed == run->elapsed &&
@@ -720,8 +725,8 @@ int main(void)
                 bb);
         for (size_t i = 0; i < run->ncells && i < back->ncells; i++) {
             char path[32];
-            void *ca[SB__J_NBASES] = {NULL, NULL, &run->cells[i]};
-            void *cb[SB__J_NBASES] = {NULL, NULL, &back->cells[i]};
+            void *ca[SB__J_NBASES] = {NULL, NULL, NULL, &run->cells[i]};
+            void *cb[SB__J_NBASES] = {NULL, NULL, NULL, &back->cells[i]};
             snprintf(path, sizeof path, "cells[%zu]", i);
             compare(sb__json_cell, sb__json_ncell, path, run, back, i, ca,
                     cb);
@@ -732,7 +737,7 @@ int main(void)
              * reads back the same, so only the text shows it. */
             char want[64];
             snprintf(want, sizeof want, "\"seed\": \"%llu\"",
-                     (unsigned long long)run->opt.seed);
+                     (unsigned long long)run->measure.seed);
             tap_ok(strstr(text, want) != NULL, "the seed is written as %s",
                    want);
         }

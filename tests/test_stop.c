@@ -7,9 +7,9 @@
  *    interrupted; the other runs to its sample limit, not interrupted.
  *    (With one flag for the process, as before, the other run stopped
  *    too, or a run starting reset the first one's request.)
- *  - sb_options.stop, set from another thread, stops that run only, also
- *    when its invocations fork (the caller's memory is not shared with
- *    them: the run passes the request on).
+ *  - sb_measure_options.stop, set from another thread, stops that run
+ *    only, also when its invocations fork (the caller's memory is not
+ *    shared with them: the run passes the request on).
  *  - sb_run_request_stop() stops every run in progress, in both threads,
  *    forked or not; a run that starts after a request is not affected.
  *  - The options check takes precision 0 (no target) and refuses values
@@ -84,7 +84,8 @@ static int mark(void *arg, size_t round, double elapsed)
 }
 
 struct job {
-    sb_options opt;
+    sb_measure_options opt;
+    sb_analysis_options an;
     sb_plan *plan;
     sb_run *run;
     sb_error err;
@@ -96,7 +97,7 @@ struct job {
 static void *execute(void *arg)
 {
     struct job *j = arg;
-    j->rc = sb_run_execute_new(j->plan, &j->opt, &j->run, &j->err);
+    j->rc = sb_run_execute_new(j->plan, &j->opt, &j->an, &j->run, &j->err);
     return NULL;
 }
 
@@ -107,9 +108,10 @@ static int job_init(struct job *j, int id, size_t invocations, int long_run)
 {
     memset(j, 0, sizeof *j);
     j->id = id;
-    sb_options_init(&j->opt);
+    sb_measure_options_init(&j->opt);
+    sb_analysis_options_init(&j->an);
     j->opt.invocations = j->opt.max_invocations = invocations;
-    j->opt.precision = 0;
+    j->an.precision = 0;
     j->opt.no_pin = 1;  /* the two runs need not share one CPU */
     j->opt.mlock = 0;
     j->opt.min_samples = 10;
@@ -173,7 +175,7 @@ static void test_callback(size_t invocations)
     job_free(&b);
 }
 
-/* sb_options.stop, set from the main thread, stops that run only. */
+/* sb_measure_options.stop, set from the main thread, stops that run only. */
 static void test_stop_field(size_t invocations)
 {
     struct job a, b;
@@ -185,7 +187,7 @@ static void test_stop_field(size_t invocations)
     a.opt.progress = b.opt.progress = mark;
     a.opt.stop = &stop_a;
     if (!tap_ok(ok && job_start(&a), "%zu invocation(s): a run with "
-                "sb_options.stop started", invocations))
+                "sb_measure_options.stop started", invocations))
         return;
     wait_for(&sh->started[0]);
     if (!tap_ok(job_start(&b), "%zu invocation(s): a second run started",
@@ -256,25 +258,22 @@ static void test_request_before(void)
 
 static void test_precision_range(void)
 {
-    sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_analysis_options oa;
     sb_error e = {0};
 
-    sb_plan_add(plan, sb_kernel_find("libc"), 64, 0, 0, NULL);
-    sb_options_init(&o);
-    o.precision = 0;
-    TAP_IS_INT(sb_plan_check(plan, &o, &e), SB_OK,
+    sb_analysis_options_init(&oa);
+    oa.precision = 0;
+    TAP_IS_INT(sb_analysis_options_check(&oa, &e), SB_OK,
                "precision 0 (no target) is accepted (%s)", e.text);
-    o.precision = -0.01;
-    TAP_IS_INT(sb_plan_check(plan, &o, &e), SB_EINVAL,
+    oa.precision = -0.01;
+    TAP_IS_INT(sb_analysis_options_check(&oa, &e), SB_EINVAL,
                "precision -0.01 is refused: %s", e.text);
-    o.precision = 1;
-    TAP_IS_INT(sb_plan_check(plan, &o, &e), SB_EINVAL,
+    oa.precision = 1;
+    TAP_IS_INT(sb_analysis_options_check(&oa, &e), SB_EINVAL,
                "precision 1 is refused: %s", e.text);
-    o.precision = NAN;
-    TAP_IS_INT(sb_plan_check(plan, &o, &e), SB_EINVAL,
+    oa.precision = NAN;
+    TAP_IS_INT(sb_analysis_options_check(&oa, &e), SB_EINVAL,
                "precision NaN is refused: %s", e.text);
-    sb_plan_free(plan);
 }
 
 /* The stop rule counts kept samples, not rounds: with half the samples
@@ -287,15 +286,17 @@ static void test_min_kept(void)
      * its samples are rejected whatever the machine does. */
     const sb_kernel *k = fail_rounds_kernel();
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options oa;
     sb_run *run = NULL;
     sb_error e = {0};
 
-    sb_options_init(&o);
+    sb_measure_options_init(&o);
+    sb_analysis_options_init(&oa);
     o.invocations = o.max_invocations = 1;
     o.min_samples = 40;
     o.max_samples = 400;
-    o.precision = 0.5;
+    oa.precision = 0.5;
     o.max_time = 20;
     /* Only the kernel's failures reject (under every policy): a busy
      * machine's switches and shared core would reject more, and the run
@@ -304,7 +305,7 @@ static void test_min_kept(void)
     o.progress = every_other_round;
     fail_now = 0;
     sb_plan_add(plan, k, 4096, 0, 0, NULL);
-    if (tap_ok(sb_run_execute_new(plan, &o, &run, &e) == SB_OK,
+    if (tap_ok(sb_run_execute_new(plan, &o, &oa, &run, &e) == SB_OK,
                "a run with half its samples rejected (%s)", e.text)) {
         const sb_cell_result *r = sb_run_cell(run, 0);
         tap_ok(r->nsamples >= 40 &&

@@ -442,8 +442,8 @@ static sb_run *imported_run(void)
         values[i] = data[i];
         n[i] = NSAMPLES;
     }
-    if (sb_run_from_samples_new(names, values, n, NCELLS, NULL, &run, &err) !=
-        SB_OK) {
+    if (sb_run_from_samples_new(names, values, n, NCELLS, NULL, 1, &run,
+                                &err) != SB_OK) {
         tap_diag("sb_run_from_samples_new: %s", err.text);
         return NULL;
     }
@@ -467,14 +467,16 @@ static sb_run *imported_run(void)
 static sb_run *new_run(size_t n, double precision)
 {
     const sb_kernel *k = sb_kernel_find("libc");
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options oa;
     sb_run *run;
 
     if (!k)
         k = sb_kernel_at(0);
-    sb_options_init(&o);
-    o.precision = precision;
-    run = sb__run_alloc(n, &o);
+    sb_measure_options_init(&o);
+    sb_analysis_options_init(&oa);
+    oa.precision = precision;
+    run = sb__run_alloc(n, &o, &oa);
     if (!run)
         return NULL;
     for (size_t i = 0; i < n; i++)
@@ -487,14 +489,16 @@ static sb_run *new_run(size_t n, double precision)
 
 static sb_run *measured_run(void)
 {
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options oa;
     sb_run *run;
     sb_error err = {0};
     uint64_t s = 7;
     double ticks[50];
 
-    sb_options_init(&o);
-    run = new_run(MCELLS, o.precision);
+    sb_measure_options_init(&o);
+    sb_analysis_options_init(&oa);
+    run = new_run(MCELLS, oa.precision);
     if (!run)
         return NULL;
     for (size_t g = 0; g < MINV; g++) {

@@ -135,17 +135,19 @@ static void check_subtracted(void)
                                     .description = "returns at once",
                                     .fn = nothing};
     sb_plan *plan = sb_plan_new();
-    sb_options o;
+    sb_measure_options o;
+    sb_analysis_options oa;
     sb_error e = {0};
     double med = NAN, overhead = NAN;
     size_t n = 0, iters = 0;
     int ok = 0, measured = 0;
 
-    sb_options_init(&o);
+    sb_measure_options_init(&o);
+    sb_analysis_options_init(&oa);
     o.cache = SB_CACHE_COLD;
     o.invocations = o.max_invocations = 1;
     o.min_samples = o.max_samples = 101;
-    o.precision = 0;
+    oa.precision = 0;
     o.max_time = 20;
     o.reject = SB_REJECT_NONE;
     sb_plan_add(plan, &empty, 64, 0, 0, &e);
@@ -156,7 +158,7 @@ static void check_subtracted(void)
     for (int attempt = 0; attempt < 3 && !ok; attempt++) {
         sb_run *run = NULL;
         const sb_cell_result *r;
-        if (sb_run_execute_new(plan, &o, &run, &e) != SB_OK)
+        if (sb_run_execute_new(plan, &o, &oa, &run, &e) != SB_OK)
             break;
         measured = 1;
         r = sb_run_cell(run, 0);

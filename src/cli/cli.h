@@ -50,7 +50,8 @@ struct cli {
     const struct cli_option *refused; /* the first option sub refuses */
     int argc;             /* the command line as typed, for the record */
     char **argv;
-    sb_options opt;
+    sb_measure_options mopt;  /* what is measured */
+    sb_analysis_options aopt; /* how it is analysed */
 };
 
 extern const char *progname;

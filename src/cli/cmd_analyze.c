@@ -50,7 +50,8 @@ int cmd_analyze(int argc, char **argv, struct cli *cli)
         v[i] = read_numbers(names[i], &n[i]);
         cv[i] = v[i];
     }
-    status = sb_run_from_samples_new(names, cv, n, m, &cli->opt, &run, &err);
+    status = sb_run_from_samples_new(names, cv, n, m, &cli->aopt,
+                                     cli->mopt.seed, &run, &err);
     for (size_t i = 0; i < m; i++)
         free(v[i]); /* the run holds its own copy */
     if (status != SB_OK) {

@@ -12,7 +12,7 @@
 int cmd_check_env(int argc, char **argv, struct cli *cli)
 {
     sb_env env;
-    int cpu = cli->opt.cpu >= 0 ? cli->opt.cpu : sb_cpu_default(), warns = 0;
+    int cpu = cli->mopt.cpu >= 0 ? cli->mopt.cpu : sb_cpu_default(), warns = 0;
 
     cli_check_cpu(cli);
     if (optind < argc)

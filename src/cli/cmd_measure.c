@@ -491,27 +491,28 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     void *m;
 
     if (!cli->quiet && isatty(STDERR_FILENO)) {
-        cli->opt.progress_state = progress;
-        cli->opt.progress_arg = NULL;
+        cli->mopt.progress_state = progress;
+        cli->mopt.progress_arg = NULL;
         void *shared = mmap(NULL, sizeof *progp, PROT_READ | PROT_WRITE,
                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared != MAP_FAILED)
             progp = shared;
         progress_start(progp, wall_now());
-        progp->max_time = cli->opt.max_time;
-        progp->precision = cli->opt.precision;
-        progp->min_samples = cli->opt.min_samples;
-        progp->max_samples = cli->opt.max_samples;
+        progp->max_time = cli->mopt.max_time;
+        progp->precision = cli->aopt.precision;
+        progp->min_samples = cli->mopt.min_samples;
+        progp->max_samples = cli->mopt.max_samples;
         progp->cells = sb_plan_count(plan);
-        progp->invocations = cli->opt.invocations;
-        progp->max_invocations = cli->opt.max_invocations;
+        progp->invocations = cli->mopt.invocations;
+        progp->max_invocations = cli->mopt.max_invocations;
     }
     m = mmap(NULL, sizeof *run_signal, PROT_READ | PROT_WRITE,
              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (m != MAP_FAILED)
         run_signal = m;
     cli_catch_signals();
-    if (sb_run_execute_new(plan, &cli->opt, &run, &err) != SB_OK) {
+    if (sb_run_execute_new(plan, &cli->mopt, &cli->aopt, &run, &err) !=
+        SB_OK) {
         int sig = got_signal ? got_signal : *run_signal;
         say("%s", err.text);
         /* Interrupted before any invocation delivered a sample: still
@@ -526,7 +527,7 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     }
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    if (cli->opt.progress_state)
+    if (cli->mopt.progress_state)
         fputs("\r\033[K", stderr);
     cli_record_command(run, cli);
     return run;
@@ -568,7 +569,7 @@ static int gate(const sb_run *run, const sb_run *against, const char *name,
 {
     size_t slower = 0, lost = 0, undecided = 0;
     const sb_meta *m = sb_run_meta(against);
-    const sb_options *o = sb_run_options(run);
+    const sb_analysis_options *o = sb_run_analysis_options(run);
     char from[400], what[200], line[1200];
 
     snprintf(from, sizeof from, "saved baseline '%s', measured %s on %s",
@@ -685,7 +686,8 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
         check_baseline(plan, cli->baseline);
     if (against)
         check_against(plan, against, cli->against);
-    if (sb_plan_check(plan, &cli->opt, &err) != SB_OK)
+    if (sb_analysis_options_check(&cli->aopt, &err) != SB_OK ||
+        sb_plan_check(plan, &cli->mopt, &err) != SB_OK)
         die_usage("%s", err.text);
     if (!(run = measure(plan, cli, &status))) {
         sb_plan_free(plan);

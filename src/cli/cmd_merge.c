@@ -40,7 +40,7 @@ int cmd_merge(int argc, char **argv, struct cli *cli)
         /* Over the merged run's own options, as report does: an option
          * not given keeps the saved value. */
         sb_analysis_options a;
-        sb_options_analysis(sb_run_options(all), &a);
+        a = *sb_run_analysis_options(all);
         cli_analysis_over(cli, &a);
         status = sb_run_reanalyse(all, &a, &err);
     }

@@ -105,7 +105,8 @@ static void print_cell(const sb_cell_result *r, int first,
 int cmd_noise(int argc, char **argv, struct cli *cli)
 {
     sb_plan *plan = sb_plan_new();
-    sb_options opt = cli->opt;
+    sb_measure_options opt = cli->mopt;
+    sb_analysis_options a = cli->aopt;
     sb_run *run = NULL;
     sb_error err = {0};
     const sb_kernel *memcpy_k = sb_kernel_find("libc");
@@ -124,12 +125,13 @@ int cmd_noise(int argc, char **argv, struct cli *cli)
         opt.max_time = 10;
     opt.sample_seconds = 1e-9; /* one call per sample: raw jitter */
     opt.max_samples = 200000;  /* the budget, not a count, ends it */
-    opt.precision = 0;         /* no target: the whole budget */
+    a.precision = 0;           /* no target: the whole budget */
     opt.max_invocations = opt.invocations;
-    if (sb_plan_check(plan, &opt, &err) != SB_OK)
+    if (sb_analysis_options_check(&a, &err) != SB_OK ||
+        sb_plan_check(plan, &opt, &err) != SB_OK)
         die_usage("%s", err.text);
     cli_catch_signals();
-    if (sb_run_execute_new(plan, &opt, &run, &err) != SB_OK) {
+    if (sb_run_execute_new(plan, &opt, &a, &run, &err) != SB_OK) {
         fprintf(stderr, "%s: %s\n", progname, err.text);
         sb_plan_free(plan);
         return 1;

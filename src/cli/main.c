@@ -91,7 +91,8 @@ int main(int argc, char **argv)
     int (*cmd)(int, char **, struct cli *) = cmd_measure;
 
     atexit(check_stdout);
-    sb_options_init(&cli.opt);
+    sb_measure_options_init(&cli.mopt);
+    sb_analysis_options_init(&cli.aopt);
     for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
         if (!strcmp(sub, subcommands[i].name)) {
             cmd = subcommands[i].cmd;

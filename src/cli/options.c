@@ -120,7 +120,7 @@ static void set_bootstrap(struct cli *cli, const struct cli_option *o,
                           const char *arg)
 {
     set_size_t(cli, o, arg);
-    if (cli->opt.bootstrap != 0 && cli->opt.bootstrap < 100)
+    if (cli->aopt.bootstrap != 0 && cli->aopt.bootstrap < 100)
         die_usage("--bootstrap '%s': use 0 (off) or at least 100 "
                   "resamples", arg);
 }
@@ -185,7 +185,7 @@ static void set_counters(struct cli *cli, const struct cli_option *o,
     if (!strcmp(arg, "list"))
         cli->list_counters = 1; /* after all options are checked */
     else
-        cli->opt.counters = arg;
+        cli->mopt.counters = arg;
 }
 
 static int list_kernels(void)
@@ -294,7 +294,7 @@ static const struct cli_option options[] = {
            "destination offset from a page boundary (default 0);\n"
            "with several source and destination offsets the\n"
            "table is a matrix per kernel and size"),
-    ENUM("cache", "hot|cold", M, opt.cache, 2, "cache state ", cache,
+    ENUM("cache", "hot|cold", M, mopt.cache, 2, "cache state ", cache,
          "hot: buffers in the cache (an untimed call before\n"
          "each sample); cold: every line of both buffers\n"
          "flushed (clflush) before each timed call\n"
@@ -304,37 +304,37 @@ static const struct cli_option options[] = {
          "  Sizes take K, M, G suffixes (K = 1024).\n"
          "\n"
          "How to measure:\n"),
-    NUMBER("ci", "LEVEL", ALL | ANALYSIS, opt.ci_level, 0, 100, 1, 100,
+    NUMBER("ci", "LEVEL", ALL | ANALYSIS, aopt.ci_level, 0, 100, 1, 100,
            " (a percentage)",
            "confidence level in percent, in (0, 100) (default 95)"),
     /* Also an analysis option: report, compare and analyze re-apply it
      * to saved samples; noise and check-env have no target. */
     {"precision", 0, "PCT", M | SUB_REPORT | SUB_COMPARE | SUB_ANALYZE |
-     SUB_MERGE | ANALYSIS, set_percent, FIELD(opt.precision),
+     SUB_MERGE | ANALYSIS, set_percent, FIELD(aopt.precision),
      .unit = "; 0: no target",
      .help = "stop when every cell's CI half-width is within PCT\n"
              "percent of its median (default 1); 0: no target,\n"
              "measure until --max-time, --max-samples or a stop\n"
              "(exactly --invocations invocations)"},
-    NUMBER("max-time", "SEC", M | NZ, opt.max_time, 0, 1e7, 1, 1,
+    NUMBER("max-time", "SEC", M | NZ, mopt.max_time, 0, 1e7, 1, 1,
            " (seconds)",
            "time budget of the whole run, setup and warm-up\n"
            "included (default 30); a plan that cannot fit is\n"
            "refused with the time it needs"),
-    WHOLE("min-samples", "N", M, set_size_t, opt.min_samples, 0, 100000000,
+    WHOLE("min-samples", "N", M, set_size_t, mopt.min_samples, 0, 100000000,
           "samples per cell before the stop rule (default 100)"),
-    WHOLE("max-samples", "N", M, set_size_t, opt.max_samples, 0, 100000000,
+    WHOLE("max-samples", "N", M, set_size_t, mopt.max_samples, 0, 100000000,
           "samples per cell at most (default 10000)"),
-    NUMBER("sample-us", "US", M, opt.sample_seconds, 0, 1e6, 1e-6, 1,
+    NUMBER("sample-us", "US", M, mopt.sample_seconds, 0, 1e6, 1e-6, 1,
            " (microseconds)",
            "target length of one sample in microseconds\n"
            "(default 50)"),
-    {"seed", 0, "N", ALL, set_u64, FIELD(opt.seed),
+    {"seed", 0, "N", ALL, set_u64, FIELD(mopt.seed),
      .help = "seed of the random cell order (default 1)"},
-    WHOLE("cpu", "N", M | NZ | ENV, set_int, opt.cpu, 0, 1u << 20,
+    WHOLE("cpu", "N", M | NZ | ENV, set_int, mopt.cpu, 0, 1u << 20,
           "CPU to pin to (default: the last allowed CPU)"),
-    FLAG("no-pin", 0, M | NZ, opt.no_pin, 1, "do not pin"),
-    ENUM("timer", "tsc|clock", M | NZ, opt.force_clock_timer, 2, "timer ",
+    FLAG("no-pin", 0, M | NZ, mopt.no_pin, 1, "do not pin"),
+    ENUM("timer", "tsc|clock", M | NZ, mopt.force_clock_timer, 2, "timer ",
          timer, "timer (default tsc where invariant, else clock)"),
     SPECIAL("counters", 0, "LIST", M | NZ, set_counters,
             "counters read around every sample: PAPI preset or\n"
@@ -344,32 +344,32 @@ static const struct cli_option options[] = {
             "instructions, L1/L2 data-cache and data-TLB misses\n"
             "where the hardware has them, and the three\n"
             "software events)"),
-    ENUM("reject", "POLICY", M | NZ, opt.reject, 2, "policy ", reject_policy,
+    ENUM("reject", "POLICY", M | NZ, mopt.reject, 2, "policy ", reject_policy,
          "disturbed (default: reject samples with a context\n"
          "switch, CPU migration, interrupt on the pinned CPU,\n"
          "a wait for the CPU or a shared core) or none (keep\n"
          "them; still counted); a sample with a failed kernel\n"
          "call is rejected under both"),
-    FLAG("rt", 0, M | NZ, opt.rt, 1,
+    FLAG("rt", 0, M | NZ, mopt.rt, 1,
          "SCHED_FIFO while measuring (needs the privilege;\n"
          "without it a note, and the run goes on)"),
-    FLAG("no-mlock", 0, M | NZ, opt.mlock, 0,
+    FLAG("no-mlock", 0, M | NZ, mopt.mlock, 0,
          "do not lock the buffers in memory (mlockall)"),
-    WHOLE("invocations", "N", M | NZ, set_size_t, opt.invocations, 1, 1000,
+    WHOLE("invocations", "N", M | NZ, set_size_t, mopt.invocations, 1, 1000,
           "fresh processes measuring the whole plan, each\n"
           "with MAX-TIME / N (default 6: the interval then\n"
           "holds the variation between processes)"),
-    WHOLE("max-invocations", "M", M, set_size_t, opt.max_invocations, 0,
+    WHOLE("max-invocations", "M", M, set_size_t, mopt.max_invocations, 0,
           1000,
           "more invocations while time remains and a\n"
           "cell misses the precision target (default 100)"),
     TEXT("\n"
          "Statistics:\n"),
-    ENUM("outliers", "POLICY", ALL | ANALYSIS, opt.outliers, 3, "policy ",
+    ENUM("outliers", "POLICY", ALL | ANALYSIS, aopt.outliers, 3, "policy ",
          outlier_policy,
          "keep, reject-severe (beyond 3 IQR) or reject-all\n"
          "(beyond 1.5 IQR) Tukey outliers (default keep)"),
-    WHOLE("bootstrap", "N", ALL | ANALYSIS, set_bootstrap, opt.bootstrap, 0,
+    WHOLE("bootstrap", "N", ALL | ANALYSIS, set_bootstrap, aopt.bootstrap, 0,
           1000000,
           "median CI of a single invocation by BCa bootstrap\n"
           "with N resamples (default 0: order statistics)"),
@@ -377,15 +377,15 @@ static const struct cli_option options[] = {
            "compare every row with a baseline: a kernel name\n"
            "(the same cell of that kernel) or align=N (the\n"
            "same kernel at source offset N)"),
-    ENUM("metric", "M", ALL | ANALYSIS, opt.metric, 3, "metric ", metric,
+    ENUM("metric", "M", ALL | ANALYSIS, aopt.metric, 3, "metric ", metric,
          "what the stop rule, intervals and precision use:\n"
          "cycles (core cycles: ticks times the core clock\n"
          "measured around each sample), time, or auto\n"
          "(default: cycles for hot copy/clear cells within\n"
          "the L2 cache when the clock is known, else time)"),
-    {"threshold", 0, "PCT", ALL | ANALYSIS, set_percent, FIELD(opt.threshold),
+    {"threshold", 0, "PCT", ALL | ANALYSIS, set_percent, FIELD(aopt.threshold),
      .unit = "", .help = "practical threshold of verdicts (default 1)"},
-    NUMBER("alpha", "A", ALL | ANALYSIS, opt.alpha, 0, 1, 1, 1, "",
+    NUMBER("alpha", "A", ALL | ANALYSIS, aopt.alpha, 0, 1, 1, 1, "",
            "significance level of verdicts (default 0.05)"),
     TEXT("\n"
          "Subcommands:\n"
@@ -438,7 +438,7 @@ static const struct cli_option options[] = {
            "1 when a cell is slower with significance and by\n"
            "more than --threshold, or cannot be compared (a\n"
            "CI gate)"),
-    ENUM("inconclusive", "POLICY", M, opt.inconclusive, 3, "policy ",
+    ENUM("inconclusive", "POLICY", M, aopt.inconclusive, 3, "policy ",
          inconclusive_policy,
          "what --against does with a cell whose interval\n"
          "reaches past --threshold without significance:\n"
@@ -515,10 +515,10 @@ void cli_analysis_over(const struct cli *cli, sb_analysis_options *a)
 {
     struct cli over = *cli;
 
-    sb_options_set_analysis(&over.opt, a);
+    over.aopt = *a;
     for (size_t i = 0; i < cli->nanalysis; i++)
         cli->analysis[i]->set(&over, cli->analysis[i], cli->analysis_arg[i]);
-    sb_options_analysis(&over.opt, a);
+    *a = over.aopt;
 }
 
 /* The row of what getopt_long returned: a long option's code is 256 plus
@@ -577,7 +577,7 @@ void cli_parse_options(int argc, char **argv, struct cli *cli)
             remember_analysis(cli, o, optarg);
         if (o->field == FIELD(kernels) && o->set == set_string)
             cli->kernel_given = 1;
-        if (o->field == FIELD(opt.max_time) && o->set == set_double)
+        if (o->field == FIELD(mopt.max_time) && o->set == set_double)
             cli->max_time_given = 1;
         o->set(cli, o, optarg);
     }

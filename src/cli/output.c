@@ -298,7 +298,7 @@ sb_run *cli_load_or_die(const char *path, const struct cli *cli)
     }
     fclose(f);
     if (cli && cli->nanalysis) {
-        sb_options_analysis(sb_run_options(run), &a);
+        a = *sb_run_analysis_options(run);
         cli_analysis_over(cli, &a);
         if (sb_run_reanalyse(run, &a, &err) != SB_OK) {
             say("%s: %s", path, err.text);
@@ -312,6 +312,6 @@ sb_run *cli_load_or_die(const char *path, const struct cli *cli)
 /* noise and check-env pin to one CPU: one that exists. */
 void cli_check_cpu(const struct cli *cli)
 {
-    if (cli->opt.cpu >= 0 && cli->opt.cpu >= sysconf(_SC_NPROCESSORS_CONF))
-        die_usage("cpu %d: no such CPU on this machine", cli->opt.cpu);
+    if (cli->mopt.cpu >= 0 && cli->mopt.cpu >= sysconf(_SC_NPROCESSORS_CONF))
+        die_usage("cpu %d: no such CPU on this machine", cli->mopt.cpu);
 }

@@ -402,15 +402,16 @@ static void machine_line(const sb_run *run, char *buf, size_t len)
     if (m->cpu_model[0])
         append(buf, len, "; ", m->cpu_model);
     append(buf, len, "; ",
-           sb_run_options(run)->cache == SB_CACHE_COLD ? "cold cache"
-                                                       : "hot cache");
+           sb_run_measure_options(run)->cache == SB_CACHE_COLD
+               ? "cold cache"
+               : "hot cache");
 }
 
 /* The key's heading for throughput figures: "median, 95% CI (6
  * invocations)". */
 static void ci_heading(const sb_run *run, char *buf, size_t len)
 {
-    double level = 100 * sb_run_options(run)->ci_level;
+    double level = 100 * sb_run_analysis_options(run)->ci_level;
     if (sb_run_invocations(run) > 1)
         snprintf(buf, len, "median, %g%% CI (%zu invocations)", level,
                  sb_run_invocations(run));
@@ -718,7 +719,7 @@ static void matrix_data(fig *F, const matrix *m, tally *t)
     const sb_run *run = F->run;
     FILE *d = F->dat;
     const sb_cell_result *ref = sb_run_cell(run, m->ref);
-    double alpha = sb_run_options(run)->alpha;
+    double alpha = sb_run_analysis_options(run)->alpha;
     char size[32];
 
     dat_header(F,
@@ -802,8 +803,8 @@ static void write_matrix(fig *F, const matrix *m)
     const sb_run *run = F->run;
     FILE *g = F->gp;
     const sb_cell_result *ref = sb_run_cell(run, m->ref);
-    double alpha = sb_run_options(run)->alpha;
-    double level = 100 * sb_run_options(run)->ci_level;
+    double alpha = sb_run_analysis_options(run)->alpha;
+    double level = 100 * sb_run_analysis_options(run)->ci_level;
     tally t = {INFINITY, -INFINITY, 0, 0, 0, 0, 0, NULL};
     char what[256], size[32], rule[320], refname[64], count[160];
     /* Small matrices show their values and outline the marked cells;
@@ -1073,10 +1074,11 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
     if (r0->invocations > 1)
         snprintf(heading, sizeof heading,
                  "reported median, %g%% CI over %zu invocations' medians",
-                 100 * sb_run_options(run)->ci_level, r0->invocations);
+                 100 * sb_run_analysis_options(run)->ci_level,
+                 r0->invocations);
     else
         snprintf(heading, sizeof heading, "reported median, %g%% CI",
-                 100 * sb_run_options(run)->ci_level);
+                 100 * sb_run_analysis_options(run)->ci_level);
     fprintf(g, "\nn = %zu\nplot \\\n", nsel);
     fputs("    for [i=1:n] data index i using (i):1 lt i "
           "title (i == 1 ? \"samples: box quartiles, whiskers to 1.5 IQR, "

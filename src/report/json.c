@@ -172,8 +172,9 @@ static json_t *object(const sb__jfield *t, size_t n, const void *const *base,
 
 static json_t *meta(const sb_run *run)
 {
-    const void *base[SB__J_NBASES] = {sb_run_meta(run), sb_run_options(run),
-                                      NULL};
+    const void *base[SB__J_NBASES] = {sb_run_meta(run),
+                                      sb_run_measure_options(run),
+                                      sb_run_analysis_options(run), NULL};
     ctx x = {run, 0, NULL};
     return object(sb__json_meta, sb__json_nmeta, base, &x, 1, 1);
 }
@@ -257,7 +258,8 @@ static json_t *custom(int id, const ctx *x)
 {
     const sb_run *run = x->run;
     const sb_meta *m = sb_run_meta(run);
-    const sb_options *o = sb_run_options(run);
+    const sb_measure_options *o = sb_run_measure_options(run);
+    const sb_analysis_options *an = sb_run_analysis_options(run);
     const sb_cell_result *r = x->r;
     json_t *a;
 
@@ -279,7 +281,7 @@ static json_t *custom(int id, const ctx *x)
                                ? "TSC reference cycle"
                                : "nanosecond");
     case SB__JC_OUTLIERS:
-        return json_string(sb_outlier_policy_name(o->outliers));
+        return json_string(sb_outlier_policy_name(an->outliers));
     case SB__JC_CACHE:
         return json_string(sb_cache_name(o->cache));
     case SB__JC_REJECT:
@@ -350,7 +352,7 @@ static json_t *custom(int id, const ctx *x)
     case SB__JC_SAMPLES_FLAGS:
         return samples_flags(run, x->idx);
     case SB__JC_METRIC:
-        return json_string(sb_metric_name(o->metric));
+        return json_string(sb_metric_name(an->metric));
     case SB__JC_CELL_METRIC:
         return json_string(sb_metric_name(r->metric));
     case SB__JC_SAMPLES_CLOCK:
@@ -362,7 +364,7 @@ static json_t *custom(int id, const ctx *x)
 static json_t *cell(const sb_run *run, size_t idx)
 {
     const sb_cell_result *r = sb_run_cell(run, idx);
-    const void *base[SB__J_NBASES] = {NULL, NULL, r};
+    const void *base[SB__J_NBASES] = {NULL, NULL, NULL, r};
     ctx x = {run, idx, r};
     return object(sb__json_cell, sb__json_ncell, base, &x, r->nsamples > 0,
                   r->levels.m >= 2);

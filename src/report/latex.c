@@ -14,7 +14,7 @@
 static void caption(const sb_run *run, int cmp, sb__sbuf *b)
 {
     const sb_meta *m = sb_run_meta(run);
-    const sb_options *o = sb_run_options(run);
+    const sb_analysis_options *o = sb_run_analysis_options(run);
     const char *cmd = sb_run_command(run);
 
     if (*sb_run_title(run)) {
@@ -91,7 +91,7 @@ static void end(const sb_run *run, size_t nshort, FILE *f)
                    "short of the precision target ($\\pm%g$\\,\\%% of the "
                    "median).}\n",
                 nshort, nshort == 1 ? "" : "s",
-                100 * sb_run_options(run)->precision);
+                100 * sb_run_analysis_options(run)->precision);
     fputs("\\end{table}\n", f);
 }
 

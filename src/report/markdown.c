@@ -14,7 +14,7 @@
 static void caption(const sb_run *run, int cmp, sb__sbuf *b)
 {
     const sb_meta *m = sb_run_meta(run);
-    const sb_options *o = sb_run_options(run);
+    const sb_analysis_options *o = sb_run_analysis_options(run);
     const char *cmd = sb_run_command(run);
 
     sb__sbuf_puts(b, "*");
@@ -83,7 +83,7 @@ static void end(const sb_run *run, size_t nshort, FILE *f)
         fprintf(f, "\n\\* %zu cell%s stopped short of the precision target "
                    "(+-%g%% of the median).\n",
                 nshort, nshort == 1 ? "" : "s",
-                100 * sb_run_options(run)->precision);
+                100 * sb_run_analysis_options(run)->precision);
 }
 
 int sb__write_markdown(const sb_run *run, FILE *f, sb_error *err)

@@ -108,7 +108,7 @@ size_t sb__report_metric_cells(const sb_run *run, int metric)
     size_t k = 0;
     for (size_t i = 0; i < sb_run_count(run); i++) {
         const sb_cell_result *r = sb_run_cell(run, i);
-        k += r->nsamples && r->metric == metric;
+        k += r->nsamples && (int)r->metric == metric;
     }
     return k;
 }

@@ -565,7 +565,7 @@ static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp,
                                               "MB/s"};
     static const char *const tex_measured[] = {"kernel", "size (B)", "src",
                                                "dst", "MB/s"};
-    double level = 100 * sb_run_options(run)->ci_level;
+    double level = 100 * sb_run_analysis_options(run)->ci_level;
     size_t c = 0;
 
     grid_row(g);

@@ -27,10 +27,18 @@
 #define M_STR(key, m) STR(key, SB__J_META, sb_meta, m, SB__J_LOAD)
 #define M_NUM(key, m)                                                        \
     FIELD(key, SB__J_NUM, SB__J_META, sb_meta, m, SB__J_LOAD, SB__J_ANY)
-#define O_NUM(key, m, ck)                                                    \
-    FIELD(key, SB__J_NUM, SB__J_OPTS, sb_options, m, SB__J_LOAD, ck)
-#define O_SIZE(key, m, ck)                                                   \
-    FIELD(key, SB__J_SIZE, SB__J_OPTS, sb_options, m, SB__J_LOAD, ck)
+/* The options: measure (MO_) and analysis (AO_) ones. */
+#define MO_NUM(key, m, ck)                                                   \
+    FIELD(key, SB__J_NUM, SB__J_MOPTS, sb_measure_options, m, SB__J_LOAD, ck)
+#define MO_SIZE(key, m, ck)                                                  \
+    FIELD(key, SB__J_SIZE, SB__J_MOPTS, sb_measure_options, m, SB__J_LOAD,  \
+          ck)
+#define AO_NUM(key, m, ck)                                                   \
+    FIELD(key, SB__J_NUM, SB__J_AOPTS, sb_analysis_options, m, SB__J_LOAD,  \
+          ck)
+#define AO_SIZE(key, m, ck)                                                  \
+    FIELD(key, SB__J_SIZE, SB__J_AOPTS, sb_analysis_options, m, SB__J_LOAD, \
+          ck)
 #define C_(key, T, m, fl) FIELD(key, T, SB__J_CELL, sb_cell_result, m, fl, 0)
 
 static const sb__jfield timer[] = {
@@ -48,20 +56,20 @@ static const sb__jfield timer[] = {
 };
 
 static const sb__jfield options[] = {
-    O_NUM("ci_level", ci_level, SB__J_OPEN_UNIT),
-    O_NUM("precision", precision, SB__J_HALF_UNIT),
-    O_NUM("max_time_s", max_time, SB__J_POSITIVE),
-    O_SIZE("min_samples", min_samples, SB__J_ANY),
-    O_SIZE("max_samples", max_samples, SB__J_ANY),
-    O_NUM("sample_seconds", sample_seconds, SB__J_POSITIVE),
-    O_SIZE("invocations", invocations, SB__J_AT_LEAST_1),
-    O_SIZE("max_invocations", max_invocations, SB__J_AT_LEAST_1),
+    AO_NUM("ci_level", ci_level, SB__J_OPEN_UNIT),
+    AO_NUM("precision", precision, SB__J_HALF_UNIT),
+    MO_NUM("max_time_s", max_time, SB__J_POSITIVE),
+    MO_SIZE("min_samples", min_samples, SB__J_ANY),
+    MO_SIZE("max_samples", max_samples, SB__J_ANY),
+    MO_NUM("sample_seconds", sample_seconds, SB__J_POSITIVE),
+    MO_SIZE("invocations", invocations, SB__J_AT_LEAST_1),
+    MO_SIZE("max_invocations", max_invocations, SB__J_AT_LEAST_1),
     /* Written, not read back: the saved samples are what the saved policy
      * kept, and sb_run_load_new applies the caller's (or keeps them all). */
     CUSTOM("outliers", SB__JC_OUTLIERS),
-    O_SIZE("bootstrap", bootstrap, SB__J_ANY),
-    O_NUM("alpha", alpha, SB__J_OPEN_UNIT),
-    O_NUM("threshold", threshold, SB__J_HALF_UNIT),
+    AO_SIZE("bootstrap", bootstrap, SB__J_ANY),
+    AO_NUM("alpha", alpha, SB__J_OPEN_UNIT),
+    AO_NUM("threshold", threshold, SB__J_HALF_UNIT),
     CUSTOM(SB__JK_METRIC, SB__JC_METRIC),
     CUSTOM(SB__JK_CACHE, SB__JC_CACHE),
     CUSTOM(SB__JK_REJECT, SB__JC_REJECT),

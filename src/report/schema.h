@@ -114,7 +114,8 @@ enum sb__jcheck {
 /* Which struct a field's offset is in. */
 enum sb__jbase {
     SB__J_META,    /* sb_meta */
-    SB__J_OPTS,    /* sb_options */
+    SB__J_MOPTS,   /* sb_measure_options */
+    SB__J_AOPTS,   /* sb_analysis_options */
     SB__J_CELL,    /* sb_cell_result */
     SB__J_NBASES
 };
@@ -162,7 +163,7 @@ typedef struct sb__jfield {
     size_t nsub;
 } sb__jfield;
 
-/* The meta object (sb_meta and sb_options) and one cell. */
+/* The meta object (sb_meta and the options) and one cell. */
 extern const sb__jfield sb__json_meta[];
 extern const size_t sb__json_nmeta;
 extern const sb__jfield sb__json_cell[];

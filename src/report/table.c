@@ -191,7 +191,7 @@ static void machine(const sb_run *run, FILE *f)
  * then move with the clock. */
 static void metric_lines(const sb_run *run, FILE *f)
 {
-    const sb_options *o = sb_run_options(run);
+    const sb_analysis_options *o = sb_run_analysis_options(run);
     size_t l2 = sb_run_meta(run)->l2_bytes;
     size_t cyc = sb__report_metric_cells(run, SB_METRIC_CYCLES);
     size_t tim = sb__report_metric_cells(run, SB_METRIC_TIME);
@@ -229,7 +229,8 @@ static void metric_lines(const sb_run *run, FILE *f)
 static void header(const sb_run *run, FILE *f)
 {
     const sb_meta *m = sb_run_meta(run);
-    const sb_options *o = sb_run_options(run);
+    const sb_measure_options *o = sb_run_measure_options(run);
+    const sb_analysis_options *an = sb_run_analysis_options(run);
     const sb_timer_info *t = &m->timer;
     const sb_cell_result *c0 = sb_run_cell(run, 0);
     char target[64];
@@ -252,10 +253,10 @@ static void header(const sb_run *run, FILE *f)
     if (!external(run)) {
         machine(run, f);
         /* Precision 0 sets no target (measure for the whole budget). */
-        if (o->precision > 0)
+        if (an->precision > 0)
             snprintf(target, sizeof target,
                      "precision target +-%g%% of the median",
-                     100 * o->precision);
+                     100 * an->precision);
         else
             snprintf(target, sizeof target, "no precision target");
         fprintf(f,
@@ -266,7 +267,7 @@ static void header(const sb_run *run, FILE *f)
                 sb_run_count(run), sb_run_invocations(run),
                 sb_run_invocations(run) == 1 ? "" : "s", o->invocations,
                 o->invocations > 1 ? o->max_invocations : 1,
-                100 * o->ci_level,
+                100 * an->ci_level,
                 target,
                 (unsigned long long)o->seed,
                 o->min_samples, o->max_samples, o->max_time,
@@ -275,12 +276,12 @@ static void header(const sb_run *run, FILE *f)
         fprintf(f, "data:     %zu sample set%s, %g%% CI, values in their own "
                    "unit\n",
                 sb_run_count(run), sb_run_count(run) == 1 ? "" : "s",
-                100 * o->ci_level);
+                100 * an->ci_level);
     }
     fprintf(f,
             "method:   median, CI by %s; outliers (Tukey) counted, policy "
             "%s%s\n",
-            c0 ? c0->method : "?", sb_outlier_policy_name(o->outliers),
+            c0 ? c0->method : "?", sb_outlier_policy_name(an->outliers),
             external(run) ? ""
             : o->reject == SB_REJECT_NONE
                 ? (*sb_run_command(run)
@@ -296,7 +297,7 @@ static void header(const sb_run *run, FILE *f)
                 "compare:  ratio = median time / baseline's (below 1: "
                 "faster); p Holm-adjusted over %s; verdict at alpha %g, "
                 "threshold +-%g%%\n",
-                "all rows", o->alpha, 100 * o->threshold);
+                "all rows", an->alpha, 100 * an->threshold);
     if (!external(run)) {
         int tsc = t->kind == SB_TIMER_TSC;
         /* What each column of the rows is, and of which interval: MB/s's
@@ -698,13 +699,13 @@ static int table(const sb_run *run, FILE *f)
                 "\n* %zu cell%s stopped short of the precision target "
                 "(+-%g%%)%s.\n",
                 short_cells, short_cells == 1 ? "" : "s",
-                100 * sb_run_options(run)->precision,
+                100 * sb_run_analysis_options(run)->precision,
                 ext                   ? ""
                 : *sb_run_command(run) ? ": more --max-time, more "
                                          "--invocations or a quieter machine"
                                        : ": more max_time, more invocations "
-                                         "(sb_options) or a quieter "
-                                         "machine");
+                                         "(sb_measure_options) or a "
+                                         "quieter machine");
     if (autocorr)
         fprintf(f,
                 "~ %zu cell%s with lag-1 autocorrelation above 0.2: "
@@ -713,7 +714,8 @@ static int table(const sb_run *run, FILE *f)
                 "%s.\n",
                 autocorr, autocorr == 1 ? "" : "s",
                 *sb_run_command(run) ? "--invocations"
-                                     : "invocations (sb_options)");
+                                     : "invocations "
+                                       "(sb_measure_options)");
     if (inv && !ext)
         fprintf(f,
                 "btw%%: share of the sample variance that lies between "

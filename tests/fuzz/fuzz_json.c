@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 
 
-static sb_run *load(char *buf, size_t size, const sb_options *opt)
+static sb_run *load(char *buf, size_t size, const sb_analysis_options *opt)
 {
     sb_run *run = NULL;
     sb_error err = {0};
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * eye on reads past the end. */
     char *buf = malloc(size ? size : 1);
     sb_run *saved, *again;
-    sb_options o;
+    sb_analysis_options oa;
 
     if (!buf)
         return 0;
@@ -62,13 +62,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(buf, data, size);
     saved = load(buf, size, NULL);
 
-    sb_options_init(&o);
-    o.ci_level = 0.99;
-    o.precision = 0.05;
-    o.outliers = SB_OUTLIERS_REJECT_ALL;
-    o.alpha = 0.01;
-    o.threshold = 0.02;
-    again = load(buf, size, &o);
+    sb_analysis_options_init(&oa);
+    oa.ci_level = 0.99;
+    oa.precision = 0.05;
+    oa.outliers = SB_OUTLIERS_REJECT_ALL;
+    oa.alpha = 0.01;
+    oa.threshold = 0.02;
+    again = load(buf, size, &oa);
 
     if (saved && again) {
         sb_error err = {0};

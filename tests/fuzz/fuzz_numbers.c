@@ -34,7 +34,7 @@ static void analyze(const double *vals, size_t n)
     for (size_t m = 1; m <= 2; m++) {
         sb_run *run = NULL;
         sb_error err = {0};
-        int rc = sb_run_from_samples_new(names, v, ns, m, NULL, &run, &err);
+        int rc = sb_run_from_samples_new(names, v, ns, m, NULL, 1, &run, &err);
         if (rc != SB_OK) {
             /* Finite values always make a run; only the statistics may
              * fail (SB_ENUMERIC), and then they say so. */

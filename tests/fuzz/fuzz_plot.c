@@ -117,7 +117,7 @@ static sb_run *samples_run(const char *const names[2])
         a[j] = 100 + j;
         b[j] = 130 + 2 * j;
     }
-    if (sb_run_from_samples_new(names, v, n, 2, NULL, &run, &err) != SB_OK)
+    if (sb_run_from_samples_new(names, v, n, 2, NULL, 1, &run, &err) != SB_OK)
         return NULL;
     return run;
 }
