@@ -37,9 +37,10 @@
  * MMX is written in inline asm: GCC 10 and later implement the MMX
  * intrinsics with SSE registers on x86-64 where they can, so intrinsics
  * would not reliably give the movq and movntq through mm registers these
- * kernels are meant to measure.  Each asm is self-contained (it loads what it stores and
- * names every mm register it uses as clobbered); none relies on a
- * register keeping its value between two asm statements.  SSE2, AVX2 and
+ * kernels are meant to measure.  Each asm is self-contained (it loads
+ * what it stores and names every mm register it uses as clobbered);
+ * none relies on a register keeping its value between two asm
+ * statements.  SSE2, AVX2 and
  * AVX-512 name their loads and stores too (SB__VLOAD and SB__VSTORE in
  * kernels.h), for the same reason: with intrinsics, clang turns movntdq
  * into movntps and vmovdqa into vmovaps.  The compiler still writes the

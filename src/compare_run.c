@@ -1,5 +1,6 @@
 /*
- * compare_run.c: cells against their baselines (docs/design.md, protocol step 10).
+ * compare_run.c: cells against their baselines (docs/design.md, protocol
+ * step 10).
  *
  * Which test, and why:
  *  - Both cells measured over several invocations of the same run: each

@@ -1238,8 +1238,10 @@ static void lock_and_raise(struct held *h, const sb_measure_options *opt,
             h->locked = 1;
             h->unlock = before == 0;
         } else {
-            sb__meta_note(&inv->meta, "mlock: mlockall(MCL_CURRENT) failed (%s); "
-                             "buffers may be paged out", strerror(errno));
+            sb__meta_note(&inv->meta,
+                          "mlock: mlockall(MCL_CURRENT) failed (%s); "
+                          "buffers may be paged out",
+                          strerror(errno));
         }
     }
 
@@ -1252,12 +1254,14 @@ static void lock_and_raise(struct held *h, const sb_measure_options *opt,
             if (sched_setscheduler(0, SCHED_FIFO, &p) == 0)
                 h->fifo = 1;
             else
-                sb__meta_note(&inv->meta, "--rt: no privilege for SCHED_FIFO (%s); "
-                                 "measured at normal priority",
-                     strerror(errno));
+                sb__meta_note(&inv->meta,
+                              "--rt: no privilege for SCHED_FIFO (%s); "
+                              "measured at normal priority",
+                              strerror(errno));
         } else {
-            sb__meta_note(&inv->meta, "--rt: cannot read the scheduling policy (%s)",
-                 strerror(errno));
+            sb__meta_note(&inv->meta,
+                          "--rt: cannot read the scheduling policy (%s)",
+                          strerror(errno));
         }
     }
 }

@@ -256,11 +256,12 @@ SB_API int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
  * from the same B resamples (drawn exactly as sb_stats_ratio_boot_ci
  * draws them, so the interval equals its SB_BOOT_PERCENTILE one): p is
  * twice the smaller share of resampled ratios on one side of 1, those
- * equal to 1 counted half on each side, and never below 1 / (B + 1).  The test thus rejects where the
- * interval at level 1 - p excludes 1: the estimate, its interval and the
- * test are one statistic.  Given invocation medians, it is what compare
- * uses between runs (the median of invocation medians is what the table
- * reports).  All values positive and finite; errors as above. */
+ * equal to 1 counted half on each side, and never below 1 / (B + 1).
+ * The test thus rejects where the interval at level 1 - p excludes 1:
+ * the estimate, its interval and the test are one statistic.  Given
+ * invocation medians, it is what compare uses between runs (the median
+ * of invocation medians is what the table reports).  All values
+ * positive and finite; errors as above. */
 SB_API int sb_stats_ratio_boot_test(const double *x, size_t nx,
                                     const double *y, size_t ny,
                                     double level, size_t B, uint64_t seed,
@@ -553,8 +554,8 @@ typedef struct sb_timer_info {
  * overheads.  force_clock != 0 selects the clock_gettime fallback.  The
  * first call in a process takes about 50 ms (frequency calibration); the
  * rate is then kept for the process and its forks (an invariant TSC's
- * rate does not change), and later calls only measure the overheads.  Returns SB_OK, SB_EINVAL for a NULL
- * out, or SB_ESYS. */
+ * rate does not change), and later calls only measure the overheads.
+ * Returns SB_OK, SB_EINVAL for a NULL out, or SB_ESYS. */
 SB_API int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err);
 
 /* ------------------------------------------------------------------------ */
@@ -1598,8 +1599,9 @@ SB_API int sb_plot_kind_parse(const char *name);
  * gnuplot can be run, returns SB_EUNAVAIL with a message saying how to
  * render the script by hand; the .gp and .dat are still there.  Other
  * errors: SB_EINVAL (unknown ending or kind, nothing to plot: no finite
- * sample; a directory, device or FIFO at one of the paths), SB_EIO (a file cannot be written; gnuplot ran and failed or
- * drew nothing: no figure, and no partial one).  Each file is written
+ * sample; a directory, device or FIFO at one of the paths), SB_EIO (a
+ * file cannot be written; gnuplot ran and failed or drew nothing: no
+ * figure, and no partial one).  Each file is written
  * under a new name beside it and renamed into place, so that a symbolic
  * link at path or its .gp or .dat is replaced, never followed; names
  * reach the script only as gnuplot single-quoted strings (inert). */

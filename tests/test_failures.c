@@ -55,7 +55,7 @@ static void spin(size_t n)
 {
     volatile size_t x = 0;
     for (size_t i = 0; i < n; i++)
-        x += i;
+        x = x + i; /* volatile: the loop is not folded away */
 }
 
 static void fine(void *dst, const void *src, size_t n, void *state)

@@ -405,8 +405,8 @@ static const char *const names[NCELLS] = {
 /* Escaped forms of names[2..4]. */
 static const char *const tex_names[NCELLS] = {
     "fast", "slow", "a\\_b\\&c\\%", "pipe\\textbar{}name",
-    "t\\textasciitilde{}\\textasciicircum{}\\textbackslash{}\\{\\}\\$\\#"
-    "\\_*`",
+    ("t\\textasciitilde{}\\textasciicircum{}\\textbackslash{}\\{\\}\\$\\#"
+     "\\_*`"),
 };
 static const char *const md_names[NCELLS] = {
     "fast", "slow", "a_b&c%", "pipe\\|name", "t\\~^\\\\{}$#\\_\\*\\`",
