@@ -659,6 +659,36 @@ static void note_shared_cells(sb_run *run)
     }
 }
 
+/* The end of a run whose invocations stopped with status rc: the machine
+ * figures from the totals (freed here), then the analysis.  A failure
+ * other than an interruption loses the run (freed here): its error says
+ * what went wrong. */
+static int finish_run(sb_run *run, int rc, struct machine_totals *tot,
+                      sb_error *err)
+{
+    if (rc == SB_OK && run->invocations > 0) {
+        run->meta.interrupts_per_second =
+            tot->irq_seconds > 0 ? tot->irq_count / tot->irq_seconds : NAN;
+        run->meta.check_cost_seconds =
+            tot->ncost ? sb__median_inplace(tot->check_cost, tot->ncost)
+                       : NAN;
+        probe_totals(run, tot);
+    }
+    free(tot->check_cost);
+    if (rc == SB_OK && run->invocations == 0)
+        rc = sb__error(err, SB_EINTR, "interrupted before any sample");
+    if (rc == SB_OK)
+        rc = sb__run_analyse(run, err);
+    if (rc == SB_OK && sb__run_adopt_benches(run) != SB_OK)
+        rc = sb__error(err, SB_ENOMEM, "out of memory");
+    if (rc != SB_OK) {
+        sb_run_free(run);
+        return rc;
+    }
+    note_shared_cells(run);
+    return SB_OK;
+}
+
 int sb_run_execute_new(const sb_plan *plan, const sb_measure_options *m,
                        const sb_analysis_options *a, sb_run **out,
                        sb_error *err)
@@ -754,30 +784,7 @@ int sb_run_execute_new(const sb_plan *plan, const sb_measure_options *m,
     if (sb__stopped(&stop))
         run->interrupted = 1;
     sb__stop_end(&stop);
-    if (rc == SB_OK && run->invocations > 0) {
-        run->meta.interrupts_per_second =
-            tot.irq_seconds > 0 ? tot.irq_count / tot.irq_seconds : NAN;
-        run->meta.check_cost_seconds =
-            tot.ncost ? sb__median_inplace(tot.check_cost, tot.ncost) : NAN;
-        probe_totals(run, &tot);
-    }
-    free(tot.check_cost);
-    /* A failure other than an interruption loses the run: its error
-     * says what went wrong. */
-    if (rc != SB_OK || run->invocations == 0) {
-        if (rc == SB_OK)
-            rc = sb__error(err, SB_EINTR, "interrupted before any sample");
-        sb_run_free(run);
-        return rc;
-    }
-    rc = sb__run_analyse(run, err);
-    if (rc == SB_OK && sb__run_adopt_benches(run) != SB_OK)
-        rc = sb__error(err, SB_ENOMEM, "out of memory");
-    if (rc != SB_OK) {
-        sb_run_free(run);
-        return rc;
-    }
-    note_shared_cells(run);
-    *out = run;
-    return SB_OK;
+    rc = finish_run(run, rc, &tot, err);
+    *out = rc == SB_OK ? run : NULL;
+    return rc;
 }
