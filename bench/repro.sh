@@ -129,8 +129,36 @@ def primary(cell):
     iv = cell.get("interval") or {}
     return ("ticks", iv.get("estimate"), iv.get("lo"), iv.get("hi"))
 
+def quiet(run):
+    """(quiet level, margin) of the run's contention probe, in core
+    cycles per repetition where the run had a clock; None when unknown."""
+    pr = (run.get("meta") or {}).get("probes") or {}
+    q, m = pr.get("contention_quiet"), pr.get("contention_margin")
+    if pr.get("clock_source") in (None, "none") or \
+            not isinstance(q, (int, float)) or not isinstance(m, (int, float)):
+        return None
+    return (q, m)
+
+def report(rows, what):
+    est = [r[1] for r in rows if isinstance(r[1], (int, float)) and r[1] > 0]
+    if not est:
+        return
+    units = sorted(set(r[0] for r in rows))
+    s = sorted(est)
+    n = len(s)
+    med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    cover = sum(1 for r in rows
+                if isinstance(r[2], (int, float)) and
+                isinstance(r[3], (int, float)) and r[2] <= med <= r[3])
+    print("  %smedians (%s): %s" % (what, "/".join(units),
+                                    " ".join("%.6g" % v for v in est)))
+    print("  %sspread max/min - 1: %.2f%%" % (what,
+                                             100 * (s[-1] / s[0] - 1)))
+    print("  %sintervals covering the median of the %d: %d of %d"
+          % (what, n, cover, len(rows)))
+
 label, paths = sys.argv[1], sys.argv[2:]
-rows = []
+rows, levels = [], []
 for p in paths:
     run = load(p)
     cells = run.get("cells") if isinstance(run, dict) else None
@@ -138,22 +166,24 @@ for p in paths:
         print("  %s: unreadable or empty" % p)
         continue
     rows.append(primary(cells[0]))
-est = [r[1] for r in rows if isinstance(r[1], (int, float)) and r[1] > 0]
+    levels.append(quiet(run))
 print("%s: %d runs read" % (label, len(rows)))
-if not est:
-    sys.exit(0)
-units = sorted(set(r[0] for r in rows))
-s = sorted(est)
-n = len(s)
-med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-cover = sum(1 for r in rows
-            if isinstance(r[2], (int, float)) and
-            isinstance(r[3], (int, float)) and r[2] <= med <= r[3])
-print("  medians (%s): %s" % ("/".join(units),
-                              " ".join("%.6g" % v for v in est)))
-print("  spread max/min - 1: %.2f%%" % (100 * (s[-1] / s[0] - 1)))
-print("  intervals covering the median of the %d: %d of %d"
-      % (n, cover, len(rows)))
+report(rows, "")
+# Runs measured on a shared core throughout: their contention probe's
+# quiet level above the quietest run's beyond the margin, as compare and
+# merge warn (sb_run_contention_differ).  Nothing inside such a run tells
+# it; the figures without them show what the rest agree on.
+known = [l for l in levels if l]
+if known:
+    q0 = min(l[0] for l in known)
+    loud = [i for i, l in enumerate(levels) if l and l[0] > q0 * (1 + l[1])]
+    print("  runs on a shared core throughout (quiet level above the "
+          "quietest run's %.1f beyond the margin): %d%s"
+          % (q0, len(loud), (" (levels %s)" % ", ".join(
+              "%.1f" % levels[i][0] for i in loud)) if loud else ""))
+    if loud and len(loud) < len(rows):
+        report([r for i, r in enumerate(rows) if i not in loud],
+               "without them: ")
 PY
 }
 

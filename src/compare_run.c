@@ -440,3 +440,33 @@ int sb_run_clocks_differ(const sb_run *a, const sb_run *b, double *ghz_a,
     return isfinite(fa) && isfinite(fb) && fa > 0 && fb > 0 &&
            fabs(fb / fa - 1) > SB_CLOCK_DIFFER;
 }
+
+/* A run's contention quiet level in core cycles per repetition: NAN when
+ * it has no clock (the level is then in ticks, which another clock
+ * would move). */
+static double quiet_cycles(const sb_run *run)
+{
+    if (!run || !isfinite(sb_run_core_clock(run)))
+        return NAN;
+    return run->meta.contention_quiet > 0 ? run->meta.contention_quiet
+                                          : NAN;
+}
+
+int sb_run_contention_differ(const sb_run *a, const sb_run *b,
+                             double *quiet_a, double *quiet_b)
+{
+    double qa = quiet_cycles(a), qb = quiet_cycles(b), margin = NAN;
+
+    if (quiet_a)
+        *quiet_a = qa;
+    if (quiet_b)
+        *quiet_b = qb;
+    if (a && a->meta.contention_margin > 0)
+        margin = a->meta.contention_margin;
+    else if (b && b->meta.contention_margin > 0)
+        margin = b->meta.contention_margin;
+    /* The margin a sample's probe is judged by (5%): beyond it one run's
+     * quietest probes were slower than the other's, the core shared. */
+    return isfinite(qa) && isfinite(qb) && isfinite(margin) &&
+           fmax(qa, qb) / fmin(qa, qb) - 1 > margin;
+}

@@ -112,6 +112,31 @@ static void compare_meta(const sb_run *a, const sb_run *b, size_t r,
              sb_reject_policy_name(a->measure.reject));
 }
 
+/* The runs measured on a shared core throughout: louder than the
+ * quietest run beyond the contention margin (sb_run_contention_differ),
+ * one warning each. */
+static void shared_core_runs(const sb_run *const *runs, size_t n,
+                             char *buf, size_t len)
+{
+    size_t quiet = 0;
+    double q, qr;
+
+    for (size_t r = 1; r < n; r++)
+        if (sb_run_contention_differ(runs[quiet], runs[r], &q, &qr) &&
+            qr < q)
+            quiet = r;
+    for (size_t r = 0; r < n; r++)
+        if (r != quiet &&
+            sb_run_contention_differ(runs[quiet], runs[r], &q, &qr) &&
+            qr > q)
+            warn(buf, len,
+                 "run %zu: measured on a shared core: its contention "
+                 "probe's quiet level is %.1f core cycles per repetition, "
+                 "run %zu's %.1f (%+.0f%%); its figures are the shared "
+                 "core's (merge without it, or rerun it)",
+                 r + 1, qr, quiet + 1, q, 100 * (qr / q - 1));
+}
+
 /* Add every invocation of input run src (number r of the merge) to the
  * merged run m, whose cells are matched by where[] (SIZE_MAX: not in
  * src); cells of m that src lacks get empty invocations.  Its ticks are
@@ -350,6 +375,7 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
     m->meta.timer.hz_source = m->hz_source;
     /* The invocations' probe figures are every run's, in order (below). */
     m->meta.probe_ninv = 0;
+    shared_core_runs(runs, n, warnings, len);
     for (size_t r = 0; r < n; r++) {
         double scale = 1;
         if (r > 0)

@@ -1335,6 +1335,19 @@ SB_API double sb_run_core_clock(const sb_run *run);
 SB_API int sb_run_clocks_differ(const sb_run *a, const sb_run *b,
                                 double *ghz_a, double *ghz_b);
 
+/* 1 when runs a and b both have a core clock and a contention probe, and
+ * the quiet level of one (sb_meta.contention_quiet, in core cycles per
+ * repetition) lies above the other's by more than the contention margin
+ * (sb_meta.contention_margin, a's when it has one), else 0.  *quiet_a and
+ * *quiet_b (optional) receive the levels (NAN: unknown).  The quiet level
+ * is a property of the core: a run whose every invocation was on a core
+ * shared with another tenant has it high throughout, which nothing inside
+ * that run can tell (its own level is the contended one), and its
+ * figures are the shared core's, not the core's.  Between two runs it
+ * shows: compare, --against and merge say which run was louder. */
+SB_API int sb_run_contention_differ(const sb_run *a, const sb_run *b,
+                                    double *quiet_a, double *quiet_b);
+
 /* The comparison of cell i, or NULL when it has none. */
 SB_API const sb_comparison *sb_run_comparison(const sb_run *run, size_t i);
 

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <math.h>
 
 #include "cli.h"
 
@@ -42,6 +43,14 @@ int cmd_compare(int argc, char **argv, struct cli *cli)
                 "which moves with the clock",
                 argv[optind], ga, argv[optind + 1], gb,
                 100 * (gb / ga - 1));
+        if (sb_run_contention_differ(a, b, &ga, &gb))
+            say("warning: %s was measured on a shared core: its contention "
+                "probe's quiet level is %.1f core cycles per repetition, "
+                "%s's %.1f (%+.0f%%); the louder run's figures are the "
+                "shared core's, not the core's: rerun it",
+                ga > gb ? argv[optind] : argv[optind + 1], fmax(ga, gb),
+                ga > gb ? argv[optind + 1] : argv[optind], fmin(ga, gb),
+                100 * (fmax(ga, gb) / fmin(ga, gb) - 1));
     }
     status = cli_emit(b, cli);
     sb_run_free(a);
