@@ -412,10 +412,19 @@ int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
     }
     if (!sb__probe_validate(p->imul_tpo, p->add_tpo, SB__PROBE_TOLERANCE,
                             why, sizeof why)) {
-        snprintf(meta->probe, sizeof meta->probe, "none");
+        /* A core shared with another tenant for seconds slows the add
+         * chain more than the imul chain (ratios of 2.3 seen here, in
+         * five invocations running), and retries a few microseconds apart
+         * do not outlast it; a CPU whose imul is not 3 adds fails in
+         * every invocation.  So the clocks are computed all the same, and
+         * the runner keeps them only if another invocation's check
+         * passed (runner.c); else it refuses the probe, as here. */
+        snprintf(meta->probe, sizeof meta->probe, "unverified");
         snprintf(meta->probe_note, sizeof meta->probe_note,
                  "clock probe refused: %s", why);
-        sb__meta_note(meta, "%s", meta->probe_note);
+        p->clock_unverified = isfinite(p->imul_tpo) && p->imul_tpo > 0;
+        p->imul_ops = CHAIN_OPS;
+        meta->probe_chain_ops = CHAIN_OPS;
         return SB_OK;
     }
     p->clock_ok = 1;

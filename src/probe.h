@@ -86,6 +86,11 @@ typedef struct sb__probe {
     double pair[16];      /* the last empty pairs' ticks, a ring */
     size_t npair;
     int clock_ok;         /* the imul chain passed the start-up check */
+    int clock_unverified; /* it failed it, perhaps disturbed: the clocks
+                             are computed all the same, meta.probe says
+                             "unverified", and the runner keeps them only
+                             if the check passed in another invocation of
+                             the run (runner.c) */
     uint64_t imul_ops;    /* ops of the chain timed beside each sample */
     unsigned ldst_reps;   /* reps of the contention probe per sample */
     double imul_tpo, add_tpo; /* ticks per op at start-up (medians) */
@@ -94,7 +99,9 @@ typedef struct sb__probe {
 } sb__probe;
 
 /* Set up the probes on the pinned CPU: the empty pair's overhead, the
- * chains' start-up check (refused: clock_ok 0, why says why), the
+ * chains' start-up check (failed: clock_ok 0, clock_unverified 1 where
+ * the chains could be timed, meta.probe "unverified" and probe_note
+ * why), the
  * schedstat file.  Fills meta's probe fields.  SB_OK or SB_ENOMEM. */
 int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
                    sb_error *err);
@@ -122,7 +129,10 @@ int sb__probe_run_delay(const sb__probe *p, uint64_t *ns);
  * bit 4 makes the start-up check see a folded add chain, which refuses
  * the clock probe; bit 5 turns the contention probe's verdict off, for
  * tests of the other disturbances (tests/test_disturb.c) that a busy
- * sibling vCPU would otherwise empty of samples.
+ * sibling vCPU would otherwise empty of samples; bit 6 makes the check
+ * fail in a run's first invocation only (a shared core at start-up), so
+ * that the runner keeps its clocks, the check having passed in the
+ * others.
  * The library holds no definition. */
 #if defined(__GNUC__)
 extern int sb__probe_force __attribute__((weak, visibility("hidden")));

@@ -43,6 +43,7 @@
 #include "meta.h"
 #include "metric.h"
 #include "plan.h"
+#include "probe.h"
 #include "timer.h"
 
 /* A sanitizer build (configure --enable-sanitizers): see the child in
@@ -503,6 +504,14 @@ struct machine_totals {
     double taken, waited, contended;
     int wait_known, contention_known;
     int ticks; /* some invocation's contention probe was in ticks */
+    /* Invocations whose clock probe failed its start-up check (probe.c:
+     * meta.probe "unverified"), their clocks, the first one's reason, and
+     * whether the check passed in any invocation. */
+    size_t *unverified, nunverified;
+    double uclock[TOTALS_INV];
+    size_t nuclock;
+    char unverified_why[256];
+    int verified;
 };
 
 /* An invocation's probe figures into the totals. */
@@ -526,22 +535,28 @@ static int add_probe_figures(sb_run *run, const sb__invocation *inv,
         return SB_ENOMEM;
     tot->wait_known |= isfinite(m->cpu_wait_share);
     tot->contention_known |= isfinite(m->contended_share);
-    if (isfinite(m->probe_clock) && tot->nclock < TOTALS_INV)
+    if (!strcmp(m->probe, "unverified")) {
+        size_t *u = realloc(tot->unverified,
+                            (tot->nunverified + 1) * sizeof *u);
+        if (!u)
+            return SB_ENOMEM;
+        tot->unverified = u;
+        u[tot->nunverified++] = run->invocations;
+        if (!tot->unverified_why[0])
+            snprintf(tot->unverified_why, sizeof tot->unverified_why, "%s",
+                     m->probe_note);
+        if (isfinite(m->probe_clock) && tot->nuclock < TOTALS_INV)
+            tot->uclock[tot->nuclock++] = m->probe_clock;
+    } else if (isfinite(m->probe_clock) && tot->nclock < TOTALS_INV) {
         tot->clock[tot->nclock++] = m->probe_clock;
+    }
+    tot->verified |= !strcmp(m->probe, "imul-chain");
     if (isfinite(m->probe_cost_share) && tot->nshare < TOTALS_INV)
         tot->share[tot->nshare++] = m->probe_cost_share;
     /* In ticks (no clock) the levels of invocations at different clocks
      * cannot be compared: only within each (no notes below). */
-    if (!strcmp(m->probe, "none"))
+    if (!strcmp(m->probe, "none") || !strcmp(m->probe, "unverified"))
         tot->ticks = 1;
-    /* The first invocation's notes are the run's; a later one that lost
-     * its probe (refused by a disturbed start-up check) says so, since
-     * its samples then have no clock and weigh against a cell's share. */
-    if (run->invocations > 0 && !strcmp(m->probe, "none") &&
-        strcmp(run->meta.probe, "none") && m->probe_note[0])
-        sb__meta_note(&run->meta, "invocation %zu: %s: its samples have no "
-                                  "core clock", run->invocations + 1,
-                      m->probe_note);
     if (isfinite(m->contention_quiet) && tot->nquiet < TOTALS_INV) {
         tot->quiet_inv[tot->nquiet] = run->invocations + 1;
         tot->margin = m->contention_margin;
@@ -659,6 +674,55 @@ static void note_shared_cells(sb_run *run)
     }
 }
 
+/* The invocations whose clock probe failed its start-up check: their
+ * clocks stand when it passed in another invocation of the run (the CPU's
+ * imul is 3 adds: those failures were disturbances, a shared core most
+ * often), else they are dropped and the probe refused, as a CPU whose
+ * chains disagree in every invocation must be. */
+static void resolve_unverified(sb_run *run, struct machine_totals *tot)
+{
+    sb_meta *m = &run->meta;
+
+    if (!tot->nunverified)
+        return;
+    if (tot->verified) {
+        for (size_t k = 0; k < tot->nuclock && tot->nclock < TOTALS_INV; k++)
+            tot->clock[tot->nclock++] = tot->uclock[k];
+        if (!strcmp(m->probe, "unverified")) {
+            snprintf(m->probe, sizeof m->probe, "imul-chain");
+            snprintf(m->probe_note, sizeof m->probe_note,
+                     "imul/add latency ratio 3 within %.0f%% in a later "
+                     "invocation", 100 * SB__PROBE_TOLERANCE);
+        }
+        sb__meta_note(m, "clock probe: its start-up check failed in %zu "
+                         "invocation%s (the first: %s), whose clocks "
+                         "stand: it passed in the others",
+                      tot->nunverified, tot->nunverified == 1 ? "" : "s",
+                      tot->unverified_why);
+        return;
+    }
+    for (size_t k = 0; k < tot->nunverified; k++) {
+        size_t g = tot->unverified[k];
+        for (size_t i = 0; i < run->ncells; i++) {
+            const sb_cell_result *r = &run->cells[i];
+            double *clock = run->samples ? run->samples[i].clock : NULL;
+            size_t at = 0;
+            if (!clock || !r->inv_nsamples || g >= r->invocations)
+                continue;
+            for (size_t h = 0; h < g; h++)
+                at += r->inv_nsamples[h];
+            for (size_t q = 0; q < r->inv_nsamples[g]; q++)
+                clock[at + q] = NAN;
+        }
+        (void)sb__run_invocation_probe(run, g, NAN,
+                                       sb_run_invocation_quiet(run, g));
+        if (g < SB_PROBE_MAX_INV)
+            m->probe_inv_clock[g] = NAN;
+    }
+    snprintf(m->probe, sizeof m->probe, "none");
+    sb__meta_note(m, "%s", tot->unverified_why);
+}
+
 /* The end of a run whose invocations stopped with status rc: the machine
  * figures from the totals (freed here), then the analysis.  A failure
  * other than an interruption loses the run (freed here): its error says
@@ -667,6 +731,7 @@ static int finish_run(sb_run *run, int rc, struct machine_totals *tot,
                       sb_error *err)
 {
     if (rc == SB_OK && run->invocations > 0) {
+        resolve_unverified(run, tot);
         run->meta.interrupts_per_second =
             tot->irq_seconds > 0 ? tot->irq_count / tot->irq_seconds : NAN;
         run->meta.check_cost_seconds =
@@ -675,6 +740,7 @@ static int finish_run(sb_run *run, int rc, struct machine_totals *tot,
         probe_totals(run, tot);
     }
     free(tot->check_cost);
+    free(tot->unverified);
     if (rc == SB_OK && run->invocations == 0)
         rc = sb__error(err, SB_EINTR, "interrupted before any sample");
     if (rc == SB_OK)

@@ -539,6 +539,86 @@ static void test_refused(void)
     sb_run_free(run);
 }
 
+/* A run of three forked invocations of one libc 256-byte cell with the
+ * hook set to force (its contention verdicts off: bit 5). */
+static sb_run *forced_runs(int force, size_t *known, size_t *n)
+{
+    sb_measure_options o;
+    sb_plan *plan = sb_plan_new();
+    sb_run *run = NULL;
+    sb_error e = {0};
+    const double *clk;
+
+    options(&o, SB_REJECT_DISTURBED);
+    o.invocations = o.max_invocations = 3;
+    sb__probe_force = force | 32;
+    sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
+    if (sb_run_execute_new(plan, &o, NULL, &run, &e) != SB_OK) {
+        tap_diag("run: %s", e.text);
+        run = NULL;
+    }
+    sb__probe_force = 0;
+    sb_plan_free(plan);
+    *known = *n = 0;
+    clk = run ? sb_run_sample_clock(run, 0) : NULL;
+    for (size_t i = 0; clk && i < sb_run_cell(run, 0)->nsamples; i++)
+        *known += !isnan(clk[i]);
+    *n = run ? sb_run_cell(run, 0)->nsamples : 0;
+    return run;
+}
+
+/* The start-up check failed in the first of three invocations only (the
+ * hook's bit 6; a shared core made it fail here): the run keeps that
+ * invocation's clocks, since the check passed in the others, and says so.
+ * Failed in all three (bit 4, a CPU whose imul is not 3 adds): every
+ * clock is dropped and the probe refused, as with one invocation. */
+static void test_unverified(void)
+{
+    size_t known, n;
+    sb_run *run;
+    const sb_meta *m;
+
+    if (!sb__probe_have_chains()) {
+        tap_skip("no chains on this architecture");
+        return;
+    }
+    run = forced_runs(64, &known, &n);
+    if (tap_ok(run != NULL, "three invocations, the first one's check "
+                            "failed")) {
+        m = sb_run_meta(run);
+        tap_ok(!strcmp(m->probe, "imul-chain"),
+               "the probe stands (%s: %s)", m->probe, m->probe_note);
+        tap_ok(strstr(m->notes, "start-up check failed in 1 invocation "
+                                "(the first: clock probe refused: the test "
+                                "hook failed the check), whose clocks "
+                                "stand") != NULL,
+               "a note says the first invocation's check failed");
+        TAP_IS_INT(known, n, "every sample keeps its clock");
+        tap_ok(sb_run_invocation_probes(run) >= 3 &&
+                   isfinite(sb_run_invocation_clock(run, 0)),
+               "and the first invocation its clock (%g)",
+               sb_run_invocation_clock(run, 0));
+        tap_ok(sb_run_cell(run, 0)->metric == SB_METRIC_CYCLES,
+               "the cell is judged in core cycles");
+    }
+    sb_run_free(run);
+    run = forced_runs(16, &known, &n);
+    if (tap_ok(run != NULL, "three invocations, every check failed")) {
+        m = sb_run_meta(run);
+        tap_ok(!strcmp(m->probe, "none") &&
+                   strstr(m->notes, "clock probe refused") != NULL,
+               "the probe is refused, a note says why (%s)", m->probe);
+        TAP_IS_INT(known, 0, "no sample keeps a clock (of %zu)", n);
+        tap_ok(isnan(sb_run_invocation_clock(run, 0)) &&
+                   isnan(sb_run_invocation_clock(run, 2)) &&
+                   isnan(m->probe_clock),
+               "no invocation has a clock, nor the run");
+        tap_ok(sb_run_cell(run, 0)->metric == SB_METRIC_TIME,
+               "the cell is judged in time");
+    }
+    sb_run_free(run);
+}
+
 /* A hog pinned to the CPU the run pins to, for the run's length. */
 static void test_hog(void)
 {
@@ -687,6 +767,7 @@ int main(void)
     test_chains_here();
     test_forced();
     test_refused();
+    test_unverified();
     test_json();
     test_hog();
     test_papi();
