@@ -505,11 +505,14 @@ struct machine_totals {
     int wait_known, contention_known;
     int ticks; /* some invocation's contention probe was in ticks */
     /* Invocations whose clock probe failed its start-up check (probe.c:
-     * meta.probe "unverified"), their clocks, the first one's reason, and
-     * whether the check passed in any invocation. */
-    size_t *unverified, nunverified;
-    double uclock[TOTALS_INV];
-    size_t nuclock;
+     * meta.probe "unverified"): each one's index, clock and contention
+     * quiet level (in ticks); the first one's reason; whether the check
+     * passed in any invocation. */
+    struct unverified {
+        size_t g;
+        double clock, quiet;
+    } *unverified;
+    size_t nunverified;
     char unverified_why[256];
     int verified;
 };
@@ -535,27 +538,29 @@ static int add_probe_figures(sb_run *run, const sb__invocation *inv,
         return SB_ENOMEM;
     tot->wait_known |= isfinite(m->cpu_wait_share);
     tot->contention_known |= isfinite(m->contended_share);
-    if (!strcmp(m->probe, "unverified")) {
-        size_t *u = realloc(tot->unverified,
-                            (tot->nunverified + 1) * sizeof *u);
-        if (!u)
-            return SB_ENOMEM;
-        tot->unverified = u;
-        u[tot->nunverified++] = run->invocations;
-        if (!tot->unverified_why[0])
-            snprintf(tot->unverified_why, sizeof tot->unverified_why, "%s",
-                     m->probe_note);
-        if (isfinite(m->probe_clock) && tot->nuclock < TOTALS_INV)
-            tot->uclock[tot->nuclock++] = m->probe_clock;
-    } else if (isfinite(m->probe_clock) && tot->nclock < TOTALS_INV) {
-        tot->clock[tot->nclock++] = m->probe_clock;
-    }
     tot->verified |= !strcmp(m->probe, "imul-chain");
     if (isfinite(m->probe_cost_share) && tot->nshare < TOTALS_INV)
         tot->share[tot->nshare++] = m->probe_cost_share;
+    if (!strcmp(m->probe, "unverified")) {
+        /* Its clock and quiet level wait for the run's verdict
+         * (resolve_unverified). */
+        struct unverified *u = realloc(
+            tot->unverified, (tot->nunverified + 1) * sizeof *u);
+        if (!u)
+            return SB_ENOMEM;
+        tot->unverified = u;
+        u[tot->nunverified++] = (struct unverified){
+            run->invocations, m->probe_clock, m->contention_quiet};
+        if (!tot->unverified_why[0])
+            snprintf(tot->unverified_why, sizeof tot->unverified_why, "%s",
+                     m->probe_note);
+        return SB_OK;
+    }
+    if (isfinite(m->probe_clock) && tot->nclock < TOTALS_INV)
+        tot->clock[tot->nclock++] = m->probe_clock;
     /* In ticks (no clock) the levels of invocations at different clocks
      * cannot be compared: only within each (no notes below). */
-    if (!strcmp(m->probe, "none") || !strcmp(m->probe, "unverified"))
+    if (!strcmp(m->probe, "none"))
         tot->ticks = 1;
     if (isfinite(m->contention_quiet) && tot->nquiet < TOTALS_INV) {
         tot->quiet_inv[tot->nquiet] = run->invocations + 1;
@@ -686,9 +691,24 @@ static void resolve_unverified(sb_run *run, struct machine_totals *tot)
     if (!tot->nunverified)
         return;
     if (tot->verified) {
-        for (size_t k = 0; k < tot->nuclock && tot->nclock < TOTALS_INV; k++)
-            tot->clock[tot->nclock++] = tot->uclock[k];
+        /* Their clocks stand, and their quiet levels, timed in ticks
+         * while the clock was in doubt, are converted with them. */
+        for (size_t k = 0; k < tot->nunverified; k++) {
+            const struct unverified *u = &tot->unverified[k];
+            double q = u->quiet * u->clock;
+            (void)sb__run_invocation_probe(run, u->g, u->clock, q);
+            if (u->g < SB_PROBE_MAX_INV)
+                m->probe_inv_quiet[u->g] = q;
+            if (isfinite(u->clock) && tot->nclock < TOTALS_INV)
+                tot->clock[tot->nclock++] = u->clock;
+            if (isfinite(q) && tot->nquiet < TOTALS_INV) {
+                tot->quiet_inv[tot->nquiet] = u->g + 1;
+                tot->quiet[tot->nquiet++] = q;
+            }
+        }
         if (!strcmp(m->probe, "unverified")) {
+            /* The run's metadata was that invocation's. */
+            m->contention_margin = SB__PROBE_MARGIN;
             snprintf(m->probe, sizeof m->probe, "imul-chain");
             snprintf(m->probe_note, sizeof m->probe_note,
                      "imul/add latency ratio 3 within %.0f%% in a later "
@@ -701,8 +721,13 @@ static void resolve_unverified(sb_run *run, struct machine_totals *tot)
                       tot->unverified_why);
         return;
     }
+    tot->ticks = 1; /* their quiet levels are in ticks */
     for (size_t k = 0; k < tot->nunverified; k++) {
-        size_t g = tot->unverified[k];
+        size_t g = tot->unverified[k].g;
+        if (isfinite(tot->unverified[k].quiet) && tot->nquiet < TOTALS_INV) {
+            tot->quiet_inv[tot->nquiet] = g + 1;
+            tot->quiet[tot->nquiet++] = tot->unverified[k].quiet;
+        }
         for (size_t i = 0; i < run->ncells; i++) {
             const sb_cell_result *r = &run->cells[i];
             double *clock = run->samples ? run->samples[i].clock : NULL;

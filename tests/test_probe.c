@@ -600,6 +600,13 @@ static void test_unverified(void)
                sb_run_invocation_clock(run, 0));
         tap_ok(sb_run_cell(run, 0)->metric == SB_METRIC_CYCLES,
                "the cell is judged in core cycles");
+        TAP_IS_REL(m->contention_margin, SB__PROBE_MARGIN, 0,
+                   "the contention margin is the one in core cycles");
+        tap_ok(isfinite(sb_run_invocation_quiet(run, 0)) &&
+                   isfinite(m->contention_quiet),
+               "the first invocation's quiet level converted (%g), the "
+               "run's %g", sb_run_invocation_quiet(run, 0),
+               m->contention_quiet);
     }
     sb_run_free(run);
     run = forced_runs(16, &known, &n);
