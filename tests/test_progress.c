@@ -96,6 +96,17 @@ static struct progress simulated(void)
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 
+/* p in invocation i + 1 of n (0: none asked), finished of them done in
+ * finished_time seconds. */
+static void at_invocation(struct progress *p, size_t i, size_t n,
+                          size_t finished, double finished_time)
+{
+    p->invocation = i;
+    p->invocations = n;
+    p->finished = finished;
+    p->finished_time = finished_time;
+}
+
 /* One estimate checked: p's at the clock now is of kind kind and within
  * 1e-9 of want (worked by hand beside each call); what describes it, and
  * the estimate found follows it in parentheses. */
@@ -193,9 +204,7 @@ static void eta_invocations(void)
            "invocation 1 of 6: 2.5 s, then 5 more of 4.5 s: 25 s");
 
     /* Invocation 3 of 6, two finished in 6 s: 3 s each; 2.5 + 3 * 3. */
-    p.invocation = 2;
-    p.finished = 2;
-    p.finished_time = 6;
+    at_invocation(&p, 2, 6, 2, 6);
     eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 11.5,
            "invocation 3 of 6, 3 s each so far: 2.5 + 3 * 3 = 11.5 s");
 
@@ -215,10 +224,7 @@ static void eta_invocations(void)
     p = simulated();
     p.max_time = 60;
     p.inv_deadline = 100;
-    p.invocations = 6;
-    p.invocation = 6;
-    p.finished = 6;
-    p.finished_time = 18;
+    at_invocation(&p, 6, 6, 6, 18);
     p.inv_checked = 6;
     p.inv_widest = 0.015;
     eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 23.5,
@@ -265,43 +271,47 @@ static void updates(void)
            "it keeps the runner's check, and the pace's last draw");
 }
 
+/* p's line at the clock now is want; what describes it. */
+static void line_is(const struct progress *p, double now, const char *want,
+                    const char *what)
+{
+    char buf[200];
+
+    progress_format(p, now, buf, sizeof buf);
+    TAP_IS_STR(buf, want, "%s", what);
+}
+
 static void text(void)
 {
     struct progress p = simulated();
     char buf[200];
 
-    p.invocation = 2;
-    p.invocations = 6;
-    p.finished = 2;
-    p.finished_time = 6;
-    progress_format(&p, 10, buf, sizeof buf);
-    TAP_IS_STR(buf, "5 of 8 cells done, invocation 3 of 6, 10.0 s, "
-                    "ETA ~11.5 s",
-               "the line: cells done, invocation i of n, elapsed, ETA");
+    at_invocation(&p, 2, 6, 2, 6);
+    line_is(&p, 10,
+            "5 of 8 cells done, invocation 3 of 6, 10.0 s, ETA ~11.5 s",
+            "the line: cells done, invocation i of n, elapsed, ETA");
     p.max_time = 15;
-    progress_format(&p, 10, buf, sizeof buf);
-    TAP_IS_STR(buf, "5 of 8 cells done, invocation 3 of 6, 10.0 s, "
-                    "ETA ~5.0 s (time cap)",
-               "an estimate past the cap says so");
+    line_is(&p, 10,
+            "5 of 8 cells done, invocation 3 of 6, 10.0 s, "
+            "ETA ~5.0 s (time cap)",
+            "an estimate past the cap says so");
     p.checked_at = 0;
     p.finished = 0;
-    progress_format(&p, 10, buf, sizeof buf);
-    TAP_IS_STR(buf, "5 of 8 cells done, invocation 3 of 6, 10.0 s, "
-                    "ETA at most 5.0 s (time cap)",
-               "no estimate: the time cap, said as at most");
+    line_is(&p, 10,
+            "5 of 8 cells done, invocation 3 of 6, 10.0 s, "
+            "ETA at most 5.0 s (time cap)",
+            "no estimate: the time cap, said as at most");
     p = simulated();
+    at_invocation(&p, 6, 6, 0, 0);
     p.precision = 0;
     p.cells = 1;
-    p.invocation = 6;
-    p.invocations = 6;
     p.max_time = 10;
-    progress_format(&p, 31.0, buf, sizeof buf);
-    TAP_IS_STR(buf, "1 cell (no precision target), invocation 7 of 6+, "
-                    "31.0 s, ETA ~0.0 s (time cap)",
-               "no target, past the requested invocations: n+, and no "
-               "negative time");
-    p.invocations = 0;
-    p.invocation = 0;
+    line_is(&p, 31.0,
+            "1 cell (no precision target), invocation 7 of 6+, 31.0 s, "
+            "ETA ~0.0 s (time cap)",
+            "no target, past the requested invocations: n+, and no "
+            "negative time");
+    at_invocation(&p, 0, 0, 0, 0);
     progress_format(&p, -1.0, buf, sizeof buf);
     tap_ok(strstr(buf, "invocation 1 of 1,") && strstr(buf, " 0.0 s,"),
            "no invocation count reads 1 of 1; a clock before the start "
