@@ -357,31 +357,29 @@ static void *map_buffer(size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* *p resized to n doubles: 0, or -1 with *p as it was. */
+static int grow_doubles(double **p, size_t n)
+{
+    double *q = realloc(*p, n * sizeof *q);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
 /* Keep one sample: its ticks, flags and counters. */
 static int push_sample(sb__raw_cell *r, const struct sample *s)
 {
     if (r->nsamples == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 256;
-        double *t = realloc(r->ticks, cap * sizeof *t);
-        unsigned char *f;
-        if (!t)
-            return SB_ENOMEM;
-        r->ticks = t;
-        f = realloc(r->flags, cap);
+        unsigned char *f = realloc(r->flags, cap);
         if (!f)
             return SB_ENOMEM;
         r->flags = f;
-        t = realloc(r->clock, cap * sizeof *t);
-        if (!t)
+        if (grow_doubles(&r->ticks, cap) || grow_doubles(&r->clock, cap) ||
+            (r->ncounters &&
+             grow_doubles(&r->counters, cap * r->ncounters)))
             return SB_ENOMEM;
-        r->clock = t;
-        if (r->ncounters) {
-            double *c = realloc(r->counters,
-                                cap * r->ncounters * sizeof *c);
-            if (!c)
-                return SB_ENOMEM;
-            r->counters = c;
-        }
         r->cap = cap;
     }
     r->ticks[r->nsamples] = s->ticks;

@@ -123,45 +123,48 @@ const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i)
     return plan && i < plan->n ? &plan->cells[i] : NULL;
 }
 
+/* The defaults of each part of the options, which its _init copies. */
+static const sb_measure_options measure_defaults = {
+    .size = sizeof(sb_measure_options),
+    .max_time = 30.0,
+    .min_samples = 100,
+    .max_samples = 10000,
+    .seed = 1,
+    .cpu = -1,
+    .no_pin = 0,
+    .sample_seconds = 50e-6,
+    .force_clock_timer = 0,
+    .invocations = 6,
+    .max_invocations = 100,
+    .cache = SB_CACHE_HOT,
+    .counters = NULL,
+    .reject = SB_REJECT_DISTURBED,
+    .rt = 0,
+    .mlock = 1,
+};
+
 void sb_measure_options_init(sb_measure_options *m)
 {
-    if (!m)
-        return;
-    *m = (sb_measure_options){
-        .size = sizeof(sb_measure_options),
-        .max_time = 30.0,
-        .min_samples = 100,
-        .max_samples = 10000,
-        .seed = 1,
-        .cpu = -1,
-        .no_pin = 0,
-        .sample_seconds = 50e-6,
-        .force_clock_timer = 0,
-        .invocations = 6,
-        .max_invocations = 100,
-        .cache = SB_CACHE_HOT,
-        .counters = NULL,
-        .reject = SB_REJECT_DISTURBED,
-        .rt = 0,
-        .mlock = 1,
-    };
+    if (m)
+        *m = measure_defaults;
 }
+
+static const sb_analysis_options analysis_defaults = {
+    .size = sizeof(sb_analysis_options),
+    .ci_level = 0.95,
+    .precision = 0.01,
+    .outliers = SB_OUTLIERS_KEEP,
+    .bootstrap = 0,
+    .alpha = 0.05,
+    .threshold = 0.01,
+    .metric = SB_METRIC_AUTO,
+    .inconclusive = SB_INCONCLUSIVE_FAIL,
+};
 
 void sb_analysis_options_init(sb_analysis_options *a)
 {
-    if (!a)
-        return;
-    *a = (sb_analysis_options){
-        .size = sizeof(sb_analysis_options),
-        .ci_level = 0.95,
-        .precision = 0.01,
-        .outliers = SB_OUTLIERS_KEEP,
-        .bootstrap = 0,
-        .alpha = 0.05,
-        .threshold = 0.01,
-        .metric = SB_METRIC_AUTO,
-        .inconclusive = SB_INCONCLUSIVE_FAIL,
-    };
+    if (a)
+        *a = analysis_defaults;
 }
 
 /* The sizes of each part's layouts this library reads, the current one
@@ -192,28 +195,51 @@ int sb__options_part(const void *in, size_t size, void *full,
                      who, what, size, fullsize, init);
 }
 
+/* Each part as sb__options_part reads it: its defaults, the sizes of its
+ * layouts above (the current one first), the struct's name and its
+ * _init's. */
+struct part {
+    const void *defaults;
+    const size_t *known;
+    size_t nknown;
+    const char *what, *init;
+};
+
+static const struct part measure_part = {
+    &measure_defaults, measure_sizes,
+    sizeof measure_sizes / sizeof *measure_sizes, "sb_measure_options",
+    "sb_measure_options_init"};
+static const struct part analysis_part = {
+    &analysis_defaults, analysis_sizes,
+    sizeof analysis_sizes / sizeof *analysis_sizes, "sb_analysis_options",
+    "sb_analysis_options_init"};
+
+/* in, a caller's struct of part p or NULL, into full: the defaults, then
+ * the caller's fields. */
+static int part_get(const void *in, void *full, const struct part *p,
+                    const char *who, sb_error *err)
+{
+    size_t size;
+
+    memcpy(full, p->defaults, p->known[0]);
+    if (!in)
+        return SB_OK;
+    /* The size field comes first in every layout. */
+    memcpy(&size, in, sizeof size);
+    return sb__options_part(in, size, full, p->known[0], p->known,
+                            p->nknown, p->what, p->init, who, err);
+}
+
 int sb__measure_get(const sb_measure_options *m, sb_measure_options *full,
                     const char *who, sb_error *err)
 {
-    sb_measure_options_init(full);
-    if (!m)
-        return SB_OK;
-    return sb__options_part(m, m->size, full, sizeof *full, measure_sizes,
-                            sizeof measure_sizes / sizeof *measure_sizes,
-                            "sb_measure_options", "sb_measure_options_init",
-                            who, err);
+    return part_get(m, full, &measure_part, who, err);
 }
 
 int sb__analysis_get(const sb_analysis_options *a, sb_analysis_options *full,
                      const char *who, sb_error *err)
 {
-    sb_analysis_options_init(full);
-    if (!a)
-        return SB_OK;
-    return sb__options_part(a, a->size, full, sizeof *full, analysis_sizes,
-                            sizeof analysis_sizes / sizeof *analysis_sizes,
-                            "sb_analysis_options",
-                            "sb_analysis_options_init", who, err);
+    return part_get(a, full, &analysis_part, who, err);
 }
 
 int sb_precision_check(double precision, sb_error *err)

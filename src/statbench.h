@@ -692,7 +692,8 @@ enum sb_reject_policy {
 SB_API const char *sb_cache_name(int cache);
 /* The value of a name sb_cache_name gives; -1 for any other string.  The
  * same pair exists for every enum with names: family, outlier_policy,
- * reject_policy, reject (reasons), verdict, timer, plot_kind. */
+ * reject_policy, reject (reasons), verdict, timer, plot_kind, metric,
+ * inconclusive_policy. */
 SB_API int sb_cache_parse(const char *name);
 
 /* "disturbed", "none"; "?" otherwise, and the reverse. */
@@ -711,13 +712,12 @@ SB_API const char *sb_outlier_policy_name(int policy);
 SB_API int sb_outlier_policy_parse(const char *name);
 
 /* What a cell's stop rule, headline interval and verdicts are computed
- * in: the time (timer ticks) or the core cycles (ticks times the core
- * clock measured around each sample).  AUTO chooses per cell; a cell's
- * result says which it used (TIME or CYCLES). */
+ * in; a cell's result says which it used (TIME or CYCLES). */
 enum sb_metric {
-    SB_METRIC_AUTO = 0,
-    SB_METRIC_TIME,
-    SB_METRIC_CYCLES
+    SB_METRIC_AUTO = 0, /* chosen per cell (sb_metric_choose) */
+    SB_METRIC_TIME,     /* the time, in timer ticks */
+    SB_METRIC_CYCLES    /* the core cycles: ticks times the core clock
+                           measured around each sample */
 };
 
 /* "auto", "time", "cycles"; "?" otherwise, and the reverse. */
@@ -731,14 +731,13 @@ SB_API int sb_metric_parse(const char *name);
  * whenever the machine is noisy or the budget short, silently; a failure
  * says how wide the interval was and the smallest change the run could
  * detect (its MDE), so the fix (a larger threshold, more time, a quieter
- * machine) is plain.  WARN passes with the reason in the gate's line;
- * PASS passes as sb_gate always has.  An inconclusive comparison whose
- * whole interval lies below 1 + threshold passes under every policy: a
- * slowdown beyond the threshold is ruled out. */
+ * machine) is plain.  An inconclusive comparison whose whole interval
+ * lies below 1 + threshold passes under every policy: a slowdown beyond
+ * the threshold is ruled out. */
 enum sb_inconclusive_policy {
-    SB_INCONCLUSIVE_FAIL = 0,
-    SB_INCONCLUSIVE_WARN,
-    SB_INCONCLUSIVE_PASS
+    SB_INCONCLUSIVE_FAIL = 0, /* the default: fail, saying why */
+    SB_INCONCLUSIVE_WARN,     /* pass, with the reason in the gate's line */
+    SB_INCONCLUSIVE_PASS      /* pass, as sb_gate always has */
 };
 
 /* "fail", "warn", "pass"; "?" otherwise, and the reverse. */

@@ -34,6 +34,17 @@ static inline char *report_text(const sb_run *run, int format)
     return buf;
 }
 
+/* Whether the report of run in format holds needle (not when it cannot
+ * be written: report_text's diagnostic line says why). */
+static inline int report_has(const sb_run *run, int format,
+                             const char *needle)
+{
+    char *text = report_text(run, format);
+    int found = text && strstr(text, needle) != NULL;
+    free(text);
+    return found;
+}
+
 /* run written as JSON (*text, the caller frees it) and loaded back: the
  * loaded run, or NULL with a diagnostic line. */
 static inline sb_run *json_round_trip(const sb_run *run, char **text)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static int tap__n, tap__failed;
 
@@ -149,6 +150,20 @@ static inline int tap_fixture_close(tap_reader *r, int bad)
         return -1;
     }
     return 0;
+}
+
+/* A zeroed block of size bytes shared with the test's forked children
+ * (the invocations of a run), for what they record; NULL, with a skip "no
+ * shared page for what", when there is none.  munmap it at the end. */
+static inline void *tap_shared(size_t size, const char *what)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        tap_skip("no shared page for %s", what);
+        return NULL;
+    }
+    return p;
 }
 
 /* A guard against a truncated or emptied fixture passing quietly: it

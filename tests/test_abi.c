@@ -111,6 +111,31 @@ static void refused_everywhere(sb_plan *plan, const sb_measure_options *m,
     tap_ok(strstr(err.text, want) != NULL, "naming it: %s", err.text);
 }
 
+/* The unknown sizes of a part, full (size bytes, what: its type, the
+ * analysis part when analysis is set, else the measure part) with its
+ * size field set to each: none, a newer header's, and a smaller one.  The
+ * struct is a heap block of that size, so that a sanitizer build catches
+ * a read past it: only its size field may be read. */
+static void refused_sizes(sb_plan *plan, const void *full, size_t size,
+                          const char *what, int analysis)
+{
+    const size_t bad[] = {0, size + 8, size - 8};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t have = bad[i] ? bad[i] : size;
+        void *b = malloc(have);
+        char want[64];
+        if (!b)
+            continue;
+        memcpy(b, full, have < size ? have : size);
+        /* The size field comes first in both parts. */
+        memcpy(b, &bad[i], sizeof bad[i]);
+        snprintf(want, sizeof want, "%s.size %zu", what, bad[i]);
+        refused_everywhere(plan, analysis ? NULL : b, analysis ? b : NULL,
+                           want);
+        free(b);
+    }
+}
+
 static void test_options_size(void)
 {
     sb_plan *plan = one_cell();
@@ -135,41 +160,8 @@ static void test_options_size(void)
     TAP_IS_INT(sb_analysis_options_check(&a, &err), SB_OK,
                "the full analysis size is accepted");
 
-    /* Unknown sizes: none, a newer header's, and a smaller one (a struct
-     * of that size on the heap, so that a sanitizer build catches a read
-     * past it: only its size field may be read). */
-    {
-        const size_t bad[] = {0, sizeof m + 8, sizeof m - 8};
-        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-            size_t have = bad[i] ? bad[i] : sizeof m;
-            sb_measure_options *b = malloc(have);
-            char want[64];
-            if (!b)
-                continue;
-            memcpy(b, &m, have < sizeof m ? have : sizeof m);
-            b->size = bad[i];
-            snprintf(want, sizeof want, "sb_measure_options.size %zu",
-                     bad[i]);
-            refused_everywhere(plan, b, NULL, want);
-            free(b);
-        }
-    }
-    {
-        const size_t bad[] = {0, sizeof a + 8, sizeof a - 8};
-        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-            size_t have = bad[i] ? bad[i] : sizeof a;
-            sb_analysis_options *b = malloc(have);
-            char want[64];
-            if (!b)
-                continue;
-            memcpy(b, &a, have < sizeof a ? have : sizeof a);
-            b->size = bad[i];
-            snprintf(want, sizeof want, "sb_analysis_options.size %zu",
-                     bad[i]);
-            refused_everywhere(plan, NULL, b, want);
-            free(b);
-        }
-    }
+    refused_sizes(plan, &m, sizeof m, "sb_measure_options", 0);
+    refused_sizes(plan, &a, sizeof a, "sb_analysis_options", 1);
     sb_plan_free(plan);
 }
 

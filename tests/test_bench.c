@@ -13,6 +13,7 @@
 
 #include "statbench.h"
 #include "tap.h"
+#include "report_text.h"
 
 struct counts {
     size_t calls, setups, teardowns, last_n;
@@ -60,17 +61,47 @@ static void teardown(void *state)
     ((struct counts *)state)->teardowns++;
 }
 
-static void options(sb_measure_options *o, sb_analysis_options *an)
+static void options(sb_measure_options *o)
 {
     sb_measure_options_init(o);
-    sb_analysis_options_init(an);
     o->invocations = 1; /* measured in this process: the counts are ours */
     o->max_time = 1;
     o->min_samples = 20;
     o->max_samples = 40;
-    an->precision = 0;
     o->no_pin = 1;
     o->mlock = 0;
+}
+
+/* One named benchmark of a plan: its name, its function, the counts its
+ * function and hooks keep, and its size. */
+struct bench {
+    const char *name;
+    sb_kernel_fn fn;
+    struct counts *state;
+    size_t n;
+};
+
+/* The run of the benchmarks b[0..nb), each with the hooks setup and
+ * teardown, under o and no precision target.  The plan is freed before
+ * the caller sees the run: the run must not need it.  Returns
+ * sb_run_execute_new's status. */
+static int run_benches(const struct bench *b, size_t nb,
+                       const sb_measure_options *o, sb_run **run,
+                       sb_error *e)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_analysis_options an;
+    int rc;
+
+    sb_analysis_options_init(&an);
+    an.precision = 0;
+    for (size_t i = 0; i < nb; i++) {
+        sb_bench_add(plan, b[i].name, b[i].fn, b[i].state, b[i].n, NULL);
+        sb_bench_hooks(plan, b[i].name, setup, teardown, NULL);
+    }
+    rc = sb_run_execute_new(plan, o, &an, run, e);
+    sb_plan_free(plan);
+    return rc;
 }
 
 static void refusals(void)
@@ -116,38 +147,17 @@ static void refusals(void)
     sb_plan_free(plan);
 }
 
-/* The report of run in format f, a new string (NULL on failure). */
-static char *report(const sb_run *run, int f)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    int ok;
-    if (!m)
-        return NULL;
-    ok = sb_report(run, f, m, NULL) == SB_OK;
-    fclose(m);
-    if (!ok) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 /* 1 when the report in format f names both benchmarks. */
 static int names_in(const sb_run *run, int f)
 {
-    char *buf = report(run, f);
-    int ok = buf && strstr(buf, "mine") && strstr(buf, "reference");
-    free(buf);
-    return ok;
+    return report_has(run, f, "mine") && report_has(run, f, "reference");
 }
 
 /* A run from the API says so: no empty command, no command-line advice;
  * a title of the caller's heads the table and the captions. */
 static void api_report(sb_run *run)
 {
-    char *t = report(run, SB_FORMAT_TABLE), *nl;
+    char *t = report_text(run, SB_FORMAT_TABLE), *nl;
     sb_error e = {0};
 
     if (!tap_ok(t != NULL, "the table is written"))
@@ -169,43 +179,34 @@ static void api_report(sb_run *run)
                "sb_run_set_title");
     TAP_IS_STR(sb_run_title(run), "memcpy gate\033[2J, 4 KiB",
                "sb_run_title gives it back");
-    t = report(run, SB_FORMAT_TABLE);
+    t = report_text(run, SB_FORMAT_TABLE);
     tap_ok(t && !strncmp(t, "memcpy gate?[2J, 4 KiB (statbench ", 34),
            "the table's first line is the title, its escape harmless: %.50s",
            t ? t : "");
     free(t);
-    t = report(run, SB_FORMAT_MARKDOWN);
-    tap_ok(t && strstr(t, "memcpy gate \\[2J, 4 KiB; statbench"),
+    tap_ok(report_has(run, SB_FORMAT_MARKDOWN,
+                      "memcpy gate \\[2J, 4 KiB; statbench"),
            "the Markdown caption has it");
-    free(t);
-    t = report(run, SB_FORMAT_LATEX);
-    tap_ok(t && strstr(t, "memcpy gate [2J, 4 KiB: "),
+    tap_ok(report_has(run, SB_FORMAT_LATEX, "memcpy gate [2J, 4 KiB: "),
            "the LaTeX caption has it");
-    free(t);
 }
 
 static void measured(void)
 {
-    sb_plan *plan = sb_plan_new();
+    struct counts mine = {0}, ref = {0};
+    const struct bench b[] = {{"mine", bytes, &mine, 4096},
+                              {"reference", copy, &ref, 4096}};
     sb_measure_options o;
-    sb_analysis_options an;
     sb_run *run = NULL;
     sb_error e = {0};
-    struct counts mine = {0}, ref = {0};
     size_t matched = 0;
     const sb_comparison *c;
     char line[512];
     int rc;
 
-    options(&o, &an);
+    options(&o);
     o.reject = SB_REJECT_NONE; /* the header then mentions the policy */
-    sb_bench_add(plan, "mine", bytes, &mine, 4096, NULL);
-    sb_bench_add(plan, "reference", copy, &ref, 4096, NULL);
-    sb_bench_hooks(plan, "mine", setup, teardown, NULL);
-    sb_bench_hooks(plan, "reference", setup, teardown, NULL);
-    rc = sb_run_execute_new(plan, &o, &an, &run, &e);
-    /* The run must not need the plan any more. */
-    sb_plan_free(plan);
+    rc = run_benches(b, 2, &o, &run, &e);
     if (!tap_ok(rc == SB_OK, "a plan of two named benchmarks runs (%s)",
                 e.text))
         return;
@@ -244,20 +245,16 @@ static void measured(void)
 
 static void failing_setup(void)
 {
-    sb_plan *plan = sb_plan_new();
+    struct counts a = {.fail_setup = 1}, b = {0};
+    const struct bench benches[] = {{"ok", copy, &b, 256},
+                                    {"broken", copy, &a, 256}};
     sb_measure_options o;
-    sb_analysis_options an;
     sb_run *run = NULL;
     sb_error e = {0};
-    struct counts a = {.fail_setup = 1}, b = {0};
     int rc;
 
-    options(&o, &an);
-    sb_bench_add(plan, "ok", copy, &b, 256, NULL);
-    sb_bench_add(plan, "broken", copy, &a, 256, NULL);
-    sb_bench_hooks(plan, "ok", setup, teardown, NULL);
-    sb_bench_hooks(plan, "broken", setup, teardown, NULL);
-    rc = sb_run_execute_new(plan, &o, &an, &run, &e);
+    options(&o);
+    rc = run_benches(benches, 2, &o, &run, &e);
     TAP_IS_INT(rc, SB_EUNAVAIL, "a setup's failure fails the run with its "
                "status");
     tap_ok(strstr(e.text, "no widget for 256") != NULL,
@@ -266,7 +263,6 @@ static void failing_setup(void)
     tap_ok(a.teardowns == 0 && b.setups == b.teardowns,
            "the failed setup is not torn down, the others are (%zu/%zu)",
            b.setups, b.teardowns);
-    sb_plan_free(plan);
 }
 
 /* With forked invocations the hooks and the function run in the
@@ -274,20 +270,16 @@ static void failing_setup(void)
  * the run. */
 static void forked(void)
 {
-    sb_plan *plan = sb_plan_new();
+    struct counts mine = {0};
+    const struct bench b = {"mine", bytes, &mine, 1024};
     sb_measure_options o;
-    sb_analysis_options an;
     sb_run *run = NULL;
     sb_error e = {0};
-    struct counts mine = {0};
     int rc;
 
-    options(&o, &an);
+    options(&o);
     o.invocations = 2;
-    sb_bench_add(plan, "mine", bytes, &mine, 1024, NULL);
-    sb_bench_hooks(plan, "mine", setup, teardown, NULL);
-    rc = sb_run_execute_new(plan, &o, &an, &run, &e);
-    sb_plan_free(plan);
+    rc = run_benches(&b, 1, &o, &run, &e);
     if (!tap_ok(rc == SB_OK, "two forked invocations of a named benchmark "
                 "(%s)", e.text))
         return;

@@ -28,32 +28,11 @@
 
 #include "statbench.h"
 #include "tap.h"
+#include "own_kernel.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double spin_s; /* seconds each call spins */
-
-static void spin(void *dst, const void *src, size_t n, void *state)
-{
-    double until = now_s() + spin_s;
-    (void)dst, (void)src, (void)n, (void)state;
-    while (now_s() < until)
-        ;
-}
-
-static const sb_kernel slow_kernel = {
-    .size = sizeof(sb_kernel),
-    .name = "test_slow",
-    .family = SB_FAMILY_COPY,
-    .description = "spins for spin_s seconds a call",
-    .features = 0,
-    .fn = spin,
-};
+static const sb_kernel slow_kernel =
+    TEST_KERNEL("test_slow", SB_FAMILY_COPY,
+                "spins for spin_seconds a call", spin, NULL, 0);
 
 /* Run the slow kernel with budget t over the given invocations; the
  * wall time in *took. */
@@ -65,7 +44,7 @@ static int run_slow(double call, double t, size_t invocations, sb_run **run,
     double t0;
     int rc;
 
-    spin_s = call;
+    spin_seconds = call;
     sb_measure_options_init(&o);
     o.max_time = t;
     o.invocations = o.max_invocations = invocations;

@@ -50,6 +50,7 @@
 #include "interrupts.h"
 #include "run_internal.h"
 #include "tap.h"
+#include "own_kernel.h"
 
 #define ROUNDS 200
 #define SLEEP_US 200
@@ -95,14 +96,13 @@ static int setup_control(void **state, const sb_cell *cell, sb_error *err)
     return SB_OK;
 }
 
-static const sb_kernel sleepy_kernel = {
-    sizeof(sb_kernel),
-    "test_sleepy", SB_FAMILY_COPY, "memcpy; usleep(200) on calls 1 mod 10",
-    0, counted_copy, setup_sleepy, NULL, NULL, 0};
-static const sb_kernel control_kernel = {
-    sizeof(sb_kernel),
-    "test_control", SB_FAMILY_COPY, "memcpy, counted", 0, counted_copy,
-    setup_control, NULL, NULL, 0};
+static const sb_kernel sleepy_kernel =
+    TEST_KERNEL("test_sleepy", SB_FAMILY_COPY,
+                "memcpy; usleep(200) on calls 1 mod 10", counted_copy,
+                setup_sleepy, 0);
+static const sb_kernel control_kernel =
+    TEST_KERNEL("test_control", SB_FAMILY_COPY, "memcpy, counted",
+                counted_copy, setup_control, 0);
 
 /* ---- The page-faulting kernel --------------------------------------- */
 
@@ -124,32 +124,15 @@ static void fresh_pages(void *dst, const void *src, size_t n, void *state)
 
 /* ---- A kernel longer than the interval between interrupts ----------- */
 
-static double spin_seconds;
+/* spin (own_kernel.h), for spin_seconds: about 3 such intervals. */
+static const sb_kernel spin_kernel =
+    TEST_KERNEL("test_spin", SB_FAMILY_COPY,
+                "spin for 3 intervals between interrupts", spin, NULL, 0);
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void spin(void *dst, const void *src, size_t n, void *state)
-{
-    double end = now_s() + spin_seconds;
-    (void)dst, (void)src, (void)n, (void)state;
-    while (now_s() < end)
-        ;
-}
-
-static const sb_kernel spin_kernel = {
-    sizeof(sb_kernel),
-    "test_spin", SB_FAMILY_COPY, "spin for 3 intervals between interrupts",
-    0, spin, NULL, NULL, NULL, 0};
-
-static const sb_kernel fault_kernel = {
-    sizeof(sb_kernel),
-    "test_faults", SB_FAMILY_ALLOC, "mmap, touch, munmap 64 pages", 0,
-    fresh_pages, NULL, NULL, NULL, SB_KERNEL_OWN_MEMORY};
+static const sb_kernel fault_kernel =
+    TEST_KERNEL("test_faults", SB_FAMILY_ALLOC,
+                "mmap, touch, munmap 64 pages", fresh_pages, NULL,
+                SB_KERNEL_OWN_MEMORY);
 
 /* ---- Helpers -------------------------------------------------------- */
 

@@ -96,82 +96,91 @@ static struct progress simulated(void)
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 
+/* p in invocation i + 1 of n (0: none asked), finished of them done in
+ * finished_time seconds. */
+static void at_invocation(struct progress *p, size_t i, size_t n,
+                          size_t finished, double finished_time)
+{
+    p->invocation = i;
+    p->invocations = n;
+    p->finished = finished;
+    p->finished_time = finished_time;
+}
+
+/* One estimate checked: p's at the clock now is of kind kind and within
+ * 1e-9 of want (worked by hand beside each call); what describes it, and
+ * the estimate found follows it in parentheses. */
+static void eta_is(const struct progress *p, double now,
+                   enum progress_eta_kind kind, double want,
+                   const char *what)
+{
+    enum progress_eta_kind k;
+    double e = progress_eta(p, now, &k);
+    tap_ok(k == kind && NEAR(e, want), "%s (%g)", what, e);
+}
+
 static void eta(void)
 {
     struct progress p = simulated();
     enum progress_eta_kind k;
     double e;
 
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, 2.5),
-           "2%% at round 100, target 1%%: 400 rounds, 250 more at 10 ms: "
-           "2.5 s (%g)", e);
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 2.5,
+           "2% at round 100, target 1%: 400 rounds, 250 more at 10 ms: "
+           "2.5 s");
 
     p.widest = 0.005;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, 0),
-           "already within the target: the next check stops it, 0 s (%g)",
-           e);
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 0,
+           "already within the target: the next check stops it, 0 s");
     p.widest = 0.005;
     p.checked_at = 0;
     p.rounds = 50;
     p.inv_elapsed = 0.5;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_CAP_ONLY && NEAR(e, 20),
+    eta_is(&p, 10, PROGRESS_ETA_CAP_ONLY, 20,
            "no check yet, no invocation finished: the time cap, 30 - 10 = "
-           "20 s (%g)", e);
+           "20 s");
 
     p = simulated();
     p.widest = 0.011;
     p.checked_at = 100;
-    e = progress_eta(&p, 10, &k);
     /* 100 * 1.21 = 121 rounds < 150 done: no more. */
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, 0),
-           "1.1%% at round 100 needs 121 rounds, 150 are done: 0 s (%g)",
-           e);
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 0,
+           "1.1% at round 100 needs 121 rounds, 150 are done: 0 s");
     p.widest = 0.005;
     p.checked_at = 100;
     p.rounds = 60;
     p.inv_elapsed = 0.6;
-    e = progress_eta(&p, 10, &k);
     /* Never fewer than min_samples: 40 more at 10 ms. */
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, 0.4),
-           "never fewer rounds than min_samples: 40 more, 0.4 s (%g)", e);
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 0.4,
+           "never fewer rounds than min_samples: 40 more, 0.4 s");
 
     p = simulated();
     p.widest = 0.2; /* 100 * 400 = 40000 rounds: the cap of 10000 */
     p.inv_deadline = 1000;
     p.max_time = 1000;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, (10000 - 150) * 0.01),
-           "never more rounds than max_samples: 9850 more, 98.5 s (%g)", e);
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, (10000 - 150) * 0.01,
+           "never more rounds than max_samples: 9850 more, 98.5 s");
 
     p = simulated();
     p.inv_deadline = 11;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, 1),
-           "the invocation's deadline 1 s away cuts 2.5 s to 1 s (%g)", e);
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 1,
+           "the invocation's deadline 1 s away cuts 2.5 s to 1 s");
 
     p = simulated();
     p.max_time = 11;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_CAPPED && NEAR(e, 1),
-           "the run's time cap 1 s away: 1 s, said as the cap (%g)", e);
+    eta_is(&p, 10, PROGRESS_ETA_CAPPED, 1,
+           "the run's time cap 1 s away: 1 s, said as the cap");
     e = progress_eta(&p, 12, &k);
     tap_ok(k == PROGRESS_ETA_CAPPED && e == 0,
            "past the cap: 0, never negative (%g)", e);
 
     p = simulated();
     p.widest = INFINITY;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_CAP_ONLY && NEAR(e, 20),
-           "an interval short of its level gives no estimate: the cap (%g)",
-           e);
+    eta_is(&p, 10, PROGRESS_ETA_CAP_ONLY, 20,
+           "an interval short of its level gives no estimate: the cap");
     p.rounds = 0;
     p.widest = 0.02;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_CAP_ONLY && NEAR(e, 20),
-           "no round yet: the cap (%g)", e);
+    eta_is(&p, 10, PROGRESS_ETA_CAP_ONLY, 20, "no round yet: the cap");
 
     /* No target: the invocation goes to max_samples (or its deadline). */
     p = simulated();
@@ -179,44 +188,34 @@ static void eta(void)
     p.checked_at = 0;
     p.widest = NAN;
     p.max_samples = 400;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, 2.5),
-           "no target: to max_samples 400, 250 more rounds, 2.5 s (%g)", e);
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 2.5,
+           "no target: to max_samples 400, 250 more rounds, 2.5 s");
 }
 
 static void eta_invocations(void)
 {
     struct progress p = simulated();
-    enum progress_eta_kind k;
-    double e;
 
     /* Invocation 1 of 6, none finished: each to come as long as this one
      * will be, 10 - 8 + 2.5 = 4.5 s; 2.5 + 5 * 4.5 = 25 s (of 50 left). */
     p.max_time = 60;
     p.invocations = 6;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, 25),
-           "invocation 1 of 6: 2.5 s, then 5 more of 4.5 s: 25 s (%g)", e);
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 25,
+           "invocation 1 of 6: 2.5 s, then 5 more of 4.5 s: 25 s");
 
     /* Invocation 3 of 6, two finished in 6 s: 3 s each; 2.5 + 3 * 3. */
-    p.invocation = 2;
-    p.finished = 2;
-    p.finished_time = 6;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, 11.5),
-           "invocation 3 of 6, 3 s each so far: 2.5 + 3 * 3 = 11.5 s (%g)",
-           e);
+    at_invocation(&p, 2, 6, 2, 6);
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 11.5,
+           "invocation 3 of 6, 3 s each so far: 2.5 + 3 * 3 = 11.5 s");
 
     /* No check yet in this one: as long as the finished ones, 3 s, of
      * which 2 have passed (it began at 8), then 3 more of 3 s. */
     p.checked_at = 0;
     p.widest = NAN;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, 10),
-           "no check yet: 3 - 2 = 1 s, then 3 * 3: 10 s (%g)", e);
-    e = progress_eta(&p, 12, &k);
-    tap_ok(k == PROGRESS_ETA_CAP_ONLY && NEAR(e, 48),
-           "outlasting the finished ones without a check: the cap (%g)", e);
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 10,
+           "no check yet: 3 - 2 = 1 s, then 3 * 3: 10 s");
+    eta_is(&p, 12, PROGRESS_ETA_CAP_ONLY, 48,
+           "outlasting the finished ones without a check: the cap");
 
     /* Past the requested 6: invocation 7, the runner's check over 6
      * invocations saw 1.5 times the target: 6 * 2.25 = 13.5, so 14
@@ -225,24 +224,18 @@ static void eta_invocations(void)
     p = simulated();
     p.max_time = 60;
     p.inv_deadline = 100;
-    p.invocations = 6;
-    p.invocation = 6;
-    p.finished = 6;
-    p.finished_time = 18;
+    at_invocation(&p, 6, 6, 6, 18);
     p.inv_checked = 6;
     p.inv_widest = 0.015;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, 23.5),
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 23.5,
            "past the requested: 14 invocations needed, 7 more of 3 s after "
-           "this one's 2.5: 23.5 s (%g)", e);
+           "this one's 2.5: 23.5 s");
     p.max_invocations = 10;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_ESTIMATE && NEAR(e, 2.5 + 3 * 3),
-           "at most max_invocations 10: 3 more, 11.5 s (%g)", e);
+    eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 2.5 + 3 * 3,
+           "at most max_invocations 10: 3 more, 11.5 s");
     p.inv_widest = INFINITY;
-    e = progress_eta(&p, 10, &k);
-    tap_ok(k == PROGRESS_ETA_CAP_ONLY && NEAR(e, 50),
-           "no finite width over the invocations: the cap (%g)", e);
+    eta_is(&p, 10, PROGRESS_ETA_CAP_ONLY, 50,
+           "no finite width over the invocations: the cap");
 }
 
 static void updates(void)
@@ -278,43 +271,47 @@ static void updates(void)
            "it keeps the runner's check, and the pace's last draw");
 }
 
+/* p's line at the clock now is want; what describes it. */
+static void line_is(const struct progress *p, double now, const char *want,
+                    const char *what)
+{
+    char buf[200];
+
+    progress_format(p, now, buf, sizeof buf);
+    TAP_IS_STR(buf, want, "%s", what);
+}
+
 static void text(void)
 {
     struct progress p = simulated();
     char buf[200];
 
-    p.invocation = 2;
-    p.invocations = 6;
-    p.finished = 2;
-    p.finished_time = 6;
-    progress_format(&p, 10, buf, sizeof buf);
-    TAP_IS_STR(buf, "5 of 8 cells done, invocation 3 of 6, 10.0 s, "
-                    "ETA ~11.5 s",
-               "the line: cells done, invocation i of n, elapsed, ETA");
+    at_invocation(&p, 2, 6, 2, 6);
+    line_is(&p, 10,
+            "5 of 8 cells done, invocation 3 of 6, 10.0 s, ETA ~11.5 s",
+            "the line: cells done, invocation i of n, elapsed, ETA");
     p.max_time = 15;
-    progress_format(&p, 10, buf, sizeof buf);
-    TAP_IS_STR(buf, "5 of 8 cells done, invocation 3 of 6, 10.0 s, "
-                    "ETA ~5.0 s (time cap)",
-               "an estimate past the cap says so");
+    line_is(&p, 10,
+            "5 of 8 cells done, invocation 3 of 6, 10.0 s, "
+            "ETA ~5.0 s (time cap)",
+            "an estimate past the cap says so");
     p.checked_at = 0;
     p.finished = 0;
-    progress_format(&p, 10, buf, sizeof buf);
-    TAP_IS_STR(buf, "5 of 8 cells done, invocation 3 of 6, 10.0 s, "
-                    "ETA at most 5.0 s (time cap)",
-               "no estimate: the time cap, said as at most");
+    line_is(&p, 10,
+            "5 of 8 cells done, invocation 3 of 6, 10.0 s, "
+            "ETA at most 5.0 s (time cap)",
+            "no estimate: the time cap, said as at most");
     p = simulated();
+    at_invocation(&p, 6, 6, 0, 0);
     p.precision = 0;
     p.cells = 1;
-    p.invocation = 6;
-    p.invocations = 6;
     p.max_time = 10;
-    progress_format(&p, 31.0, buf, sizeof buf);
-    TAP_IS_STR(buf, "1 cell (no precision target), invocation 7 of 6+, "
-                    "31.0 s, ETA ~0.0 s (time cap)",
-               "no target, past the requested invocations: n+, and no "
-               "negative time");
-    p.invocations = 0;
-    p.invocation = 0;
+    line_is(&p, 31.0,
+            "1 cell (no precision target), invocation 7 of 6+, 31.0 s, "
+            "ETA ~0.0 s (time cap)",
+            "no target, past the requested invocations: n+, and no "
+            "negative time");
+    at_invocation(&p, 0, 0, 0, 0);
     progress_format(&p, -1.0, buf, sizeof buf);
     tap_ok(strstr(buf, "invocation 1 of 1,") && strstr(buf, " 0.0 s,"),
            "no invocation count reads 1 of 1; a clock before the start "

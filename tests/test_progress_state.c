@@ -218,17 +218,12 @@ static void stops(void)
 
 int main(void)
 {
-    void *p = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        tap_skip("no shared page for the records");
+    if (!(sh = tap_shared(sizeof *sh, "the records")))
         return tap_done();
-    }
-    sh = p;
     run_one(1, 0.05, "1 invocation, in process");
     run_one(3, 0.002, "3 forked invocations, a tight target");
     run_one(2, 0, "precision 0");
     stops();
-    munmap(p, sizeof *sh);
+    munmap(sh, sizeof *sh);
     return tap_done();
 }

@@ -321,13 +321,8 @@ static void test_min_kept(void)
 
 int main(void)
 {
-    void *p = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        tap_skip("no shared page for the runs' flags");
+    if (!(sh = tap_shared(sizeof *sh, "the runs' flags")))
         return tap_done();
-    }
-    sh = p;
     test_precision_range();
     test_callback(1);
     test_callback(2);
@@ -337,6 +332,6 @@ int main(void)
     test_process_wide(2);
     test_request_before();
     test_min_kept();
-    munmap(p, sizeof *sh);
+    munmap(sh, sizeof *sh);
     return tap_done();
 }

@@ -467,16 +467,14 @@ static sb_run *imported_run(void)
 static sb_run *new_run(size_t n, double precision)
 {
     const sb_kernel *k = sb_kernel_find("libc");
-    sb_measure_options o;
     sb_analysis_options oa;
     sb_run *run;
 
     if (!k)
         k = sb_kernel_at(0);
-    sb_measure_options_init(&o);
     sb_analysis_options_init(&oa);
     oa.precision = precision;
-    run = sb__run_alloc(n, &o, &oa);
+    run = sb__run_alloc(n, NULL, &oa);
     if (!run)
         return NULL;
     for (size_t i = 0; i < n; i++)
