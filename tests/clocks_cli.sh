@@ -16,14 +16,7 @@
 #    warning that time moves with the clock.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-PY=$(command -v python3 || true)
-if [ -z "$PY" ]; then
-    skip "compare at two clocks" "no python3"
-    done_testing 2>/dev/null
-    exit 0
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbclk.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+python_scratch sbclk "compare at two clocks"
 
 "$PY" - "$top_srcdir/tests/fixtures/reanalyse_a.json" "$tmp/a.json" \
     "$tmp/b.json" <<'PYEOF'

@@ -101,6 +101,15 @@ run_scratch() {
     trap 'exit 143' TERM
     PY=$(command -v python3 || true)
 }
+# python_scratch PREFIX WHAT: run_scratch PREFIX, for a script that needs
+# python3 throughout: without it, WHAT is skipped and the script ends.
+python_scratch() {
+    run_scratch "$1"
+    [ -n "$PY" ] && return 0
+    skip "$2" "no python3"
+    done_testing 2>/dev/null
+    exit 0
+}
 run_cleanup() {
     [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
     rm -rf "$tmp"

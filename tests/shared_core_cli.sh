@@ -10,14 +10,7 @@
 # another tenant shared the core).  Nothing is measured.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-PY=$(command -v python3 || true)
-if [ -z "$PY" ]; then
-    skip "a run on a shared core" "no python3"
-    done_testing 2>/dev/null
-    exit 0
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbshared.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+python_scratch sbshared "a run on a shared core"
 
 "$PY" - "$top_srcdir/tests/fixtures/reanalyse_a.json" "$tmp" <<'PYEOF'
 import json, sys

@@ -258,8 +258,9 @@ static void options(sb_measure_options *o, int reject)
     o->reject = reject;
 }
 
-/* A run of one libc 256-byte cell with the hook set to force. */
-static sb_run *forced_run(int force, int reject)
+/* A run of one libc 256-byte cell in invocations invocations with the
+ * hook set to force. */
+static sb_run *forced_run_n(int force, int reject, size_t invocations)
 {
     sb_measure_options o;
     sb_plan *plan = sb_plan_new();
@@ -267,6 +268,7 @@ static sb_run *forced_run(int force, int reject)
     sb_error e = {0};
 
     options(&o, reject);
+    o.invocations = o.max_invocations = invocations;
     sb__probe_force = force;
     sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
     if (sb_run_execute_new(plan, &o, NULL, &run, &e) != SB_OK) {
@@ -276,6 +278,11 @@ static sb_run *forced_run(int force, int reject)
     sb__probe_force = 0;
     sb_plan_free(plan);
     return run;
+}
+
+static sb_run *forced_run(int force, int reject)
+{
+    return forced_run_n(force, reject, 1);
 }
 
 static size_t taken(const sb_cell_result *r)
@@ -543,22 +550,9 @@ static void test_refused(void)
  * hook set to force (its contention verdicts off: bit 5). */
 static sb_run *forced_runs(int force, size_t *known, size_t *n)
 {
-    sb_measure_options o;
-    sb_plan *plan = sb_plan_new();
-    sb_run *run = NULL;
-    sb_error e = {0};
+    sb_run *run = forced_run_n(force | 32, SB_REJECT_DISTURBED, 3);
     const double *clk;
 
-    options(&o, SB_REJECT_DISTURBED);
-    o.invocations = o.max_invocations = 3;
-    sb__probe_force = force | 32;
-    sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
-    if (sb_run_execute_new(plan, &o, NULL, &run, &e) != SB_OK) {
-        tap_diag("run: %s", e.text);
-        run = NULL;
-    }
-    sb__probe_force = 0;
-    sb_plan_free(plan);
     *known = *n = 0;
     clk = run ? sb_run_sample_clock(run, 0) : NULL;
     for (size_t i = 0; clk && i < sb_run_cell(run, 0)->nsamples; i++)
