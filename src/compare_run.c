@@ -378,6 +378,7 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
 {
     size_t found = 0;
     const sb_cell_result **index;
+    int rc;
 
     if (!run || !before)
         return sb__error(err, SB_EINVAL, "sb_run_compare_to: %s is NULL",
@@ -410,7 +411,18 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
     free(index);
     if (matched)
         *matched = found;
-    return finish_family(run, err);
+    rc = finish_family(run, err);
+    if (rc != SB_OK)
+        return rc;
+    /* One run measured on a shared core throughout: its figures are the
+     * shared core's, and a verdict would judge the neighbour (A/A pairs
+     * here: "faster" at 0.63, "slower" at 1.57).  The ratio stays, the
+     * verdict says nothing was shown. */
+    if (sb_run_contention_differ(run, before, NULL, NULL))
+        for (size_t i = 0; i < run->ncells; i++)
+            if (run->cmp[i].valid && run->cmp[i].verdict != SB_VERDICT_NONE)
+                run->cmp[i].verdict = SB_VERDICT_INCONCLUSIVE;
+    return SB_OK;
 }
 
 double sb_run_core_clock(const sb_run *run)
@@ -461,6 +473,10 @@ int sb_run_contention_differ(const sb_run *a, const sb_run *b,
         *quiet_a = qa;
     if (quiet_b)
         *quiet_b = qb;
+    /* Another CPU model's core has another quiet level. */
+    if (a && b && a->meta.cpu_model[0] && b->meta.cpu_model[0] &&
+        strcmp(a->meta.cpu_model, b->meta.cpu_model))
+        return 0;
     if (a && a->meta.contention_margin > 0)
         margin = a->meta.contention_margin;
     else if (b && b->meta.contention_margin > 0)

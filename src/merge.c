@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -118,13 +119,19 @@ static void compare_meta(const sb_run *a, const sb_run *b, size_t r,
 static void shared_core_runs(const sb_run *const *runs, size_t n,
                              char *buf, size_t len)
 {
-    size_t quiet = 0;
-    double q, qr;
+    size_t quiet = SIZE_MAX;
+    double q = NAN, qr;
 
-    for (size_t r = 1; r < n; r++)
-        if (sb_run_contention_differ(runs[quiet], runs[r], &q, &qr) &&
-            qr < q)
+    /* The quietest run whose level is known (in core cycles). */
+    for (size_t r = 0; r < n; r++) {
+        (void)sb_run_contention_differ(runs[r], runs[r], &qr, NULL);
+        if (isfinite(qr) && !(qr >= q)) {
+            q = qr;
             quiet = r;
+        }
+    }
+    if (quiet == SIZE_MAX)
+        return;
     for (size_t r = 0; r < n; r++)
         if (r != quiet &&
             sb_run_contention_differ(runs[quiet], runs[r], &q, &qr) &&

@@ -16,8 +16,11 @@
  * The assumption of 3 cycles is checked at start-up against a chain of
  * another kind: dependent add r64, r64, one cycle each on the same cores.
  * Both are timed alike, interleaved, 31 times each; when the ratio of
- * their medians per op is not 3 within SB__PROBE_TOLERANCE the probe is
- * refused: every clock is NAN and sb_meta.probe_note says why.  Not
+ * their medians per op is not 3 within SB__PROBE_TOLERANCE (in any of 5
+ * tries) the invocation's clock is unverified: its clocks are computed
+ * all the same and the runner keeps them only if the check passed in
+ * another invocation of the run, else every clock is NAN, the probe is
+ * refused and sb_meta.probe_note says why.  Not
  * add r64, imm: recent Intel cores fold it at rename (0.54 cycles per add
  * measured here), and a chain of it checks nothing.
  *
@@ -94,9 +97,12 @@ double sb__probe_sample_clock(double cycles, double before, double after,
      * a trapped timer read lands on one chain and makes it 1.5 to 20 times
      * slower (seen here: a kept sample's clock at a tenth of the run's,
      * and the contention probe's quiet level, converted with such clocks,
-     * 17% low).  The host's clock states span 2.3-3.0 GHz, 30%: chains
-     * further apart than SB__PROBE_CHAIN_APART are one clock and one
-     * disturbance, and the faster is the clock. */
+     * 17% low).  The two chains are one sample apart, some 50 us, and the
+     * host moves the clock one state (3.5-3.8%) every few tens of ms: a
+     * step between them is one state, two at most, never half again
+     * (from one invocation to the next, seconds apart, the clock has
+     * moved 2x here).  Chains further apart than SB__PROBE_CHAIN_APART
+     * are one clock and one disturbance, and the faster is the clock. */
     if (a > b * SB__PROBE_CHAIN_APART || b > a * SB__PROBE_CHAIN_APART)
         return a > b ? a : b;
     /* Total cycles over total ticks. */

@@ -515,6 +515,7 @@ struct machine_totals {
     size_t nunverified;
     char unverified_why[256];
     int verified;
+    double verified_ratio; /* the first passed check's imul/add ratio */
 };
 
 /* An invocation's probe figures into the totals. */
@@ -538,7 +539,11 @@ static int add_probe_figures(sb_run *run, const sb__invocation *inv,
         return SB_ENOMEM;
     tot->wait_known |= isfinite(m->cpu_wait_share);
     tot->contention_known |= isfinite(m->contended_share);
-    tot->verified |= !strcmp(m->probe, "imul-chain");
+    if (!tot->verified && !strcmp(m->probe, "imul-chain"))
+        tot->verified_ratio = m->probe_ratio;
+    /* A clock from PAPI_TOT_CYC needs no check. */
+    tot->verified |= !strcmp(m->probe, "imul-chain") ||
+                     !strcmp(m->probe, "pmu");
     if (isfinite(m->probe_cost_share) && tot->nshare < TOTALS_INV)
         tot->share[tot->nshare++] = m->probe_cost_share;
     if (!strcmp(m->probe, "unverified")) {
@@ -709,14 +714,15 @@ static void resolve_unverified(sb_run *run, struct machine_totals *tot)
         if (!strcmp(m->probe, "unverified")) {
             /* The run's metadata was that invocation's. */
             m->contention_margin = SB__PROBE_MARGIN;
+            m->probe_ratio = tot->verified_ratio;
             snprintf(m->probe, sizeof m->probe, "imul-chain");
             snprintf(m->probe_note, sizeof m->probe_note,
-                     "imul/add latency ratio 3 within %.0f%% in a later "
-                     "invocation", 100 * SB__PROBE_TOLERANCE);
+                     "imul/add latency ratio %.3f in a later invocation",
+                     tot->verified_ratio);
         }
         sb__meta_note(m, "clock probe: its start-up check failed in %zu "
-                         "invocation%s (the first: %s), whose clocks "
-                         "stand: it passed in the others",
+                         "invocation%s (the first: %s), whose clocks were "
+                         "kept: it passed in the others",
                       tot->nunverified, tot->nunverified == 1 ? "" : "s",
                       tot->unverified_why);
         return;

@@ -737,7 +737,8 @@ SB_API int sb_metric_parse(const char *name);
 enum sb_inconclusive_policy {
     SB_INCONCLUSIVE_FAIL = 0, /* the default: fail, saying why */
     SB_INCONCLUSIVE_WARN,     /* pass, with the reason in the gate's line */
-    SB_INCONCLUSIVE_PASS      /* pass, as sb_gate always has */
+    SB_INCONCLUSIVE_PASS      /* pass, as sb_gate did before it took
+                                 the policy */
 };
 
 /* "fail", "warn", "pass"; "?" otherwise, and the reverse. */
@@ -1274,8 +1275,11 @@ SB_API int sb_cell_same(const sb_cell *a, const sb_cell *b);
 
 /* Compare every cell of run with the cell of before that has the same
  * kernel name, size and offsets (unpaired: separate runs), then as above.
- * Cells without a match get no comparison.  Returns SB_OK and the number
- * of matched cells in *matched (optional). */
+ * Cells without a match get no comparison.  When one of the two runs was
+ * measured on a shared core throughout (sb_run_contention_differ), every
+ * verdict is SB_VERDICT_INCONCLUSIVE: the ratios stand, but they judge
+ * the neighbour as much as the code.  Returns SB_OK and the number of
+ * matched cells in *matched (optional). */
 SB_API int sb_run_compare_to(sb_run *run, const sb_run *before,
                              size_t *matched, sb_error *err);
 
@@ -1334,16 +1338,18 @@ SB_API double sb_run_core_clock(const sb_run *run);
 SB_API int sb_run_clocks_differ(const sb_run *a, const sb_run *b,
                                 double *ghz_a, double *ghz_b);
 
-/* 1 when runs a and b both have a core clock and a contention probe, and
- * the quiet level of one (sb_meta.contention_quiet, in core cycles per
- * repetition) lies above the other's by more than the contention margin
+/* 1 when runs a and b, of the same CPU model, both have a core clock and
+ * a contention probe, and the quiet level of one
+ * (sb_meta.contention_quiet, in core cycles per repetition) lies above
+ * the other's by more than the contention margin
  * (sb_meta.contention_margin, a's when it has one), else 0.  *quiet_a and
  * *quiet_b (optional) receive the levels (NAN: unknown).  The quiet level
  * is a property of the core: a run whose every invocation was on a core
  * shared with another tenant has it high throughout, which nothing inside
  * that run can tell (its own level is the contended one), and its
  * figures are the shared core's, not the core's.  Between two runs it
- * shows: compare, --against and merge say which run was louder. */
+ * shows: compare, --against and merge say which run was louder, and
+ * sb_run_compare_to's verdicts are inconclusive. */
 SB_API int sb_run_contention_differ(const sb_run *a, const sb_run *b,
                                     double *quiet_a, double *quiet_b);
 
