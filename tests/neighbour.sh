@@ -104,7 +104,7 @@ for n in names:
 def sane(r):
     return (not r["interrupted"] and r["n"] > 0 and r["inv"] >= 6 and
             all(math.isfinite(r[k]) for k in ("est", "lo", "hi")) and
-            0 < r["lo"] <= r["est"] <= r["hi"] and r["width"] < 1)
+            0 < r["lo"] <= r["est"] <= r["hi"] and r["width"] < 2)
 ok = bool(eval(expr, {"R": R, "sane": sane, "max": max, "min": min}))
 if not ok:
     for n in names:
@@ -124,7 +124,12 @@ describe() { # describe NAME: one diagnostic line about a run
 
 # --- (a) a hog on another CPU -------------------------------------------
 # Sane: not interrupted, six invocations at least, samples kept, a finite
-# positive interval around its median and narrower than the median.  Its
+# positive interval around its median and narrower than twice the
+# median.  Twice, not once: a core shared with the host's other tenant
+# runs a copy up to twice as slow for seconds (1.7x in issue 10's
+# measurements, 54.5 and 107.5 ticks in one "quiet" run of a loaded CI
+# make check), and an honest interval over invocations that saw both
+# states spans them (width 1.0 at the lower one).  Its
 # number is not compared with a quiet run's: a busy neighbour CPU may
 # really change the cost (an SMT sibling sharing the core, a shared
 # cache), and on a shared virtual machine runs minutes apart differ by
