@@ -9,6 +9,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,6 +39,40 @@ static const char vm_advice[] =
     "noise; use bare metal for absolute figures";
 
 static char fixtures[1024];
+
+/* A file of a fake tree: text written to dir/rel, its folders made as
+ * needed.  1 on success. */
+static int put_file(const char *dir, const char *rel, const char *text)
+{
+    char path[1200];
+    FILE *f;
+    int ok;
+
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    for (char *q = path + strlen(dir) + 1; (q = strchr(q, '/')); q++) {
+        *q = '\0';
+        if (mkdir(path, 0700) != 0 && errno != EEXIST)
+            return 0;
+        *q = '/';
+    }
+    ok = (f = fopen(path, "w")) != NULL && fputs(text, f) >= 0;
+    return f && fclose(f) == 0 && ok;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type,
+                      struct FTW *ftw)
+{
+    (void)st, (void)type, (void)ftw;
+    if (remove(path) != 0)
+        tap_diag("could not remove %s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* Remove a fake tree, the files first, without following a link. */
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 /* Poison out, run the audit on a fixture tree and compare every item. */
 static void check_tree(const char *tree, int cpu, const struct want *w)
@@ -67,41 +103,21 @@ static void check_tree(const char *tree, int cpu, const struct want *w)
  * (the vm fixture's 3.00).  A tree of the two files the check reads. */
 static void test_load_between(void)
 {
-    char dir[] = "/tmp/sb_env_loadXXXXXX", path[1200];
+    char dir[] = "/tmp/sb_env_loadXXXXXX";
     const sb_env_item *load = NULL;
     sb_env env;
-    FILE *f;
     int ok;
 
     if (!mkdtemp(dir)) {
         tap_skip("load threshold: no temporary directory");
         return;
     }
-    snprintf(path, sizeof path, "%s/proc", dir);
-    ok = mkdir(path, 0755) == 0;
-    snprintf(path, sizeof path, "%s/proc/loadavg", dir);
-    ok = ok && (f = fopen(path, "w")) != NULL;
-    if (ok) {
-        fputs("3.50 3.00 2.00 4/120 777\n", f);
-        fclose(f);
-    }
-    {
-        static const char *const sub[] = {"/sys", "/sys/devices",
-                                          "/sys/devices/system",
-                                          "/sys/devices/system/cpu"};
-        for (size_t i = 0; ok && i < sizeof sub / sizeof *sub; i++) {
-            snprintf(path, sizeof path, "%s%s", dir, sub[i]);
-            ok = mkdir(path, 0755) == 0;
-        }
-    }
-    snprintf(path, sizeof path, "%s/sys/devices/system/cpu/online", dir);
-    ok = ok && (f = fopen(path, "w")) != NULL;
-    if (ok) {
-        fputs("0-3\n", f);
-        fclose(f);
-    }
-    if (!tap_ok(ok, "load threshold: a tree with 3.50 on 4 CPUs"))
+    ok = put_file(dir, "proc/loadavg", "3.50 3.00 2.00 4/120 777\n") &&
+         put_file(dir, "sys/devices/system/cpu/online", "0-3\n");
+    if (!tap_ok(ok, "load threshold: a tree with 3.50 on 4 CPUs")) {
+        remove_tree(dir);
         return;
+    }
     memset(&env, 0, sizeof env);
     sb__env_audit_at(dir, 1, 0, &env);
     for (size_t i = 0; i < env.n; i++)
@@ -111,9 +127,7 @@ static void test_load_between(void)
                strstr(load->advice, "fall to 3 or less") != NULL,
            "load 3.50 on 4 CPUs warns: more than the 3 other CPUs (%s)",
            load ? load->advice : "no load item");
-    snprintf(path, sizeof path, "rm -rf '%s'", dir);
-    if (system(path) != 0)
-        tap_diag("could not remove %s", dir);
+    remove_tree(dir);
 }
 
 static void test_quiet(void)
@@ -553,10 +567,9 @@ static void test_sysinfo(void)
  * whose only isolated CPU is offline. */
 static void test_default_cpu(void)
 {
-    char root[1100], dir[] = "/tmp/sb_env_cpuXXXXXX", path[1200];
+    char root[1100], dir[] = "/tmp/sb_env_cpuXXXXXX";
     cpu_set_t allowed;
-    int iso = -1, ok = 1;
-    FILE *f;
+    int iso = -1, ok;
 
     CPU_ZERO(&allowed);
     CPU_SET(0, &allowed);
@@ -581,36 +594,15 @@ static void test_default_cpu(void)
         tap_skip("mkdtemp failed: %s", strerror(errno));
         return;
     }
-    snprintf(path, sizeof path, "%s/sys/devices/system/cpu", dir);
-    for (char *q = path + strlen(dir) + 1; ok && (q = strchr(q, '/'));
-         q++) {
-        *q = '\0';
-        ok = mkdir(path, 0700) == 0;
-        *q = '/';
-    }
-    ok = ok && mkdir(path, 0700) == 0;
-    snprintf(path, sizeof path, "%s/sys/devices/system/cpu/online", dir);
-    ok = ok && (f = fopen(path, "w")) && fputs("0-1\n", f) >= 0 &&
-         fclose(f) == 0;
-    snprintf(path, sizeof path, "%s/sys/devices/system/cpu/isolated", dir);
-    ok = ok && (f = fopen(path, "w")) && fputs("3\n", f) >= 0 &&
-         fclose(f) == 0;
+    ok = put_file(dir, "sys/devices/system/cpu/online", "0-1\n") &&
+         put_file(dir, "sys/devices/system/cpu/isolated", "3\n");
     if (tap_ok(ok, "a tree with cpu 3 isolated and 0-1 online")) {
         CPU_SET(0, &allowed);
         TAP_IS_INT(sb__default_cpu(dir, &allowed, &iso), 0,
                    "default cpu: an offline isolated CPU is passed over");
         TAP_IS_INT(iso, 0, "default cpu: not by isolation");
     }
-    /* Remove the files, then the folders from the deepest up. */
-    static const char *const made[] = {
-        "sys/devices/system/cpu/online", "sys/devices/system/cpu/isolated",
-        "sys/devices/system/cpu", "sys/devices/system", "sys/devices", "sys",
-        ""};
-    for (size_t i = 0; i < sizeof made / sizeof *made; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, made[i]);
-        if (remove(path) != 0 && errno != ENOENT)
-            tap_diag("could not remove %s: %s", path, strerror(errno));
-    }
+    remove_tree(dir);
 }
 
 int main(void)
