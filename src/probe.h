@@ -130,9 +130,9 @@ int sb__probe_run_delay(const sb__probe *p, uint64_t *ns);
  * the clock probe; bit 5 turns the contention probe's verdict off, for
  * tests of the other disturbances (tests/test_disturb.c) that a busy
  * sibling vCPU would otherwise empty of samples; bit 6 makes the check
- * fail in a run's first invocation only (a shared core at start-up), so
- * that the runner keeps its clocks, the check having passed in the
- * others.
+ * fail in a run's first invocation and pass in the others, whatever the
+ * chains measured (a shared core at start-up), so that the runner keeps
+ * the first one's clocks.
  * The library holds no definition. */
 #if defined(__GNUC__)
 extern int sb__probe_force __attribute__((weak, visibility("hidden")));
