@@ -19,10 +19,15 @@ check "examples/custom_kernel exits 0 (rc $rc)" test "$rc" -eq 0
 check "examples/custom_kernel measures its own kernel against libc" \
     sh -c "printf '%s\n' '$out' | grep -q '^bytewise: .* time ratio to libc'"
 
-# The gate: the same work passes; twice the work fails with status 1.
+# The gate: the same work is never called slower; twice the work fails
+# with status 1.  The same work passes when its interval lies within the
+# threshold (here +-0.3% in 2 s against 5%); a machine noisy enough to
+# leave the interval wider fails it as undecided under the default
+# policy, which says so, and that is no verdict on the work.
 out=$("$ex/gate" 2>&1)
 rc=$?
-check "examples/gate passes an unchanged function (rc $rc)" test "$rc" -eq 0
+check "examples/gate passes an unchanged function, or fails it as undecided (rc $rc)" \
+    sh -c "test '$rc' -eq 0 || { test '$rc' -eq 1 && printf '%s\n' '$out' | grep -q '^FAIL candidate vs baseline: inconclusive'; }"
 [ "$rc" -eq 0 ] || diag "$out"
 out=$("$ex/gate" slow 2>&1)
 rc=$?
