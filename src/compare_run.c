@@ -239,8 +239,11 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     return SB_OK;
 }
 
-/* Holm over the valid comparisons with a p-value, then verdicts. */
-static int finish_family(sb_run *run, sb_error *err)
+/* Holm over the valid comparisons with a p-value, then verdicts; with
+ * comparable 0 (a run on a shared core throughout, sb_run_compare_to)
+ * every verdict is inconclusive: the ratios stand, the verdicts would
+ * judge the neighbour. */
+static int finish_family(sb_run *run, int comparable, sb_error *err)
 {
     size_t m = 0, k = 0;
     double *p;
@@ -266,9 +269,10 @@ static int finish_family(sb_run *run, sb_error *err)
         if (!c->valid || !isfinite(c->p))
             continue;
         c->p_adjusted = p[k++];
-        c->verdict = sb_stats_verdict(&c->ratio, c->p_adjusted,
-                                      run->analysis.alpha,
-                                      run->analysis.threshold);
+        c->verdict = !comparable ? SB_VERDICT_INCONCLUSIVE
+                                 : sb_stats_verdict(&c->ratio, c->p_adjusted,
+                                                    run->analysis.alpha,
+                                                    run->analysis.threshold);
     }
     free(p);
     return SB_OK;
@@ -303,7 +307,7 @@ int sb_run_set_baselines(sb_run *run, const size_t *base, sb_error *err)
             return sb__error(err, SB_ENOMEM, "out of memory");
         run->cmp[i].base = base[i];
     }
-    return finish_family(run, err);
+    return finish_family(run, 1, err);
 }
 
 static int cell_order(const sb_cell *a, const sb_cell *b)
@@ -378,7 +382,6 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
 {
     size_t found = 0;
     const sb_cell_result **index;
-    int rc;
 
     if (!run || !before)
         return sb__error(err, SB_EINVAL, "sb_run_compare_to: %s is NULL",
@@ -411,18 +414,11 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
     free(index);
     if (matched)
         *matched = found;
-    rc = finish_family(run, err);
-    if (rc != SB_OK)
-        return rc;
     /* One run measured on a shared core throughout: its figures are the
-     * shared core's, and a verdict would judge the neighbour (A/A pairs
-     * here: "faster" at 0.63, "slower" at 1.57).  The ratio stays, the
-     * verdict says nothing was shown. */
-    if (sb_run_contention_differ(run, before, NULL, NULL))
-        for (size_t i = 0; i < run->ncells; i++)
-            if (run->cmp[i].valid && run->cmp[i].verdict != SB_VERDICT_NONE)
-                run->cmp[i].verdict = SB_VERDICT_INCONCLUSIVE;
-    return SB_OK;
+     * shared core's (A/A pairs here: "faster" at 0.63, "slower" at 1.57). */
+    return finish_family(run,
+                         !sb_run_contention_differ(run, before, NULL, NULL),
+                         err);
 }
 
 double sb_run_core_clock(const sb_run *run)
@@ -453,21 +449,21 @@ int sb_run_clocks_differ(const sb_run *a, const sb_run *b, double *ghz_a,
            fabs(fb / fa - 1) > SB_CLOCK_DIFFER;
 }
 
-/* A run's contention quiet level in core cycles per repetition: NAN when
- * it has no clock (the level is then in ticks, which another clock
- * would move). */
-static double quiet_cycles(const sb_run *run)
+double sb__run_quiet_cycles(const sb_run *run)
 {
-    if (!run || !isfinite(sb_run_core_clock(run)))
+    /* Without a clock probe ("none") the level is in ticks, which
+     * another clock would move; the metadata says so, as merge reads it. */
+    if (!run || !strcmp(run->meta.probe, "none") ||
+        !(run->meta.contention_quiet > 0))
         return NAN;
-    return run->meta.contention_quiet > 0 ? run->meta.contention_quiet
-                                          : NAN;
+    return run->meta.contention_quiet;
 }
 
 int sb_run_contention_differ(const sb_run *a, const sb_run *b,
                              double *quiet_a, double *quiet_b)
 {
-    double qa = quiet_cycles(a), qb = quiet_cycles(b), margin = NAN;
+    double qa = sb__run_quiet_cycles(a), qb = sb__run_quiet_cycles(b);
+    double margin = NAN;
 
     if (quiet_a)
         *quiet_a = qa;

@@ -124,7 +124,7 @@ static void shared_core_runs(const sb_run *const *runs, size_t n,
 
     /* The quietest run whose level is known (in core cycles). */
     for (size_t r = 0; r < n; r++) {
-        (void)sb_run_contention_differ(runs[r], runs[r], &qr, NULL);
+        qr = sb__run_quiet_cycles(runs[r]);
         if (isfinite(qr) && !(qr >= q)) {
             q = qr;
             quiet = r;

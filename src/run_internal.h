@@ -104,6 +104,10 @@ struct sb_run {
  * contention probe's quiet level (NAN: unknown) in the run, for every
  * invocation, and in meta.probe_inv_* for the first SB_PROBE_MAX_INV;
  * invocations before g not yet recorded are unknown.  SB_ENOMEM. */
+/* The run's contention quiet level in core cycles per repetition
+ * (meta.contention_quiet), NAN when unknown or in ticks (no clock probe):
+ * what sb_run_contention_differ compares (compare_run.c). */
+double sb__run_quiet_cycles(const sb_run *run);
 int sb__run_invocation_probe(sb_run *run, size_t g, double clock,
                              double quiet);
 

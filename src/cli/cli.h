@@ -67,6 +67,11 @@ void die_usage(const char *fmt, ...);
 __attribute__((format(printf, 1, 2)))
 #endif
 void say(const char *fmt, ...);
+/* The warnings on two runs compared (compare, --against): different core
+ * clocks, and one of them measured on a shared core throughout, each
+ * naming the runs name_a and name_b. */
+void cli_warn_two_runs(const sb_run *a, const char *name_a, const sb_run *b,
+                       const char *name_b);
 
 /* options.c: the option table. */
 void cli_parse_options(int argc, char **argv, struct cli *cli);

@@ -9,6 +9,27 @@
 
 #include "cli.h"
 
+void cli_warn_two_runs(const sb_run *a, const char *name_a, const sb_run *b,
+                       const char *name_b)
+{
+    double ga, gb;
+
+    if (sb_run_clocks_differ(a, b, &ga, &gb))
+        say("warning: the runs ran at different core clocks: %s at %.3f "
+            "GHz, %s at %.3f GHz (%+.1f%%); cells judged in core cycles in "
+            "both are compared in cycles, the others in time, which moves "
+            "with the clock",
+            name_a, ga, name_b, gb, 100 * (gb / ga - 1));
+    if (sb_run_contention_differ(a, b, &ga, &gb))
+        say("warning: %s was measured on a shared core: its contention "
+            "probe's quiet level is %.1f core cycles per repetition, %s's "
+            "%.1f (%+.0f%%); the louder run's figures are the shared "
+            "core's, not the core's: rerun it",
+            ga > gb ? name_a : name_b, fmax(ga, gb),
+            ga > gb ? name_b : name_a, fmin(ga, gb),
+            100 * (fmax(ga, gb) / fmin(ga, gb) - 1));
+}
+
 int cmd_compare(int argc, char **argv, struct cli *cli)
 {
     sb_run *a, *b;
@@ -34,24 +55,7 @@ int cmd_compare(int argc, char **argv, struct cli *cli)
         sb_run_free(b);
         return EXIT_USAGE;
     }
-    {
-        double ga, gb;
-        if (sb_run_clocks_differ(a, b, &ga, &gb))
-            say("warning: the runs ran at different core clocks: %s at "
-                "%.3f GHz, %s at %.3f GHz (%+.1f%%); cells judged in core "
-                "cycles in both are compared in cycles, the others in time, "
-                "which moves with the clock",
-                argv[optind], ga, argv[optind + 1], gb,
-                100 * (gb / ga - 1));
-        if (sb_run_contention_differ(a, b, &ga, &gb))
-            say("warning: %s was measured on a shared core: its contention "
-                "probe's quiet level is %.1f core cycles per repetition, "
-                "%s's %.1f (%+.0f%%); the louder run's figures are the "
-                "shared core's, not the core's: rerun it",
-                ga > gb ? argv[optind] : argv[optind + 1], fmax(ga, gb),
-                ga > gb ? argv[optind + 1] : argv[optind], fmin(ga, gb),
-                100 * (fmax(ga, gb) / fmin(ga, gb) - 1));
-    }
+    cli_warn_two_runs(a, argv[optind], b, argv[optind + 1]);
     status = cli_emit(b, cli);
     sb_run_free(a);
     sb_run_free(b);

@@ -635,24 +635,7 @@ static int compare_run(sb_run *run, const sb_run *against,
                 "offsets)", cli->against);
             return 1;
         }
-        {
-            double ga, gb;
-            if (sb_run_clocks_differ(against, run, &ga, &gb))
-                say("warning: --against %s ran at a core clock of %.3f "
-                    "GHz, this run at %.3f GHz (%+.1f%%); cells judged in "
-                    "core cycles in both are compared in cycles, the others "
-                    "in time, which moves with the clock",
-                    cli->against, ga, gb, 100 * (gb / ga - 1));
-            if (sb_run_contention_differ(against, run, &ga, &gb))
-                say("warning: %s was measured on a shared core: its "
-                    "contention probe's quiet level is %.1f core cycles "
-                    "per repetition, %s's %.1f (%+.0f%%); the louder "
-                    "run's figures are the shared core's, not the core's: "
-                    "rerun it",
-                    ga > gb ? cli->against : "this run", fmax(ga, gb),
-                    ga > gb ? "this run" : cli->against, fmin(ga, gb),
-                    100 * (fmax(ga, gb) / fmin(ga, gb) - 1));
-        }
+        cli_warn_two_runs(against, cli->against, run, "this run");
     } else if (cli->baseline) {
         set_baselines(run, cli->baseline);
     }
