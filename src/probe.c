@@ -368,6 +368,7 @@ int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
 {
     char why[200];
     uint64_t d;
+    int passed = 0;
 
     memset(p, 0, sizeof *p);
     p->tsc = tsc;
@@ -405,19 +406,17 @@ int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
      * host refused one invocation in a hundred here, which then measured
      * without a clock), so the check is tried again, the overhead with
      * it, before the probe is refused. */
-    for (int t = 0; t < CHECK_TRIES; t++) {
+    for (int t = 0; t < CHECK_TRIES && !passed; t++) {
         if (t)
             p->overhead = pair_overhead(tsc);
         check_chains(p, CHAIN_OPS);
         if (SB__PROBE_FORCE & 16)
             p->add_tpo = 0.54 / SB__PROBE_IMUL_CYCLES * p->imul_tpo;
         meta->probe_ratio = p->imul_tpo / p->add_tpo;
-        if (sb__probe_validate(p->imul_tpo, p->add_tpo, SB__PROBE_TOLERANCE,
-                               why, sizeof why))
-            break;
+        passed = sb__probe_validate(p->imul_tpo, p->add_tpo,
+                                    SB__PROBE_TOLERANCE, why, sizeof why);
     }
-    if (!sb__probe_validate(p->imul_tpo, p->add_tpo, SB__PROBE_TOLERANCE,
-                            why, sizeof why)) {
+    if (!passed) {
         /* A core shared with another tenant for seconds slows the add
          * chain more than the imul chain (ratios of 2.3 seen here, in
          * five invocations running), and retries a few microseconds apart

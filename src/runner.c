@@ -702,8 +702,6 @@ static void resolve_unverified(sb_run *run, struct machine_totals *tot)
             const struct unverified *u = &tot->unverified[k];
             double q = u->quiet * u->clock;
             (void)sb__run_invocation_probe(run, u->g, u->clock, q);
-            if (u->g < SB_PROBE_MAX_INV)
-                m->probe_inv_quiet[u->g] = q;
             if (isfinite(u->clock) && tot->nclock < TOTALS_INV)
                 tot->clock[tot->nclock++] = u->clock;
             if (isfinite(q) && tot->nquiet < TOTALS_INV) {
@@ -734,21 +732,24 @@ static void resolve_unverified(sb_run *run, struct machine_totals *tot)
             tot->quiet_inv[tot->nquiet] = g + 1;
             tot->quiet[tot->nquiet++] = tot->unverified[k].quiet;
         }
-        for (size_t i = 0; i < run->ncells; i++) {
-            const sb_cell_result *r = &run->cells[i];
-            double *clock = run->samples ? run->samples[i].clock : NULL;
-            size_t at = 0;
-            if (!clock || !r->inv_nsamples || g >= r->invocations)
+        (void)sb__run_invocation_probe(run, g, NAN,
+                                       sb_run_invocation_quiet(run, g));
+    }
+    /* Their samples' clocks: one pass over each cell's invocations, the
+     * unverified ones in order. */
+    for (size_t i = 0; i < run->ncells; i++) {
+        const sb_cell_result *r = &run->cells[i];
+        double *clock = run->samples ? run->samples[i].clock : NULL;
+        size_t at = 0, k = 0;
+        for (size_t g = 0; clock && r->inv_nsamples && g < r->invocations &&
+                           k < tot->nunverified;
+             at += r->inv_nsamples[g++]) {
+            if (g != tot->unverified[k].g)
                 continue;
-            for (size_t h = 0; h < g; h++)
-                at += r->inv_nsamples[h];
+            k++;
             for (size_t q = 0; q < r->inv_nsamples[g]; q++)
                 clock[at + q] = NAN;
         }
-        (void)sb__run_invocation_probe(run, g, NAN,
-                                       sb_run_invocation_quiet(run, g));
-        if (g < SB_PROBE_MAX_INV)
-            m->probe_inv_clock[g] = NAN;
     }
     snprintf(m->probe, sizeof m->probe, "none");
     sb__meta_note(m, "%s", tot->unverified_why);
