@@ -6,12 +6,7 @@
 # it is installed, pandas.  Kernel and counter names are hostile.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-run_scratch sbcsv
-if [ -z "$PY" ]; then
-    skip "CSV read back" "no python3"
-    done_testing
-    exit $?
-fi
+python_scratch sbcsv "CSV read back"
 
 # The checks every CSV passes, whatever made it: csvcheck.py FILE.
 cat >"$tmp/csvcheck.py" <<'PYEOF'
@@ -55,11 +50,12 @@ chk() { # chk DESCRIPTION FILE PYTHON...: the common checks, then PYTHON
     desc=$1
     file=$2
     shift 2
+    # The folder and the file as arguments: $TMPDIR may hold a quote.
     check "$desc" "$PY" -c "
-import sys; sys.path.insert(0, '$tmp')
+import sys; sys.path.insert(0, sys.argv[1])
 from csvcheck import load
-head, cells = load('$file')
-$*"
+head, cells = load(sys.argv[2])
+$*" "$tmp" "$file"
 }
 
 # --- a loaded run with hostile kernel and counter names ----------------------
@@ -111,12 +107,12 @@ for d in cells:
 "
 # Quoting is by content: the plain name and the fixed texts bare, only
 # the names with a comma or a quote in quotes.
-check "only fields with a comma or a quote are quoted" sh -c "
-    grep -c '^\"' '$tmp/h.csv' | grep -qx 4 &&
-    grep -q '^plain,external,' '$tmp/h.csv' &&
-    grep -q '^\"co,mma\",' '$tmp/h.csv' &&
-    grep -q '^\"qu\"\"ote\",' '$tmp/h.csv' &&
-    grep -q ',t over log invocation medians,' '$tmp/h.csv'"
+check "only fields with a comma or a quote are quoted" sh -c '
+    grep -c "^\"" "$1" | grep -qx 4 &&
+    grep -q "^plain,external," "$1" &&
+    grep -q "^\"co,mma\"," "$1" &&
+    grep -q "^\"qu\"\"ote\"," "$1" &&
+    grep -q ",t over log invocation medians," "$1"' sh "$tmp/h.csv"
 
 "$STATBENCH" compare "$tmp/h.json" "$tmp/h.json" -f csv >"$tmp/cmp.csv" \
     2>"$tmp/err"
@@ -148,7 +144,7 @@ rc=$?
 check "a measured run with -o .json -o .csv exits 0 (rc $rc)" test "$rc" -eq 0
 chk "measured: unit and timer_hz are the JSON's timer" "$tmp/m.csv" "
 import json
-t = json.load(open('$tmp/m.json'))['meta']['timer']
+t = json.load(open(sys.argv[1] + '/m.json'))['meta']['timer']
 for d in cells:
     unit = {'tsc': 'ticks', 'clock_monotonic_raw': 'ns'}[t['kind']]
     assert d['unit'] == unit, (d['unit'], t['kind'])
@@ -170,7 +166,8 @@ done
 if [ -n "$PD" ]; then
     check "pandas reads the hostile CSV: names, NA, numbers" "$PD" -c "
 import pandas as pd
-d = pd.read_csv('$tmp/h.csv')
+import sys
+d = pd.read_csv(sys.argv[1])
 assert list(d['kernel']) == ['plain', 'co,mma', 'qu\"ote', 'new?line', 'cr?x',
                              ' sp ace ', '\"', ','], list(d['kernel'])
 assert d['core_cycles_median'].isna().all() and d['ratio'].isna().all()
@@ -185,7 +182,7 @@ text = {'kernel', 'family', 'ci_method', 'verdict', 'test', 'metric', 'unit'}
 assert set(c for c in d.columns if d[c].dtype == object) <= text, \\
     [c for c in d.columns if d[c].dtype == object and c not in text]
 assert not any('.' in c for c in d.columns), 'pandas renamed a repeat'
-"
+" "$tmp/h.csv"
 else
     skip "pandas reads the CSV" "pandas not installed"
 fi
