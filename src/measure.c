@@ -828,9 +828,13 @@ static int stop_rule(const sb_plan *plan, const sb__invocation *inv,
     if (seen)
         *seen = (sb__check){.at = inv->rounds, .widest = 0};
     for (size_t i = 0; i < inv->ncells; i++) {
-        double w = sb__raw_precision_width(sb_plan_cell(plan, i),
-                                           &inv->cells[i], opt, a,
-                                           inv->meta.l2_bytes, t);
+        /* A cell short of min_samples has not met it, and needs no
+         * interval to say so. */
+        double w = inv->cells[i].nsamples < opt->min_samples
+                       ? NAN
+                       : sb__raw_precision_width(sb_plan_cell(plan, i),
+                                                 &inv->cells[i], opt, a,
+                                                 inv->meta.l2_bytes, t);
         int met = inv->cells[i].nsamples >= opt->min_samples &&
                   w <= a->precision;
         if (!seen && !met)
@@ -1327,9 +1331,10 @@ static int run_rounds(struct held *h, const sb_measure_options *opt,
                       sb_error *err)
 {
     size_t n = h->n, check_at = 0;
+    double now, seen_at = -1;
 
     while (!sb__stopped(stop)) {
-        int done, late = 0;
+        int done, late = 0, count_all;
         gsl_ran_shuffle(h->rng, h->order, n, sizeof *h->order);
         for (size_t j = 0; j < n && !sb__stopped(stop); j++) {
             size_t i = h->order[j];
@@ -1351,17 +1356,23 @@ static int run_rounds(struct held *h, const sb_measure_options *opt,
         if (sb__stopped(stop) || late)
             break; /* the partial round's samples are kept */
         inv->rounds++;
-        inv->elapsed = sb__now() - t0;
+        now = sb__now();
+        inv->elapsed = now - t0;
         if (sb__progress_call(opt, h->a, 0, h->index, inv->rounds,
-                              inv->elapsed, deadline - sb__now(), n,
-                              &h->seen)) {
+                              inv->elapsed, deadline - now, n, &h->seen)) {
             sb__stop_set(stop); /* this run only */
             break;
         }
-        if (inv->rounds >= opt->max_samples || sb__now() >= deadline)
+        if (inv->rounds >= opt->max_samples || now >= deadline)
             break;
+        /* A check that judges every cell for progress_state, at most as
+         * often as a progress line is drawn (10 a second); between them
+         * the first cell short of the target ends it, as without. */
+        count_all = opt->progress_state && now - seen_at >= 0.1;
         done = stop_rule(h->plan, inv, opt, h->a, &check_at, &h->scratch,
-                         opt->progress_state ? &h->seen : NULL);
+                         count_all ? &h->seen : NULL);
+        if (count_all && h->seen.at == inv->rounds)
+            seen_at = now;
         if (done == SB_ENOMEM)
             return sb__error(err, SB_ENOMEM, "out of memory");
         if (done)

@@ -637,10 +637,12 @@ SB_API const sb_cell *sb_plan_cell(const sb_plan *plan, size_t i);
  * A cell is done when it has min_samples samples (within an invocation)
  * and its interval meets the precision target, the one rule of the stop
  * rule and the results (docs/design.md, protocol step 6).  Setting
- * progress_state makes each check of the stop rule judge every cell,
- * where it otherwise stops at the first cell short of the target: at most
- * the cost of the check that ends an invocation, at each check (the
- * checks come at rounds growing by 1/16, between rounds). */
+ * progress_state makes a check of the stop rule judge every cell, where
+ * it otherwise stops at the first cell short of the target, at most 10
+ * times a second (as often as a progress line is drawn): at most the
+ * cost of the check that ends an invocation, at those checks (the checks
+ * come at rounds growing by 1/16, between rounds); the fields above are
+ * those of the last such check. */
 typedef struct sb_progress {
     size_t size;        /* sizeof(sb_progress) as the library filled it */
     int between;        /* 0: within an invocation; 1: between them */

@@ -330,8 +330,9 @@ def main():
     ap.add_argument("--head", action="store_true",
                     help="copy the committed tree (git archive HEAD) "
                     "instead of the working tree")
-    ap.add_argument("--scratch", help="scratch directory (default: a new "
-                    "one in $TMPDIR, removed at the end)")
+    ap.add_argument("--scratch", help="scratch directory, which must not "
+                    "exist yet (default: a new one in $TMPDIR, removed at "
+                    "the end)")
     ap.add_argument("--keep", action="store_true",
                     help="keep the scratch directory (and in it, NAME.log: "
                     "the output of the tests that failed on mutant NAME)")
@@ -410,7 +411,9 @@ def main():
 
     scratch = args.scratch or tempfile.mkdtemp(prefix="sbmutate.")
     if args.scratch:
-        os.makedirs(scratch, exist_ok=True)
+        # A folder of its own: a new one, never an existing one (/tmp's
+        # sticky bit, a planted link) whose mode it would change.
+        os.makedirs(scratch)
     # mkdtemp makes it 0700: the suite's tests that run statbench as
     # another user (setpriv, as root) could not reach the copy, fail on
     # the unmutated tree, and be left out of every verdict.
