@@ -104,7 +104,7 @@ for n in names:
 def sane(r):
     return (not r["interrupted"] and r["n"] > 0 and r["inv"] >= 6 and
             all(math.isfinite(r[k]) for k in ("est", "lo", "hi")) and
-            0 < r["lo"] <= r["est"] <= r["hi"] and r["width"] < 2)
+            0 < r["lo"] <= r["est"] <= r["hi"])
 ok = bool(eval(expr, {"R": R, "sane": sane, "max": max, "min": min}))
 if not ok:
     for n in names:
@@ -124,12 +124,13 @@ describe() { # describe NAME: one diagnostic line about a run
 
 # --- (a) a hog on another CPU -------------------------------------------
 # Sane: not interrupted, six invocations at least, samples kept, a finite
-# positive interval around its median and narrower than twice the
-# median.  Twice, not once: a core shared with the host's other tenant
-# runs a copy up to twice as slow for seconds (1.7x in issue 10's
-# measurements, 54.5 and 107.5 ticks in one "quiet" run of a loaded CI
-# make check), and an honest interval over invocations that saw both
-# states spans them (width 1.0 at the lower one).  Its
+# positive interval around its median.  Not a bound on its width: with
+# six invocations the 95% interval runs from the lowest invocation median
+# to the highest, and one invocation on a shared core or beside the
+# loaded make check's other runs sets the upper end (54.5 against 107.5
+# ticks in one "quiet" run of a CI make check, 52.6 against 158.0 in
+# another): the width is the machine's noise, which the interval is right
+# to show; what the numbers claim is checked below, as relations.  Its
 # number is not compared with a quiet run's: a busy neighbour CPU may
 # really change the cost (an SMT sibling sharing the core, a shared
 # cache), and on a shared virtual machine runs minutes apart differ by
