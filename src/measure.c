@@ -43,17 +43,21 @@
  *         getrusage, sched_getcpu, schedstat,
  *         contention probe, clock chain, counter read    (checks, before)
  *         timer start; k calls; timer stop               (timed)
- *         counter read, clock chain, sched_getcpu,
- *         schedstat, getrusage, /proc/interrupts         (checks, after)
+ *         counter read, clock chain, contention probe,
+ *         sched_getcpu, schedstat, getrusage,
+ *         /proc/interrupts                               (checks, after)
  *
  *     The probes (probe.c) sit next to the timed region, inside the
  *     checks: the core clock of the sample is the two imul chains' cycles
  *     over their ticks (or PAPI_TOT_CYC's cycles over the sample's ticks,
- *     where it is read), and the contention probe's ticks times that
- *     clock are its core cycles, compared with its quiet level: the 5th
- *     percentile of 255 probes at start-up until there are 32 samples,
- *     then the lowest 5th percentile of the samples' so far (at 32, 64,
- *     128, then every 256, over the last 8191).  schedstat's
+ *     where it is read), and the contention probe's ticks, timed before
+ *     and after the sample, times that clock are its core cycles; the
+ *     slower of the two is compared with the quiet model (probe.h,
+ *     sb__quiet): fitted to 255 probes at start-up until there are 32
+ *     values beside samples, then to those so far (at 32, 64, 128, then
+ *     every 256, over the last 8191), its level only going down, and
+ *     from the level the run's earlier invocations confirmed
+ *     (sb__budget.quiet_prior) when there is one.  schedstat's
  *     run_delay is read inside getrusage's window, so that a wait for the
  *     CPU always comes with the switch that caused it.
  *
@@ -103,7 +107,10 @@
  *     PAPI_read                             not measured here (no PMU)
  *     schedstat pread and parse             0.34 us, twice
  *     clock chain (512 imul)                0.54 us, twice
- *     contention probe (32 reps, 1 warm)    0.37 us, once
+ *     contention probe (32 reps, 1 warm)    0.37 us, twice (the walk of
+ *                                           stores to lines loaded
+ *                                           later: 0.6 us at 3.7 GHz on a
+ *                                           Zen 4 guest)
  *     /proc/interrupts pread and parse      36 us (2.2 KB), once
  *     timer reads around the checks         0.04 us per pair, twice
  * about 40 us in all, of which /proc/interrupts is 90%: that is why it is
@@ -181,12 +188,11 @@ struct probe {
     sb__probe cp;
     int cp_open;
     int i_cyc;                     /* read index of PAPI_TOT_CYC, or -1 */
-    double margin;                 /* contended beyond quiet * (1 + it) */
-    double quiet;                  /* the contention probe's quiet level */
-    double *ldst;                  /* ring of contention probe values */
+    sb__quiet quiet;               /* the contention probe's quiet model */
+    double *ldst;                  /* its ring and work (2 * COST_RING) */
     double *clk;                   /* ring of sample clocks */
     double *share;                 /* ring of the probes' cost shares */
-    size_t nldst, nclk, nshare;
+    size_t nclk, nshare;
     size_t nforced;                /* samples seen by the test hook */
 };
 
@@ -405,15 +411,32 @@ static int irq_update(struct probe *pr, uint64_t tick, uint64_t *d)
     return 0;
 }
 
-/* The sample's core clock and contention probe value, from the counters
- * (PAPI_TOT_CYC) or the chains timed before (cb) and after (ca) it, and
- * the contention probe's raw ticks ld; the probes' cost and the rings
- * of their values, of which the quiet level is the 5th percentile. */
-static void probe_values(struct probe *pr, struct sample *s,
-                         uint64_t t, uint64_t cb, uint64_t ca, uint64_t ld)
+/* One contention probe's raw ticks ld as the sample's metric: core
+ * cycles per rep with the sample's clock, ticks per rep while the clock
+ * is unverified (the run may yet refuse it) or unknown; NAN: none. */
+static double ldst_value(const struct probe *pr, const struct sample *s,
+                         uint64_t ld)
 {
     const sb__probe *cp = &pr->cp;
-    double ops = (double)cp->imul_ops;
+    double v;
+    if (!ld || !((double)ld > cp->overhead))
+        return NAN;
+    v = ((double)ld - cp->overhead) / (double)cp->ldst_reps;
+    if (pr->i_cyc >= 0 || cp->clock_ok)
+        v *= s->clock; /* NAN when this sample's is unknown */
+    return v;
+}
+
+/* The sample's core clock and contention probe value, from the counters
+ * (PAPI_TOT_CYC) or the chains timed before (cb) and after (ca) it, and
+ * the contention probes' raw ticks before (lb) and after (la) it; the
+ * probes' cost and the rings of their values, of which the quiet model
+ * is fitted. */
+static void probe_values(struct probe *pr, struct sample *s, uint64_t t,
+                         uint64_t cb, uint64_t ca, uint64_t lb, uint64_t la)
+{
+    const sb__probe *cp = &pr->cp;
+    double ops = (double)cp->imul_ops, vb, va;
 
     s->clock = NAN;
     if (pr->i_cyc >= 0 && isfinite(s->ctr[pr->i_cyc]) &&
@@ -423,38 +446,25 @@ static void probe_values(struct probe *pr, struct sample *s,
         s->clock = sb__probe_sample_clock(SB__PROBE_IMUL_CYCLES * ops,
                                           (double)cb, (double)ca,
                                           cp->overhead);
-    s->ldst = NAN;
-    if (ld && (double)ld > cp->overhead) {
-        /* In ticks with an unverified clock: the run may yet refuse it. */
-        s->ldst = ((double)ld - cp->overhead) / (double)cp->ldst_reps;
-        if (pr->i_cyc >= 0 || cp->clock_ok)
-            s->ldst *= s->clock; /* NAN when this sample's is unknown */
-    }
+    /* The slower of the two: a core shared from either end of the
+     * sample on shows in one of them (a single probe before each sample
+     * kept 6.5% of its samples at a shared core's speed here, both 4%). */
+    vb = ldst_value(pr, s, lb);
+    va = ldst_value(pr, s, la);
+    s->ldst = isnan(vb) ? va : isnan(va) ? vb : vb > va ? vb : va;
     /* The cost share per sample, for its median: a sum would be ruled
      * by the few samples a preemption stretched. */
-    if (pr->share && t > 0 && (cb || ca || ld))
-        pr->share[pr->nshare++ % COST_RING] = (double)(cb + ca + ld) /
-                                              (double)t;
+    if (pr->share && t > 0 && (cb || ca || lb || la))
+        pr->share[pr->nshare++ % COST_RING] =
+            (double)(cb + ca + lb + la) / (double)t;
     if (pr->clk && isfinite(s->clock))
         pr->clk[pr->nclk++ % COST_RING] = s->clock;
-    if (pr->ldst && isfinite(s->ldst)) {
-        pr->ldst[pr->nldst++ % COST_RING] = s->ldst;
-        /* The invocation's quiet level: the start-up's calibration until
-         * there are 32 values, then the lowest 5th percentile of the
-         * values so far (at 32, 64, 128, then every 256), so that a
-         * stretch of contention does not raise it.  The calibration, 255
-         * probes back to back, runs quieter than the probes beside
-         * samples and is not kept. */
-        if (pr->nldst % 256 == 0 || pr->nldst == 32 || pr->nldst == 64 ||
-            pr->nldst == 128) {
-            double q, *tmp = pr->ldst + COST_RING;
-            size_t m = pr->nldst < COST_RING ? pr->nldst : COST_RING;
-            memcpy(tmp, pr->ldst, m * sizeof *tmp);
-            q = sb__probe_quiet(tmp, m);
-            if (isfinite(q) && (pr->nldst == 32 || !(q >= pr->quiet)))
-                pr->quiet = q;
-        }
-    }
+    /* The invocation's quiet model (probe.h, sb__quiet): the start-up's
+     * calibration until there are 32 values, then fits of the values so
+     * far.  The calibration, 255 probes back to back, runs in other
+     * conditions than the probes beside samples and is not kept. */
+    sb__quiet_add(&pr->quiet, vb);
+    sb__quiet_add(&pr->quiet, va);
 }
 
 /* The test hook (probe.h): disturbances made up beside chosen samples. */
@@ -480,7 +490,7 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     sb_kernel_fn fn = c->kernel->fn;
     struct rusage a, b;
     uint64_t va[SB_MAX_COUNTERS], vb[SB_MAX_COUNTERS];
-    uint64_t c0, c1, c2, c3, t, dirq = 0, cb, ca, ld, rd0 = 0, rd1 = 0;
+    uint64_t c0, c1, c2, c3, t, dirq = 0, cb, ca, lb, la, rd0 = 0, rd1 = 0;
     int ok_ru, ok_ctr, cpu0, cpu1, tsc = pr->tsc, e, ok_rd;
     size_t failed;
 
@@ -500,7 +510,7 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     cpu0 = sched_getcpu();
     ok_rd = sb__probe_run_delay(&pr->cp, &rd0) == 0;
     /* The probes next to the timed region: contention, then the clock. */
-    ld = sb__probe_time_ldst(&pr->cp);
+    lb = sb__probe_time_ldst(&pr->cp);
     if (pr->cp.imul_ops || pr->cp.ldst_reps)
         sb__probe_pair(&pr->cp);
     cb = sb__probe_time_chain(&pr->cp);
@@ -514,6 +524,7 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     c2 = sb__timer_start(tsc);
     ok_ctr = (!pr->nctr || sb__counters_read(pr->ctr, vb) == 0) && ok_ctr;
     ca = sb__probe_time_chain(&pr->cp);
+    la = sb__probe_time_ldst(&pr->cp);
     failed = sb__kernel_failures(&e) - failed;
     cpu1 = sched_getcpu();
     /* run_delay inside getrusage's window: a wait always shows a switch
@@ -540,11 +551,11 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
                               (double)k
                         : NAN;
 
-    probe_values(pr, s, t, cb, ca, ld);
+    probe_values(pr, s, t, cb, ca, lb, la);
     s->flags = 0;
     if (ok_rd && rd1 > rd0)
         s->flags |= 1u << SB_REJECT_CPU_WAIT;
-    if (sb__probe_contended(s->ldst, pr->quiet, pr->margin) &&
+    if (sb__probe_contended(s->ldst, pr->quiet.level, pr->quiet.margin) &&
         !(SB__PROBE_FORCE & 32))
         s->flags |= 1u << SB_REJECT_SHARED_CORE;
     if (SB__PROBE_FORCE)
@@ -956,13 +967,13 @@ static void free_probes(struct probe *pr)
     pr->ldst = pr->clk = pr->share = NULL;
 }
 
-/* The contention probe's quiet level at start-up, before any sample:
- * the 5th percentile of 255 probes, each converted with the clock of a
+/* The contention probe's quiet model at start-up, before any sample:
+ * sb__probe_model over 255 probes, each converted with the clock of a
  * chain timed next to it.  Without a clock, ticks per rep. */
 static void calibrate_quiet(struct probe *pr)
 {
     enum { N = 255 };
-    double v[N];
+    double v[N], level, margin;
     size_t m = 0;
     const sb__probe *cp = &pr->cp;
 
@@ -981,7 +992,20 @@ static void calibrate_quiet(struct probe *pr)
         if (ld > 0 && isfinite(clk))
             v[m++] = ld / (double)cp->ldst_reps * clk;
     }
-    pr->quiet = sb__probe_quiet(v, m);
+    sb__probe_model(v, m, &level, &margin, NULL);
+    sb__quiet_seed(&pr->quiet, level, margin, 0);
+}
+
+/* A fresh quiet model.  Without a core clock, ticks mix the host's clock
+ * steps (3.5% each, up to 11% apart here) into the probe: its margins are
+ * at least SB__PROBE_MARGIN_TICKS. */
+static void open_quiet(struct probe *pr)
+{
+    int cycles = pr->i_cyc >= 0 || pr->cp.clock_ok;
+    sb__quiet_init(&pr->quiet, pr->ldst, pr->ldst ? pr->ldst + COST_RING
+                                                  : NULL,
+                   pr->ldst ? COST_RING : 0,
+                   cycles ? 0 : SB__PROBE_MARGIN_TICKS);
 }
 
 /* The test hook's verdict on the start-up check (bit 6 of
@@ -997,8 +1021,7 @@ static void force_check(struct probe *pr, sb_meta *m, int pass)
                   : "clock probe refused: the test hook failed the check");
     if (pass)
         m->probe_ratio = SB__PROBE_IMUL_CYCLES;
-    pr->margin = m->contention_margin =
-        pass ? SB__PROBE_MARGIN : SB__PROBE_MARGIN_TICKS;
+    open_quiet(pr);
     calibrate_quiet(pr);
 }
 
@@ -1011,7 +1034,6 @@ static int open_probes(struct probe *pr, sb__invocation *inv,
     int rc;
 
     pr->i_cyc = -1;
-    pr->quiet = NAN;
     rc = sb__probe_open(&pr->cp, pr->tsc, pr->hz, m, err);
     if (rc != SB_OK)
         return rc;
@@ -1025,16 +1047,12 @@ static int open_probes(struct probe *pr, sb__invocation *inv,
                  "core cycles from PAPI_TOT_CYC (imul chain: %s)",
                  pr->cp.clock_ok ? "agrees with add" : "refused");
     }
-    /* Without a core clock, ticks mix the host's clock steps (3.5% each,
-     * up to 11% apart here) into the probe: a wider margin. */
-    pr->margin = pr->i_cyc >= 0 || pr->cp.clock_ok ? SB__PROBE_MARGIN
-                                                   : SB__PROBE_MARGIN_TICKS;
-    m->contention_margin = pr->margin;
     pr->ldst = malloc(2 * COST_RING * sizeof *pr->ldst);
     pr->clk = malloc(COST_RING * sizeof *pr->clk);
     pr->share = malloc(COST_RING * sizeof *pr->share);
     if (!pr->ldst || !pr->clk || !pr->share)
         return sb__error(err, SB_ENOMEM, "out of memory");
+    open_quiet(pr);
     calibrate_quiet(pr);
     return SB_OK;
 }
@@ -1128,8 +1146,8 @@ static void probe_figures(struct probe *pr, sb__invocation *inv)
     if (pr->share && pr->nshare)
         inv->meta.probe_cost_share = sb__median_inplace(
             pr->share, pr->nshare < COST_RING ? pr->nshare : COST_RING);
-    inv->meta.contention_quiet = pr->quiet;
-    inv->meta.contention_margin = pr->margin;
+    inv->meta.contention_quiet = pr->quiet.level;
+    inv->meta.contention_margin = pr->quiet.margin;
     for (size_t i = 0; i < inv->ncells; i++) {
         const sb__raw_cell *r = &inv->cells[i];
         taken += (double)r->nsamples;
@@ -1141,7 +1159,7 @@ static void probe_figures(struct probe *pr, sb__invocation *inv)
     if (taken > 0) {
         if (pr->cp.sched_fd >= 0)
             inv->meta.cpu_wait_share = wait / taken;
-        if (isfinite(pr->quiet))
+        if (isfinite(pr->quiet.level))
             inv->meta.contended_share = shared / taken;
     }
 }
@@ -1533,6 +1551,11 @@ int sb__measure(const sb_plan *plan, const sb_measure_options *opt,
     if ((SB__PROBE_FORCE & 64) && h.pr.i_cyc < 0 &&
         (h.pr.cp.clock_ok || h.pr.cp.clock_unverified))
         force_check(&h.pr, &inv->meta, h.index > 0);
+    /* Measured in core cycles, the quiet level the earlier invocations
+     * confirmed is this one's too: the core's, whoever shares it now. */
+    if (h.pr.i_cyc >= 0 || h.pr.cp.clock_ok)
+        sb__quiet_seed(&h.pr.quiet, bud->quiet_prior,
+                       bud->quiet_prior_margin, 1);
     for (size_t i = 0; i < n; i++) {
         inv->cells[i].ncounters = h.pr.nctr;
         inv->cells[i].counter_names =

@@ -41,6 +41,10 @@ typedef struct sb__budget {
     size_t invocation;   /* 0-based index of this invocation */
     int check;           /* 1: check that the plan fits first (the first
                             invocation) */
+    /* The contention probe's quiet level that the run's earlier
+     * invocations confirmed (sb__quiet_prior), in core cycles per rep,
+     * and its margin; NAN: none.  Its quiet model starts from it. */
+    double quiet_prior, quiet_prior_margin;
 } sb__budget;
 
 /* Measure every cell of plan once, in this process, with opt (towards

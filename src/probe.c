@@ -26,11 +26,13 @@
  *
  * The contention probe.  A shared core (the host's hyperthread sibling
  * running another tenant) slows the copy kernels by up to 2x and no
- * counter in the guest sees it.  A short loop of aligned 16-byte loads
- * and stores in L1, throughput-bound on the same ports, slows with them:
+ * counter in the guest sees it.  A short walk over 4 KiB of L1, each
+ * line's 16 bytes loaded and stored to the line half a page away, so
+ * that the second half loads the lines the first half has just stored,
+ * slows with it, about 2x on the hosts recorded (README, "The probes"):
  * its core cycles per rep are a property of the core when nobody shares
- * it.  measure.c times it beside each sample and compares it with its
- * quiet level.
+ * it.  measure.c times it before and after each sample and compares the
+ * slower with its quiet model (sb__probe_model, sb__quiet).
  *
  * The chains and the loop are x86-64 inline assembly; elsewhere there is
  * no probe (every clock NAN, no contention check).
@@ -63,11 +65,13 @@
  * every 30 ms), so a round of 33 cells (3-5 ms) would hold a change one
  * time in ten, and a sample's two chains differed by more than 1.5% in
  * 6.7% of 100000 samples of about 0.6 ms.
- * 32 reps, about 730 ticks (0.35 us), 0.7%: with 8 reps the timer pair's
- * own jitter (54 ticks, a few ticks either way) made 30% of the samples
- * look contended while the copy beside them ran at its quiet speed (339.2
- * core cycles, both groups); with 32 reps 9% were flagged, and the copy
- * beside those took 362.7 cycles at the median, 7% slower. */
+ * 32 reps of the contention probe, about 2150 core cycles (0.6 us at
+ * 3.7 GHz), timed twice: with fewer the timer pair's own jitter (54
+ * ticks, a few either way) rules it (with 8 reps of the probe before this
+ * one, 30% of the samples looked contended while the copy beside them
+ * ran at its quiet speed), and a walk of 16 reps here still ran part of
+ * it before its stores had filled up (a second mode at 87 against 125
+ * ticks per rep back to back). */
 #define CHAIN_OPS 512
 #define LDST_REPS 32
 /* Start-up check: pairs of chains timed, and how often it is tried
@@ -136,18 +140,178 @@ int sb__probe_validate(double imul, double add, double tol, char *why,
     return 1;
 }
 
-double sb__probe_quiet(double *x, size_t n)
+/* The first index in the sorted x[from, m) whose value exceeds v. */
+static size_t above(const double *x, size_t from, size_t m, double v)
 {
-    size_t m = 0, k;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(x[i]))
+    while (from < m && x[from] <= v)
+        from++;
+    return from;
+}
+
+size_t sb__probe_model(double *x, size_t n, double *level, double *margin,
+                       double *jitter)
+{
+    const double w = SB__PROBE_MODEL_WINDOW;
+    size_t m = 0, cmax = 0, need, i0, best, bestc = 0, lo, hi, cnt, r;
+    size_t i, j = 0, sparse;
+    double lev, sigma, valley;
+
+    *level = *margin = NAN;
+    if (jitter)
+        *jitter = NAN;
+    for (i = 0; i < n; i++)
+        if (isfinite(x[i]) && x[i] > 0)
             x[m++] = x[i];
-    if (!m)
-        return NAN;
+    if (m < 2 * SB__PROBE_MODEL_MIN)
+        return m;
     gsl_sort(x, 1, m);
-    /* The order statistic at the 5th percentile (nearest rank). */
-    k = (size_t)ceil(0.05 * (double)m);
-    return x[k ? k - 1 : 0];
+    /* The densest window's count, by two pointers (j only moves up). */
+    for (i = 0; i < m; i++) {
+        j = above(x, j > i ? j : i, m, x[i] * (1 + w));
+        if (j - i > cmax)
+            cmax = j - i;
+    }
+    need = cmax / 8 > SB__PROBE_MODEL_MIN ? cmax / 8 : SB__PROBE_MODEL_MIN;
+    /* The lowest window holding that many: the quiet cluster's start. */
+    j = 0;
+    for (i0 = 0; i0 < m; i0++) {
+        j = above(x, j > i0 ? j : i0, m, x[i0] * (1 + w));
+        if (j - i0 >= need)
+            break;
+    }
+    if (i0 == m)
+        return m; /* cannot happen: the densest window qualifies */
+    /* Its densest window, starting within two widths above it. */
+    best = i0;
+    j = i0;
+    for (i = i0; i < m && x[i] <= x[i0] * (1 + 2 * w); i++) {
+        j = above(x, j > i ? j : i, m, x[i] * (1 + w));
+        if (j - i > bestc) {
+            bestc = j - i;
+            best = i;
+        }
+    }
+    lev = bestc % 2 ? x[best + bestc / 2]
+                    : (x[best + bestc / 2 - 1] + x[best + bestc / 2]) / 2;
+    *level = lev;
+    /* The valley above the mode: the first value above the level whose
+     * window holds at most a 64th of the mode's (or only itself), each
+     * run of equal values taken from its first; the mode ends there, or
+     * where the window before it ended if that was sooner (a gap). */
+    sparse = bestc / 64 > 1 ? bestc / 64 : 1;
+    i = above(x, best, m, lev);
+    for (j = i; i < m; i = above(x, i, m, x[i])) {
+        j = above(x, j > i ? j : i, m, x[i] * (1 + w));
+        if (j - i <= sparse)
+            break;
+    }
+    /* x[i - 1] is the last value before the valley (i > best). */
+    valley = x[i - 1] * (1 + w);
+    if (i < m && x[i] < valley)
+        valley = x[i];
+    valley = valley / lev - 1;
+    /* The lower side: values within 10% below the level. */
+    for (lo = 0; lo < m && x[lo] < lev * 0.9; lo++)
+        ;
+    hi = above(x, lo, m, lev);
+    cnt = hi - lo;
+    sigma = NAN;
+    if (cnt >= SB__PROBE_MODEL_MIN) {
+        /* The distances below the level ascend as the index descends:
+         * their 90th percentile (lower rank) is that of x[hi - 1 - r]. */
+        r = (size_t)(0.9 * (double)(cnt - 1));
+        sigma = (lev - x[hi - 1 - r]) / 1.645 / lev;
+    }
+    if (jitter)
+        *jitter = sigma;
+    *margin = valley;
+    if (isfinite(sigma) && SB__PROBE_MODEL_K * sigma > *margin)
+        *margin = SB__PROBE_MODEL_K * sigma;
+    if (*margin < SB__PROBE_MODEL_FLOOR)
+        *margin = SB__PROBE_MODEL_FLOOR;
+    if (*margin > SB__PROBE_MODEL_CEIL)
+        *margin = SB__PROBE_MODEL_CEIL;
+    return m;
+}
+
+static double floor_margin(const sb__quiet *q, double margin)
+{
+    return margin < q->min_margin ? q->min_margin : margin;
+}
+
+void sb__quiet_init(sb__quiet *q, double *ring, double *work, size_t cap,
+                    double min_margin)
+{
+    q->ring = ring;
+    q->work = work;
+    q->cap = cap;
+    q->n = 0;
+    q->level = NAN;
+    q->min_margin = min_margin;
+    q->margin = floor_margin(q, SB__PROBE_MARGIN);
+    q->prior = 0;
+}
+
+void sb__quiet_seed(sb__quiet *q, double level, double margin, int prior)
+{
+    if (!isfinite(level) || !(level > 0))
+        return;
+    if (q->prior && !(level < q->level))
+        return;
+    q->level = level;
+    if (isfinite(margin))
+        q->margin = floor_margin(q, margin);
+    q->prior |= prior;
+}
+
+void sb__quiet_add(sb__quiet *q, double v)
+{
+    double lev, mg;
+    size_t m, n;
+
+    if (!isfinite(v) || !q->ring || !q->cap)
+        return;
+    q->ring[q->n++ % q->cap] = v;
+    n = q->n;
+    if (!(n % 256 == 0 || n == 32 || n == 64 || n == 128))
+        return;
+    m = n < q->cap ? n : q->cap;
+    memcpy(q->work, q->ring, m * sizeof *q->work);
+    sb__probe_model(q->work, m, &lev, &mg, NULL);
+    if (!isfinite(lev))
+        return;
+    mg = floor_margin(q, mg);
+    if (!isfinite(q->level) || (n == 32 && !q->prior) ||
+        lev < q->level / (1 + q->margin)) {
+        /* No level yet, the calibration's replaced, or a quieter mode
+         * than the one held: the fit's own level and margin. */
+        q->level = lev;
+        q->margin = mg;
+    } else if (lev <= q->level * (1 + q->margin)) {
+        /* The same mode, measured again. */
+        if (lev < q->level)
+            q->level = lev;
+        q->margin = mg;
+    }
+}
+
+double sb__quiet_prior(const double *levels, size_t n, double margin)
+{
+    double best = NAN;
+    for (size_t i = 0; i < n; i++) {
+        double a = levels[i];
+        if (!isfinite(a) || !(a > 0) || a >= best)
+            continue;
+        for (size_t j = 0; j < n; j++) {
+            double b = levels[j];
+            if (j != i && isfinite(b) && b > 0 &&
+                fabs(a / b - 1) <= margin) {
+                best = a;
+                break;
+            }
+        }
+    }
+    return best;
 }
 
 int sb__probe_contended(double v, double quiet, double margin)
@@ -211,40 +375,29 @@ SB__PROBE_CHAIN(sb__probe_add_chain, "add")
 
 void sb__probe_ldst(void *buf, unsigned reps)
 {
-    char *p;
-    uint64_t i;
+    uint64_t i, j;
     if (!reps)
         return;
+    /* Each rep walks the 64 lines of the 4 KiB in order: a 16-byte load
+     * from line i, stored to the line half a page away, so that the
+     * second half loads the lines the first half has just stored. */
     __asm__ volatile(
         "1:\n\t"
-        "mov %[b], %[p]\n\t"
-        "mov $8, %[i]\n"
+        "xor %[i], %[i]\n\t"
+        ".p2align 6\n"
         "2:\n\t"
-        "movdqa 0(%[p]), %%xmm0\n\t"
-        "movdqa 32(%[p]), %%xmm1\n\t"
-        "movdqa 64(%[p]), %%xmm2\n\t"
-        "movdqa 96(%[p]), %%xmm3\n\t"
-        "movdqa 128(%[p]), %%xmm4\n\t"
-        "movdqa 160(%[p]), %%xmm5\n\t"
-        "movdqa 192(%[p]), %%xmm6\n\t"
-        "movdqa 224(%[p]), %%xmm7\n\t"
-        "movdqa %%xmm0, 2048(%[p])\n\t"
-        "movdqa %%xmm1, 2080(%[p])\n\t"
-        "movdqa %%xmm2, 2112(%[p])\n\t"
-        "movdqa %%xmm3, 2144(%[p])\n\t"
-        "movdqa %%xmm4, 2176(%[p])\n\t"
-        "movdqa %%xmm5, 2208(%[p])\n\t"
-        "movdqa %%xmm6, 2240(%[p])\n\t"
-        "movdqa %%xmm7, 2272(%[p])\n\t"
-        "add $256, %[p]\n\t"
-        "dec %[i]\n\t"
-        "jnz 2b\n\t"
+        "movdqa (%[b],%[i]), %%xmm0\n\t"
+        "lea 2048(%[i]), %[j]\n\t"
+        "and $4095, %[j]\n\t"
+        "movdqa %%xmm0, (%[b],%[j])\n\t"
+        "add $64, %[i]\n\t"
+        "cmp $4096, %[i]\n\t"
+        "jne 2b\n\t"
         "dec %[r]\n\t"
         "jnz 1b"
-        : [p] "=&r"(p), [i] "=&r"(i), [r] "+r"(reps)
+        : [i] "=&r"(i), [j] "=&r"(j), [r] "+r"(reps)
         : [b] "r"(buf)
-        : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-          "xmm6", "xmm7");
+        : "cc", "memory", "xmm0");
 }
 #else
 int sb__probe_have_chains(void)

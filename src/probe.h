@@ -17,8 +17,9 @@
 #define SB__PROBE_UNROLL 16
 /* The start-up check: imul over add latency must be 3 within this. */
 #define SB__PROBE_TOLERANCE 0.03
-/* A sample is contended when its contention probe is slower than the
- * quiet level by more than this fraction. */
+/* The margin of a quiet model fitted to too few values to measure its
+ * jitter (sb__probe_model): a sample is contended when its contention
+ * probe is slower than the quiet level by more than this fraction. */
 #define SB__PROBE_MARGIN 0.05
 /* The same in ticks, when there is no core clock to convert with: the
  * host's clock steps (3.5% each) move the probe too. */
@@ -48,9 +49,83 @@ double sb__probe_sample_clock(double cycles, double before, double after,
 int sb__probe_validate(double imul, double add, double tol, char *why,
                        size_t len);
 
-/* The quiet level of the contention probe: the 5th percentile of its n
- * values (NANs skipped; x is sorted in place).  NAN when none. */
-double sb__probe_quiet(double *x, size_t n);
+/* The quiet model of the contention probe: where its quiet mode lies and
+ * how far above it a value is contended, from the probe's own values
+ * (docs/design.md, protocol step 5).  The quiet mode is the lowest narrow
+ * cluster that holds a fair share of the values: the lowest value x_i
+ * whose window [x_i, x_i * (1 + SB__PROBE_MODEL_WINDOW)] holds at least
+ * an eighth of the densest window's count (and SB__PROBE_MODEL_MIN
+ * values), then the densest window within two widths above it, whose
+ * median is the level.  A lone low value (a chain slowed by a disturbance
+ * converts its probe too low) is no cluster.  The margin is the wider of
+ * two measures of the mode's own width, clamped to
+ * [SB__PROBE_MODEL_FLOOR, SB__PROBE_MODEL_CEIL]:
+ *  - the valley: the first value above the level whose window holds at
+ *    most a 64th of the mode's window (or only itself), where the mode's
+ *    upper tail has thinned out; a shared core's values lie beyond it
+ *    (+50% to +100% on the hosts recorded) and do not fill it;
+ *  - SB__PROBE_MODEL_K sigmas of the mode's lower side, which a shared
+ *    core, only ever slowing the probe, cannot reach: the 90th percentile
+ *    of the distances below the level of the values within 10% below it,
+ *    over 1.645 (a normal mode's sigma), where there are
+ *    SB__PROBE_MODEL_MIN such values.
+ * Either alone cuts some quiet modes: the sigmas one whose values sit on
+ * a lattice of the clock conversion (a sigma of 0 seen here, the mode
+ * 3% wide), the valley a smooth mode whose tail thins early (1% on the
+ * Zen 3 trace, where 8 sigmas are 3.5%).
+ * Fitted on both recorded hosts (tests/test_replay.c); nothing in it
+ * names a CPU. */
+#define SB__PROBE_MODEL_WINDOW 0.01
+#define SB__PROBE_MODEL_MIN 8
+#define SB__PROBE_MODEL_K 4.0
+#define SB__PROBE_MODEL_FLOOR 0.01
+#define SB__PROBE_MODEL_CEIL 0.25
+
+/* Fit the quiet model to the n values at x (NANs and values <= 0
+ * skipped; x is sorted in place): *level and *margin, NAN both when fewer
+ * than 2 * SB__PROBE_MODEL_MIN values remain.  *jitter (optional)
+ * receives the mode's relative sigma (NAN when not measured).  Returns
+ * the number of values used. */
+size_t sb__probe_model(double *x, size_t n, double *level, double *margin,
+                       double *jitter);
+
+/* The quiet model of one invocation, kept up to date as its probe values
+ * arrive (measure.c; tests/test_replay.c replays recorded hosts through
+ * it).  The level starts from a calibration or a prior (a level an
+ * earlier invocation or the host's profile found) and is refitted over
+ * the values so far at 32, 64, 128, then every 256 values, over a ring
+ * of the last cap.  The level only goes down, so that a stretch of
+ * contention does not raise it; the first refit replaces a calibration
+ * (which may have run in other conditions) but never a prior; a refit
+ * of the same mode (its level within the margin) brings its margin,
+ * measured on more values, and a refit far below brings its own.
+ * min_margin floors every margin (ticks without a core clock: the
+ * host's clock steps move the probe too). */
+typedef struct sb__quiet {
+    double *ring;       /* cap values, the caller's */
+    double *work;       /* cap values, the caller's */
+    size_t cap, n;      /* n: values seen so far */
+    double level, margin;
+    double min_margin;
+    int prior;          /* the level is a prior: refits only lower it */
+} sb__quiet;
+
+/* Start: no level (NAN) and SB__PROBE_MARGIN, over the caller's ring
+ * and work arrays of cap values each. */
+void sb__quiet_init(sb__quiet *q, double *ring, double *work, size_t cap,
+                    double min_margin);
+/* Seed the level from a calibration (prior 0) or a prior (1), with its
+ * margin (NAN: keep the current one).  A NAN level does nothing. */
+void sb__quiet_seed(sb__quiet *q, double level, double margin, int prior);
+/* Add one probe value (not finite: ignored) and refit when due. */
+void sb__quiet_add(sb__quiet *q, double v);
+
+/* The prior a run's later invocations start their quiet model from: the
+ * lowest of the n levels of its earlier invocations that another of them
+ * confirms (the two within margin of each other), so that one
+ * invocation's level, too low from suspect clock readings, cannot make
+ * every later sample look contended; NAN when none is confirmed. */
+double sb__quiet_prior(const double *levels, size_t n, double margin);
 
 /* 1 when a probe value v is slower than the quiet level by more than the
  * margin (v > quiet * (1 + margin)); 0 otherwise, or when either is not
@@ -71,10 +146,10 @@ int sb__probe_have_chains(void);
  * at rename: 0.54 cycles per add measured on this project's VM). */
 void sb__probe_imul_chain(uint64_t n);
 void sb__probe_add_chain(uint64_t n);
-/* The contention probe: reps times 64 aligned 16-byte loads from the
- * first half of the 4 KiB at buf (64-byte aligned) and 64 stores to its
- * second half, throughput-bound on the load and store ports the copy
- * kernels use. */
+/* The contention probe: reps walks over the 64 lines of the 4 KiB at buf
+ * (64-byte aligned), each line's first 16 bytes loaded and stored to the
+ * line 2048 bytes further, modulo 4096.  Its loop is aligned to 64 bytes:
+ * crossing a line doubled it on a Zen 4 core. */
 void sb__probe_ldst(void *buf, unsigned reps);
 
 /* The probes of one invocation. */

@@ -857,7 +857,12 @@ int sb_run_execute_new(const sb_plan *plan, const sb_measure_options *m,
                           .started = now,
                           .invocations_left = i < ninv ? ninv - i : 1,
                           .invocation = i,
-                          .check = i == 0};
+                          .check = i == 0,
+                          .quiet_prior = NAN,
+                          .quiet_prior_margin = tot.margin};
+        if (!tot.ticks)
+            bud.quiet_prior = sb__quiet_prior(tot.quiet, tot.nquiet,
+                                              tot.margin);
         if (!invocation_budget(run, i, ninv, budget, left, &b))
             break;
         bud.deadline = now + b;
