@@ -1103,8 +1103,9 @@ typedef struct sb_meta {
     double probe_clock;    /* effective clock: the median of the samples'
                               clocks (a run: the median over invocations) */
     double probe_clock_min, probe_clock_max; /* over the invocations */
-    double contention_quiet;  /* the contention probe's quiet level: its
-                                 5th percentile, core cycles per rep
+    double contention_quiet;  /* the contention probe's quiet level: the
+                                 median of its lowest dense mode, core
+                                 cycles per rep
                                  (ticks per rep without a clock) */
     double contention_margin; /* contended beyond quiet * (1 + margin) */
     double contended_share;   /* of samples taken: flagged shared-core */
