@@ -194,6 +194,7 @@ struct probe {
     double *share;                 /* ring of the probes' cost shares */
     size_t nclk, nshare;
     size_t nforced;                /* samples seen by the test hook */
+    double waited;                 /* seconds waited for a quiet core */
 };
 
 /* What one sample saw. */
@@ -1147,6 +1148,8 @@ static void probe_figures(struct probe *pr, sb__invocation *inv)
         inv->meta.probe_cost_share = sb__median_inplace(
             pr->share, pr->nshare < COST_RING ? pr->nshare : COST_RING);
     inv->meta.contention_quiet = pr->quiet.level;
+    if (isfinite(pr->quiet.level))
+        inv->meta.shared_wait_seconds = pr->waited;
     inv->meta.contention_margin = pr->quiet.margin;
     for (size_t i = 0; i < inv->ncells; i++) {
         const sb__raw_cell *r = &inv->cells[i];
@@ -1341,15 +1344,56 @@ static void warm_up_cells(struct held *h, double overhead, double target,
     choose_irq_exemptions(h->plan, inv, h->w, &h->pr);
 }
 
+/* Wait for the core to become quiet again after a sample that found it
+ * shared, until the contention probe (timed between two clock chains, as
+ * beside a sample) reads quiet twice in a row or until `until`; returns
+ * the seconds waited.  A host shared 75% of the time otherwise fills a
+ * run with rejects: each sample costs its checks (50-100 us) as well as
+ * its own time, a probe 1-2 us. */
+static double wait_quiet(struct probe *pr, double until)
+{
+    const sb__probe *cp = &pr->cp;
+    double t0 = sb__now(), now = t0;
+    int quiet = 0;
+
+    while (quiet < 2 && now < until) {
+        struct sample s;
+        uint64_t cb = sb__probe_time_chain(cp), ld = sb__probe_time_ldst(cp);
+        uint64_t ca = sb__probe_time_chain(cp);
+        s.clock = sb__probe_sample_clock(SB__PROBE_IMUL_CYCLES *
+                                             (double)cp->imul_ops,
+                                         (double)cb, (double)ca,
+                                         cp->overhead);
+        if (sb__probe_contended(ldst_value(pr, &s, ld), pr->quiet.level,
+                                pr->quiet.margin) ||
+            (SB__PROBE_FORCE & 128))
+            quiet = 0;
+        else
+            quiet++;
+        now = sb__now();
+    }
+    return now - t0;
+}
+
 /* The rounds (the top of the file, step 5) until the stop rule, the
- * sample cap, the deadline or a stop request. */
+ * sample cap, the deadline or a stop request.  After a sample rejected
+ * for a shared core alone, the next waits for a quiet core
+ * (wait_quiet), at most 50 ms at a time and half of the invocation's
+ * rounds in all, so that a core shared throughout still gets its
+ * samples taken and marked. */
 static int run_rounds(struct held *h, const sb_measure_options *opt,
                       double overhead, double t0, double deadline,
                       const sb__stop *stop, sb__invocation *inv,
                       sb_error *err)
 {
     size_t n = h->n, check_at = 0;
-    double now, seen_at = -1;
+    double now, seen_at = -1, start = sb__now();
+    double wait_cap = 0.5 * (deadline - start);
+    /* Only with the chain's clock: PAPI's cycles come with samples, and
+     * without a clock the probe in ticks moves with the clock steps. */
+    int can_wait = opt->reject == SB_REJECT_DISTURBED &&
+                   h->pr.cp.clock_ok && h->pr.i_cyc < 0 &&
+                   !(SB__PROBE_FORCE & 32);
 
     while (!sb__stopped(stop)) {
         int done, late = 0, count_all;
@@ -1370,6 +1414,12 @@ static int run_rounds(struct held *h, const sb_measure_options *opt,
             if (record_sample(opt, &h->w[i], r, &v, 0) != SB_OK)
                 return sb__error(err, SB_ENOMEM,
                                  "out of memory for samples");
+            if (can_wait && v.flags == 1u << SB_REJECT_SHARED_CORE &&
+                h->pr.waited < wait_cap && isfinite(h->pr.quiet.level)) {
+                double until = fmin(deadline, sb__now() + 0.05);
+                until = fmin(until, sb__now() + wait_cap - h->pr.waited);
+                h->pr.waited += wait_quiet(&h->pr, until);
+            }
         }
         if (sb__stopped(stop) || late)
             break; /* the partial round's samples are kept */

@@ -20,6 +20,7 @@ void sb__meta_probe_unknown(sb_meta *m)
     m->probe_clock = m->probe_clock_min = m->probe_clock_max = NAN;
     m->contention_quiet = m->contention_margin = NAN;
     m->contended_share = m->cpu_wait_share = NAN;
+    m->shared_wait_seconds = NAN;
 }
 
 void sb__meta_fill(sb_meta *meta)

@@ -196,14 +196,22 @@ size_t sb__probe_model(double *x, size_t n, double *level, double *margin,
     *level = lev;
     /* The valley above the mode: the first value above the level whose
      * window holds at most a 64th of the mode's (or only itself), each
-     * run of equal values taken from its first; the mode ends there, or
-     * where the window before it ended if that was sooner (a gap). */
+     * run of equal values taken from its first, or the first value past
+     * a gap of two windows (a mode on a lattice has no sparse window
+     * before the gap: its values repeat); the mode ends there, or where
+     * the window before it ended if that was sooner. */
     sparse = bestc / 64 > 1 ? bestc / 64 : 1;
     i = above(x, best, m, lev);
-    for (j = i; i < m; i = above(x, i, m, x[i])) {
+    for (j = i; i < m;) {
+        size_t next = above(x, i, m, x[i]);
         j = above(x, j > i ? j : i, m, x[i] * (1 + w));
         if (j - i <= sparse)
             break;
+        if (next < m && x[next] > x[i] * (1 + 2 * w)) {
+            i = next;
+            break;
+        }
+        i = next;
     }
     /* x[i - 1] is the last value before the valley (i > best). */
     valley = x[i - 1] * (1 + w);

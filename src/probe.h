@@ -207,7 +207,9 @@ int sb__probe_run_delay(const sb__probe *p, uint64_t *ns);
  * sibling vCPU would otherwise empty of samples; bit 6 makes the check
  * fail in a run's first invocation and pass in the others, whatever the
  * chains measured (a shared core at start-up), so that the runner keeps
- * the first one's clocks.
+ * the first one's clocks; bit 7 makes the wait for a quiet core after a
+ * shared-core sample (measure.c, wait_quiet) see the core shared
+ * throughout.
  * The library holds no definition. */
 #if defined(__GNUC__)
 extern int sb__probe_force __attribute__((weak, visibility("hidden")));

@@ -502,7 +502,8 @@ struct machine_totals {
     size_t quiet_inv[TOTALS_INV];
     size_t nclock, nshare, nquiet;
     double taken, waited, contended;
-    int wait_known, contention_known;
+    double shared_wait; /* seconds waited for a quiet core, summed */
+    int wait_known, contention_known, shared_wait_known;
     int ticks; /* some invocation's contention probe was in ticks */
     /* Invocations whose clock probe failed its start-up check (probe.c:
      * meta.probe "unverified"): each one's index, clock and contention
@@ -538,6 +539,10 @@ static int add_probe_figures(sb_run *run, const sb__invocation *inv,
                                  m->contention_quiet) != SB_OK)
         return SB_ENOMEM;
     tot->wait_known |= isfinite(m->cpu_wait_share);
+    if (isfinite(m->shared_wait_seconds)) {
+        tot->shared_wait += m->shared_wait_seconds;
+        tot->shared_wait_known = 1;
+    }
     tot->contention_known |= isfinite(m->contended_share);
     if (!tot->verified && !strcmp(m->probe, "imul-chain"))
         tot->verified_ratio = m->probe_ratio;
@@ -623,6 +628,7 @@ static void probe_totals(sb_run *run, struct machine_totals *tot)
     }
     m->cpu_wait_share =
         tot->wait_known && tot->taken > 0 ? tot->waited / tot->taken : NAN;
+    m->shared_wait_seconds = tot->shared_wait_known ? tot->shared_wait : NAN;
     m->contended_share = tot->contention_known && tot->taken > 0
                              ? tot->contended / tot->taken
                              : NAN;

@@ -1110,6 +1110,11 @@ typedef struct sb_meta {
     double contention_margin; /* contended beyond quiet * (1 + margin) */
     double contended_share;   /* of samples taken: flagged shared-core */
     double cpu_wait_share;    /* of samples taken: flagged cpu-wait */
+    double shared_wait_seconds; /* spent waiting for the contention probe
+                                   to read quiet again after a sample on
+                                   a shared core (a run: the sum over its
+                                   invocations); NAN: no contention
+                                   probe */
     /* Per invocation, in order (the first SB_PROBE_MAX_INV): its
      * effective clock and its contention probe's quiet level.  Every
      * invocation's: sb_run_invocation_clock and _quiet. */

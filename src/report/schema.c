@@ -92,6 +92,7 @@ static const sb__jfield probes[] = {
     M_NUM("contention_margin", contention_margin),
     M_NUM("contended_share", contended_share),
     M_NUM("cpu_wait_share", cpu_wait_share),
+    M_NUM("shared_wait_s", shared_wait_seconds),
     CUSTOM(SB__JK_INV_CLOCK, SB__JC_INV_CLOCK),
     CUSTOM(SB__JK_INV_QUIET, SB__JC_INV_QUIET),
 };

@@ -66,9 +66,11 @@ static void puts_clean(FILE *f, const char *s)
 
 /* The header's line on the probes beside every sample (probe.c): where
  * the core clock came from or why there is none, what the probes cost,
- * and the shares of samples that waited for the CPU or found the core
- * shared.  Nothing for a run without them (imported, or saved before). */
-static void probes(const sb_meta *m, FILE *f)
+ * the shares of samples that waited for the CPU or found the core
+ * shared, and how long the run waited for a quiet core (elapsed: the
+ * run's seconds measuring).  Nothing for a run without them (imported,
+ * or saved before). */
+static void probes(const sb_meta *m, double elapsed, FILE *f)
 {
     if (!m->probe[0])
         return;
@@ -107,6 +109,13 @@ static void probes(const sb_meta *m, FILE *f)
     if (isfinite(m->cpu_wait_share))
         fprintf(f, "; waited for the CPU: %.1f%%",
                 100 * m->cpu_wait_share);
+    if (isfinite(m->shared_wait_seconds) && m->shared_wait_seconds > 0) {
+        fprintf(f, "; waited %.3g s for a quiet core",
+                m->shared_wait_seconds);
+        if (elapsed > 0)
+            fprintf(f, " (%.0f%% of the run)",
+                    100 * m->shared_wait_seconds / elapsed);
+    }
     fputc('\n', f);
 }
 
@@ -159,7 +168,7 @@ static void machine(const sb_run *run, FILE *f)
                 "sample, outside the timed region\n",
                 m->check_cost_seconds * 1e6);
     }
-    probes(m, f);
+    probes(m, sb_run_elapsed(run), f);
     for (size_t i = 0; i < m->env.n; i++)
         if (m->env.items[i].warn) {
             fputs("warning:  ", f);
