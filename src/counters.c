@@ -276,11 +276,13 @@ static void papi_probe(void)
 
     v = PAPI_library_init(PAPI_VER_CURRENT);
     if (v != PAPI_VER_CURRENT) {
+        /* PAPI_strerror gives NULL for some codes before PAPI is up. */
+        const char *e = v < 0 ? PAPI_strerror(v) : "version mismatch";
         snprintf(papi_line, sizeof papi_line,
-                 "PAPI %d.%d: initialisation failed (%s)",
+                 "PAPI %d.%d: initialisation failed (%s, %d)",
                  PAPI_VERSION_MAJOR(PAPI_VER_CURRENT),
                  PAPI_VERSION_MINOR(PAPI_VER_CURRENT),
-                 v < 0 ? PAPI_strerror(v) : "version mismatch");
+                 e ? e : "no message", v);
         return;
     }
     /* Quiet PAPI's own error handler for the calls to come.  It does not
