@@ -51,10 +51,17 @@
 
 #ifdef SB_HAVE_PAPI
 #include <papi.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio_ext.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #endif
 
 #include "counters.h"
 #include "sysinfo.h"
+#include "text.h"
 
 /* The default hardware counters (PAPI presets). */
 static const char *const default_hw[] = {
@@ -209,6 +216,7 @@ int sb__counters_parse(const char *list, char (*names)[64], size_t max,
 
 #ifdef SB_HAVE_PAPI
 static char papi_line[256];
+static char papi_brief[96]; /* papi_line without its quote, or "" */
 static int papi_ok;
 static int papi_tried;
 static pthread_mutex_t papi_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -217,11 +225,14 @@ static pthread_mutex_t papi_lock = PTHREAD_MUTEX_INITIALIZER;
  * open (two at once on a VM without a PMU, more where the perf_event
  * component and libpfm4 scan the PMUs).  Some of those reads go through
  * PAPI's fopen_or_die(), which calls err(1, ...) when the open fails: with
- * one or two free descriptors, PAPI exits the host program.  So PAPI is
- * only initialised when this many descriptors are free, a wide margin over
- * what it was seen to need; below that the counters it would give are
- * reported missing with the reason, and the software events keep their
- * other sources. */
+ * one or two free descriptors, PAPI exits the process it runs in.  The
+ * trial start in a child (papi_trial) keeps that exit, and anything PAPI
+ * prints, out of the caller's process whatever the margin; this check
+ * comes first all the same, to spare the fork where PAPI could not start
+ * and to say why in plain words.  So PAPI is only tried when this many
+ * descriptors are free, a wide margin over what it was seen to need;
+ * below that the counters it would give are reported missing with the
+ * reason, and the software events keep their other sources. */
 #define PAPI_FDS 16
 
 /* How many descriptors (up to want) this process can still open: dup an
@@ -255,26 +266,28 @@ static int spare_fds(int want)
     return n;
 }
 
-/* Initialise PAPI once per process, under a lock so that concurrent runs
- * do not race on PAPI_library_init; thread support lets each measuring
- * thread have its own event set.  Only called with papi_lock held. */
+/* Initialise PAPI, once per process (papi_init) and once in the trial
+ * child before that (papi_trial); thread support lets each measuring
+ * thread have its own event set.  Sets papi_ok and papi_line. */
 static void papi_probe(void)
 {
     int v;
     char perf[160] = "no perf_event component";
 
-    papi_tried = 1;
     v = PAPI_library_init(PAPI_VER_CURRENT);
     if (v != PAPI_VER_CURRENT) {
+        /* PAPI_strerror gives NULL for some codes before PAPI is up. */
+        const char *e = v < 0 ? PAPI_strerror(v) : "version mismatch";
         snprintf(papi_line, sizeof papi_line,
-                 "PAPI %d.%d: initialisation failed (%s)",
+                 "PAPI %d.%d: initialisation failed (%s, %d)",
                  PAPI_VERSION_MAJOR(PAPI_VER_CURRENT),
                  PAPI_VERSION_MINOR(PAPI_VER_CURRENT),
-                 v < 0 ? PAPI_strerror(v) : "version mismatch");
+                 e ? e : "no message", v);
         return;
     }
-    /* PAPI_VERBOSE in the environment would make PAPI print its errors;
-     * the library never prints. */
+    /* Quiet PAPI's own error handler for the calls to come.  It does not
+     * quiet PAPIERROR, which prints whenever PAPI_VERBOSE is set: that is
+     * why the initialisation is tried in a child first (papi_trial). */
     PAPI_set_debug(PAPI_QUIET);
     if (PAPI_thread_init((unsigned long (*)(void))pthread_self) != PAPI_OK) {
         snprintf(papi_line, sizeof papi_line,
@@ -302,9 +315,211 @@ static void papi_probe(void)
              PAPI_VERSION_REVISION(PAPI_VER_CURRENT), perf);
 }
 
+/* How long the parent waits for the trial child.  PAPI_library_init takes
+ * about 3 ms here; a child still at it after this long is stuck (on a
+ * lock another thread of the parent held at fork, say) and is killed. */
+#define TRIAL_SECONDS 5.0
+
+static double mono_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The trial child, r and w the pipe's ends.  Its stdout and stderr go
+ * onto w, and both ends are closed, so that it holds the descriptors the
+ * parent holds, no more; then PAPI's start, and the record: a NUL (no
+ * text PAPI prints holds one), '1' or '0' for papi_ok, papi_line and a
+ * NUL.  Never returns. */
+static void trial_child(int r, int w)
+{
+    char rec[3 + sizeof papi_line];
+    size_t n;
+    int out_open = r != 1 && w != 1 && fcntl(1, F_GETFD) >= 0;
+
+    /* A parent killed while it waits must not leave this child behind. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* What the parent's stdio had buffered is the parent's to write: not
+     * flushed into the pipe, where it would read as PAPI's. */
+    __fpurge(stdout);
+    __fpurge(stderr);
+    close(r);
+    if ((w != 2 && dup2(w, 2) < 0) || (out_open && dup2(w, 1) < 0))
+        _exit(1);
+    if (w > 2)
+        close(w);
+    if (SB__COUNTERS_TRIAL_FAILS == 1)
+        fputs("\nPAPI Error: \033[1mtest\033[0m of the trial.\n", stderr);
+    else if (SB__COUNTERS_TRIAL_FAILS == 2)
+        _exit(1);
+    papi_probe();
+    /* A caller's setvbuf may have made either stream buffered. */
+    fflush(stdout);
+    fflush(stderr);
+    n = strlen(papi_line);
+    rec[0] = '\0';
+    rec[1] = papi_ok ? '1' : '0';
+    memcpy(rec + 2, papi_line, n + 1);
+    _exit(write(2, rec, n + 3) == (ssize_t)(n + 3) ? 0 : 1);
+}
+
+/* Try PAPI's initialisation in a child before the process does it.
+ * PAPI prints from inside its components (PAPIERROR, whenever PAPI_VERBOSE
+ * is set, PAPI_set_debug or not: "Couldn't open hw_instructions" on a VM
+ * without a PMU), and exits from them (err(1) when a /proc or /sys file
+ * cannot be opened); the library never prints and never exits, however
+ * PAPI's components fail.  So a child starts PAPI with its stdout and
+ * stderr on a pipe and reports, and this process starts PAPI only when
+ * the child printed nothing and succeeded.  The ways without a fork are
+ * worse: pointing this process's fd 2 elsewhere around the call, or
+ * unsetting PAPI_VERBOSE, would act on every thread of the caller's
+ * program (their writes to stderr lost meanwhile, getenv racing unsetenv),
+ * and no margin of free descriptors covers a component that prints with
+ * plenty of them, as this one does.  A fork is sound in a threaded
+ * program here: only this thread is copied; glibc makes malloc and stdio
+ * usable in the child; PAPI and libpfm4 are not started in this process
+ * yet (papi_tried is 0 under papi_lock), so no other thread can hold a
+ * lock of theirs; a lock of something else held at fork would leave the
+ * child stuck, and the deadline kills it.  Another thread's fork may copy
+ * the write end into a child of its own, which keeps the pipe from ending:
+ * so the reading stops at the record or when this child is gone, not at
+ * the end of the pipe.  The cost, once a process: a fork (0.2 ms for a
+ * small process on the 2-vCPU guest measured, 30 ms with 1 GiB of heap
+ * touched: the page tables are copied) and PAPI's start once more in the
+ * child (3-4 ms there).
+ * 0: start PAPI here.  -1: PAPI stays off, papi_line says why. */
+static int papi_trial(void)
+{
+    char out[1024], drain[256], line[128];
+    size_t n = 0;
+    int p[2], st = 0, have_st = 0, hung = 0, gone = 0;
+    double deadline;
+    pid_t pid;
+    const char *mark = NULL;
+
+    if (pipe2(p, O_CLOEXEC) != 0) {
+        snprintf(papi_line, sizeof papi_line,
+                 "PAPI not started: no pipe for its trial start (%s)",
+                 strerror(errno));
+        return -1;
+    }
+    pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        snprintf(papi_line, sizeof papi_line,
+                 "PAPI not started: no fork for its trial start (%s)",
+                 strerror(e));
+        return -1;
+    }
+    if (pid == 0)
+        trial_child(p[0], p[1]);
+    close(p[1]);
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    deadline = mono_now() + TRIAL_SECONDS;
+    for (;;) {
+        struct pollfd pf = {p[0], POLLIN, 0};
+        double left = deadline - mono_now();
+        int was_gone = gone;
+        ssize_t k;
+
+        /* Everything there is now (a child that prints much must not block
+         * on a full pipe: what does not fit in out is read and dropped). */
+        while ((k = read(p[0], n < sizeof out ? out + n : drain,
+                         n < sizeof out ? sizeof out - n : sizeof drain)) > 0)
+            if (n < sizeof out)
+                n += (size_t)k;
+        mark = memchr(out, '\0', n);
+        if (k == 0 || (mark && memchr(mark + 1, '\0',
+                                      n - (size_t)(mark - out) - 1)))
+            break; /* the end of the pipe, or the whole record */
+        if (was_gone)
+            break; /* drained once more after the child was gone */
+        if (left <= 0) {
+            hung = 1;
+            break;
+        }
+        if (!gone) {
+            pid_t w = waitpid(pid, &st, WNOHANG);
+            /* ECHILD: reaped by someone else (SIGCHLD ignored, a caller
+             * waiting for any child). */
+            gone = w == pid || (w < 0 && errno == ECHILD);
+            have_st = w == pid;
+        }
+        if (!gone)
+            poll(&pf, 1, left < 0.05 ? (int)(left * 1000) + 1 : 50);
+    }
+    close(p[0]);
+    if (!gone) {
+        pid_t w;
+        if (hung)
+            kill(pid, SIGKILL);
+        while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+            ;
+        have_st = w == pid;
+    }
+    if (mark ? mark > out : n > 0) {
+        /* The first line (PAPIERROR starts with a newline), at most 100
+         * bytes; a character cut at the end is cleaned into a '?'. */
+        size_t at = 0, end;
+        size_t stop = mark ? (size_t)(mark - out) : n;
+        while (at < stop && (out[at] == '\n' || out[at] == '\r'))
+            at++;
+        for (end = at; end < stop && end - at < 100 && out[end] != '\n';)
+            end++;
+        snprintf(line, sizeof line, "%.*s", (int)(end - at), out + at);
+        sb__clean_text(line);
+        snprintf(papi_brief, sizeof papi_brief,
+                 "PAPI not started: its initialisation printed messages "
+                 "here");
+        if (line[0])
+            snprintf(papi_line, sizeof papi_line, "%s (first line: %s)",
+                     papi_brief, line);
+        else
+            snprintf(papi_line, sizeof papi_line, "%s (blank lines)",
+                     papi_brief);
+        return -1;
+    }
+    if (!mark) {
+        if (hung)
+            snprintf(papi_line, sizeof papi_line,
+                     "PAPI not started: its trial start had not finished "
+                     "after %.0f s", TRIAL_SECONDS);
+        else if (have_st && WIFSIGNALED(st))
+            snprintf(papi_line, sizeof papi_line,
+                     "PAPI not started: its trial start died of signal %d "
+                     "(%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+        else if (have_st && WIFEXITED(st))
+            snprintf(papi_line, sizeof papi_line,
+                     "PAPI not started: its trial start exited with "
+                     "status %d", WEXITSTATUS(st));
+        else
+            snprintf(papi_line, sizeof papi_line,
+                     "PAPI not started: its trial start ended without a "
+                     "word");
+        return -1;
+    }
+    if (n > 1 && out[1] == '1')
+        return 0;
+    /* PAPI failed, silently: the child's account, as this process would
+     * have given it. */
+    snprintf(papi_line, sizeof papi_line, "%.*s",
+             n > 2 ? (int)strnlen(out + 2, n - 2) : 0, out + 2);
+    sb__clean_text(papi_line);
+    if (!papi_line[0])
+        snprintf(papi_line, sizeof papi_line,
+                 "PAPI not started: its trial start failed");
+    return -1;
+}
+
 /* 1 when PAPI is initialised.  line (len bytes) receives the backend's
  * description or why PAPI is off.  Too few free descriptors leave PAPI
- * uninitialised for now, so a later call with more may still start it. */
+ * uninitialised for now, so a later call with more may still start it.
+ * Once tried (in the trial child, then here), the answer is the process's:
+ * a trial that printed would print again, and each would cost a fork.
+ * Under a lock, so that concurrent runs do not race on the start. */
 static int papi_init(char *line, size_t len)
 {
     int ok, spare;
@@ -315,9 +530,18 @@ static int papi_init(char *line, size_t len)
                  "PAPI not started: %d file descriptor%s free, it needs "
                  "%d (ulimit -n)", spare, spare == 1 ? "" : "s", PAPI_FDS);
     else {
-        if (!papi_tried)
-            papi_probe();
-        snprintf(line, len, "%s", papi_line);
+        if (!papi_tried) {
+            papi_tried = 1;
+            if (papi_trial() == 0)
+                papi_probe();
+        }
+        /* A line too short for the quote of what PAPI printed (a
+         * counter's reason) gets the reason without it. */
+        snprintf(line, len, "%s",
+                 papi_brief[0] && strlen(papi_line) >= len ? papi_brief
+                                                          : papi_line);
+        /* A cut in the middle of a character is no UTF-8. */
+        sb__clean_text(line);
     }
     ok = papi_ok;
     pthread_mutex_unlock(&papi_lock);

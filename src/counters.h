@@ -73,5 +73,17 @@ extern int sb__counters_no_perf __attribute__((weak, visibility("hidden")));
 #else
 #define SB__COUNTERS_NO_PERF 0
 #endif
+/* Test hook, weak and hidden alike: int sb__counters_trial_fails set to 1
+ * makes the child that tries PAPI's start print before it (a blank line,
+ * then a line with an ESC), to 2 makes it exit with status 1 as PAPI's
+ * err(1) would (tests/test_api.c). */
+#if defined(__GNUC__)
+extern int sb__counters_trial_fails __attribute__((weak,
+                                                    visibility("hidden")));
+#define SB__COUNTERS_TRIAL_FAILS                                          \
+    (&sb__counters_trial_fails ? sb__counters_trial_fails : 0)
+#else
+#define SB__COUNTERS_TRIAL_FAILS 0
+#endif
 
 #endif

@@ -122,6 +122,17 @@ else
     now_ms() { echo $(($(date +%s) * 1000)); }
 fi
 
+# gate_undecided FILE LIMIT: FILE holds examples/gate.c's line of a gate
+# failed as undecided under the default policy, with an interval that
+# reaches past LIMIT (1 + its threshold): a machine too noisy for the
+# run to decide, which is no verdict on the work.  Any other failure (an
+# error, a crash, "slower", an interval within the threshold) is not.
+# The line is read from the file, never pasted into a shell.
+gate_undecided() {
+    sed -n 's/^FAIL candidate vs baseline: inconclusive.* \[\([0-9.]*\), \([0-9.]*\)\].*/\2/p' \
+        "$1" | awk -v lim="$2" 'NR == 1 { hi = $1 } END { exit !(hi + 0 > lim + 0) }'
+}
+
 # sb_ok FILE DESCRIPTION ARGS...: statbench ARGS, its output in $tmp/FILE
 # and its errors in $tmp/err; checks "DESCRIPTION exits 0 (rc N)" and sets
 # rc.
