@@ -1121,6 +1121,25 @@ typedef struct sb_meta {
     size_t probe_ninv;
     double probe_inv_clock[SB_PROBE_MAX_INV];
     double probe_inv_quiet[SB_PROBE_MAX_INV];
+    /* The host profile's key and figures, and its verdict on the run
+     * (sb_profile_*; README, "The host profile").  A file saved before
+     * them loads with "", NAN and 0: unknown, never judged. */
+    char contention_probe[32]; /* the contention probe's pattern ("" none):
+                                  a quiet level is a figure of one pattern
+                                  at one probe_ldst_reps */
+    double reference_cycles;   /* core cycles per call of a hot 4 KiB libc
+                                  memcpy timed at each invocation's
+                                  start-up (the median over invocations);
+                                  NAN unknown */
+    char microcode[32];        /* /proc/cpuinfo's microcode revision, ""
+                                  unknown */
+    size_t online_cpus;        /* online CPUs (sysfs); 0 unknown */
+    char profile[256];         /* the profile's verdict on the run, the
+                                  header's one line; "" not judged */
+    int profile_shared;        /* 1: the run's figures sat above the host
+                                  profile's by more than its margin, so
+                                  it was measured on a shared core: its
+                                  verdicts are inconclusive */
 } sb_meta;
 
 /* Check a plan and its measure options m (NULL: the defaults) before
@@ -1284,7 +1303,8 @@ SB_API int sb_cell_same(const sb_cell *a, const sb_cell *b);
 /* Compare every cell of run with the cell of before that has the same
  * kernel name, size and offsets (unpaired: separate runs), then as above.
  * Cells without a match get no comparison.  When one of the two runs was
- * measured on a shared core throughout (sb_run_contention_differ), every
+ * measured on a shared core throughout (sb_run_contention_differ, or
+ * sb_meta.profile_shared: the host profile said so), every
  * verdict is SB_VERDICT_INCONCLUSIVE: the ratios stand, but they judge
  * the neighbour as much as the code.  Returns SB_OK and the number of
  * matched cells in *matched (optional). */
@@ -1633,6 +1653,7 @@ SB_API int sb_plot_kind_parse(const char *name);
  * reach the script only as gnuplot single-quoted strings (inert). */
 SB_API int sb_plot(const sb_run *run, const char *path, int kind,
                    const char *gnuplot, sb_error *err);
+
 
 #ifdef __cplusplus
 }
