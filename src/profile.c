@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -31,6 +32,7 @@
 #include <jansson.h>
 
 #include "run_internal.h"
+#include "sysinfo.h"
 #include "text.h"
 
 #define SCHEMA "statbench-profile"
@@ -496,45 +498,43 @@ static int parse(json_t *root, sb_profile *p, char *field, size_t flen)
     return 0;
 }
 
-/* Read p->path into p (its key already set): SB_OK with an empty profile
- * when there is no file. */
-static int read_file(sb_profile *p, sb_error *err)
+/* The JSON of a profile file at path, read with every check a hostile
+ * file needs: *root NULL and SB_OK when there is no file. */
+static int read_json(const char *path, json_t **root, sb_error *err)
 {
-    char field[256], *buf;
+    char *buf;
     struct stat st;
     json_error_t je;
-    json_t *root;
     ssize_t got = 0;
-    int fd, rc;
+    int fd;
 
-    p->n = p->npend = p->seen = 0;
-    p->note[0] = '\0';
+    *root = NULL;
     /* O_NONBLOCK: a FIFO put in its place must not hang the run; it is
      * refused below. */
-    fd = open(p->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
-                           O_NOCTTY);
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+                        O_NOCTTY);
     if (fd < 0) {
         if (errno == ENOENT)
             return SB_OK;
         if (errno == ELOOP)
-            return refuse(err, p->path,
+            return refuse(err, path,
                           "a symbolic link (refused, never followed)");
-        return refuse(err, p->path, "cannot be read (%s)", strerror(errno));
+        return refuse(err, path, "cannot be read (%s)", strerror(errno));
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return refuse(err, p->path,
+        return refuse(err, path,
                       "not a regular file (a FIFO, device or directory: "
                       "refused)");
     }
     if (st.st_uid != geteuid()) {
         close(fd);
-        return refuse(err, p->path, "belongs to another user (uid %lu)",
+        return refuse(err, path, "belongs to another user (uid %lu)",
                       (unsigned long)st.st_uid);
     }
     if (st.st_size > MAX_FILE) {
         close(fd);
-        return refuse(err, p->path, "%lld bytes, more than a profile holds",
+        return refuse(err, path, "%lld bytes, more than a profile holds",
                       (long long)st.st_size);
     }
     buf = malloc((size_t)st.st_size + 1);
@@ -551,18 +551,33 @@ static int read_file(sb_profile *p, sb_error *err)
         got += r;
     }
     close(fd);
-    root = json_loadb(buf, (size_t)got, JSON_REJECT_DUPLICATES, &je);
+    *root = json_loadb(buf, (size_t)got, JSON_REJECT_DUPLICATES, &je);
     free(buf);
-    if (!root) {
+    if (!*root) {
         /* jansson's text may quote the file: cleaned before it is shown. */
         sb__clean_text(je.text);
-        return refuse(err, p->path, "not JSON (line %d: %s)", je.line,
+        return refuse(err, path, "not JSON (line %d: %s)", je.line,
                       je.text);
     }
+    return SB_OK;
+}
+
+/* Read p->path into p (its key already set): SB_OK with an empty profile
+ * when there is no file. */
+static int read_file(sb_profile *p, sb_error *err)
+{
+    char field[256];
+    json_t *root;
+    int rc;
+
+    p->n = p->npend = p->seen = 0;
+    p->note[0] = '\0';
+    if ((rc = read_json(p->path, &root, err)) != SB_OK || !root)
+        return rc;
     rc = parse(root, p, field, sizeof field);
     json_decref(root);
     if (rc != 0) {
-        p->n = p->npend = 0;
+        p->n = p->npend = p->seen = 0;
         return refuse(err, p->path, "%s", field);
     }
     return SB_OK;
@@ -731,22 +746,22 @@ int sb_profile_judge(const sb_profile *p, const sb_profile_figures *f,
         out->state = SB_PROFILE_SHARED;
         snprintf(out->line, sizeof out->line,
                  "profile: measured on a shared core: %s (margin %.1f%%, "
-                 "%zu runs)",
+                 "%zu run%s)",
                  parts,
                  100 * (out->reference_excess > out->reference_margin
                             ? out->reference_margin
                             : out->quiet_margin),
-                 out->runs);
+                 out->runs, out->runs == 1 ? "" : "s");
     } else {
         out->state = SB_PROFILE_QUIET;
         snprintf(out->line, sizeof out->line,
-                 "profile: quiet core: %s (margin %.1f%%, %zu runs)", parts,
+                 "profile: quiet core: %s (margin %.1f%%, %zu run%s)", parts,
                  100 * fmax(isfinite(out->reference_excess)
                                 ? out->reference_margin
                                 : 0,
                             isfinite(out->quiet_excess) ? out->quiet_margin
                                                         : 0),
-                 out->runs);
+                 out->runs, out->runs == 1 ? "" : "s");
     }
     return SB_OK;
 }
@@ -1104,6 +1119,237 @@ int sb_profile_reset(const char *dir, const sb_profile_key *key,
     close(fd);
     free(p);
     return rc;
+}
+
+/* ---- This host's profiles ------------------------------------------------- */
+
+void sb_profile_key_this_host(sb_profile_key *out)
+{
+    long n;
+    memset(out, 0, sizeof *out);
+    /* As sb__meta_fill records them, so that the keys agree. */
+    if (gethostname(out->hostname, sizeof out->hostname) != 0)
+        snprintf(out->hostname, sizeof out->hostname, "unknown");
+    out->hostname[sizeof out->hostname - 1] = '\0';
+    sb__cpu_model(out->cpu_model, sizeof out->cpu_model);
+    if (sb__cpuinfo_microcode("", out->microcode, sizeof out->microcode))
+        out->microcode[0] = '\0';
+    n = sb__online_cpus("");
+    out->online_cpus = n > 0 ? (size_t)n : 0;
+}
+
+/* The key a file holds, its strings checked as parse() checks them. */
+static int file_key(json_t *root, sb_profile_key *k, char *field,
+                    size_t flen)
+{
+    static const struct {
+        const char *name;
+        size_t off, size;
+    } strs[] = {
+        {"hostname", offsetof(sb_profile_key, hostname),
+         sizeof(((sb_profile_key *)0)->hostname)},
+        {"cpu_model", offsetof(sb_profile_key, cpu_model),
+         sizeof(((sb_profile_key *)0)->cpu_model)},
+        {"microcode", offsetof(sb_profile_key, microcode),
+         sizeof(((sb_profile_key *)0)->microcode)},
+        {"contention_probe", offsetof(sb_profile_key, contention_probe),
+         sizeof(((sb_profile_key *)0)->contention_probe)},
+    };
+    json_t *key = json_is_object(root) ? json_object_get(root, "key") : NULL;
+    json_t *a, *b;
+
+    memset(k, 0, sizeof *k);
+    if (!json_is_object(key)) {
+        snprintf(field, flen, "key: not an object");
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        json_t *v = json_object_get(key, strs[i].name);
+        if (!json_is_string(v) || json_string_length(v) >= strs[i].size ||
+            strlen(json_string_value(v)) != json_string_length(v)) {
+            snprintf(field, flen, "key.%s: not a string of under %zu bytes",
+                     strs[i].name, strs[i].size);
+            return -1;
+        }
+        memcpy((char *)k + strs[i].off, json_string_value(v),
+               json_string_length(v) + 1);
+    }
+    a = json_object_get(key, "online_cpus");
+    b = json_object_get(key, "probe_ldst_reps");
+    if (!json_is_integer(a) || json_integer_value(a) < 0 ||
+        !json_is_integer(b) || json_integer_value(b) < 0) {
+        snprintf(field, flen, "key.%s: not a whole number",
+                 !json_is_integer(a) || json_integer_value(a) < 0
+                     ? "online_cpus"
+                     : "probe_ldst_reps");
+        return -1;
+    }
+    k->online_cpus = (size_t)json_integer_value(a);
+    k->probe_ldst_reps = (size_t)json_integer_value(b);
+    return 0;
+}
+
+static int name_is_profile(const char *s)
+{
+    return strlen(s) == 8 + 16 + 5 && !strncmp(s, "profile-", 8) &&
+           strspn(s + 8, "0123456789abcdef") == 16 &&
+           !strcmp(s + 24, ".json");
+}
+
+int sb_profile_find(const char *dir, const sb_profile_key *host,
+                    sb_profile_key *keys, size_t max, size_t *n,
+                    sb_error *err)
+{
+    DIR *d;
+    struct dirent *e;
+    int rc;
+
+    if (n)
+        *n = 0;
+    if (!dir || !host || !n || (max && !keys))
+        return sb__error(err, SB_EINVAL, "sb_profile_find: %s is NULL",
+                         !dir ? "dir" : !host ? "host" : !n ? "n" : "keys");
+    rc = check_dir(dir, 0, err);
+    if (rc != 0)
+        return rc < 0 ? rc : SB_OK;
+    d = opendir(dir);
+    if (!d)
+        return refuse(err, dir, "cannot be read (%s)", strerror(errno));
+    rc = SB_OK;
+    while (rc == SB_OK && (e = readdir(d))) {
+        char path[4200], want[4200], field[256];
+        sb_profile_key k;
+        sb_profile *p;
+        json_t *root;
+
+        if (!name_is_profile(e->d_name))
+            continue;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >=
+            (int)sizeof path) {
+            rc = sb__error(err, SB_EINVAL, "profile directory too long");
+            break;
+        }
+        if ((rc = read_json(path, &root, err)) != SB_OK)
+            break;
+        if (!root)
+            continue; /* gone since readdir */
+        if (file_key(root, &k, field, sizeof field) != 0) {
+            json_decref(root);
+            rc = refuse(err, path, "%s", field);
+            break;
+        }
+        json_decref(root);
+        /* A file under another key's name was put there: refused, as a
+         * profile that could stand in for another's. */
+        sb_profile_path(dir, &k, want, sizeof want, NULL);
+        if (strcmp(want, path)) {
+            rc = refuse(err, path,
+                        "its name is not its key's hash (refused)");
+            break;
+        }
+        if (strcmp(k.hostname, host->hostname) ||
+            strcmp(k.cpu_model, host->cpu_model) ||
+            strcmp(k.microcode, host->microcode) ||
+            k.online_cpus != host->online_cpus)
+            continue;
+        /* Every other field checked as a load checks it. */
+        if ((rc = sb_profile_load(dir, &k, &p, err)) != SB_OK)
+            break;
+        sb_profile_free(p);
+        if (*n < max)
+            keys[*n] = k;
+        (*n)++;
+    }
+    closedir(d);
+    return rc;
+}
+
+/* A string of a file for a line: control characters as '?'. */
+static const char *clean(const char *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", s);
+    sb__clean_text(buf);
+    return buf;
+}
+
+static void describe_figure(char *buf, size_t len, size_t *at,
+                            const char *what, const char *unit,
+                            const sb_profile_figure *f)
+{
+    int k;
+    if (*at >= len)
+        return;
+    if (!isfinite(f->level))
+        k = snprintf(buf + *at, len - *at, "  %s: none\n", what);
+    else
+        k = snprintf(buf + *at, len - *at,
+                     "  %s: %.2f %s (spread %.1f%%, margin %.1f%%), "
+                     "resting on %zu run%s\n",
+                     what, f->level, unit, 100 * f->spread, 100 * f->margin,
+                     f->runs, f->runs == 1 ? "" : "s");
+    if (k > 0)
+        *at += (size_t)k;
+}
+
+void sb_profile_describe(const sb_profile *p, char *buf, size_t len)
+{
+    sb_profile_summary s;
+    char a[4200], b[200], c[200], d[64], e[64];
+    size_t at = 0;
+    int k;
+
+    if (!buf || !len)
+        return;
+    buf[0] = '\0';
+    if (!p)
+        return;
+    sb_profile_summarize(p, &s);
+    k = snprintf(buf, len,
+                 "host profile: %s\n"
+                 "  key: host %s, CPU %s, microcode %s, %zu online CPUs, "
+                 "contention probe %s x %zu\n",
+                 clean(s.path, a, sizeof a),
+                 clean(s.key.hostname, b, sizeof b),
+                 clean(s.key.cpu_model, c, sizeof c),
+                 s.key.microcode[0] ? clean(s.key.microcode, d, sizeof d)
+                                    : "unknown",
+                 s.key.online_cpus,
+                 s.key.contention_probe[0]
+                     ? clean(s.key.contention_probe, e, sizeof e)
+                     : "unknown",
+                 s.key.probe_ldst_reps);
+    if (k < 0)
+        return;
+    at = (size_t)k;
+    if (s.runs == 0 && at < len) {
+        k = snprintf(buf + at, len - at,
+                     "  no runs yet (the next measuring run starts it)\n");
+        if (k > 0)
+            at += (size_t)k;
+    }
+    describe_figure(buf, len, &at, "reference copy", "core cycles/call",
+                    &s.reference);
+    describe_figure(buf, len, &at, "contention probe", "core cycles/rep",
+                    &s.quiet);
+    if (at < len && s.runs) {
+        k = snprintf(buf + at, len - at,
+                     "  runs: %zu kept (at most %d) of %zu seen, from %s to "
+                     "%s\n",
+                     s.runs, SB_PROFILE_MAX_RUNS, s.seen, s.first, s.last);
+        if (k > 0)
+            at += (size_t)k;
+    }
+    if (at < len && s.pending) {
+        k = snprintf(buf + at, len - at,
+                     "  above it: %zu consecutive run%s judged shared "
+                     "since %s (%d agreeing over %.0f hours move it)\n",
+                     s.pending, s.pending == 1 ? "" : "s", s.pending_first,
+                     SB_PROFILE_MOVE_RUNS, SB_PROFILE_MOVE_HOURS);
+        if (k > 0)
+            at += (size_t)k;
+    }
+    if (at < len && s.note[0])
+        snprintf(buf + at, len - at, "  note: %s\n", s.note);
 }
 
 /* ---- The run's record ----------------------------------------------------- */

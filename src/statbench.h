@@ -1815,6 +1815,25 @@ SB_API int sb_profile_add(const char *dir, const sb_profile_key *key,
 SB_API int sb_profile_reset(const char *dir, const sb_profile_key *key,
                             int *removed, sb_error *err);
 
+/* This machine's key without the contention probe's part (which only a
+ * run's metadata gives: "" and 0): for sb_profile_find. */
+SB_API void sb_profile_key_this_host(sb_profile_key *out);
+
+/* The keys of the profiles below dir for host's hostname, CPU model,
+ * microcode and online CPUs (any contention probe): up to max into keys,
+ * how many in *n.  Every file named like a profile is checked as
+ * sb_profile_load checks one, and one under a name that is not its key's
+ * hash is refused: errors as sb_profile_load's.  No directory: *n 0. */
+SB_API int sb_profile_find(const char *dir, const sb_profile_key *host,
+                           sb_profile_key *keys, size_t max, size_t *n,
+                           sb_error *err);
+
+/* A profile as `statbench profile` shows it: its path, key, each figure's
+ * level, spread, margin and the runs it rests on, the runs kept and seen
+ * and their dates, the runs above it, the last note; lines ending in
+ * '\n', cut at len bytes, strings cleaned of control characters. */
+SB_API void sb_profile_describe(const sb_profile *p, char *buf, size_t len);
+
 /* Record j in run's metadata (sb_meta.profile, profile_shared) and, when
  * j says shared, make every verdict the run has inconclusive, as
  * sb_run_compare_to does for a run that shared the core throughout; the
