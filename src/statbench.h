@@ -843,6 +843,13 @@ typedef struct sb_measure_options {
      * return stops this run as progress's does.  It takes progress_arg.
      * The struct is valid during the call only.  Default NULL. */
     int (*progress_state)(void *arg, const sb_progress *p);
+    /* Optional: the directory of the host profiles ("The host profile"
+     * below).  sb_compare_functions and sb_gate judge their run against
+     * this host's profile there, record the verdict in the run (a run
+     * measured on a shared core gets an inconclusive verdict) and give
+     * it the run's figures.  The library never chooses the directory
+     * itself.  Default NULL: no profile. */
+    const char *profile_dir;
 } sb_measure_options;
 
 /* The defaults, size included.  A NULL m is left alone. */
@@ -1510,7 +1517,11 @@ SB_API void sb_do_not_optimize_escape(volatile void *p);
  * the p-values and the verdict, as sb_run_set_baselines computes them.
  * run_new (optional) receives the run for reporting; free it with
  * sb_run_free.  With m->invocations > 1 (the default) this forks.
- * Returns SB_OK or an error from sb_run_execute_new. */
+ * With m->profile_dir, the run is judged against this host's profile
+ * first (sb_run_set_profile: a run measured on a shared core gets an
+ * inconclusive verdict) and then gives it its figures.
+ * Returns SB_OK or an error from sb_run_execute_new, or the profile's
+ * (SB_EIO: a profile file refused, naming it; SB_ESYS). */
 SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                                 size_t n, const sb_measure_options *m,
                                 const sb_analysis_options *a,

@@ -641,6 +641,84 @@ static void test_run(void)
     sb_run_free(rb);
 }
 
+/* ---- sb_gate with a profile ---------------------------------------------- */
+
+static void copy_fn(void *dst, const void *src, size_t n, void *state)
+{
+    (void)state;
+    memcpy(dst, src, n);
+}
+
+static void test_gate(void)
+{
+    char gdir[4200], path[4200], *text;
+    sb_measure_options m;
+    sb_comparison c;
+    sb_run *run = NULL;
+    sb_profile_key key;
+    sb_error err = {0};
+    int outcome = -1, rc;
+
+    snprintf(gdir, sizeof gdir, "%s/gate", dir);
+    sb_measure_options_init(&m);
+    m.max_time = 1.5;
+    m.invocations = 2;
+    m.profile_dir = gdir;
+    rc = sb_compare_functions(copy_fn, copy_fn, 4096, &m, NULL, &c, &run,
+                              &err);
+    TAP_IS_INT(rc, SB_OK, "sb_compare_functions with a profile (%s)",
+               err.text);
+    if (rc != SB_OK)
+        return;
+    tap_ok(strstr(sb_run_meta(run)->profile, "none yet") != NULL,
+           "its first run: no profile yet (%s)", sb_run_meta(run)->profile);
+    sb_profile_key_from_meta(sb_run_meta(run), &key);
+    if (!isfinite(sb_run_meta(run)->contention_quiet) ||
+        !strcmp(sb_run_meta(run)->probe, "none")) {
+        skip_gate:
+        tap_ok(1, "# SKIP no contention probe in core cycles here");
+        sb_run_free(run);
+        return;
+    }
+    sb_run_free(run);
+    run = NULL;
+    /* The profile made far faster than this core: the next gate's run
+     * was measured on a shared core according to it. */
+    sb_profile_path(gdir, &key, path, sizeof path, NULL);
+    text = read_text(path);
+    if (!text || !strstr(text, "\"contention_quiet\": "))
+        goto skip_gate;
+    {
+        json_t *root = json_loads(text, 0, NULL), *r0, *runs;
+        char *dump;
+        runs = json_object_get(root, "runs");
+        r0 = json_array_get(runs, 0);
+        json_object_set_new(r0, "contention_quiet", json_real(1.0));
+        json_object_set_new(r0, "reference_cycles", json_null());
+        dump = json_dumps(root, 0);
+        write_text(path, dump);
+        free(dump);
+        json_decref(root);
+    }
+    rc = sb_gate(copy_fn, copy_fn, 4096, &m, NULL, &c, &outcome, &err);
+    TAP_IS_INT(rc, SB_OK, "sb_gate with a profile (%s)", err.text);
+    TAP_IS_INT((int)c.verdict, SB_VERDICT_INCONCLUSIVE,
+               "sb_gate on a shared core by the profile: inconclusive");
+    {
+        sb_profile_summary s;
+        sb_profile *p = NULL;
+        sb_profile_load(gdir, &key, &p, NULL);
+        sb_profile_summarize(p, &s);
+        sb_profile_free(p);
+        TAP_IS_INT(s.runs, 1, "... its run not kept");
+        TAP_IS_INT(s.pending, 1, "... but counted towards a move");
+    }
+    write_text(path, "{");
+    rc = sb_gate(copy_fn, copy_fn, 4096, &m, NULL, &c, &outcome, &err);
+    TAP_IS_INT(rc, SB_EIO, "sb_gate refuses a corrupt profile");
+    TAP_IS_INT(outcome, SB_GATE_FAIL, "... and fails the gate");
+}
+
 /* ---- the recorded EPYC runs ---------------------------------------------- */
 
 typedef struct amd_run {
@@ -745,6 +823,7 @@ int main(void)
     test_writers();
     test_heal();
     test_run();
+    test_gate();
     test_amd();
     {
         char cmd[4200];
