@@ -53,12 +53,13 @@ void sb__meta_fill(sb_meta *meta)
         long n = sb__online_cpus("");
         meta->online_cpus = n > 0 ? (size_t)n : 0;
     }
-    /* The pattern probe.c's contention probe times (64 aligned 16-byte
-     * loads and 64 stores over 4 KiB of L1, per repetition): a quiet
-     * level means something only beside levels of the same pattern, so
-     * the host profile keys on it.  Change it with the pattern. */
+    /* The pattern probe.c's contention probe times (per repetition, a
+     * walk over the 64 lines of 4 KiB, each line's first 16 bytes loaded
+     * and stored to the line 2048 bytes further): a quiet level means
+     * something only beside levels of the same pattern, so the host
+     * profile keys on it.  Change it with the pattern. */
     snprintf(meta->contention_probe, sizeof meta->contention_probe, "%s",
-             "l1-ldst16x64-4k");
+             "walk64-ld16-st2048-4k");
     sb__counters_describe(meta->counters, sizeof meta->counters);
 }
 

@@ -39,7 +39,7 @@ static sb_profile_key host_key(void)
     snprintf(k.microcode, sizeof k.microcode, "0xa0011d1");
     k.online_cpus = 2;
     snprintf(k.contention_probe, sizeof k.contention_probe,
-             "l1-ldst16x64-4k");
+             "walk64-ld16-st2048-4k");
     k.probe_ldst_reps = 32;
     return k;
 }
