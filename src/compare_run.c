@@ -307,7 +307,9 @@ int sb_run_set_baselines(sb_run *run, const size_t *base, sb_error *err)
             return sb__error(err, SB_ENOMEM, "out of memory");
         run->cmp[i].base = base[i];
     }
-    return finish_family(run, 1, err);
+    /* A run the host profile found on a shared core: its figures are the
+     * shared core's, so a verdict would judge the neighbour. */
+    return finish_family(run, !run->meta.profile_shared, err);
 }
 
 static int cell_order(const sb_cell *a, const sb_cell *b)
@@ -417,7 +419,9 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
     /* One run measured on a shared core throughout: its figures are the
      * shared core's (A/A pairs here: "faster" at 0.63, "slower" at 1.57). */
     return finish_family(run,
-                         !sb_run_contention_differ(run, before, NULL, NULL),
+                         !sb_run_contention_differ(run, before, NULL, NULL) &&
+                             !run->meta.profile_shared &&
+                             !before->meta.profile_shared,
                          err);
 }
 

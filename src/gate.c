@@ -38,6 +38,25 @@ static void no_comparison(sb_comparison *out)
     out->test = "none: the call failed";
 }
 
+/* run judged against the host profile below dir, the verdict recorded
+ * in it; *f receives its figures for the update. */
+static int judge_profile(sb_run *run, const char *dir, sb_profile_figures *f,
+                         sb_error *err)
+{
+    sb_profile_key key;
+    sb_profile_judgement j;
+    sb_profile *p = NULL;
+    int rc;
+
+    sb_profile_key_from_meta(sb_run_meta(run), &key);
+    sb_profile_figures_from_meta(sb_run_meta(run), f);
+    if ((rc = sb_profile_load(dir, &key, &p, err)) != SB_OK)
+        return rc;
+    sb_profile_judge(p, f, &j, NULL);
+    sb_profile_free(p);
+    return sb_run_set_profile(run, &j, err);
+}
+
 int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                          size_t n, const sb_measure_options *m,
                          const sb_analysis_options *a, sb_comparison *out,
@@ -57,6 +76,8 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
     sb_plan *plan;
     sb_run *run = NULL;
     size_t base[2] = {SIZE_MAX, 0};
+    sb_profile_figures figures;
+    sb_profile_key key;
     int rc;
 
     if (run_new)
@@ -94,8 +115,17 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                            k[i].name, r->rejected_total,
                            r->rejected[SB_REJECT_KERNEL_FAILED]);
     }
+    /* Judged before the comparison: a run on a shared core must not give
+     * a verdict at all (sb_run_set_profile). */
+    if (rc == SB_OK && fm.profile_dir)
+        rc = judge_profile(run, fm.profile_dir, &figures, err);
     if (rc == SB_OK)
         rc = sb_run_set_baselines(run, base, err);
+    if (rc == SB_OK && fm.profile_dir && !sb_run_interrupted(run)) {
+        sb_profile_key_from_meta(sb_run_meta(run), &key);
+        rc = sb_profile_add(fm.profile_dir, &key, &figures, NULL, NULL, 0,
+                            err);
+    }
     if (rc == SB_OK) {
         const sb_comparison *c = sb_run_comparison(run, 1);
         if (c) {

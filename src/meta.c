@@ -21,6 +21,7 @@ void sb__meta_probe_unknown(sb_meta *m)
     m->contention_quiet = m->contention_margin = NAN;
     m->contended_share = m->cpu_wait_share = NAN;
     m->shared_wait_seconds = NAN;
+    m->reference_cycles = NAN;
 }
 
 void sb__meta_fill(sb_meta *meta)
@@ -46,6 +47,19 @@ void sb__meta_fill(sb_meta *meta)
     strftime(meta->start_time, sizeof meta->start_time,
              "%Y-%m-%dT%H:%M:%SZ", &tm);
     meta->cpu_features = sb_cpu_features();
+    if (sb__cpuinfo_microcode("", meta->microcode, sizeof meta->microcode))
+        meta->microcode[0] = '\0';
+    {
+        long n = sb__online_cpus("");
+        meta->online_cpus = n > 0 ? (size_t)n : 0;
+    }
+    /* The pattern probe.c's contention probe times (per repetition, a
+     * walk over the 64 lines of 4 KiB, each line's first 16 bytes loaded
+     * and stored to the line 2048 bytes further): a quiet level means
+     * something only beside levels of the same pattern, so the host
+     * profile keys on it.  Change it with the pattern. */
+    snprintf(meta->contention_probe, sizeof meta->contention_probe, "%s",
+             "walk64-ld16-st2048-4k");
     sb__counters_describe(meta->counters, sizeof meta->counters);
 }
 

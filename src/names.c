@@ -46,6 +46,11 @@
     X(SB_METRIC_AUTO, "auto") X(SB_METRIC_TIME, "time")                     \
     X(SB_METRIC_CYCLES, "cycles")
 
+#define SB__PROFILE_STATES(X)                                               \
+    X(SB_PROFILE_UNJUDGED, "unjudged") X(SB_PROFILE_NEW, "new")            \
+    X(SB_PROFILE_UNKNOWN, "unknown") X(SB_PROFILE_QUIET, "quiet")          \
+    X(SB_PROFILE_SHARED, "shared")
+
 #define SB__NAME_CASE(value, text)                                          \
     case value:                                                             \
         return text;
@@ -79,3 +84,4 @@ SB__NAME_PAIR(timer, SB__TIMERS)
 SB__NAME_PAIR(inconclusive_policy, SB__INCONCLUSIVE_POLICIES)
 SB__NAME_PAIR(plot_kind, SB__PLOT_KINDS)
 SB__NAME_PAIR(metric, SB__METRICS)
+SB__NAME_PAIR(profile_state, SB__PROFILE_STATES)

@@ -843,6 +843,13 @@ typedef struct sb_measure_options {
      * return stops this run as progress's does.  It takes progress_arg.
      * The struct is valid during the call only.  Default NULL. */
     int (*progress_state)(void *arg, const sb_progress *p);
+    /* Optional: the directory of the host profiles ("The host profile"
+     * below).  sb_compare_functions and sb_gate judge their run against
+     * this host's profile there, record the verdict in the run (a run
+     * measured on a shared core gets an inconclusive verdict) and give
+     * it the run's figures.  The library never chooses the directory
+     * itself.  Default NULL: no profile. */
+    const char *profile_dir;
 } sb_measure_options;
 
 /* The defaults, size included.  A NULL m is left alone. */
@@ -1121,6 +1128,25 @@ typedef struct sb_meta {
     size_t probe_ninv;
     double probe_inv_clock[SB_PROBE_MAX_INV];
     double probe_inv_quiet[SB_PROBE_MAX_INV];
+    /* The host profile's key and figures, and its verdict on the run
+     * (sb_profile_*; README, "The host profile").  A file saved before
+     * them loads with "", NAN and 0: unknown, never judged. */
+    char contention_probe[32]; /* the contention probe's pattern ("" none):
+                                  a quiet level is a figure of one pattern
+                                  at one probe_ldst_reps */
+    double reference_cycles;   /* core cycles per call of a hot 4 KiB libc
+                                  memcpy timed at each invocation's
+                                  start-up (the median over invocations);
+                                  NAN unknown */
+    char microcode[32];        /* /proc/cpuinfo's microcode revision, ""
+                                  unknown */
+    size_t online_cpus;        /* online CPUs (sysfs); 0 unknown */
+    char profile[256];         /* the profile's verdict on the run, the
+                                  header's one line; "" not judged */
+    int profile_shared;        /* 1: the run's figures sat above the host
+                                  profile's by more than its margin, so
+                                  it was measured on a shared core: its
+                                  verdicts are inconclusive */
 } sb_meta;
 
 /* Check a plan and its measure options m (NULL: the defaults) before
@@ -1284,7 +1310,8 @@ SB_API int sb_cell_same(const sb_cell *a, const sb_cell *b);
 /* Compare every cell of run with the cell of before that has the same
  * kernel name, size and offsets (unpaired: separate runs), then as above.
  * Cells without a match get no comparison.  When one of the two runs was
- * measured on a shared core throughout (sb_run_contention_differ), every
+ * measured on a shared core throughout (sb_run_contention_differ, or
+ * sb_meta.profile_shared: the host profile said so), every
  * verdict is SB_VERDICT_INCONCLUSIVE: the ratios stand, but they judge
  * the neighbour as much as the code.  Returns SB_OK and the number of
  * matched cells in *matched (optional). */
@@ -1490,7 +1517,11 @@ SB_API void sb_do_not_optimize_escape(volatile void *p);
  * the p-values and the verdict, as sb_run_set_baselines computes them.
  * run_new (optional) receives the run for reporting; free it with
  * sb_run_free.  With m->invocations > 1 (the default) this forks.
- * Returns SB_OK or an error from sb_run_execute_new. */
+ * With m->profile_dir, the run is judged against this host's profile
+ * first (sb_run_set_profile: a run measured on a shared core gets an
+ * inconclusive verdict) and then gives it its figures.
+ * Returns SB_OK or an error from sb_run_execute_new, or the profile's
+ * (SB_EIO: a profile file refused, naming it; SB_ESYS). */
 SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                                 size_t n, const sb_measure_options *m,
                                 const sb_analysis_options *a,
@@ -1633,6 +1664,194 @@ SB_API int sb_plot_kind_parse(const char *name);
  * reach the script only as gnuplot single-quoted strings (inert). */
 SB_API int sb_plot(const sb_run *run, const char *path, int kind,
                    const char *gnuplot, sb_error *err);
+
+
+/* ---- The host profile ----------------------------------------------------
+ * A run spent entirely on a core shared with another tenant has no quiet
+ * sample, so its own quiet level is the shared one.  The host profile
+ * keeps the quiet figures of this host's recent runs across runs, so that
+ * such a run shows: one JSON file per key (hostname, CPU model,
+ * microcode, online CPUs, contention probe) in a directory of the user's
+ * (the command's: $STATBENCH_STATE, else $XDG_STATE_HOME/statbench, else
+ * ~/.local/state/statbench).  README, "The host profile", gives the
+ * rules; the library reads no environment variable for it.
+ *
+ * Every file is treated as hostile: a corrupt, truncated or foreign file
+ * is refused (SB_EIO, the message naming the file and the field), never
+ * repaired; a symbolic link, FIFO or device where the file, its lock or
+ * the directory should be is refused, never followed nor written; the
+ * directory must be the user's own and not writable by others.  Writers
+ * take an flock on a lock file beside it and replace the file by rename,
+ * so that two processes updating at once lose nothing. */
+
+/* Runs a profile keeps (the newest), and how many consecutive runs above
+ * it, agreeing among themselves, move it (sb_profile_add). */
+#define SB_PROFILE_MAX_RUNS 64
+#define SB_PROFILE_MOVE_RUNS 16
+/* ... over at least this many hours between the first and the last. */
+#define SB_PROFILE_MOVE_HOURS 24.0
+/* The least margin of a judgement (see profile.c for why 3%). */
+#define SB_PROFILE_MARGIN_FLOOR 0.03
+
+enum sb_profile_state {
+    SB_PROFILE_UNJUDGED = 0, /* not judged (no profile asked for) */
+    SB_PROFILE_NEW,          /* no profile yet for this key */
+    SB_PROFILE_UNKNOWN,      /* a profile, but the run has no figure it
+                                holds (no clock, no reference) */
+    SB_PROFILE_QUIET,        /* within the margin, or faster */
+    SB_PROFILE_SHARED        /* above it by more than the margin: measured
+                                on a shared core */
+};
+/* "unjudged", "new", "unknown", "quiet", "shared"; "?" otherwise, and the
+ * reverse. */
+SB_API const char *sb_profile_state_name(int state);
+SB_API int sb_profile_state_parse(const char *name);
+
+/* What a profile file is for.  Strings are cut at their size. */
+typedef struct sb_profile_key {
+    char hostname[64];
+    char cpu_model[128];
+    char microcode[32];
+    size_t online_cpus;
+    char contention_probe[32];
+    size_t probe_ldst_reps;
+} sb_profile_key;
+
+/* One run's figures: NAN where unknown.  time is ISO 8601 UTC
+ * ("2026-12-01T19:06:09Z"), the run's start. */
+typedef struct sb_profile_figures {
+    double contention_quiet; /* core cycles per rep (sb_meta's) */
+    double reference_cycles; /* core cycles per call (sb_meta's) */
+    char time[32];
+} sb_profile_figures;
+
+/* The key of the machine a run's metadata describes. */
+SB_API void sb_profile_key_from_meta(const sb_meta *meta,
+                                     sb_profile_key *out);
+/* A run's figures from its metadata: the contention probe's quiet level
+ * only when it is in core cycles (a clock probe, not "none"), the
+ * reference speed, the start time. */
+SB_API void sb_profile_figures_from_meta(const sb_meta *meta,
+                                         sb_profile_figures *out);
+
+/* The file name of key's profile below dir: "profile-" and 16 hex digits
+ * of a hash of the key, ".json" (the key's strings never reach a path).
+ * SB_EINVAL when it does not fit in len bytes. */
+SB_API int sb_profile_path(const char *dir, const sb_profile_key *key,
+                           char *buf, size_t len, sb_error *err);
+
+typedef struct sb_profile sb_profile;
+
+/* Read key's profile below dir into *out (the caller frees it with
+ * sb_profile_free); a missing directory or file is an empty profile, no
+ * error.  SB_EIO with one line naming the file and the field for a
+ * corrupt, truncated or foreign file (its key differs), a link, FIFO or
+ * device in its place, a directory that is a link, not the user's or
+ * writable by others; SB_ENOMEM, SB_EINVAL (NULL, a path too long). */
+SB_API int sb_profile_load(const char *dir, const sb_profile_key *key,
+                           sb_profile **out, sb_error *err);
+SB_API void sb_profile_free(sb_profile *p);
+
+/* What a profile holds, for `statbench profile` and callers' own lines. */
+typedef struct sb_profile_figure {
+    double level;  /* the lowest credible value: the lowest that another
+                      kept run confirms within half the margin floor (the
+                      second lowest when none does, the only one of a
+                      single run); NAN without values */
+    double spread; /* the median's distance above the level, relative */
+    double margin; /* a judgement's margin: max(floor, 3 * spread) */
+    size_t runs;   /* kept runs with this figure */
+} sb_profile_figure;
+
+typedef struct sb_profile_summary {
+    char path[4096];
+    sb_profile_key key;
+    size_t runs;                 /* kept runs */
+    size_t seen;                 /* runs given to it since it began: kept,
+                                    judged shared, or dropped since */
+    char first[32], last[32];    /* the oldest and newest kept runs' times */
+    sb_profile_figure quiet;     /* the contention probe's quiet level */
+    sb_profile_figure reference; /* the reference memcpy's speed */
+    size_t pending;              /* consecutive runs judged shared since the
+                                    last quiet one (SB_PROFILE_MOVE_RUNS of
+                                    them, agreeing, move it) */
+    char pending_first[32];      /* the first of them, "" none */
+    char note[256];              /* the last change that was not a plain
+                                    addition ("" none) */
+} sb_profile_summary;
+
+SB_API void sb_profile_summarize(const sb_profile *p,
+                                 sb_profile_summary *out);
+
+/* A run's figures judged against a profile. */
+typedef struct sb_profile_judgement {
+    int state;             /* enum sb_profile_state */
+    double quiet, quiet_level, quiet_margin;     /* NAN where unknown */
+    double reference, reference_level, reference_margin;
+    double quiet_excess, reference_excess; /* figure / level - 1 */
+    size_t runs;           /* the runs the profile rests on */
+    char line[256];        /* one line for a header: "profile: ..." */
+} sb_profile_judgement;
+
+/* Judge f against p (NULL: no profile yet): SB_PROFILE_SHARED when a
+ * figure lies above its level by more than its margin, SB_PROFILE_QUIET
+ * when every figure both have lies within it (or below), SB_PROFILE_NEW
+ * for an empty profile, SB_PROFILE_UNKNOWN when none can be compared.
+ * Pure: reads nothing, writes nothing.  SB_EINVAL for a NULL f or out. */
+SB_API int sb_profile_judge(const sb_profile *p, const sb_profile_figures *f,
+                            sb_profile_judgement *out, sb_error *err);
+
+/* Add a run's figures to key's profile below dir, creating the
+ * directory (0700, its parents too) and the file as needed, under the
+ * profile's lock, judging them against the file as it is then (another
+ * process may have written since sb_profile_load).  A run judged new or
+ * quiet is kept (the newest SB_PROFILE_MAX_RUNS); kept runs that then
+ * sit above the level by more than the margin are dropped (recorded while
+ * the profile knew only a shared level).  A run judged shared is not
+ * kept: it counts towards a move, which happens when
+ * SB_PROFILE_MOVE_RUNS consecutive shared runs, within the margin floor
+ * of each other, span SB_PROFILE_MOVE_HOURS (a machine that got slower
+ * for good); any quiet run ends the count.  A run with no figure is not
+ * added.  *added (optional) is 1 when the run was kept; note (optional,
+ * len bytes) receives one line of what happened.  Errors as
+ * sb_profile_load's, and SB_ESYS when the directory, lock or file cannot
+ * be made or written (nothing is then changed). */
+SB_API int sb_profile_add(const char *dir, const sb_profile_key *key,
+                          const sb_profile_figures *f, int *added,
+                          char *note, size_t len, sb_error *err);
+
+/* Delete key's profile below dir, under its lock.  *removed (optional) is
+ * 1 when there was one.  A link, FIFO or device in its place is refused
+ * (SB_EIO), not removed. */
+SB_API int sb_profile_reset(const char *dir, const sb_profile_key *key,
+                            int *removed, sb_error *err);
+
+/* This machine's key without the contention probe's part (which only a
+ * run's metadata gives: "" and 0): for sb_profile_find. */
+SB_API void sb_profile_key_this_host(sb_profile_key *out);
+
+/* The keys of the profiles below dir for host's hostname, CPU model,
+ * microcode and online CPUs (any contention probe): up to max into keys,
+ * how many in *n.  Every file named like a profile is checked as
+ * sb_profile_load checks one, and one under a name that is not its key's
+ * hash is refused: errors as sb_profile_load's.  No directory: *n 0. */
+SB_API int sb_profile_find(const char *dir, const sb_profile_key *host,
+                           sb_profile_key *keys, size_t max, size_t *n,
+                           sb_error *err);
+
+/* A profile as `statbench profile` shows it: its path, key, each figure's
+ * level, spread, margin and the runs it rests on, the runs kept and seen
+ * and their dates, the runs above it, the last note; lines ending in
+ * '\n', cut at len bytes, strings cleaned of control characters. */
+SB_API void sb_profile_describe(const sb_profile *p, char *buf, size_t len);
+
+/* Record j in run's metadata (sb_meta.profile, profile_shared) and, when
+ * j says shared, make every verdict the run has inconclusive, as
+ * sb_run_compare_to does for a run that shared the core throughout; the
+ * comparisons made later (sb_run_set_baselines, sb_run_compare_to) are
+ * inconclusive too.  SB_EINVAL for a NULL run or j. */
+SB_API int sb_run_set_profile(sb_run *run, const sb_profile_judgement *j,
+                              sb_error *err);
 
 #ifdef __cplusplus
 }

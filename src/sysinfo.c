@@ -225,6 +225,64 @@ void sb__cpu_model(char *buf, size_t len)
     sb__cpuinfo_model("", &ci, buf, len);
 }
 
+int sb__cpuinfo_microcode(const char *root, char *buf, size_t len)
+{
+    FILE *f = sys_open(root, "%s", "/proc/cpuinfo");
+    int ch, found = 0;
+
+    if (len)
+        buf[0] = '\0';
+    if (!f)
+        return -1;
+    /* Line by line, a character at a time: the flags line of a current
+     * x86 CPU is longer than any sensible buffer. */
+    while (!found) {
+        char key[32];
+        size_t kn = 0;
+        while ((ch = getc(f)) != EOF && ch != ':' && ch != '\n')
+            if (kn + 1 < sizeof key)
+                key[kn++] = (char)ch;
+        if (ch == EOF)
+            break;
+        key[kn] = '\0';
+        trim(key);
+        if (ch == '\n')
+            continue;
+        if (!strcmp(key, "microcode")) {
+            size_t n = 0;
+            while ((ch = getc(f)) == ' ' || ch == '\t')
+                ;
+            for (; ch != EOF && ch != '\n'; ch = getc(f))
+                if (n + 1 < len)
+                    buf[n++] = (char)ch;
+            if (len)
+                buf[n] = '\0';
+            trim(buf);
+            found = buf[0] != '\0';
+        } else {
+            while (ch != '\n' && ch != EOF)
+                ch = getc(f);
+        }
+        if (ch == EOF)
+            break;
+    }
+    fclose(f);
+    return found ? 0 : -1;
+}
+
+long sb__online_cpus(const char *root)
+{
+    char list[256];
+    long n;
+
+    if (sb__sys_line(root, list, sizeof list, "%s",
+                     "/sys/devices/system/cpu/online") != 0 ||
+        sb__cpulist_empty(list))
+        return -1;
+    n = sb__cpulist_count(list);
+    return n > 0 ? n : -1;
+}
+
 /* ---- CPU lists ("0-3,6") ------------------------------------------------ */
 
 int sb__cpulist_empty(const char *s)

@@ -66,6 +66,17 @@ void sb__cpuinfo_model(const char *root, const sb__cpuinfo *ci, char *buf,
 /* Both steps for this machine: what a run records as meta.cpu_model. */
 void sb__cpu_model(char *buf, size_t len);
 
+/* The first "microcode" value of root's /proc/cpuinfo ("0xa0011d1", cut
+ * at len - 1 bytes) into buf: the revision the CPU runs, which can change
+ * its speed (mitigations) without changing its model name.  0, or -1 (buf
+ * "") when there is no file or no such line (most guests of other
+ * hypervisors, non-x86 machines). */
+int sb__cpuinfo_microcode(const char *root, char *buf, size_t len);
+
+/* How many CPUs root's /sys/devices/system/cpu/online names; -1 when it
+ * cannot be read or is not a list. */
+long sb__online_cpus(const char *root);
+
 /* ---- CPU lists ("0-3,6") ------------------------------------------------ */
 
 /* The next range "a" or "a-b" of the list at *p: 1 with *lo and *hi set

@@ -281,6 +281,19 @@ check "check-env refuses an option it does not take" \
 check "check-env refuses a CPU that does not exist" \
     bad_input "cpu 99999" check-env --cpu 99999
 check "noise refuses an option it does not take" bad_input "'--align'" noise --align 3
+check "compare refuses --no-profile, a measuring option" \
+    bad_input "'--no-profile' is an option of a measurement" \
+    compare --no-profile a.json b.json
+check "profile refuses an option it does not take" \
+    bad_input "'--kernel' is not an option of this subcommand" \
+    profile --kernel movsl
+check "profile takes no argument" bad_input "unexpected argument 'x'" \
+    profile x
+check "a measuring run refuses profile's --reset" \
+    bad_input "'--reset' is an option of 'statbench profile' only" --reset
+check "check-env refuses profile's --reset" \
+    bad_input "'--reset' is an option of 'statbench profile' only" \
+    check-env --reset
 check "--counters list still checks the other options" \
     bad_input "'--bogus'" --counters list --bogus
 # A counter name nothing knows is bad input, where PAPI can tell (a build

@@ -505,6 +505,25 @@ static void test_sysinfo(void)
     TAP_IS_INT(sb__cpuinfo_flag(root, "sse2"), -1, "cpuinfo: no file, -1");
     sb__cpuinfo_model(root, &ci, buf, sizeof buf);
     TAP_IS_STR(buf, "unknown", "cpuinfo: no file, no CPUID for a fake root");
+    snprintf(root, sizeof root, "%s/quiet", fixtures);
+    TAP_IS_INT(sb__cpuinfo_microcode(root, buf, sizeof buf), 0,
+               "cpuinfo: a microcode line");
+    TAP_IS_STR(buf, "0xf4", "cpuinfo: the first microcode revision");
+    snprintf(root, sizeof root, "%s/noisy", fixtures);
+    TAP_IS_INT(sb__cpuinfo_microcode(root, buf, 3), 0,
+               "cpuinfo: microcode after a flags line of any length");
+    TAP_IS_STR(buf, "0x", "cpuinfo: microcode cut at the buffer");
+    snprintf(root, sizeof root, "%s/vm", fixtures);
+    TAP_IS_INT(sb__cpuinfo_microcode(root, buf, sizeof buf), -1,
+               "cpuinfo: no microcode line, -1");
+    TAP_IS_STR(buf, "", "cpuinfo: no microcode line, empty");
+    TAP_IS_INT(sb__online_cpus(root), 4, "online CPUs: 0-3 is 4");
+    snprintf(root, sizeof root, "%s/quiet", fixtures);
+    TAP_IS_INT(sb__online_cpus(root), 8, "online CPUs: 0-7 is 8");
+    snprintf(root, sizeof root, "%s/nonexistent", fixtures);
+    TAP_IS_INT(sb__cpuinfo_microcode(root, buf, sizeof buf), -1,
+               "cpuinfo: microcode, no file");
+    TAP_IS_INT(sb__online_cpus(root), -1, "online CPUs: no file, -1");
 
     TAP_IS_INT(sb__cpulist_count("0-3,6"), 5, "cpulist: 0-3,6 counts 5");
     TAP_IS_INT(sb__cpulist_count("(null)"), 0, "cpulist: (null) is empty");

@@ -25,7 +25,9 @@ enum {
     SUB_CHECK_ENV = 1u << 4,
     SUB_NOISE = 1u << 5,
     SUB_MERGE = 1u << 6,
-    SUB_ALL = (1u << 7) - 1
+    SUB_ALL = (1u << 7) - 1,
+    /* Outside SUB_ALL: profile takes only its own options and --help. */
+    SUB_PROFILE = 1u << 7
 };
 
 struct cli_option;
@@ -46,6 +48,7 @@ struct cli {
     size_t nanalysis;
     int list_counters;
     int format, quiet;
+    int no_profile, profile_reset; /* --no-profile; profile --reset */
     unsigned sub;                    /* SUB_* of this command */
     const struct cli_option *refused; /* the first option sub refuses */
     int argc;             /* the command line as typed, for the record */
@@ -95,6 +98,14 @@ int cmd_merge(int argc, char **argv, struct cli *cli);
 int cmd_analyze(int argc, char **argv, struct cli *cli);
 int cmd_check_env(int argc, char **argv, struct cli *cli);
 int cmd_noise(int argc, char **argv, struct cli *cli);
+int cmd_profile(int argc, char **argv, struct cli *cli);
+
+/* cmd_profile.c: the directory of the host profiles into buf:
+ * $STATBENCH_STATE, else $XDG_STATE_HOME/statbench (an absolute one),
+ * else $HOME/.local/state/statbench.  0; 1 when the profile is off
+ * ($STATBENCH_NO_PROFILE set and not empty); -1 with why (none of them
+ * set, a path too long: never shortened). */
+int cli_profile_dir(char *buf, size_t len, char *why, size_t wlen);
 
 /* cmd_measure.c: the signal that stopped the run, for cmd_noise too. */
 void cli_catch_signals(void);

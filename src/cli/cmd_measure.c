@@ -642,6 +642,88 @@ static int compare_run(sb_run *run, const sb_run *against,
     return 0;
 }
 
+/* The host profile's directory, checked before measuring: this host's
+ * profiles are read as a load reads them, so that a hostile file stops
+ * the run before it costs its time.  dir "" when the profile is off
+ * (--no-profile, STATBENCH_NO_PROFILE). */
+static void profile_check(const struct cli *cli, char *dir, size_t len)
+{
+    char why[256];
+    sb_profile_key host;
+    sb_error err = {0};
+    size_t n;
+    int rc;
+
+    dir[0] = '\0';
+    if (cli->no_profile)
+        return;
+    rc = cli_profile_dir(dir, len, why, sizeof why);
+    if (rc > 0) {
+        dir[0] = '\0';
+        return;
+    }
+    if (rc < 0)
+        die_usage("%s", why);
+    sb_profile_key_this_host(&host);
+    if (sb_profile_find(dir, &host, NULL, 0, &n, &err) != SB_OK)
+        die_usage("%s (remove it, or give --no-profile)", err.text);
+}
+
+/* The run judged against its host's profile and the verdict recorded in
+ * it: the header's line, the JSON's fields, and a shared run's verdicts
+ * inconclusive (sb_run_set_profile).  0, or EXIT_USAGE when the profile
+ * file is refused (then dir is cleared: it is not updated either). */
+static int profile_judge(sb_run *run, char *dir, const struct cli *cli,
+                         sb_profile_figures *f)
+{
+    sb_profile_key key;
+    sb_profile *p = NULL;
+    sb_profile_judgement j;
+    sb_error err = {0};
+
+    if (!dir[0])
+        return 0;
+    sb_profile_key_from_meta(sb_run_meta(run), &key);
+    sb_profile_figures_from_meta(sb_run_meta(run), f);
+    if (sb_profile_load(dir, &key, &p, &err) != SB_OK) {
+        say("%s (remove it, or give --no-profile)", err.text);
+        dir[0] = '\0';
+        return EXIT_USAGE;
+    }
+    sb_profile_judge(p, f, &j, NULL);
+    sb_profile_free(p);
+    sb_run_set_profile(run, &j, NULL);
+    /* The table's header says it; any other output to stdout, a line
+     * here, so that a shared core's speed never passes unremarked. */
+    if (j.state == SB_PROFILE_SHARED && cli->format != SB_FORMAT_TABLE)
+        say("%s", j.line);
+    return 0;
+}
+
+/* The run's figures given to the profile (a shared run's count towards a
+ * move and are never kept as the core's), unless the run was
+ * interrupted: figures of a few samples are not the core's quiet ones.
+ * 0, or 1 when the file could not be written. */
+static int profile_update(const sb_run *run, const char *dir,
+                          const sb_profile_figures *f)
+{
+    sb_profile_key key;
+    sb_error err = {0};
+    char note[256];
+
+    if (!dir[0] || sb_run_interrupted(run))
+        return 0;
+    sb_profile_key_from_meta(sb_run_meta(run), &key);
+    if (sb_profile_add(dir, &key, f, NULL, note, sizeof note, &err) !=
+        SB_OK) {
+        say("%s", err.text);
+        return 1;
+    }
+    if (strstr(note, "moved") || strstr(note, "dropped"))
+        say("host profile: %s", note);
+    return 0;
+}
+
 /* The exit status of an interrupted run. */
 static int interrupted(const sb_run *run, int status)
 {
@@ -663,7 +745,9 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     sb_plan *plan = sb_plan_new();
     sb_run *run, *against = load_against(cli);
     sb_error err = {0};
-    int status = 1, no_common;
+    sb_profile_figures figures;
+    char profile_dir[4000];
+    int status = 1, no_common, profile_status;
     size_t empty;
 
     if (optind < argc)
@@ -681,10 +765,12 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     if (sb_analysis_options_check(&cli->aopt, &err) != SB_OK ||
         sb_plan_check(plan, &cli->mopt, &err) != SB_OK)
         die_usage("%s", err.text);
+    profile_check(cli, profile_dir, sizeof profile_dir);
     if (!(run = measure(plan, cli, &status))) {
         sb_plan_free(plan);
         return status;
     }
+    profile_status = profile_judge(run, profile_dir, cli, &figures);
     no_common = compare_run(run, against, cli);
     status = cli_emit(run, cli);
     /* A cell without samples is no result, nor a baseline to keep. */
@@ -699,6 +785,10 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     }
     if (no_common && status == 0)
         status = EXIT_USAGE; /* as compare */
+    if (profile_update(run, profile_dir, &figures) && status == 0)
+        status = 1;
+    if (profile_status && status == 0)
+        status = profile_status;
     status = interrupted(run, status);
     sb_run_free(run);
     sb_plan_free(plan);

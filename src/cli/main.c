@@ -80,6 +80,7 @@ static const struct {
     {"noise", SUB_NOISE, cmd_noise},
     {"report", SUB_REPORT, cmd_report},
     {"merge", SUB_MERGE, cmd_merge},
+    {"profile", SUB_PROFILE, cmd_profile},
 };
 
 int main(int argc, char **argv)

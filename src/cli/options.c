@@ -250,7 +250,8 @@ static void act(struct cli *cli, const struct cli_option *o, const char *arg)
 #define ALL SUB_ALL
 /* Not a subcommand: an option of how a run is analysed, which report
  * and compare apply to a saved run. */
-#define ANALYSIS (1u << 8)
+#define ANALYSIS (1u << 9)
+#define PROF SUB_PROFILE
 
 #define TEXT(t) {.help = t}
 #define STRING(n, s, a, subs, f, h)                                         \
@@ -410,6 +411,11 @@ static const struct cli_option options[] = {
          "one, each\n"
          "                                    run a level above its "
          "invocations\n"
+         "  statbench profile [--reset]       show (or delete) this host's "
+         "profile:\n"
+         "                                    the quiet figures of its "
+         "recent runs\n"
+         "                                    that a run is judged against\n"
          "  statbench analyze FILE [FILE2]    statistics of plain files of "
          "numbers,\n"
          "                                    one per line; FILE2 is "
@@ -438,6 +444,12 @@ static const struct cli_option options[] = {
            "1 when a cell is slower with significance and by\n"
            "more than --threshold, or cannot be compared (a\n"
            "CI gate)"),
+    FLAG("no-profile", 0, M, no_profile, 1,
+         "neither read nor update this host's profile (see\n"
+         "statbench profile): the run is not judged against\n"
+         "the quiet figures of the runs before it"),
+    FLAG("reset", 0, PROF, profile_reset, 1,
+         "profile: delete this host's profile"),
     ENUM("inconclusive", "POLICY", M, aopt.inconclusive, 3, "policy ",
          inconclusive_policy,
          "what --against does with a cell whose interval\n"
@@ -445,8 +457,8 @@ static const struct cli_option options[] = {
          "fail (default), warn or pass"),
     SPECIAL("list", 'l', NULL, ALL, act,
             "list the kernels and whether this CPU runs them"),
-    SPECIAL("help", 'h', NULL, ALL, act, "this help"),
-    SPECIAL("version", 'V', NULL, ALL, act, "version"),
+    SPECIAL("help", 'h', NULL, ALL | PROF, act, "this help"),
+    SPECIAL("version", 'V', NULL, ALL | PROF, act, "version"),
     TEXT("\n"
          "Throughput is in MB/s with 1 MB = 10^6 bytes.  Exit status: 0 "
          "success,\n"
@@ -590,7 +602,10 @@ void cli_check_subcommand(const struct cli *cli, const char *sub)
 {
     if (!cli->refused)
         return;
-    if (cli->sub & (SUB_NOISE | SUB_CHECK_ENV))
+    if (cli->refused->subs == PROF)
+        die_usage("'--%s' is an option of 'statbench profile' only",
+                  cli->refused->name);
+    if (cli->sub & (SUB_NOISE | SUB_CHECK_ENV | SUB_PROFILE))
         die_usage("%s: '--%s' is not an option of this subcommand", sub,
                   cli->refused->name);
     die_usage("%s: '--%s' is an option of a measurement, not of this "

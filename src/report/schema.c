@@ -95,6 +95,8 @@ static const sb__jfield probes[] = {
     M_NUM("shared_wait_s", shared_wait_seconds),
     CUSTOM(SB__JK_INV_CLOCK, SB__JC_INV_CLOCK),
     CUSTOM(SB__JK_INV_QUIET, SB__JC_INV_QUIET),
+    M_STR("contention_probe", contention_probe),
+    M_NUM("reference_cycles", reference_cycles),
 };
 
 const sb__jfield sb__json_meta[] = {
@@ -120,6 +122,11 @@ const sb__jfield sb__json_meta[] = {
     CUSTOM(SB__JK_NOTES, SB__JC_NOTES),
     CUSTOM(SB__JK_ENV, SB__JC_ENV),
     OBJECT(SB__JK_PROBES, probes, SB__J_LOAD),
+    M_STR("microcode", microcode),
+    M_SIZE("online_cpus", online_cpus),
+    M_STR("profile", profile),
+    FIELD("profile_shared", SB__J_BOOL, SB__J_META, sb_meta, profile_shared,
+          SB__J_LOAD, 0),
 };
 const size_t sb__json_nmeta = sizeof sb__json_meta / sizeof sb__json_meta[0];
 

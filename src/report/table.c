@@ -169,6 +169,12 @@ static void machine(const sb_run *run, FILE *f)
                 m->check_cost_seconds * 1e6);
     }
     probes(m, sb_run_elapsed(run), f);
+    /* The host profile's verdict ("profile: measured on a shared core:
+     * ..."): one line, as recorded; a run not judged has none. */
+    if (m->profile[0]) {
+        puts_clean(f, m->profile);
+        fputc('\n', f);
+    }
     for (size_t i = 0; i < m->env.n; i++)
         if (m->env.items[i].warn) {
             fputs("warning:  ", f);
