@@ -1147,7 +1147,11 @@ static void probe_figures(struct probe *pr, sb__invocation *inv)
     if (pr->share && pr->nshare)
         inv->meta.probe_cost_share = sb__median_inplace(
             pr->share, pr->nshare < COST_RING ? pr->nshare : COST_RING);
-    inv->meta.contention_quiet = pr->quiet.level;
+    /* What the invocation saw, not a prior that decided for it: a run on
+     * a shared core throughout then shows it (runner.c, the profile). */
+    inv->meta.contention_quiet = isfinite(pr->quiet.own_level)
+                                     ? pr->quiet.own_level
+                                     : pr->quiet.level;
     if (isfinite(pr->quiet.level))
         inv->meta.shared_wait_seconds = pr->waited;
     inv->meta.contention_margin = pr->quiet.margin;
@@ -1373,6 +1377,78 @@ static double wait_quiet(struct probe *pr, double until)
         now = sb__now();
     }
     return now - t0;
+}
+
+/* The reference cell of the host profile (README, "The host profile"):
+ * a hot 4 KiB libc memcpy in core cycles per call, timed at start-up in
+ * 128 samples of about 10 us, each between two clock chains and two
+ * contention probes as the plan's samples are.  The samples whose probes
+ * the quiet model of their own probe values (started from the run's
+ * prior) finds contended are left out; the reference is the median of
+ * the rest, NAN with fewer than 16 or without the chain's clock.  Its
+ * purpose is to be compared across runs: an invocation on a shared core
+ * throughout gives the shared speed here, which the profile then sees. */
+static double reference_speed(struct probe *pr, const sb__budget *bud)
+{
+    enum { N = 128, SIZE = 4096 };
+    const sb_kernel *libc = sb_kernel_find("libc");
+    const sb__probe *cp = &pr->cp;
+    double v[N], pv[N], work[2 * N], level, margin, ops;
+    size_t k, m = 0;
+    void *buf = NULL;
+    char *src, *dst;
+
+    if (!libc || !cp->clock_ok || pr->i_cyc >= 0 || !cp->ldst_reps ||
+        posix_memalign(&buf, 4096, 2 * SIZE) != 0)
+        return NAN;
+    src = buf;
+    dst = src + SIZE;
+    memset(src, 1, SIZE);
+    memset(dst, 2, SIZE);
+    ops = SB__PROBE_IMUL_CYCLES * (double)cp->imul_ops;
+    /* k calls of about 10 us: a 4 KiB copy takes 40-80 ns on the hosts
+     * seen (150-220 core cycles). */
+    k = 128;
+    libc->fn(dst, src, SIZE, NULL);
+    for (int i = 0; i < N; i++) {
+        struct sample s;
+        uint64_t lb = sb__probe_time_ldst(cp), cb = sb__probe_time_chain(cp);
+        uint64_t t = sb__timed_sample(pr->tsc, libc->fn, dst, src, SIZE,
+                                      NULL, k);
+        uint64_t ca = sb__probe_time_chain(cp), la = sb__probe_time_ldst(cp);
+        double a, b;
+        s.clock = sb__probe_sample_clock(ops, (double)cb, (double)ca,
+                                         cp->overhead);
+        a = ldst_value(pr, &s, lb);
+        b = ldst_value(pr, &s, la);
+        if (!isfinite(s.clock) || !isfinite(a) || !isfinite(b))
+            continue;
+        v[m] = ((double)t - cp->overhead) / (double)k * s.clock;
+        pv[m++] = a > b ? a : b;
+    }
+    free(buf);
+    if (m < 16)
+        return NAN;
+    memcpy(work, pv, m * sizeof *work);
+    sb__probe_model(work, m, &level, &margin, NULL);
+    /* The prior decides as in the invocation's quiet model (probe.h);
+     * where it leaves too few samples, the copy's own quiet mode: the
+     * shared core's speed, then, which is what the profile must see. */
+    for (int pass = 0; pass < 2; pass++) {
+        sb__quiet q = {0};
+        size_t kept = 0;
+        q.own_level = level;
+        q.own_margin = margin;
+        q.prior_level = pass ? NAN : bud->quiet_prior;
+        q.prior_margin = bud->quiet_prior_margin;
+        sb__quiet_seed(&q, level, margin, 0);
+        for (size_t i = 0; i < m; i++)
+            if (!sb__probe_contended(pv[i], q.level, q.margin))
+                work[kept++] = v[i];
+        if (kept >= 16)
+            return sb__median_inplace(work, kept);
+    }
+    return NAN;
 }
 
 /* The rounds (the top of the file, step 5) until the stop rule, the
@@ -1613,6 +1689,7 @@ int sb__measure(const sb_plan *plan, const sb_measure_options *opt,
     }
 
     lock_and_raise(&h, opt, inv);
+    inv->meta.reference_cycles = reference_speed(&h.pr, bud);
 
     if (bud->check) {
         rc = check_budget(plan, opt, bud, h.w, &h.pr, overhead,

@@ -42,8 +42,10 @@ typedef struct sb__budget {
     int check;           /* 1: check that the plan fits first (the first
                             invocation) */
     /* The contention probe's quiet level that the run's earlier
-     * invocations confirmed (sb__quiet_prior), in core cycles per rep,
-     * and its margin; NAN: none.  Its quiet model starts from it. */
+     * invocations confirmed (sb__quiet_prior), or the caller's
+     * sb_measure_options.quiet_prior when lower, in core cycles per rep,
+     * and its margin (NAN: the invocation's own); NAN: none.  Its quiet
+     * model starts from it. */
     double quiet_prior, quiet_prior_margin;
 } sb__budget;
 

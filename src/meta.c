@@ -12,6 +12,7 @@
 
 #include "counters.h"
 #include "meta.h"
+#include "probe.h"
 #include "sysinfo.h"
 
 void sb__meta_probe_unknown(sb_meta *m)
@@ -53,13 +54,10 @@ void sb__meta_fill(sb_meta *meta)
         long n = sb__online_cpus("");
         meta->online_cpus = n > 0 ? (size_t)n : 0;
     }
-    /* The pattern probe.c's contention probe times (per repetition, a
-     * walk over the 64 lines of 4 KiB, each line's first 16 bytes loaded
-     * and stored to the line 2048 bytes further): a quiet level means
-     * something only beside levels of the same pattern, so the host
-     * profile keys on it.  Change it with the pattern. */
+    /* The pattern probe.c's contention probe times: the host profile
+     * keys on it (probe.h). */
     snprintf(meta->contention_probe, sizeof meta->contention_probe, "%s",
-             "walk64-ld16-st2048-4k");
+             sb__probe_have_chains() ? SB__PROBE_PATTERN : "");
     sb__counters_describe(meta->counters, sizeof meta->counters);
 }
 

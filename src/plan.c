@@ -306,6 +306,10 @@ int sb__measure_check(const sb_measure_options *opt, sb_error *err)
         return sb__error(err, SB_EINVAL,
                          "max invocations %zu: must be at most 1000",
                          opt->max_invocations);
+    if (!(opt->quiet_prior >= 0) || !isfinite(opt->quiet_prior))
+        return sb__error(err, SB_EINVAL,
+                         "quiet prior %g: not a quiet level (finite, >= 0; "
+                         "0: none)", opt->quiet_prior);
     if (opt->reject != SB_REJECT_DISTURBED && opt->reject != SB_REJECT_NONE)
         return sb__error(err, SB_EINVAL, "reject policy %d: unknown",
                          (int)opt->reject);

@@ -73,7 +73,6 @@
  * it before its stores had filled up (a second mode at 87 against 125
  * ticks per rep back to back). */
 #define CHAIN_OPS 512
-#define LDST_REPS 32
 /* Start-up check: pairs of chains timed, and how often it is tried
  * before the probe is refused. */
 #define CHECK_PAIRS 31
@@ -254,22 +253,40 @@ void sb__quiet_init(sb__quiet *q, double *ring, double *work, size_t cap,
     q->work = work;
     q->cap = cap;
     q->n = 0;
-    q->level = NAN;
     q->min_margin = min_margin;
-    q->margin = floor_margin(q, SB__PROBE_MARGIN);
-    q->prior = 0;
+    q->level = q->own_level = q->prior_level = q->prior_margin = NAN;
+    q->margin = q->own_margin = floor_margin(q, SB__PROBE_MARGIN);
+}
+
+/* The deciding level and margin from the own fit and the prior. */
+static void decide(sb__quiet *q)
+{
+    double p = q->prior_level, o = q->own_level;
+    q->level = o;
+    q->margin = q->own_margin;
+    if (!isfinite(p) || (isfinite(o) && (p >= o || p < o / 3)))
+        return;
+    q->level = p;
+    if (!isfinite(o) || o > p * (1 + q->prior_margin))
+        q->margin = isfinite(q->prior_margin) ? q->prior_margin
+                                              : q->own_margin;
 }
 
 void sb__quiet_seed(sb__quiet *q, double level, double margin, int prior)
 {
     if (!isfinite(level) || !(level > 0))
         return;
-    if (q->prior && !(level < q->level))
-        return;
-    q->level = level;
-    if (isfinite(margin))
-        q->margin = floor_margin(q, margin);
-    q->prior |= prior;
+    if (prior) {
+        if (isfinite(q->prior_level) && !(level < q->prior_level))
+            return;
+        q->prior_level = level;
+        q->prior_margin = isfinite(margin) ? floor_margin(q, margin) : NAN;
+    } else {
+        q->own_level = level;
+        if (isfinite(margin))
+            q->own_margin = floor_margin(q, margin);
+    }
+    decide(q);
 }
 
 void sb__quiet_add(sb__quiet *q, double v)
@@ -289,18 +306,19 @@ void sb__quiet_add(sb__quiet *q, double v)
     if (!isfinite(lev))
         return;
     mg = floor_margin(q, mg);
-    if (!isfinite(q->level) || (n == 32 && !q->prior) ||
-        lev < q->level / (1 + q->margin)) {
+    if (!isfinite(q->own_level) || n == 32 ||
+        lev < q->own_level / (1 + q->own_margin)) {
         /* No level yet, the calibration's replaced, or a quieter mode
          * than the one held: the fit's own level and margin. */
-        q->level = lev;
-        q->margin = mg;
-    } else if (lev <= q->level * (1 + q->margin)) {
+        q->own_level = lev;
+        q->own_margin = mg;
+    } else if (lev <= q->own_level * (1 + q->own_margin)) {
         /* The same mode, measured again. */
-        if (lev < q->level)
-            q->level = lev;
-        q->margin = mg;
+        if (lev < q->own_level)
+            q->own_level = lev;
+        q->own_margin = mg;
     }
+    decide(q);
 }
 
 double sb__quiet_prior(const double *levels, size_t n, double margin)
@@ -554,8 +572,8 @@ int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
     if (posix_memalign(&p->buf, 64, 4096) != 0)
         return sb__error(err, SB_ENOMEM, "out of memory");
     memset(p->buf, 1, 4096);
-    p->ldst_reps = LDST_REPS;
-    meta->probe_ldst_reps = LDST_REPS;
+    p->ldst_reps = SB__PROBE_LDST_REPS;
+    meta->probe_ldst_reps = SB__PROBE_LDST_REPS;
     p->overhead = pair_overhead(tsc);
     for (int i = 0; i < 16; i++)
         sb__probe_pair(p); /* the ring the samples keep up to date */

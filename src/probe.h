@@ -13,6 +13,12 @@
 /* Core cycles of one imul r64, r64 of the chain: 3 on every Intel core
  * since Nehalem and every AMD core since Zen (Agner Fog's tables). */
 #define SB__PROBE_IMUL_CYCLES 3.0
+/* The contention probe's pattern, as sb_meta.contention_probe names it
+ * (a quiet level means something only beside levels of the same pattern
+ * and reps, so the host profile keys on both: change the name with the
+ * pattern), and its reps per probe. */
+#define SB__PROBE_PATTERN "walk64-ld16-st2048-4k"
+#define SB__PROBE_LDST_REPS 32
 /* Ops of the chains are a multiple of this (the loops' unrolling). */
 #define SB__PROBE_UNROLL 16
 /* The start-up check: imul over add latency must be 3 within this. */
@@ -91,23 +97,30 @@ size_t sb__probe_model(double *x, size_t n, double *level, double *margin,
 
 /* The quiet model of one invocation, kept up to date as its probe values
  * arrive (measure.c; tests/test_replay.c replays recorded hosts through
- * it).  The level starts from a calibration or a prior (a level an
- * earlier invocation or the host's profile found) and is refitted over
+ * it).  Its own level starts from a calibration and is refitted over
  * the values so far at 32, 64, 128, then every 256 values, over a ring
- * of the last cap.  The level only goes down, so that a stretch of
- * contention does not raise it; the first refit replaces a calibration
- * (which may have run in other conditions) but never a prior; a refit
- * of the same mode (its level within the margin) brings its margin,
- * measured on more values, and a refit far below brings its own.
- * min_margin floors every margin (ticks without a core clock: the
- * host's clock steps move the probe too). */
+ * of the last cap.  It only goes down, so that a stretch of contention
+ * does not raise it; the first refit replaces the calibration (which
+ * may have run in other conditions); a refit of the same mode (its
+ * level within the margin) brings its margin, measured on more values,
+ * and a refit far below brings its own.  A prior (a level earlier
+ * invocations or the host's profile found) decides instead where it is
+ * lower, with its own margin while the invocation's level sits above
+ * the prior's margin (shared throughout, so far), but not when it is
+ * below a third of the own level: a level that low is a wrong figure,
+ * not a quieter core (a shared core slows the probe 2x on the hosts
+ * recorded), and would reject every sample.  Decisions take level and
+ * margin; the invocation reports own_level, what it saw.  min_margin
+ * floors every margin (ticks without a core clock: the host's clock
+ * steps move the probe too). */
 typedef struct sb__quiet {
     double *ring;       /* cap values, the caller's */
     double *work;       /* cap values, the caller's */
     size_t cap, n;      /* n: values seen so far */
-    double level, margin;
+    double level, margin;         /* what decides a sample */
+    double own_level, own_margin; /* the invocation's own fit */
+    double prior_level, prior_margin; /* NAN: none */
     double min_margin;
-    int prior;          /* the level is a prior: refits only lower it */
 } sb__quiet;
 
 /* Start: no level (NAN) and SB__PROBE_MARGIN, over the caller's ring

@@ -31,6 +31,7 @@
 
 #include <jansson.h>
 
+#include "probe.h"
 #include "run_internal.h"
 #include "sysinfo.h"
 #include "text.h"
@@ -1136,6 +1137,11 @@ void sb_profile_key_this_host(sb_profile_key *out)
         out->microcode[0] = '\0';
     n = sb__online_cpus("");
     out->online_cpus = n > 0 ? (size_t)n : 0;
+    /* The probe this build times, as sb__meta_fill names it. */
+    snprintf(out->contention_probe, sizeof out->contention_probe, "%s",
+             sb__probe_have_chains() ? SB__PROBE_PATTERN : "");
+    out->probe_ldst_reps =
+        sb__probe_have_chains() ? SB__PROBE_LDST_REPS : 0;
 }
 
 /* The key a file holds, its strings checked as parse() checks them. */

@@ -503,6 +503,8 @@ struct machine_totals {
     size_t nclock, nshare, nquiet;
     double taken, waited, contended;
     double shared_wait; /* seconds waited for a quiet core, summed */
+    double ref[TOTALS_INV]; /* the invocations' reference speeds */
+    size_t nref;
     int wait_known, contention_known, shared_wait_known;
     int ticks; /* some invocation's contention probe was in ticks */
     /* Invocations whose clock probe failed its start-up check (probe.c:
@@ -539,6 +541,8 @@ static int add_probe_figures(sb_run *run, const sb__invocation *inv,
                                  m->contention_quiet) != SB_OK)
         return SB_ENOMEM;
     tot->wait_known |= isfinite(m->cpu_wait_share);
+    if (isfinite(m->reference_cycles) && tot->nref < TOTALS_INV)
+        tot->ref[tot->nref++] = m->reference_cycles;
     if (isfinite(m->shared_wait_seconds)) {
         tot->shared_wait += m->shared_wait_seconds;
         tot->shared_wait_known = 1;
@@ -629,6 +633,11 @@ static void probe_totals(sb_run *run, struct machine_totals *tot)
     m->cpu_wait_share =
         tot->wait_known && tot->taken > 0 ? tot->waited / tot->taken : NAN;
     m->shared_wait_seconds = tot->shared_wait_known ? tot->shared_wait : NAN;
+    /* The reference speed: the median over invocations, like the quiet
+     * level (a quiet one beside one on a shared core is not the core's
+     * speed either way; the profile compares runs). */
+    m->reference_cycles =
+        tot->nref ? sb__median_inplace(tot->ref, tot->nref) : NAN;
     m->contended_share = tot->contention_known && tot->taken > 0
                              ? tot->contended / tot->taken
                              : NAN;
@@ -865,10 +874,14 @@ int sb_run_execute_new(const sb_plan *plan, const sb_measure_options *m,
                           .invocation = i,
                           .check = i == 0,
                           .quiet_prior = NAN,
-                          .quiet_prior_margin = tot.margin};
+                          .quiet_prior_margin =
+                              tot.nquiet ? tot.margin : NAN};
         if (!tot.ticks)
             bud.quiet_prior = sb__quiet_prior(tot.quiet, tot.nquiet,
                                               tot.margin);
+        /* The caller's (a host profile's) when it is lower. */
+        if (opt->quiet_prior > 0 && !(bud.quiet_prior <= opt->quiet_prior))
+            bud.quiet_prior = opt->quiet_prior;
         if (!invocation_budget(run, i, ninv, budget, left, &b))
             break;
         bud.deadline = now + b;

@@ -850,6 +850,16 @@ typedef struct sb_measure_options {
      * it the run's figures.  The library never chooses the directory
      * itself.  Default NULL: no profile. */
     const char *profile_dir;
+    /* Optional: the contention probe's quiet level this core is known to
+     * have, in core cycles per repetition of the probe sb_meta names in
+     * contention_probe (a host profile's, sb_profile_summary.quiet.level):
+     * every invocation's quiet model starts from it, so that a run spent
+     * on a shared core throughout still tells its shared samples.  It
+     * decides only where it is lower than what an invocation sees, and
+     * not at all below a third of it (a wrong figure: a shared core
+     * slows the probe about 2x); the run reports its own levels.
+     * Default 0: none. */
+    double quiet_prior;
 } sb_measure_options;
 
 /* The defaults, size included.  A NULL m is left alone. */
@@ -1826,8 +1836,9 @@ SB_API int sb_profile_add(const char *dir, const sb_profile_key *key,
 SB_API int sb_profile_reset(const char *dir, const sb_profile_key *key,
                             int *removed, sb_error *err);
 
-/* This machine's key without the contention probe's part (which only a
- * run's metadata gives: "" and 0): for sb_profile_find. */
+/* This machine's key, with the contention probe this build times (the
+ * key of a run measured here now; sb_profile_find ignores the probe's
+ * part). */
 SB_API void sb_profile_key_this_host(sb_profile_key *out);
 
 /* The keys of the profiles below dir for host's hostname, CPU model,

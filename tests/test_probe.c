@@ -339,6 +339,25 @@ static void test_quiet_state(void)
     tap_ok(q.level <= 66.3 && q.margin != 0.03,
            "the quiet mode measured after it: level %.2f, margin %.3f",
            q.level, q.margin);
+    /* A prior below a third of what the invocation sees is a wrong
+     * figure (a corrupt profile), not a quieter core: ignored, lest every
+     * sample be rejected; the invocation reports its own level. */
+    sb__quiet_init(&q, ring, work, CAP, 0);
+    sb__quiet_seed(&q, 1.0, 0.03, 1);
+    draw_mode(r, v, 64, 66.3, 0.004);
+    for (int i = 0; i < 64; i++)
+        sb__quiet_add(&q, v[i]);
+    TAP_IS_REL(q.level, 66.3, 0.01, "a prior of 1.0 beside a mode at 66.3: "
+               "ignored (%.1f)", q.level);
+    /* ... while a prior of 66.3 beside an invocation shared throughout
+     * decides, and the invocation reports what it saw. */
+    sb__quiet_init(&q, ring, work, CAP, 0);
+    sb__quiet_seed(&q, 66.3, 0.03, 1);
+    for (int i = 0; i < 64; i++)
+        sb__quiet_add(&q, 120 + 20 * gsl_rng_uniform(r));
+    tap_ok(q.level == 66.3 && q.own_level > 115,
+           "shared throughout: decided at the prior, own level %.1f "
+           "reported", q.own_level);
     /* The floor (ticks without a clock). */
     sb__quiet_init(&q, ring, work, CAP, 0.15);
     draw_mode(r, v, 64, 66.3, 0.004);

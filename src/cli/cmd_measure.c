@@ -646,10 +646,12 @@ static int compare_run(sb_run *run, const sb_run *against,
  * profiles are read as a load reads them, so that a hostile file stops
  * the run before it costs its time.  dir "" when the profile is off
  * (--no-profile, STATBENCH_NO_PROFILE). */
-static void profile_check(const struct cli *cli, char *dir, size_t len)
+static void profile_check(struct cli *cli, char *dir, size_t len)
 {
     char why[256];
     sb_profile_key host;
+    sb_profile *p = NULL;
+    sb_profile_summary sum;
     sb_error err = {0};
     size_t n;
     int rc;
@@ -667,6 +669,14 @@ static void profile_check(const struct cli *cli, char *dir, size_t len)
     sb_profile_key_this_host(&host);
     if (sb_profile_find(dir, &host, NULL, 0, &n, &err) != SB_OK)
         die_usage("%s (remove it, or give --no-profile)", err.text);
+    /* The core's quiet probe level, where the profile has one: every
+     * invocation's quiet model starts from it (quiet_prior). */
+    if (sb_profile_load(dir, &host, &p, &err) != SB_OK)
+        die_usage("%s (remove it, or give --no-profile)", err.text);
+    sb_profile_summarize(p, &sum);
+    sb_profile_free(p);
+    if (isfinite(sum.quiet.level) && sum.quiet.level > 0)
+        cli->mopt.quiet_prior = sum.quiet.level;
 }
 
 /* The run judged against its host's profile and the verdict recorded in

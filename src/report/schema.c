@@ -64,6 +64,7 @@ static const sb__jfield options[] = {
     MO_NUM("sample_seconds", sample_seconds, SB__J_POSITIVE),
     MO_SIZE("invocations", invocations, SB__J_AT_LEAST_1),
     MO_SIZE("max_invocations", max_invocations, SB__J_AT_LEAST_1),
+    MO_NUM("quiet_prior", quiet_prior, SB__J_NONNEG),
     /* Written, not read back: the saved samples are what the saved policy
      * kept, and sb_run_load_new applies the caller's (or keeps them all). */
     CUSTOM("outliers", SB__JC_OUTLIERS),
