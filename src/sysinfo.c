@@ -118,6 +118,40 @@ int sb__sys_vexists(const char *root, const char *fmt, va_list ap)
 
 /* ---- /proc/cpuinfo ------------------------------------------------------ */
 
+/* The key of the next line of /proc/cpuinfo, up to its ':' (cut at len,
+ * trimmed), a character at a time: the flags line of a current x86 CPU is
+ * longer than any sensible buffer.  Returns the character that ended it:
+ * ':', '\n' (a line without a value) or EOF. */
+static int cpuinfo_key(FILE *f, char *key, size_t len)
+{
+    size_t kn = 0;
+    int ch;
+    while ((ch = getc(f)) != EOF && ch != ':' && ch != '\n')
+        if (kn + 1 < len)
+            key[kn++] = (char)ch;
+    key[kn] = '\0';
+    trim(key);
+    return ch;
+}
+
+/* The rest of the line after a key's ':' into buf (cut at len, trimmed);
+ * returns '\n' or EOF. */
+static int cpuinfo_value(FILE *f, char *buf, size_t len)
+{
+    size_t n = 0;
+    int ch;
+    while ((ch = getc(f)) == ' ' || ch == '\t')
+        ;
+    for (; ch != EOF && ch != '\n'; ch = getc(f))
+        if (n + 1 < len)
+            buf[n++] = (char)ch;
+    if (len) {
+        buf[n] = '\0';
+        trim(buf);
+    }
+    return ch;
+}
+
 /* One pass over root's /proc/cpuinfo: the first "model name" into model
  * (when not NULL) and whether the first "flags" line holds flag into
  * *has (1, 0; -1 when there is no flags line or no file).  It stops as
@@ -135,25 +169,13 @@ static void cpuinfo_scan(const char *root, const char *flag, char *model,
         return;
     for (;;) {
         char key[32];
-        size_t kn = 0;
-        while ((ch = getc(f)) != EOF && ch != ':' && ch != '\n')
-            if (kn + 1 < sizeof key)
-                key[kn++] = (char)ch;
+        ch = cpuinfo_key(f, key, sizeof key);
         if (ch == EOF)
             break;
-        key[kn] = '\0';
-        trim(key);
         if (ch == '\n')
             continue;
         if (!have_model && !strcmp(key, "model name")) {
-            size_t mn = 0;
-            while ((ch = getc(f)) == ' ' || ch == '\t')
-                ;
-            for (; ch != EOF && ch != '\n'; ch = getc(f))
-                if (mn + 1 < mlen)
-                    model[mn++] = (char)ch;
-            model[mn] = '\0';
-            trim(model);
+            ch = cpuinfo_value(f, model, mlen);
             have_model = 1;
         } else if (*has < 0 && !strcmp(key, "flags")) {
             char tok[32];
@@ -234,31 +256,16 @@ int sb__cpuinfo_microcode(const char *root, char *buf, size_t len)
         buf[0] = '\0';
     if (!f)
         return -1;
-    /* Line by line, a character at a time: the flags line of a current
-     * x86 CPU is longer than any sensible buffer. */
     while (!found) {
         char key[32];
-        size_t kn = 0;
-        while ((ch = getc(f)) != EOF && ch != ':' && ch != '\n')
-            if (kn + 1 < sizeof key)
-                key[kn++] = (char)ch;
+        ch = cpuinfo_key(f, key, sizeof key);
         if (ch == EOF)
             break;
-        key[kn] = '\0';
-        trim(key);
         if (ch == '\n')
             continue;
         if (!strcmp(key, "microcode")) {
-            size_t n = 0;
-            while ((ch = getc(f)) == ' ' || ch == '\t')
-                ;
-            for (; ch != EOF && ch != '\n'; ch = getc(f))
-                if (n + 1 < len)
-                    buf[n++] = (char)ch;
-            if (len)
-                buf[n] = '\0';
-            trim(buf);
-            found = buf[0] != '\0';
+            ch = cpuinfo_value(f, buf, len);
+            found = len && buf[0] != '\0';
         } else {
             while (ch != '\n' && ch != EOF)
                 ch = getc(f);
