@@ -80,6 +80,40 @@ static int lowest_free(void)
 
 static int fd_limit;
 
+/* A plan of one libc 4 KiB cell, or NULL. */
+static sb_plan *libc_plan(void)
+{
+    sb_plan *plan = sb_plan_new();
+    if (plan && sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0,
+                            NULL) != SB_OK) {
+        sb_plan_free(plan);
+        plan = NULL;
+    }
+    return plan;
+}
+
+/* The options of a short run of one invocation, unpinned. */
+static void short_run(sb_measure_options *opt)
+{
+    sb_measure_options_init(opt);
+    opt->invocations = 1;
+    opt->max_time = 0.2;
+    opt->min_samples = 10;
+    opt->max_samples = 20;
+    opt->no_pin = 1;
+}
+
+/* stderr into a new temporary file, to see that nothing was printed;
+ * 0 when that fails. */
+static int stderr_to_tmpfile(void)
+{
+    FILE *t = tmpfile();
+    if (!t || dup2(fileno(t), 2) < 0)
+        return 0;
+    fclose(t);
+    return 1;
+}
+
 static int few_fds(void)
 {
     struct rlimit r = {(rlim_t)fd_limit, (rlim_t)fd_limit};
@@ -92,26 +126,15 @@ static int few_fds(void)
 
     /* Made before the limit: the run itself is allowed to fail for lack
      * of descriptors, but only by returning. */
-    plan = sb_plan_new();
-    if (!plan || sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0,
-                             NULL) != SB_OK)
+    if (!(plan = libc_plan()))
         return 0;
-    sb_measure_options_init(&opt);
-    opt.invocations = 1;
-    opt.max_time = 0.2;
-    opt.min_samples = 10;
-    opt.max_samples = 20;
-    opt.no_pin = 1;
+    short_run(&opt);
     opt.mlock = 0;
     opt.counters = "PAPI_TOT_CYC,PAPI_TOT_INS,NO_SUCH_EVENT";
-    /* stderr into a file, to see that nothing was printed; PAPI_VERBOSE
-     * would make PAPI print its errors unless the library quiets it. */
-    {
-        FILE *t = tmpfile();
-        if (!t || dup2(fileno(t), 2) < 0)
-            return 0;
-        fclose(t);
-    }
+    /* PAPI_VERBOSE would make PAPI print its errors unless the library
+     * quiets it. */
+    if (!stderr_to_tmpfile())
+        return 0;
     setenv("PAPI_VERBOSE", "1", 1);
     if (setrlimit(RLIMIT_NOFILE, &r) != 0)
         return 0;
@@ -180,16 +203,12 @@ static int trial_prints(void)
 {
     char names[8][64], why[8][96];
     sb_measure_options opt;
-    sb_plan *plan = sb_plan_new();
+    sb_plan *plan;
     sb_run *run = NULL;
     int ok;
 
-    {
-        FILE *t = tmpfile();
-        if (!t || dup2(fileno(t), 2) < 0)
-            return 0;
-        fclose(t);
-    }
+    if (!stderr_to_tmpfile())
+        return 0;
     sb__counters_trial_fails = 1;
     if (sb_counters_available(names, why, 8) != 8)
         return 0;
@@ -199,15 +218,9 @@ static int trial_prints(void)
 #else
     ok = why[0][0] != '\0';
 #endif
-    if (!plan || sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0,
-                             NULL) != SB_OK)
+    if (!(plan = libc_plan()))
         return 0;
-    sb_measure_options_init(&opt);
-    opt.invocations = 1;
-    opt.max_time = 0.2;
-    opt.min_samples = 10;
-    opt.max_samples = 20;
-    opt.no_pin = 1;
+    short_run(&opt);
     if (sb_run_execute_new(plan, &opt, NULL, &run, NULL) != SB_OK)
         return 0;
 #ifdef SB_HAVE_PAPI
