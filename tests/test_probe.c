@@ -301,11 +301,25 @@ static void test_contention(void)
     gsl_rng_free(r);
 }
 
+/* n values of a mode at level (relative sd 0.4%) into q. */
+static void feed_mode(sb__quiet *q, gsl_rng *r, size_t n, double level)
+{
+    for (size_t i = 0; i < n; i++)
+        sb__quiet_add(q, level * (1 + gsl_ran_gaussian(r, 0.004)));
+}
+
+/* n values of a shared core (120-140) into q. */
+static void feed_shared(sb__quiet *q, gsl_rng *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sb__quiet_add(q, 120 + 20 * gsl_rng_uniform(r));
+}
+
 /* The online model (sb__quiet) and the prior between invocations. */
 static void test_quiet_state(void)
 {
     enum { CAP = 512 };
-    double ring[CAP], work[CAP], v[2000];
+    double ring[CAP], work[CAP];
     sb__quiet q;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 
@@ -314,28 +328,22 @@ static void test_quiet_state(void)
      * the first fit. */
     sb__quiet_init(&q, ring, work, CAP, 0);
     sb__quiet_seed(&q, 130, 0.02, 0);
-    draw_mode(r, v, 32, 66.3, 0.004);
-    for (int i = 0; i < 32; i++)
-        sb__quiet_add(&q, v[i]);
+    feed_mode(&q, r, 32, 66.3);
     TAP_IS_REL(q.level, 66.3, 0.01, "the first fit replaces the "
                "calibration (%.1f)", q.level);
     /* A stretch of contention does not raise the level. */
-    for (int i = 0; i < 1024; i++)
-        sb__quiet_add(&q, 120 + 20 * gsl_rng_uniform(r));
+    feed_shared(&q, r, 1024);
     TAP_IS_REL(q.level, 66.3, 0.01, "1024 shared values later: still "
                "%.1f", q.level);
     /* A prior holds against an invocation on a shared core throughout. */
     sb__quiet_init(&q, ring, work, CAP, 0);
     sb__quiet_seed(&q, 66.3, 0.03, 1);
-    for (int i = 0; i < 1024; i++)
-        sb__quiet_add(&q, 120 + 20 * gsl_rng_uniform(r));
+    feed_shared(&q, r, 1024);
     TAP_IS_REL(q.level, 66.3, 0, "a prior of 66.3: kept through 1024 "
                "shared values");
     tap_ok(q.margin == 0.03, "and its margin (%.3f)", q.margin);
     /* ... and the same mode, measured, brings its margin. */
-    draw_mode(r, v, 1024, 66.5, 0.004);
-    for (int i = 0; i < 1024; i++)
-        sb__quiet_add(&q, v[i]);
+    feed_mode(&q, r, 1024, 66.5);
     tap_ok(q.level <= 66.3 && q.margin != 0.03,
            "the quiet mode measured after it: level %.2f, margin %.3f",
            q.level, q.margin);
@@ -344,25 +352,20 @@ static void test_quiet_state(void)
      * sample be rejected; the invocation reports its own level. */
     sb__quiet_init(&q, ring, work, CAP, 0);
     sb__quiet_seed(&q, 1.0, 0.03, 1);
-    draw_mode(r, v, 64, 66.3, 0.004);
-    for (int i = 0; i < 64; i++)
-        sb__quiet_add(&q, v[i]);
+    feed_mode(&q, r, 64, 66.3);
     TAP_IS_REL(q.level, 66.3, 0.01, "a prior of 1.0 beside a mode at 66.3: "
                "ignored (%.1f)", q.level);
     /* ... while a prior of 66.3 beside an invocation shared throughout
      * decides, and the invocation reports what it saw. */
     sb__quiet_init(&q, ring, work, CAP, 0);
     sb__quiet_seed(&q, 66.3, 0.03, 1);
-    for (int i = 0; i < 64; i++)
-        sb__quiet_add(&q, 120 + 20 * gsl_rng_uniform(r));
+    feed_shared(&q, r, 64);
     tap_ok(q.level == 66.3 && q.own_level > 115,
            "shared throughout: decided at the prior, own level %.1f "
            "reported", q.own_level);
     /* The floor (ticks without a clock). */
     sb__quiet_init(&q, ring, work, CAP, 0.15);
-    draw_mode(r, v, 64, 66.3, 0.004);
-    for (int i = 0; i < 64; i++)
-        sb__quiet_add(&q, v[i]);
+    feed_mode(&q, r, 64, 66.3);
     tap_ok(q.margin == 0.15, "min_margin floors the fits (%.3f)", q.margin);
     {
         double a[3] = {60.0, 66.3, 66.9}, b[2] = {60, 66.3};
