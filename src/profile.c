@@ -384,19 +384,16 @@ static int get_entries(json_t *root, const char *k, entry *e, size_t max,
             return -1;
         }
         snprintf(e[i].time, sizeof e[i].time, "%s", json_string_value(t));
-        if (get_figure(o, "contention_quiet", &e[i].quiet) != 0) {
-            snprintf(field, flen,
-                     "%s[%zu].contention_quiet: not a figure in (0, 1e7) "
-                     "or null",
-                     k, i);
-            return -1;
-        }
-        if (get_figure(o, "reference_cycles", &e[i].ref) != 0) {
-            snprintf(field, flen,
-                     "%s[%zu].reference_cycles: not a figure in (0, 1e7) "
-                     "or null",
-                     k, i);
-            return -1;
+        {
+            const char *name[2] = {"contention_quiet", "reference_cycles"};
+            double *to[2] = {&e[i].quiet, &e[i].ref};
+            for (int f = 0; f < 2; f++)
+                if (get_figure(o, name[f], to[f]) != 0) {
+                    snprintf(field, flen,
+                             "%s[%zu].%s: not a figure in (0, 1e7) or null",
+                             k, i, name[f]);
+                    return -1;
+                }
         }
         if (!figure_ok(e[i].quiet) && !figure_ok(e[i].ref)) {
             snprintf(field, flen, "%s[%zu]: no figure", k, i);

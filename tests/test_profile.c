@@ -212,6 +212,17 @@ static void test_life(void)
 
 /* ---- hostile files ------------------------------------------------------- */
 
+/* good with its first occurrence of from (as long as to) made to, into
+ * bad (len bytes). */
+static void replaced(const char *good, const char *from, const char *to,
+                     char *bad, size_t len)
+{
+    char *at;
+    snprintf(bad, len, "%s", good);
+    if ((at = strstr(bad, from)) != NULL)
+        memcpy(at, to, strlen(to));
+}
+
 static int load_refused(const sb_profile_key *k, const char *want,
                         const char *what)
 {
@@ -255,8 +266,7 @@ static void test_hostile(void)
     write_text(path, bad);
     load_refused(&k, "not JSON", "truncated file");
 
-    snprintf(bad, sizeof bad, "%s", good);
-    memcpy(strstr(bad, "host-a"), "host-b", 6);
+    replaced(good, "host-a", "host-b", bad, sizeof bad);
     write_text(path, bad);
     load_refused(&k, "key.hostname", "another host's key");
 
@@ -269,8 +279,8 @@ static void test_hostile(void)
     write_text(path, bad);
     load_refused(&k, "runs[0].contention_quiet", "a negative figure");
 
-    snprintf(bad, sizeof bad, "%s", good);
-    memcpy(strstr(bad, "statbench-profile"), "statbench-profilX", 17);
+    replaced(good, "statbench-profile", "statbench-profilX", bad,
+             sizeof bad);
     write_text(path, bad);
     load_refused(&k, "schema", "another schema");
 
