@@ -285,12 +285,14 @@ static int online(const struct trace *tr, size_t inv, unsigned char *keep)
         sb__quiet_seed(&q, sb__quiet_prior(levels, nlev, margin), margin,
                        1);
         for (size_t i = s; i < e; i++) {
-            /* Judged by the model before this row joins it, as a sample
-             * is; until a first fit, by the prior alone (no calibration
-             * here: the trace has none apart from the rows). */
+            /* The row joins the model, then is judged by it, as a sample
+             * is (measure.c: probe_values, then the contention check);
+             * until a first fit, by the prior alone (no calibration here:
+             * the trace has none apart from the rows, and one probe a row
+             * where a sample has two). */
+            sb__quiet_add(&q, tr->probe[i]);
             keep[i] = !isfinite(q.level) ||
                       !sb__probe_contended(tr->probe[i], q.level, q.margin);
-            sb__quiet_add(&q, tr->probe[i]);
         }
         if (isfinite(q.level)) {
             levels[nlev++] = q.level;
