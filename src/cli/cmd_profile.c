@@ -69,20 +69,31 @@ int cmd_profile(int argc, char **argv, struct cli *cli)
     sb_profile_key_this_host(&host);
     if (sb_profile_find(dir, &host, keys, MAX_KEYS, &n, &err) != SB_OK)
         die_usage("%s", err.text);
-    if (n > MAX_KEYS)
-        n = MAX_KEYS;
     if (cli->profile_reset) {
-        size_t removed = 0;
-        for (size_t i = 0; i < n; i++) {
-            int r = 0;
-            if (sb_profile_reset(dir, &keys[i], &r, &err) != SB_OK) {
-                say("%s", err.text);
-                return 1;
+        size_t removed = 0, got = 0;
+        /* MAX_KEYS at a time, until none of this host's is left (or one
+         * would not go: then the loop would not end). */
+        do {
+            got = 0;
+            for (size_t i = 0; i < n && i < MAX_KEYS; i++) {
+                int r = 0;
+                if (sb_profile_reset(dir, &keys[i], &r, &err) != SB_OK) {
+                    say("%s", err.text);
+                    return 1;
+                }
+                got += (size_t)r;
             }
-            removed += (size_t)r;
-        }
-        printf("host profile: %zu profile%s of this host removed from %s\n",
-               removed, removed == 1 ? "" : "s", dir);
+            removed += got;
+            if (sb_profile_find(dir, &host, keys, MAX_KEYS, &n, &err) !=
+                SB_OK)
+                die_usage("%s", err.text);
+        } while (n && got);
+        /* The directory is anybody's: through the one cleaning. */
+        snprintf(text, sizeof text,
+                 "host profile: %zu profile%s of this host removed from %s",
+                 removed, removed == 1 ? "" : "s", dir);
+        sb__clean_text(text);
+        printf("%s\n", text);
         return 0;
     }
     if (n == 0) {
@@ -96,7 +107,10 @@ int cmd_profile(int argc, char **argv, struct cli *cli)
         printf("%s\n", text);
         return 0;
     }
-    for (size_t i = 0; i < n; i++) {
+    if (n > MAX_KEYS)
+        printf("host profile: %zu profiles of this host; the first %d "
+               "shown\n", n, MAX_KEYS);
+    for (size_t i = 0; i < n && i < MAX_KEYS; i++) {
         sb_profile *p = NULL;
         if (sb_profile_load(dir, &keys[i], &p, &err) != SB_OK)
             die_usage("%s", err.text);

@@ -449,7 +449,7 @@ static const struct cli_option options[] = {
          "statbench profile): the run is not judged against\n"
          "the quiet figures of the runs before it"),
     FLAG("reset", 0, PROF, profile_reset, 1,
-         "profile: delete this host's profile"),
+         "profile: delete this host's profiles (one per contention probe)"),
     ENUM("inconclusive", "POLICY", M, aopt.inconclusive, 3, "policy ",
          inconclusive_policy,
          "what --against does with a cell whose interval\n"
