@@ -1393,7 +1393,7 @@ static double reference_speed(struct probe *pr, const sb__budget *bud)
     enum { N = 128, SIZE = 4096 };
     const sb_kernel *libc = sb_kernel_find("libc");
     const sb__probe *cp = &pr->cp;
-    double v[N], pv[N], work[2 * N], level, margin, ops;
+    double v[N], pv[N], work[N], level, margin, ops;
     size_t k, m = 0;
     void *buf = NULL;
     char *src, *dst;
@@ -1435,13 +1435,12 @@ static double reference_speed(struct probe *pr, const sb__budget *bud)
      * where it leaves too few samples, the copy's own quiet mode: the
      * shared core's speed, then, which is what the profile must see. */
     for (int pass = 0; pass < 2; pass++) {
-        sb__quiet q = {0};
+        sb__quiet q;
         size_t kept = 0;
-        q.own_level = level;
-        q.own_margin = margin;
-        q.prior_level = pass ? NAN : bud->quiet_prior;
-        q.prior_margin = bud->quiet_prior_margin;
+        sb__quiet_init(&q, NULL, NULL, 0, 0);
         sb__quiet_seed(&q, level, margin, 0);
+        if (!pass)
+            sb__quiet_seed(&q, bud->quiet_prior, bud->quiet_prior_margin, 1);
         for (size_t i = 0; i < m; i++)
             if (!sb__probe_contended(pv[i], q.level, q.margin))
                 work[kept++] = v[i];
