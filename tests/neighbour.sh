@@ -150,42 +150,20 @@ else
 fi
 
 # --- (b) a hog on the same CPU, between two quiet runs ------------------
-run quiet1
-rc1=$?
-hog_on "$C"
-# --precision 0: the run measures for its whole 3 s beside the hog (with a
-# target it could stop after tens of milliseconds of measuring), so the
-# scheduler must preempt it many times, which the check below counts.
-run same --precision 0
-rc=$?
-stop_hogs
-run quiet2
-rc2=$?
-check "quiet runs before and after complete (status $rc1, $rc2)" \
-    test "$rc1" -eq 0 -a "$rc2" -eq 0
-check "hog on the same CPU $C: completes (status $rc)" test "$rc" -eq 0
-for r in quiet1 same quiet2; do describe "$r"; done
-EXPR='sane(R["quiet1"]) and sane(R["quiet2"])' \
-    check "  the quiet runs' intervals are sane" facts quiet1 quiet2
-EXPR='sane(R["same"])' check "  its interval is sane" facts same
-
-# Shows the disturbance.  Two tasks that both want the CPU must take
-# turns on it: for the 3 s of the run the scheduler preempts the
-# measurement every few milliseconds (hundreds of times), and a preemption
-# inside a sample's checked window is counted as a context switch
-# ("disturbed" in the JSON, the rejects section of the table).  That is
-# caused here, by the hog, not hoped for from the machine: so the check is
-# on the loaded run's own record.  It is not a comparison with the quiet
-# runs, whose share of switched samples depends on what else runs on this
-# CPU (other tests of a parallel make check pin their runs to it too) and
-# can be as high as the loaded run's.  The comparison is printed for the
-# reader.
-EXPR='R["same"]["ctx"] >= 1' \
-    check "  it shows the disturbance: context-switched samples counted" \
-    facts same
-EXPR='R["same"]["rate"] > max(R["quiet1"]["rate"], R["quiet2"]["rate"])' \
-    facts same quiet1 quiet2 >/dev/null 2>&1 ||
-    diag "the loaded run's share of switched samples is not above both quiet runs' (they were busy too)"
+# triple: quiet1, then the run beside a hog on CPU $C, then quiet2.
+# --precision 0: the loaded run measures for its whole 3 s beside the hog
+# (with a target it could stop after tens of milliseconds of measuring),
+# so the scheduler must preempt it many times, which a check below counts.
+triple() {
+    run quiet1
+    rc1=$?
+    hog_on "$C"
+    run same --precision 0
+    rc=$?
+    stop_hogs
+    run quiet2
+    rc2=$?
+}
 
 # Not a confident wrong number.  The hog takes turns on the CPU but does
 # not change what one call of memcpy costs while it runs, and the samples
@@ -213,8 +191,54 @@ EXPR='R["same"]["rate"] > max(R["quiet1"]["rate"], R["quiet2"]["rate"])' \
 # rejections removed the disturbed samples).  The check is as sensitive
 # as the machine is quiet: on a quiet machine the quiet medians agree
 # within a few percent, and a time-shared cost fails it by far.
-EXPR='R["same"]["lo"] <= max(R["quiet1"]["medmax"], R["quiet2"]["medmax"]) and R["same"]["hi"] >= min(R["quiet1"]["medmin"], R["quiet2"]["medmin"])' \
-    check "  not a confident wrong number: its interval overlaps the quiet processes' medians" \
+#
+# The host can still move between the three runs as a whole: a stretch
+# of a shared core that begins after quiet2's start or ends before the
+# loaded run's puts all of one run's processes in the other state (a
+# sanitizer build in CI: quiet medians of 239-405 ticks, the loaded run
+# outside them once in some ten runs).  So a triple that misses is taken
+# again, up to three times in all: a drift of the host is not bound to
+# the hog and falls elsewhere the next time, while a number the hog
+# makes wrong is wrong in every triple, and fails all three.
+overlaps='R["same"]["lo"] <= max(R["quiet1"]["medmax"], R["quiet2"]["medmax"]) and R["same"]["hi"] >= min(R["quiet1"]["medmin"], R["quiet2"]["medmin"])'
+attempt=1
+while :; do
+    triple
+    [ "$rc1" -eq 0 ] && [ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] || break
+    EXPR=$overlaps facts same quiet1 quiet2 >"$tmp/overlap.txt" && break
+    [ "$attempt" -lt 3 ] || break
+    diag "triple $attempt: the loaded run's interval missed the quiet medians; the three runs again:"
+    sed 's/^# /#   /' "$tmp/overlap.txt"
+    attempt=$((attempt + 1))
+done
+check "quiet runs before and after complete (status $rc1, $rc2)" \
+    test "$rc1" -eq 0 -a "$rc2" -eq 0
+check "hog on the same CPU $C: completes (status $rc)" test "$rc" -eq 0
+for r in quiet1 same quiet2; do describe "$r"; done
+EXPR='sane(R["quiet1"]) and sane(R["quiet2"])' \
+    check "  the quiet runs' intervals are sane" facts quiet1 quiet2
+EXPR='sane(R["same"])' check "  its interval is sane" facts same
+
+# Shows the disturbance.  Two tasks that both want the CPU must take
+# turns on it: for the 3 s of the run the scheduler preempts the
+# measurement every few milliseconds (hundreds of times), and a preemption
+# inside a sample's checked window is counted as a context switch
+# ("disturbed" in the JSON, the rejects section of the table).  That is
+# caused here, by the hog, not hoped for from the machine: so the check is
+# on the loaded run's own record.  It is not a comparison with the quiet
+# runs, whose share of switched samples depends on what else runs on this
+# CPU (other tests of a parallel make check pin their runs to it too) and
+# can be as high as the loaded run's.  The comparison is printed for the
+# reader.
+EXPR='R["same"]["ctx"] >= 1' \
+    check "  it shows the disturbance: context-switched samples counted" \
+    facts same
+EXPR='R["same"]["rate"] > max(R["quiet1"]["rate"], R["quiet2"]["rate"])' \
+    facts same quiet1 quiet2 >/dev/null 2>&1 ||
+    diag "the loaded run's share of switched samples is not above both quiet runs' (they were busy too)"
+
+EXPR=$overlaps \
+    check "  not a confident wrong number: its interval overlaps the quiet processes' medians ($attempt triple(s))" \
     facts same quiet1 quiet2
 
 done_testing
