@@ -373,7 +373,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
  * some size.  *out receives a new array of them. */
 static int load_ticks(const sb_run *run, const sb_cell_result *r,
                       json_t *samples, const char *name, size_t i,
-                      double **out, sb_error *err)
+                      const char *in, double **out, sb_error *err)
 {
     size_t ns = json_array_size(samples);
     double *all = malloc((ns + 1) * sizeof *all);
@@ -386,9 +386,9 @@ static int load_ticks(const sb_run *run, const sb_cell_result *r,
         if (!json_is_number(v) || !isfinite(x)) {
             free(all);
             return sb__error(err, SB_EIO,
-                             "%s: cells[%zu]." SB__JK_SAMPLES_TICKS
+                             "%s: cells[%zu].%s" SB__JK_SAMPLES_TICKS
                              "[%zu]: not a finite number",
-                             name, i, j);
+                             name, i, in, j);
         }
         /* A measured cell of some size has times: one not above zero is
          * nonsense that would print as a negative or infinite MB/s.
@@ -398,9 +398,9 @@ static int load_ticks(const sb_run *run, const sb_cell_result *r,
         if (!run->imported && r->cell.size > 0 && !(x > 0)) {
             free(all);
             return sb__error(err, SB_EIO,
-                             "%s: cells[%zu]." SB__JK_SAMPLES_TICKS
+                             "%s: cells[%zu].%s" SB__JK_SAMPLES_TICKS
                              "[%zu]: %g is not a positive time",
-                             name, i, j, x);
+                             name, i, in, j, x);
         }
         all[j] = x;
     }
@@ -425,6 +425,31 @@ static int load_clock(json_t *c, size_t ns, double **clk)
         json_t *v = json_array_get(a, q);
         double x = json_is_number(v) ? json_number_value(v) : NAN;
         (*clk)[q] = isfinite(x) && x > 0 ? x : NAN;
+    }
+    return 0;
+}
+
+/* The probe readings of ns samples (SB_PROBE_READINGS each) into a new
+ * *out when the object c has them, one array of readings per sample (an
+ * older file has none: NULL).  A reading that is not a positive finite
+ * number was not made (NAN).  0, or -1 when out of memory. */
+static int load_probes(json_t *c, size_t ns, double **out)
+{
+    json_t *a = json_object_get(c, SB__JK_SAMPLES_PROBES);
+
+    if (!json_is_array(a) || json_array_size(a) != ns)
+        return 0;
+    *out = malloc((ns + 1) * SB_PROBE_READINGS * sizeof **out);
+    if (!*out)
+        return -1;
+    for (size_t q = 0; q < ns; q++) {
+        json_t *one = json_array_get(a, q);
+        for (size_t k = 0; k < SB_PROBE_READINGS; k++) {
+            json_t *v = json_is_array(one) ? json_array_get(one, k) : NULL;
+            double x = json_is_number(v) ? json_number_value(v) : NAN;
+            (*out)[q * SB_PROBE_READINGS + k] = isfinite(x) && x > 0 ? x
+                                                                   : NAN;
+        }
     }
     return 0;
 }
@@ -469,6 +494,168 @@ static int load_columns(const sb_run *run, json_t *c, size_t ns,
     return 0;
 }
 
+/* The samples of one object of a cell (the cell's kept ones, or its
+ * held ones): their ticks, counters, flags, clocks and probe readings. */
+struct set {
+    size_t n;
+    double *ticks, *ctr, *clk, *probes;
+    unsigned char *flags;
+    size_t *at; /* held samples: their places (held.at) */
+};
+
+static void set_free(struct set *s)
+{
+    free(s->ticks);
+    free(s->ctr);
+    free(s->clk);
+    free(s->probes);
+    free(s->flags);
+    free(s->at);
+    memset(s, 0, sizeof *s);
+}
+
+/* The samples of object o of cell i, "in" naming o in messages. */
+static int load_set(sb_run *run, const sb_cell_result *r, json_t *o,
+                    const char *name, size_t i, const char *in,
+                    struct set *s, sb_error *err)
+{
+    json_t *t = json_object_get(o, SB__JK_SAMPLES_TICKS);
+    int rc;
+
+    if (!json_is_array(t))
+        return sb__error(err, SB_EIO,
+                         "%s: cells[%zu].%s" SB__JK_SAMPLES_TICKS
+                         ": missing, or not an array",
+                         name, i, in);
+    s->n = json_array_size(t);
+    rc = load_ticks(run, r, t, name, i, in, &s->ticks, err);
+    if (rc != SB_OK)
+        return rc;
+    if (load_columns(run, o, s->n, &s->ctr, &s->flags) != 0 ||
+        load_clock(o, s->n, &s->clk) != 0 ||
+        load_probes(o, s->n, &s->probes) != 0)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    if (*in) {
+        json_t *at = json_object_get(o, SB__JK_HELD_AT);
+        if (!json_is_array(at) || json_array_size(at) != s->n)
+            return sb__error(err, SB_EIO,
+                             "%s: cells[%zu].%s" SB__JK_HELD_AT
+                             ": not an array of one place per held sample",
+                             name, i, in);
+        if (!(s->at = malloc((s->n + 1) * sizeof *s->at)))
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        for (size_t q = 0; q < s->n; q++) {
+            json_t *v = json_array_get(at, q);
+            if (!json_is_integer(v) || json_integer_value(v) < 0)
+                return sb__error(err, SB_EIO,
+                                 "%s: cells[%zu].%s" SB__JK_HELD_AT
+                                 "[%zu]: not a place (an integer >= 0)",
+                                 name, i, in, q);
+            s->at[q] = (size_t)json_integer_value(v);
+        }
+    }
+    return SB_OK;
+}
+
+/* A raw cell of s's n samples from sample at on. */
+static void raw_of(const sb_run *run, const struct set *s, size_t at,
+                   size_t n, sb__raw_cell *raw)
+{
+    size_t nc = run->meta.ncounters;
+    raw->nsamples = n;
+    raw->ticks = s->ticks + at;
+    raw->ncounters = s->ctr ? nc : 0;
+    raw->counter_names = run->meta.counter_names;
+    raw->counters = s->ctr ? s->ctr + at * nc : NULL;
+    raw->flags = s->flags ? s->flags + at : NULL;
+    raw->clock = s->clk ? s->clk + at : NULL;
+    raw->probes = s->probes ? s->probes + at * SB_PROBE_READINGS : NULL;
+}
+
+/* invocation_samples[g] of array invs, into *n: 0, or -1 when it is not
+ * a count that fits in left. */
+static int inv_count(json_t *invs, size_t g, size_t left, size_t *n)
+{
+    json_t *v = json_array_get(invs, g);
+    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+        (size_t)json_integer_value(v) > left)
+        return -1;
+    *n = (size_t)json_integer_value(v);
+    return 0;
+}
+
+/* Cell i's invocations from its kept samples and (held an object) its
+ * held ones, split by their invocation_samples (one invocation when the
+ * cell has none). */
+static int add_invocations(sb_run *run, size_t i, json_t *invs,
+                           json_t *held, const struct set *kept,
+                           const struct set *hold, const char *name,
+                           sb_error *err)
+{
+    size_t ninv = json_is_array(invs) ? json_array_size(invs) : 0;
+    json_t *hinv = json_is_object(held)
+                       ? json_object_get(held, SB__JK_INVOCATION_SAMPLES)
+                       : NULL;
+    size_t at = 0, hat = 0, groups = ninv ? ninv : 1;
+
+    if (hold->n && (!json_is_array(hinv) ||
+                    json_array_size(hinv) != groups))
+        return sb__error(err, SB_EIO,
+                         "%s: cells[%zu]." SB__JK_HELD
+                         "." SB__JK_INVOCATION_SAMPLES
+                         ": not one count per invocation (%zu)",
+                         name, i, groups);
+    for (size_t g = 0; g < groups; g++) {
+        sb__raw_cell raw = {0}, rh = {0};
+        size_t nk = kept->n, nh = 0;
+        if (ninv && inv_count(invs, g, kept->n - at, &nk) != 0)
+            return sb__error(err, SB_EIO,
+                             "%s: cell %zu: \"" SB__JK_INVOCATION_SAMPLES
+                             "\" does not add up to the samples",
+                             name, i);
+        if (hold->n && inv_count(hinv, g, hold->n - hat, &nh) != 0)
+            return sb__error(err, SB_EIO,
+                             "%s: cells[%zu]." SB__JK_HELD
+                             "." SB__JK_INVOCATION_SAMPLES
+                             " does not add up to the held samples",
+                             name, i);
+        /* The places of an invocation's held samples: rising, among its
+         * nk + nh recorded samples. */
+        for (size_t q = 0; q < nh; q++)
+            if (hold->at[hat + q] >= nk + nh ||
+                (q && hold->at[hat + q] <= hold->at[hat + q - 1]))
+                return sb__error(err, SB_EIO,
+                                 "%s: cells[%zu]." SB__JK_HELD
+                                 "." SB__JK_HELD_AT "[%zu]: %zu is not "
+                                 "a place after the one before among "
+                                 "the invocation's %zu samples",
+                                 name, i, hat + q, hold->at[hat + q],
+                                 nk + nh);
+        raw_of(run, kept, at, nk, &raw);
+        if (hold->n) {
+            raw_of(run, hold, hat, nh, &rh);
+            raw.held = &rh;
+            raw.held_at = hold->at + hat;
+        }
+        if (sb__run_add_invocation(run, i, &raw) != SB_OK)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        at += nk;
+        hat += nh;
+    }
+    if (at != kept->n)
+        return sb__error(err, SB_EIO,
+                         "%s: cell %zu: \"" SB__JK_INVOCATION_SAMPLES
+                         "\" does not add up to the samples",
+                         name, i);
+    if (hat != hold->n)
+        return sb__error(err, SB_EIO,
+                         "%s: cells[%zu]." SB__JK_HELD
+                         "." SB__JK_INVOCATION_SAMPLES
+                         " does not add up to the held samples",
+                         name, i);
+    return SB_OK;
+}
+
 static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
                      sb_error *err)
 {
@@ -478,10 +665,9 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     json_t *rej = json_object_get(c, SB__JK_REJECTED);
     const char *kname = get_str(c, SB__JK_KERNEL);
     void *const base[SB__J_NBASES] = {NULL, NULL, NULL, r};
+    json_t *held = json_object_get(c, SB__JK_HELD);
     const sb_kernel *k;
-    size_t ns, at = 0, ninv;
-    double *all = NULL, *ctr = NULL, *clk = NULL;
-    unsigned char *flags = NULL;
+    struct set kept = {0}, hold = {0};
     int rc;
 
     if (!kname || get_size(c, SB__JK_SIZE, &r->cell.size) ||
@@ -518,74 +704,15 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
             r->disturbed[j] = v;
     }
 
-    ns = json_array_size(samples);
-    rc = load_ticks(run, r, samples, name, i, &all, err);
-    if (rc != SB_OK)
-        return rc;
-    if (load_columns(run, c, ns, &ctr, &flags) != 0 ||
-        load_clock(c, ns, &clk) != 0) {
-        free(all);
-        free(ctr);
-        free(flags);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    ninv = json_is_array(invs) ? json_array_size(invs) : 0;
-    if (ninv == 0) {
-        sb__raw_cell raw = {.nsamples = ns, .ticks = all};
-        raw.ncounters = ctr ? run->meta.ncounters : 0;
-        raw.counter_names = run->meta.counter_names;
-        raw.counters = ctr;
-        raw.flags = flags;
-        raw.clock = clk;
-        rc = sb__run_add_invocation(run, i, &raw);
-        free(all);
-        free(ctr);
-        free(flags);
-        free(clk);
-        return rc == SB_OK ? SB_OK
-                           : sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    for (size_t g = 0; g < ninv; g++) {
-        json_t *v = json_array_get(invs, g);
-        sb__raw_cell raw = {0};
-        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-            (size_t)json_integer_value(v) > ns - at) {
-            free(all);
-            free(ctr);
-            free(flags);
-            free(clk);
-            return sb__error(err, SB_EIO,
-                             "%s: cell %zu: \"" SB__JK_INVOCATION_SAMPLES
-                             "\" does not add up to the samples",
-                             name, i);
-        }
-        raw.nsamples = (size_t)json_integer_value(v);
-        raw.ticks = all + at;
-        raw.ncounters = ctr ? run->meta.ncounters : 0;
-        raw.counter_names = run->meta.counter_names;
-        raw.counters = ctr ? ctr + at * run->meta.ncounters : NULL;
-        raw.flags = flags ? flags + at : NULL;
-        raw.clock = clk ? clk + at : NULL;
-        at += raw.nsamples;
-        if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
-            free(all);
-            free(ctr);
-            free(flags);
-            free(clk);
-            return sb__error(err, SB_ENOMEM, "out of memory");
-        }
-    }
-    free(all);
-    free(ctr);
-    free(flags);
-    free(clk);
-    if (at != ns)
-        return sb__error(err, SB_EIO,
-                         "%s: cell %zu: \"" SB__JK_INVOCATION_SAMPLES
-                         "\" does not add up to the samples",
-                         name, i);
+    rc = load_set(run, r, c, name, i, "", &kept, err);
+    if (rc == SB_OK && json_is_object(held))
+        rc = load_set(run, r, held, name, i, SB__JK_HELD ".", &hold, err);
+    if (rc == SB_OK)
+        rc = add_invocations(run, i, invs, held, &kept, &hold, name, err);
+    set_free(&kept);
+    set_free(&hold);
     /* The totals came from the file; adding invocations counted none. */
-    return SB_OK;
+    return rc;
 }
 
 /* sb__error with SB_EIO, returning NULL: for check_header. */

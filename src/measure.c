@@ -206,6 +206,7 @@ struct sample {
                        (ticks per rep without a clock); NAN: none */
     double user, sys; /* CPU seconds of the thread during it */
     double ctr[SB_MAX_COUNTERS]; /* per iteration; NAN when unread */
+    double probes[SB_PROBE_READINGS]; /* sb_run_sample_probes' readings */
 };
 
 /* Stopping.  Three things stop a run (sb__stopped):
@@ -384,6 +385,7 @@ static int push_sample(sb__raw_cell *r, const struct sample *s)
             return SB_ENOMEM;
         r->flags = f;
         if (grow_doubles(&r->ticks, cap) || grow_doubles(&r->clock, cap) ||
+            grow_doubles(&r->probes, cap * SB_PROBE_READINGS) ||
             (r->ncounters &&
              grow_doubles(&r->counters, cap * r->ncounters)))
             return SB_ENOMEM;
@@ -392,11 +394,38 @@ static int push_sample(sb__raw_cell *r, const struct sample *s)
     r->ticks[r->nsamples] = s->ticks;
     r->flags[r->nsamples] = (unsigned char)s->flags;
     r->clock[r->nsamples] = s->clock;
+    memcpy(r->probes + r->nsamples * SB_PROBE_READINGS, s->probes,
+           sizeof s->probes);
     if (r->ncounters)
         memcpy(r->counters + r->nsamples * r->ncounters, s->ctr,
                r->ncounters * sizeof *s->ctr);
     r->nsamples++;
     return SB_OK;
+}
+
+/* Hold a sample rejected for a shared core alone (sb__raw_cell.held), at
+ * its place among the invocation's recorded samples. */
+static int hold_sample(sb__raw_cell *r, const struct sample *s)
+{
+    sb__raw_cell *h = r->held;
+    size_t at = r->nsamples + (h ? h->nsamples : 0);
+    if (!h) {
+        h = calloc(1, sizeof *h);
+        if (!h)
+            return SB_ENOMEM;
+        h->ncounters = r->ncounters;
+        h->counter_names = r->counter_names;
+        r->held = h;
+    }
+    if (h->nsamples == h->cap) {
+        size_t *a = realloc(r->held_at, (h->cap ? 2 * h->cap : 256) *
+                                            sizeof *a);
+        if (!a)
+            return SB_ENOMEM;
+        r->held_at = a;
+    }
+    r->held_at[h->nsamples] = at;
+    return push_sample(h, s);
 }
 
 /* Read /proc/interrupts: 0 and the increase since the last read in *d, or
@@ -428,6 +457,15 @@ static double ldst_value(const struct probe *pr, const struct sample *s,
     return v;
 }
 
+/* A probe's raw ticks t over ops operations as a reading: ticks per
+ * operation, the timer's overhead taken off; NAN when not read. */
+static double per_op(const sb__probe *cp, uint64_t t, double ops)
+{
+    if (!t || !(ops > 0) || !((double)t > cp->overhead))
+        return NAN;
+    return ((double)t - cp->overhead) / ops;
+}
+
 /* The sample's core clock and contention probe value, from the counters
  * (PAPI_TOT_CYC) or the chains timed before (cb) and after (ca) it, and
  * the contention probes' raw ticks before (lb) and after (la) it; the
@@ -450,6 +488,12 @@ static void probe_values(struct probe *pr, struct sample *s, uint64_t t,
     /* The slower of the two: a core shared from either end of the
      * sample on shows in one of them (a single probe before each sample
      * kept 6.5% of its samples at a shared core's speed here, both 4%). */
+    s->probes[SB_PROBE_CHAIN_BEFORE] = per_op(cp, cb, ops);
+    s->probes[SB_PROBE_CHAIN_AFTER] = per_op(cp, ca, ops);
+    s->probes[SB_PROBE_CONTENTION_BEFORE] =
+        per_op(cp, lb, (double)cp->ldst_reps);
+    s->probes[SB_PROBE_CONTENTION_AFTER] =
+        per_op(cp, la, (double)cp->ldst_reps);
     vb = ldst_value(pr, s, lb);
     va = ldst_value(pr, s, la);
     s->ldst = isnan(vb) ? va : isnan(va) ? vb : vb > va ? vb : va;
@@ -929,14 +973,25 @@ double sb__raw_precision_width(const sb_cell *cell, const sb__raw_cell *r,
     return sb__precision_width(&ci);
 }
 
+/* A raw cell's arrays, its held samples' included. */
+static void raw_cell_free(sb__raw_cell *c)
+{
+    free(c->ticks);
+    free(c->flags);
+    free(c->clock);
+    free(c->counters);
+    free(c->probes);
+    if (c->held) {
+        raw_cell_free(c->held);
+        free(c->held);
+    }
+    free(c->held_at);
+}
+
 void sb__invocation_free(sb__invocation *inv)
 {
-    for (size_t i = 0; inv->cells && i < inv->ncells; i++) {
-        free(inv->cells[i].ticks);
-        free(inv->cells[i].flags);
-        free(inv->cells[i].clock);
-        free(inv->cells[i].counters);
-    }
+    for (size_t i = 0; inv->cells && i < inv->ncells; i++)
+        raw_cell_free(&inv->cells[i]);
     free(inv->cells);
     inv->cells = NULL;
     inv->ncells = 0;
@@ -1128,6 +1183,11 @@ static int record_sample(const sb_measure_options *opt, const struct work *w,
                       ? SB_REJECT_SHARED_CORE
                       : SB_REJECT_INTERRUPT;
         r->rejected[why]++;
+        /* Rejected for a shared core alone: held, for an analysis that
+         * decides again from the probes (record, then decide). */
+        if ((f & ~(keep | (w->keep_irq ? 1u << SB_REJECT_INTERRUPT : 0u))) ==
+            1u << SB_REJECT_SHARED_CORE)
+            return hold_sample(r, v);
         return SB_OK;
     }
     return push_sample(r, v);

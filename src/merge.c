@@ -144,28 +144,78 @@ static void shared_core_runs(const sb_run *const *runs, size_t n,
                  r + 1, qr, quiet + 1, q, 100 * (qr / q - 1));
 }
 
+/* n samples of (t, cs) from o on as a raw cell's arrays, in new arrays
+ * (freed by raw_free), ticks and probe readings scaled by scale and
+ * clocks by 1 / scale; nc counters. */
+static int raw_copy(sb__raw_cell *raw, const double *t,
+                    const sb__cell_samples *cs, size_t o, size_t n,
+                    size_t nc, double scale)
+{
+    double *tt = malloc((n + 1) * sizeof *tt);
+    double *ctr = nc ? malloc((n * nc + 1) * sizeof *ctr) : NULL;
+    double *clk = cs->clock ? malloc((n + 1) * sizeof *clk) : NULL;
+    double *pr = cs->probes ? malloc((n * SB_PROBE_READINGS + 1) *
+                                     sizeof *pr)
+                            : NULL;
+    raw->nsamples = n;
+    raw->ticks = tt;
+    raw->counters = ctr;
+    raw->ncounters = nc;
+    raw->clock = clk;
+    raw->probes = pr;
+    raw->flags = cs->flags ? cs->flags + o : NULL;
+    if (!tt || (nc && !ctr) || (cs->clock && !clk) || (cs->probes && !pr))
+        return SB_ENOMEM;
+    for (size_t q = 0; q < n; q++) {
+        tt[q] = t[o + q] * scale;
+        /* Core cycles per tick, of ticks scaled by scale: the sample's
+         * core cycles stay what they were. */
+        if (clk)
+            clk[q] = cs->clock[o + q] / scale;
+        for (size_t k = 0; pr && k < SB_PROBE_READINGS; k++)
+            pr[q * SB_PROBE_READINGS + k] =
+                cs->probes[(o + q) * SB_PROBE_READINGS + k] * scale;
+        for (size_t k = 0; k < nc; k++)
+            ctr[q * nc + k] = cs->counters[k] ? cs->counters[k][o + q] : NAN;
+    }
+    return SB_OK;
+}
+
+static void raw_free(sb__raw_cell *raw)
+{
+    free(raw->ticks);
+    free(raw->counters);
+    free(raw->clock);
+    free(raw->probes);
+}
+
 /* Add every invocation of input run src (number r of the merge) to the
  * merged run m, whose cells are matched by where[] (SIZE_MAX: not in
  * src); cells of m that src lacks get empty invocations.  Its ticks are
- * scaled by scale (another timer rate). */
+ * scaled by scale (another timer rate); held samples go with their
+ * invocations. */
 static int add_run(sb_run *m, const sb_run *src, const size_t *where,
                    double scale)
 {
     size_t ninv = src->invocations;
     size_t *at = calloc(m->ncells + 1, sizeof *at);
+    size_t *hat = calloc(m->ncells + 1, sizeof *hat);
     size_t nc = src->meta.ncounters < SB_MAX_COUNTERS ? src->meta.ncounters
                                                       : SB_MAX_COUNTERS;
     int rc = SB_OK;
 
-    if (!at)
+    if (!at || !hat) {
+        free(at);
+        free(hat);
         return SB_ENOMEM;
+    }
     for (size_t g = 0; g < ninv && rc == SB_OK; g++) {
         for (size_t i = 0; i < m->ncells && rc == SB_OK; i++) {
-            sb__raw_cell raw = {0};
+            sb__raw_cell raw = {0}, held = {0};
             const sb_cell_result *s = NULL;
             const sb__cell_samples *cs = NULL;
-            double *t = NULL, *ctr = NULL, *clk = NULL;
-            size_t j = SIZE_MAX;
+            const sb__cell_held *h = NULL;
+            size_t j = SIZE_MAX, nh = 0;
 
             for (size_t q = 0; q < src->ncells; q++)
                 if (where[q] == i)
@@ -176,38 +226,29 @@ static int add_run(sb_run *m, const sb_run *src, const size_t *where,
                 cs = &src->samples[j];
                 raw.nsamples = s->inv_nsamples[g];
                 raw.iters = s->iters;
+                h = src->held && src->held[j].inv_n ? &src->held[j] : NULL;
+                nh = h ? h->inv_n[g] : 0;
             }
-            if (raw.nsamples) {
-                size_t o = at[i];
-                t = malloc(raw.nsamples * sizeof *t);
-                ctr = nc ? malloc(raw.nsamples * nc * sizeof *ctr) : NULL;
-                clk = cs->clock ? malloc(raw.nsamples * sizeof *clk) : NULL;
-                if (!t || (nc && !ctr) || (cs->clock && !clk)) {
-                    free(t);
-                    free(ctr);
-                    free(clk);
+            if (raw.nsamples &&
+                raw_copy(&raw, s->ticks, cs, at[i], raw.nsamples, nc,
+                         scale) != SB_OK)
+                rc = SB_ENOMEM;
+            if (rc == SB_OK && nh) {
+                if (raw_copy(&held, h->ticks, &h->cols, hat[i], nh, nc,
+                             scale) != SB_OK)
                     rc = SB_ENOMEM;
-                    break;
-                }
-                for (size_t q = 0; q < raw.nsamples; q++) {
-                    t[q] = s->ticks[o + q] * scale;
-                    /* Core cycles per tick, of ticks scaled by scale: the
-                     * sample's core cycles stay what they were. */
-                    if (clk)
-                        clk[q] = cs->clock[o + q] / scale;
-                    for (size_t k = 0; k < nc; k++)
-                        ctr[q * nc + k] = cs->counters[k]
-                                              ? cs->counters[k][o + q]
-                                              : NAN;
-                }
-                raw.ticks = t;
-                raw.counters = ctr;
-                raw.ncounters = nc;
-                raw.counter_names = src->meta.counter_names;
-                raw.flags = cs->flags ? cs->flags + o : NULL;
-                raw.clock = clk;
-                at[i] += raw.nsamples;
+                raw.held = &held;
+                raw.held_at = h->at + hat[i];
             }
+            if (rc != SB_OK) {
+                raw_free(&raw);
+                raw_free(&held);
+                break;
+            }
+            raw.counter_names = src->meta.counter_names;
+            held.counter_names = src->meta.counter_names;
+            at[i] += raw.nsamples;
+            hat[i] += nh;
             /* The per-cell totals of the run go with its first
              * invocation: the file keeps them per cell only. */
             if (s && g == 0) {
@@ -219,12 +260,12 @@ static int add_run(sb_run *m, const sb_run *src, const size_t *where,
                 raw.sys = s->sys_seconds;
             }
             rc = sb__run_add_invocation(m, i, &raw);
-            free(t);
-            free(ctr);
-            free(clk);
+            raw_free(&raw);
+            raw_free(&held);
         }
     }
     free(at);
+    free(hat);
     return rc;
 }
 

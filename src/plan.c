@@ -159,6 +159,7 @@ static const sb_analysis_options analysis_defaults = {
     .threshold = 0.01,
     .metric = SB_METRIC_AUTO,
     .inconclusive = SB_INCONCLUSIVE_FAIL,
+    .shared_margin = -1,
 };
 
 void sb_analysis_options_init(sb_analysis_options *a)
@@ -290,6 +291,11 @@ int sb_analysis_options_check(const sb_analysis_options *in, sb_error *err)
     if (!strcmp(sb_inconclusive_policy_name((int)a->inconclusive), "?"))
         return sb__error(err, SB_EINVAL, "inconclusive policy %d: unknown",
                          (int)a->inconclusive);
+    if (!(a->shared_margin < 1) || isnan(a->shared_margin))
+        return sb__error(err, SB_EINVAL,
+                         "shared-core margin %g: use a negative value (as "
+                         "measured), 0 (the refitted model's own) or a "
+                         "share below 1", a->shared_margin);
     return SB_OK;
 }
 

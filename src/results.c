@@ -38,6 +38,7 @@
 #include "metric.h"
 #include "meta.h"
 #include "plan.h"
+#include "probe.h"
 #include "run_internal.h"
 #include "timer.h"
 
@@ -187,6 +188,98 @@ static size_t run_ncounters(const sb_run *run)
                                                  : SB_MAX_COUNTERS;
 }
 
+/* Append raw's per-sample columns to cs, which holds n samples: flags,
+ * clocks, probe readings, then each counter of the run, matched by name
+ * to the invocation's. */
+static int append_columns(const sb_run *run, sb__cell_samples *cs, size_t n,
+                          const sb__raw_cell *raw)
+{
+    size_t total = n + raw->nsamples + 1;
+    unsigned char *f = realloc(cs->flags, total);
+    double *c;
+    if (!f)
+        return SB_ENOMEM;
+    cs->flags = f;
+    if (raw->nsamples && raw->flags)
+        memcpy(f + n, raw->flags, raw->nsamples);
+    else if (raw->nsamples)
+        memset(f + n, 0, raw->nsamples);
+    if (!(c = realloc(cs->clock, total * sizeof *c)))
+        return SB_ENOMEM;
+    cs->clock = c;
+    for (size_t q = 0; q < raw->nsamples; q++)
+        c[n + q] = raw->clock ? raw->clock[q] : NAN;
+    /* Readings only when some invocation has them: the column stays
+     * NULL for runs without (older files, imported samples). */
+    if (raw->probes || cs->probes) {
+        double *p = realloc(cs->probes,
+                            total * SB_PROBE_READINGS * sizeof *p);
+        if (!p)
+            return SB_ENOMEM;
+        if (!cs->probes)
+            for (size_t q = 0; q < n * SB_PROBE_READINGS; q++)
+                p[q] = NAN;
+        cs->probes = p;
+        for (size_t q = 0; q < raw->nsamples * SB_PROBE_READINGS; q++)
+            p[n * SB_PROBE_READINGS + q] = raw->probes ? raw->probes[q] : NAN;
+    }
+    for (size_t j = 0; j < run_ncounters(run); j++) {
+        double *v = realloc(cs->counters[j], total * sizeof *v);
+        size_t k = raw->ncounters;
+        if (!v)
+            return SB_ENOMEM;
+        cs->counters[j] = v;
+        if (raw->counters && raw->counter_names)
+            for (k = 0; k < raw->ncounters; k++)
+                if (!strcmp(raw->counter_names[k],
+                            run->meta.counter_names[j]))
+                    break;
+        for (size_t q = 0; q < raw->nsamples; q++)
+            v[n + q] = k < raw->ncounters && raw->counters
+                           ? raw->counters[q * raw->ncounters + k]
+                           : NAN;
+    }
+    return SB_OK;
+}
+
+/* Add invocation m - 1's held samples (raw->held) to cell i's. */
+static int append_held(sb_run *run, size_t i, size_t m,
+                       const sb__raw_cell *raw)
+{
+    sb__cell_held *h;
+    size_t nh = raw->held ? raw->held->nsamples : 0, *v;
+    double *t;
+
+    if (!run->held &&
+        !(run->held = calloc(run->ncells ? run->ncells : 1,
+                             sizeof *run->held)))
+        return SB_ENOMEM;
+    h = &run->held[i];
+    if (!(v = realloc(h->inv_n, m * sizeof *v)))
+        return SB_ENOMEM;
+    /* Once the run holds samples every invocation comes through here:
+     * a cell's invocations before that held none. */
+    if (!h->inv_n)
+        for (size_t g = 0; g + 1 < m; g++)
+            v[g] = 0;
+    h->inv_n = v;
+    v[m - 1] = nh;
+    if (!nh)
+        return SB_OK;
+    if (!(t = realloc(h->ticks, (h->n + nh) * sizeof *t)))
+        return SB_ENOMEM;
+    h->ticks = t;
+    if (!(v = realloc(h->at, (h->n + nh) * sizeof *v)))
+        return SB_ENOMEM;
+    h->at = v;
+    if (append_columns(run, &h->cols, h->n, raw->held) != SB_OK)
+        return SB_ENOMEM;
+    memcpy(t + h->n, raw->held->ticks, nh * sizeof *t);
+    memcpy(v + h->n, raw->held_at, nh * sizeof *v);
+    h->n += nh;
+    return SB_OK;
+}
+
 int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw)
 {
     sb_cell_result *r = &run->cells[i];
@@ -202,45 +295,9 @@ int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw)
     if (!in)
         return SB_ENOMEM;
     r->inv_nsamples = in;
-    {
-        /* The per-sample columns: flags, then each counter of the run,
-         * matched by name to the invocation's. */
-        sb__cell_samples *cs = &run->samples[i];
-        size_t total = r->nsamples + raw->nsamples + 1;
-        unsigned char *f = realloc(cs->flags, total);
-        if (!f)
-            return SB_ENOMEM;
-        cs->flags = f;
-        if (raw->nsamples && raw->flags)
-            memcpy(f + r->nsamples, raw->flags, raw->nsamples);
-        else if (raw->nsamples)
-            memset(f + r->nsamples, 0, raw->nsamples);
-        {
-            double *c = realloc(cs->clock, total * sizeof *c);
-            if (!c)
-                return SB_ENOMEM;
-            cs->clock = c;
-            for (size_t q = 0; q < raw->nsamples; q++)
-                c[r->nsamples + q] = raw->clock ? raw->clock[q] : NAN;
-        }
-        for (size_t j = 0; j < run_ncounters(run); j++) {
-            double *v = realloc(cs->counters[j], total * sizeof *v);
-            size_t k = raw->ncounters;
-            if (!v)
-                return SB_ENOMEM;
-            cs->counters[j] = v;
-            if (raw->counters && raw->counter_names)
-                for (k = 0; k < raw->ncounters; k++)
-                    if (!strcmp(raw->counter_names[k],
-                                run->meta.counter_names[j]))
-                        break;
-            for (size_t q = 0; q < raw->nsamples; q++)
-                v[r->nsamples + q] =
-                    k < raw->ncounters && raw->counters
-                        ? raw->counters[q * raw->ncounters + k]
-                        : NAN;
-        }
-    }
+    if (append_columns(run, &run->samples[i], r->nsamples, raw) != SB_OK ||
+        ((raw->held || run->held) && append_held(run, i, m, raw) != SB_OK))
+        return SB_ENOMEM;
     if (raw->nsamples)
         memcpy(r->ticks + r->nsamples, raw->ticks,
                raw->nsamples * sizeof *t);
@@ -271,6 +328,10 @@ static void move_columns(sb__cell_samples *cs, size_t nc, size_t to,
         memmove(cs->flags + to, cs->flags + from, n);
     if (cs->clock)
         memmove(cs->clock + to, cs->clock + from, n * sizeof *cs->clock);
+    if (cs->probes)
+        memmove(cs->probes + to * SB_PROBE_READINGS,
+                cs->probes + from * SB_PROBE_READINGS,
+                n * SB_PROBE_READINGS * sizeof *cs->probes);
     for (size_t j = 0; j < nc; j++)
         if (cs->counters[j])
             memmove(cs->counters[j] + to, cs->counters[j] + from,
@@ -692,6 +753,25 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
     return SB_OK;
 }
 
+static void free_columns(sb__cell_samples *cs)
+{
+    free(cs->flags);
+    free(cs->clock);
+    free(cs->probes);
+    for (size_t j = 0; j < SB_MAX_COUNTERS; j++)
+        free(cs->counters[j]);
+    memset(cs, 0, sizeof *cs);
+}
+
+static void free_held(sb__cell_held *h)
+{
+    free(h->ticks);
+    free(h->inv_n);
+    free(h->at);
+    free_columns(&h->cols);
+    memset(h, 0, sizeof *h);
+}
+
 /* Free the samples kept for reanalysis. */
 static void free_before(sb_run *run)
 {
@@ -699,10 +779,8 @@ static void free_before(sb_run *run)
         sb__cell_before *b = &run->before[i];
         free(b->ticks);
         free(b->inv_nsamples);
-        free(b->cols.flags);
-        free(b->cols.clock);
-        for (size_t j = 0; j < SB_MAX_COUNTERS; j++)
-            free(b->cols.counters[j]);
+        free_columns(&b->cols);
+        free_held(&b->held);
     }
     free(run->before);
     run->before = NULL;
@@ -717,8 +795,29 @@ static void *dup_array(const void *p, size_t n, size_t size)
     return q;
 }
 
+/* dst: a copy of the n samples' columns of src. */
+static int dup_columns(sb__cell_samples *dst, const sb__cell_samples *src,
+                       size_t n, size_t nc)
+{
+    dst->flags = dup_array(src->flags, n, 1);
+    dst->clock = dup_array(src->clock, n, sizeof *src->clock);
+    dst->probes = dup_array(src->probes, n * SB_PROBE_READINGS,
+                            sizeof *src->probes);
+    if ((src->flags && !dst->flags) || (src->clock && !dst->clock) ||
+        (src->probes && !dst->probes))
+        return SB_ENOMEM;
+    for (size_t j = 0; j < nc; j++) {
+        dst->counters[j] = dup_array(src->counters[j], n,
+                                     sizeof *src->counters[j]);
+        if (src->counters[j] && !dst->counters[j])
+            return SB_ENOMEM;
+    }
+    return SB_OK;
+}
+
 /* Keep every cell's samples as they are now, before an outlier policy
- * removes some, so that sb_run_reanalyse can start again from them. */
+ * removes some or the shared core is decided again, so that
+ * sb_run_reanalyse can start again from them. */
 static int keep_before(sb_run *run)
 {
     size_t nc = run_ncounters(run);
@@ -737,17 +836,22 @@ static int keep_before(sb_run *run)
         b->ticks = dup_array(r->ticks, n, sizeof *r->ticks);
         b->inv_nsamples = dup_array(r->inv_nsamples, r->invocations,
                                     sizeof *r->inv_nsamples);
-        b->cols.flags = dup_array(cs->flags, n, 1);
-        b->cols.clock = dup_array(cs->clock, n, sizeof *cs->clock);
+        b->rejected_shared = r->rejected[SB_REJECT_SHARED_CORE];
+        b->disturbed_shared = r->disturbed[SB_REJECT_SHARED_CORE];
         if ((r->ticks && !b->ticks) ||
             (r->inv_nsamples && !b->inv_nsamples) ||
-            (cs->flags && !b->cols.flags) ||
-            (cs->clock && !b->cols.clock))
+            dup_columns(&b->cols, cs, n, nc) != SB_OK)
             goto oom;
-        for (size_t j = 0; j < nc; j++) {
-            b->cols.counters[j] = dup_array(cs->counters[j], n,
-                                            sizeof *cs->counters[j]);
-            if (cs->counters[j] && !b->cols.counters[j])
+        if (run->held) {
+            const sb__cell_held *h = &run->held[i];
+            b->held.n = h->n;
+            b->held.ticks = dup_array(h->ticks, h->n, sizeof *h->ticks);
+            b->held.at = dup_array(h->at, h->n, sizeof *h->at);
+            b->held.inv_n = dup_array(h->inv_n, r->invocations,
+                                      sizeof *h->inv_n);
+            if ((h->ticks && !b->held.ticks) || (h->at && !b->held.at) ||
+                (h->inv_n && !b->held.inv_n) ||
+                dup_columns(&b->held.cols, &h->cols, h->n, nc) != SB_OK)
                 goto oom;
         }
     }
@@ -770,11 +874,12 @@ static void *restore_array(void *old, const void *src, size_t n, size_t size)
 /* dst = a copy of the kept src (when there is one), or return ENOMEM. */
 #define RESTORE(dst, src, n)                                                 \
     do {                                                                     \
-        void *p_ = (src) ? restore_array((dst), (src), (n), sizeof *(src))  \
-                         : (dst);                                            \
-        if (!p_)                                                             \
-            return SB_ENOMEM;                                                \
-        (dst) = p_;                                                          \
+        if (src) {                                                           \
+            void *p_ = restore_array((dst), (src), (n), sizeof *(src));     \
+            if (!p_)                                                         \
+                return SB_ENOMEM;                                            \
+            (dst) = p_;                                                      \
+        }                                                                    \
     } while (0)
 
 /* Put back the samples keep_before kept. */
@@ -791,16 +896,280 @@ static int restore_before(sb_run *run)
         RESTORE(r->inv_nsamples, b->inv_nsamples, r->invocations);
         RESTORE(cs->flags, b->cols.flags, n);
         RESTORE(cs->clock, b->cols.clock, n);
+        RESTORE(cs->probes, b->cols.probes, n * SB_PROBE_READINGS);
         for (size_t j = 0; j < nc; j++)
             RESTORE(cs->counters[j], b->cols.counters[j], n);
         r->nsamples = n;
         r->rejected[SB_REJECT_OUTLIER] = b->rejected_outlier;
+        r->rejected[SB_REJECT_SHARED_CORE] = b->rejected_shared;
+        r->disturbed[SB_REJECT_SHARED_CORE] = b->disturbed_shared;
         r->rejected_total = b->rejected_total;
+        if (run->held && !b->held.n) {
+            free_held(&run->held[i]);
+        } else if (run->held) {
+            sb__cell_held *h = &run->held[i];
+            const sb__cell_held *bh = &b->held;
+            RESTORE(h->ticks, bh->ticks, bh->n);
+            RESTORE(h->at, bh->at, bh->n);
+            RESTORE(h->inv_n, bh->inv_n, r->invocations);
+            RESTORE(h->cols.flags, bh->cols.flags, bh->n);
+            RESTORE(h->cols.clock, bh->cols.clock, bh->n);
+            RESTORE(h->cols.probes, bh->cols.probes,
+                    bh->n * SB_PROBE_READINGS);
+            for (size_t j = 0; j < nc; j++)
+                RESTORE(h->cols.counters[j], bh->cols.counters[j], bh->n);
+            h->n = bh->n;
+        }
     }
     return SB_OK;
 }
 
 #undef RESTORE
+
+/* ---- The shared core decided again (record, then decide) ------------ */
+
+/* A sample's contention value: the slower of its two contention
+ * readings, in core cycles per repetition with its clock when the run has
+ * a core clock (cycles), else in ticks per repetition; NAN without. */
+static double contention_value(const double *p, double clock, int cycles)
+{
+    double b = p[SB_PROBE_CONTENTION_BEFORE];
+    double a = p[SB_PROBE_CONTENTION_AFTER];
+    double v = isnan(b) ? a : isnan(a) ? b : fmax(a, b);
+    return cycles ? v * clock : v;
+}
+
+/* Columns for n samples: flags, clocks, readings (probes), nc counters. */
+static int alloc_columns(sb__cell_samples *cs, size_t n, int probes,
+                         size_t nc)
+{
+    memset(cs, 0, sizeof *cs);
+    cs->flags = malloc(n + 1);
+    cs->clock = malloc((n + 1) * sizeof *cs->clock);
+    cs->probes = probes ? malloc((n + 1) * SB_PROBE_READINGS *
+                                 sizeof *cs->probes)
+                        : NULL;
+    if (!cs->flags || !cs->clock || (probes && !cs->probes))
+        return SB_ENOMEM;
+    for (size_t j = 0; j < nc; j++)
+        if (!(cs->counters[j] = malloc((n + 1) * sizeof *cs->counters[j])))
+            return SB_ENOMEM;
+    return SB_OK;
+}
+
+/* Sample from of (st, sc) as sample to of (dt, dc), flags f. */
+static void put_sample(double *dt, sb__cell_samples *dc, size_t to,
+                       const double *st, const sb__cell_samples *sc,
+                       size_t from, unsigned char f, size_t nc)
+{
+    dt[to] = st[from];
+    dc->flags[to] = f;
+    dc->clock[to] = sc->clock ? sc->clock[from] : NAN;
+    for (size_t k = 0; dc->probes && k < SB_PROBE_READINGS; k++)
+        dc->probes[to * SB_PROBE_READINGS + k] =
+            sc->probes ? sc->probes[from * SB_PROBE_READINGS + k] : NAN;
+    for (size_t j = 0; j < nc; j++)
+        dc->counters[j][to] =
+            sc->counters[j] ? sc->counters[j][from] : NAN;
+}
+
+/* Which of invocation g's recorded samples of a cell comes at place p:
+ * its held sample *hq when that one's place is p (or no kept sample is
+ * left), else its kept sample *kq; 1 for held.  The places come from the
+ * measurement or a file, so a place out of order only reorders. */
+static int next_is_held(const sb__cell_held *h, size_t hoff, size_t nh,
+                        size_t hq, size_t nk, size_t kq, size_t p)
+{
+    if (hq >= nh)
+        return 0;
+    return kq >= nk || h->at[hoff + hq] == p;
+}
+
+/* Invocation quiet models: level[g] and margin[g] fitted to every
+ * reading of invocation g's recorded samples, over all cells (as the
+ * measurement's model is one per invocation); NAN where too few. */
+static int fit_invocations(const sb_run *run, int cycles, size_t ninv,
+                           double *level, double *margin)
+{
+    size_t most = 1;
+    double *x;
+
+    for (size_t i = 0; i < run->ncells; i++)
+        most += run->cells[i].nsamples +
+                (run->held ? run->held[i].n : 0);
+    if (!(x = malloc(2 * most * sizeof *x)))
+        return SB_ENOMEM;
+    for (size_t g = 0; g < ninv; g++) {
+        size_t n = 0;
+        for (size_t i = 0; i < run->ncells; i++) {
+            const sb_cell_result *r = &run->cells[i];
+            const sb__cell_samples *cs = &run->samples[i];
+            const sb__cell_held *h = run->held ? &run->held[i] : NULL;
+            size_t ko = 0, ho = 0;
+            if (g >= r->invocations)
+                continue;
+            for (size_t q = 0; q < g; q++) {
+                ko += r->inv_nsamples[q];
+                ho += h && h->inv_n ? h->inv_n[q] : 0;
+            }
+            for (size_t q = 0; cs->probes && q < r->inv_nsamples[g]; q++)
+                for (int k = SB_PROBE_CONTENTION_BEFORE;
+                     k <= SB_PROBE_CONTENTION_AFTER; k++) {
+                    double c = cs->clock ? cs->clock[ko + q] : NAN;
+                    double v = cs->probes[(ko + q) * SB_PROBE_READINGS + k];
+                    x[n++] = cycles ? v * c : v;
+                }
+            for (size_t q = 0; h && h->inv_n && h->cols.probes &&
+                               q < h->inv_n[g];
+                 q++)
+                for (int k = SB_PROBE_CONTENTION_BEFORE;
+                     k <= SB_PROBE_CONTENTION_AFTER; k++) {
+                    double c = h->cols.clock ? h->cols.clock[ho + q] : NAN;
+                    double v =
+                        h->cols.probes[(ho + q) * SB_PROBE_READINGS + k];
+                    x[n++] = cycles ? v * c : v;
+                }
+        }
+        sb__probe_model(x, n, &level[g], &margin[g], NULL);
+    }
+    free(x);
+    return SB_OK;
+}
+
+/* Decide cell i's shared core again against the invocations' models:
+ * its kept and held samples, merged in the order measured, split anew;
+ * where an invocation has no model its samples keep their decision. */
+static int redecide_cell(sb_run *run, size_t i, const double *level,
+                         const double *margin, double given, double floor)
+{
+    sb_cell_result *r = &run->cells[i];
+    sb__cell_samples *cs = &run->samples[i], kc, hc;
+    sb__cell_held *h = &run->held[i];
+    size_t nc = run_ncounters(run), total = r->nsamples + h->n;
+    size_t ko = 0, ho = 0, nk = 0, nh = 0, *hat, *hinv;
+    size_t was_flagged = 0, now_flagged = 0, old_held = h->n;
+    double *kt, *ht;
+    const unsigned char bit = 1u << SB_REJECT_SHARED_CORE;
+    int probes = cs->probes || h->cols.probes;
+
+    kt = malloc((total + 1) * sizeof *kt);
+    ht = malloc((total + 1) * sizeof *ht);
+    hat = malloc((total + 1) * sizeof *hat);
+    hinv = calloc(r->invocations + 1, sizeof *hinv);
+    if (!kt || !ht || !hat || !hinv ||
+        alloc_columns(&kc, total, probes, nc) != SB_OK ||
+        alloc_columns(&hc, total, probes, nc) != SB_OK) {
+        free(kt), free(ht), free(hat), free(hinv);
+        free_columns(&kc);
+        free_columns(&hc);
+        return SB_ENOMEM;
+    }
+    for (size_t g = 0; g < r->invocations; g++) {
+        size_t k = r->inv_nsamples[g], hn = h->inv_n ? h->inv_n[g] : 0;
+        size_t kq = 0, hq = 0, kept = 0;
+        double lim = isfinite(level[g])
+                         ? level[g] * (1 + (given > 0 ? given
+                                                      : fmax(margin[g],
+                                                             floor)))
+                         : NAN;
+        for (size_t p = 0; p < k + hn; p++) {
+            int held = next_is_held(h, ho, hn, hq, k, kq, p);
+            const double *st = held ? h->ticks : r->ticks;
+            const sb__cell_samples *sc = held ? &h->cols : cs;
+            size_t from = held ? ho + hq++ : ko + kq++;
+            unsigned char f = sc->flags ? sc->flags[from] : 0;
+            double c = sc->clock ? sc->clock[from] : NAN;
+            int shared = held;
+            was_flagged += (f & bit) != 0;
+            if (isfinite(lim) && sc->probes) {
+                double v = contention_value(
+                    sc->probes + from * SB_PROBE_READINGS, c,
+                    floor == 0);
+                shared = isfinite(v) && v > lim;
+                f = shared ? (unsigned char)(f | bit)
+                           : (unsigned char)(f & ~bit);
+            }
+            now_flagged += (f & bit) != 0;
+            if (shared) {
+                hat[nh] = p;
+                put_sample(ht, &hc, nh++, st, sc, from, f, nc);
+                hinv[g]++;
+            } else {
+                put_sample(kt, &kc, nk++, st, sc, from, f, nc);
+                kept++;
+            }
+        }
+        ko += k;
+        ho += hn;
+        r->inv_nsamples[g] = kept;
+    }
+    free(r->ticks);
+    free_columns(cs);
+    r->ticks = kt;
+    *cs = kc;
+    r->nsamples = nk;
+    free_held(h);
+    h->n = nh;
+    h->ticks = ht;
+    h->at = hat;
+    h->inv_n = hinv;
+    h->cols = hc;
+    r->rejected[SB_REJECT_SHARED_CORE] += nh;
+    r->rejected[SB_REJECT_SHARED_CORE] -= old_held;
+    r->rejected_total += nh;
+    r->rejected_total -= old_held;
+    r->disturbed[SB_REJECT_SHARED_CORE] += now_flagged;
+    r->disturbed[SB_REJECT_SHARED_CORE] -= was_flagged;
+    return SB_OK;
+}
+
+const char *sb__run_redecide_refused(const sb_run *run)
+{
+    int any = 0;
+    for (size_t i = 0; i < run->ncells; i++)
+        any |= run->samples[i].probes != NULL ||
+               (run->held && run->held[i].cols.probes);
+    return run->imported ? "imported samples have no probes"
+           : run->measure.reject != SB_REJECT_DISTURBED
+               ? "the run kept every sample (--reject none)"
+           : !any ? "the run has no probe readings (measured without the "
+                    "contention probe, or saved before readings were "
+                    "recorded)"
+                  : NULL;
+}
+
+/* The analysis' shared-core decision (sb_analysis_options.shared_margin)
+ * over every cell.  SB_EINVAL when the run cannot be decided again. */
+static int redecide_shared(sb_run *run, double given, sb_error *err)
+{
+    int cycles = run->meta.probe[0] && strcmp(run->meta.probe, "none");
+    int rc = SB_OK;
+    size_t ninv = 0;
+    double *level, *margin;
+    const char *why = sb__run_redecide_refused(run);
+
+    for (size_t i = 0; i < run->ncells; i++)
+        if (run->cells[i].invocations > ninv)
+            ninv = run->cells[i].invocations;
+    if (why)
+        return sb__error(err, SB_EINVAL,
+                         "the shared core cannot be decided again: %s", why);
+    if (!run->held &&
+        !(run->held = calloc(run->ncells ? run->ncells : 1,
+                             sizeof *run->held)))
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    level = malloc((ninv + 1) * sizeof *level);
+    margin = malloc((ninv + 1) * sizeof *margin);
+    if (!level || !margin ||
+        fit_invocations(run, cycles, ninv, level, margin) != SB_OK)
+        rc = SB_ENOMEM;
+    for (size_t i = 0; rc == SB_OK && i < run->ncells; i++)
+        rc = redecide_cell(run, i, level, margin, given,
+                           cycles ? 0 : SB__PROBE_MARGIN_TICKS);
+    free(level);
+    free(margin);
+    return rc == SB_OK ? SB_OK : sb__error(err, rc, "out of memory");
+}
 
 int sb__run_analyse(sb_run *run, sb_error *err)
 {
@@ -809,9 +1178,14 @@ int sb__run_analyse(sb_run *run, sb_error *err)
     sb_analysis_options a;
 
     a = run->analysis;
-    if (a.outliers != SB_OUTLIERS_KEEP && !run->before &&
-        keep_before(run) != SB_OK)
+    if ((a.outliers != SB_OUTLIERS_KEEP || a.shared_margin >= 0) &&
+        !run->before && keep_before(run) != SB_OK)
         return sb__error(err, SB_ENOMEM, "out of memory");
+    if (a.shared_margin >= 0) {
+        int rc = redecide_shared(run, a.shared_margin, err);
+        if (rc != SB_OK)
+            return rc;
+    }
     for (size_t i = 0; i < run->ncells; i++)
         if (run->cells[i].nsamples > most)
             most = run->cells[i].nsamples;
@@ -929,14 +1303,13 @@ void sb_run_free(sb_run *run)
         free(run->cells[i].inv_nsamples);
         free(run->cells[i].inv_median);
         free(run->cells[i].run_median);
-        if (run->samples) {
-            free(run->samples[i].flags);
-            free(run->samples[i].clock);
-            for (size_t j = 0; j < SB_MAX_COUNTERS; j++)
-                free(run->samples[i].counters[j]);
-        }
+        if (run->samples)
+            free_columns(&run->samples[i]);
+        if (run->held)
+            free_held(&run->held[i]);
     }
     free(run->samples);
+    free(run->held);
     free_before(run);
     for (size_t i = 0; run->own_kernels && i < run->nown; i++)
         free((char *)run->own_kernels[i].name);
@@ -1045,6 +1418,34 @@ const double *sb_run_sample_clock(const sb_run *run, size_t i)
     if (!run || !run->samples || i >= run->ncells)
         return NULL;
     return run->samples[i].clock;
+}
+
+const double *sb_run_sample_probes(const sb_run *run, size_t i)
+{
+    if (!run || i >= run->ncells || !run->cells[i].nsamples)
+        return NULL;
+    return run->samples[i].probes;
+}
+
+int sb_run_held_samples(const sb_run *run, size_t i, sb_held_samples *out)
+{
+    const sb__cell_held *h;
+    if (!run || !out || i >= run->ncells)
+        return SB_EINVAL;
+    memset(out, 0, sizeof *out);
+    h = run->held ? &run->held[i] : NULL;
+    if (!h || !h->n)
+        return SB_OK;
+    out->n = h->n;
+    out->ticks = h->ticks;
+    out->flags = h->cols.flags;
+    out->clock = h->cols.clock;
+    out->probes = h->cols.probes;
+    for (size_t j = 0; j < run_ncounters(run); j++)
+        out->counters[j] = h->cols.counters[j];
+    out->invocation_samples = h->inv_n;
+    out->at = h->at;
+    return SB_OK;
 }
 
 const char *sb_run_command(const sb_run *run)

@@ -31,6 +31,17 @@ typedef struct sb__raw_cell {
      * per timer tick (core cycles = ticks * clock), NAN where no core
      * clock could be had; or NULL (none at all). */
     double *clock;
+    /* Per kept sample: its probes' raw readings (SB_PROBE_READINGS each,
+     * sb_run_sample_probes), NAN where not read; or NULL (none). */
+    double *probes;
+    /* The samples rejected for a shared core alone, kept so that an
+     * analysis can decide again (sb_analysis_options.shared_margin):
+     * held->nsamples of them with their columns, counted in
+     * rejected[SB_REJECT_SHARED_CORE] as well; held_at[q] is held sample
+     * q's place among all the invocation's recorded samples (kept and
+     * held) in the order measured.  held NULL: none. */
+    struct sb__raw_cell *held;
+    size_t *held_at;
 } sb__raw_cell;
 
 /* What one invocation (one process) measured. */
@@ -51,7 +62,20 @@ typedef struct sb__cell_samples {
     unsigned char *flags;
     double *clock; /* core cycles per tick (sb__raw_cell.clock), NAN:
                       unknown */
+    double *probes; /* SB_PROBE_READINGS per sample, or NULL */
 } sb__cell_samples;
+
+/* A cell's held samples (sb__raw_cell.held) over the run: n of them,
+ * inv_n[g] of invocation g (the cell's invocations), at[q] the place of
+ * held sample q in its invocation's recorded samples, and their columns
+ * (counters matched to the run's as the kept samples' are). */
+typedef struct sb__cell_held {
+    size_t n;
+    double *ticks;
+    size_t *inv_n;
+    size_t *at;
+    sb__cell_samples cols;
+} sb__cell_held;
 
 /* A cell's samples before the outlier policy removed any, and its
  * rejection counts then: what sb_run_reanalyse starts again from. */
@@ -60,7 +84,9 @@ typedef struct sb__cell_before {
     size_t *inv_nsamples;
     size_t nsamples;
     sb__cell_samples cols;
-    size_t rejected_outlier, rejected_total;
+    size_t rejected_outlier, rejected_total, rejected_shared;
+    size_t disturbed_shared;
+    sb__cell_held held; /* the held samples as recorded */
 } sb__cell_before;
 
 struct sb_run {
@@ -70,6 +96,10 @@ struct sb_run {
     sb_meta meta;
     sb_cell_result *cells;
     sb__cell_samples *samples; /* ncells entries */
+    /* ncells entries: the samples the current decision rejects for a
+     * shared core alone (as measured, or as the analysis' shared_margin
+     * decided again); n 0 everywhere in runs without any. */
+    sb__cell_held *held;
     size_t ncells;
     sb_comparison *cmp;     /* ncells entries, or NULL */
     int interrupted;
@@ -110,6 +140,10 @@ struct sb_run {
 double sb__run_quiet_cycles(const sb_run *run);
 int sb__run_invocation_probe(sb_run *run, size_t g, double clock,
                              double quiet);
+
+/* results.c: why run's shared core cannot be decided again
+ * (sb_analysis_options.shared_margin), or NULL when it can. */
+const char *sb__run_redecide_refused(const sb_run *run);
 
 /* results.c: the interval of a cell over its m invocations' medians:
  * their median with the order-statistic interval when m is large enough

@@ -125,11 +125,73 @@ static int transfer_fields(int fd, void *base, const struct wire_field *f,
     return 0;
 }
 
+/* A raw cell's per-sample arrays (nsamples of each): ticks, then flags,
+ * clocks and probe readings where present, then nc counters each. */
+static int send_samples(int fd, const sb__raw_cell *c, size_t nc)
+{
+    unsigned char has_flags = c->flags != NULL;
+    unsigned char has_clock = c->clock != NULL;
+    unsigned char has_probes = c->probes != NULL;
+    size_t n = c->nsamples;
+    return write_all(fd, &nc, sizeof nc) ||
+           write_all(fd, &has_flags, sizeof has_flags) ||
+           write_all(fd, &has_clock, sizeof has_clock) ||
+           write_all(fd, &has_probes, sizeof has_probes) ||
+           write_all(fd, c->ticks, n * sizeof *c->ticks) ||
+           (has_flags && write_all(fd, c->flags, n)) ||
+           (has_clock && write_all(fd, c->clock, n * sizeof *c->clock)) ||
+           (has_probes &&
+            write_all(fd, c->probes,
+                      n * SB_PROBE_READINGS * sizeof *c->probes)) ||
+           write_all(fd, c->counters, n * nc * sizeof *c->counters);
+}
+
+/* A malloc'd array of n elements of size each read from fd (one more,
+ * so that n 0 is not a NULL), or NULL. */
+static void *read_array(int fd, size_t n, size_t size)
+{
+    void *p = malloc((n + 1) * size);
+    if (p && read_all(fd, p, n * size)) {
+        free(p);
+        p = NULL;
+    }
+    return p;
+}
+
+/* send_samples' arrays into c, whose nsamples is set; at most max_nc
+ * counters, named by names.  -1 on a short read, a bad count or no
+ * memory (what was allocated is c's, for sb__invocation_free). */
+static int receive_samples(int fd, sb__raw_cell *c, size_t max_nc,
+                           const char (*names)[64])
+{
+    unsigned char has_flags, has_clock, has_probes;
+    size_t nc, n = c->nsamples;
+    if (read_all(fd, &nc, sizeof nc) ||
+        read_all(fd, &has_flags, sizeof has_flags) ||
+        read_all(fd, &has_clock, sizeof has_clock) ||
+        read_all(fd, &has_probes, sizeof has_probes) ||
+        n > ((size_t)1 << 34) || nc > max_nc)
+        return -1;
+    c->cap = n;
+    if (!(c->ticks = read_array(fd, n, sizeof *c->ticks)) ||
+        (has_flags && !(c->flags = read_array(fd, n, 1))) ||
+        (has_clock && !(c->clock = read_array(fd, n, sizeof *c->clock))) ||
+        (has_probes && !(c->probes = read_array(fd, n * SB_PROBE_READINGS,
+                                                sizeof *c->probes))))
+        return -1;
+    c->ncounters = nc;
+    c->counter_names = names;
+    if (nc && !(c->counters = read_array(fd, n * nc, sizeof *c->counters)))
+        return -1;
+    return 0;
+}
+
 /* The child's side: status, then its error or its data: the meta struct,
  * the invocation's figures, then per cell its counts, its kept samples'
- * ticks, their disturbance flags and their counter values (ncounters per
- * sample).  The meta struct travels as bytes: both processes run the same
- * binary, so its static string pointers (timer.hz_source) stay valid. */
+ * arrays (send_samples), and its held samples (sb__raw_cell.held): their
+ * number, places and arrays.  The meta struct travels as bytes: both
+ * processes run the same binary, so its static string pointers
+ * (timer.hz_source) stay valid. */
 static int send_invocation(int fd, int rc, const sb_error *err,
                            const sb__invocation *inv)
 {
@@ -143,20 +205,13 @@ static int send_invocation(int fd, int rc, const sb_error *err,
     if (transfer_fields(fd, (void *)inv, inv_wire, NWIRE(inv_wire), 1))
         return -1;
     for (size_t i = 0; i < inv->ncells; i++) {
-        const sb__raw_cell *c = &inv->cells[i];
+        const sb__raw_cell *c = &inv->cells[i], *h = c->held;
         size_t nc = c->counters ? c->ncounters : 0;
-        unsigned char has_flags = c->flags != NULL;
-        unsigned char has_clock = c->clock != NULL;
+        size_t nh = h ? h->nsamples : 0;
         if (transfer_fields(fd, (void *)c, cell_wire, NWIRE(cell_wire), 1) ||
-            write_all(fd, &nc, sizeof nc) ||
-            write_all(fd, &has_flags, sizeof has_flags) ||
-            write_all(fd, &has_clock, sizeof has_clock) ||
-            write_all(fd, c->ticks, c->nsamples * sizeof *c->ticks) ||
-            (has_flags && write_all(fd, c->flags, c->nsamples)) ||
-            (has_clock &&
-             write_all(fd, c->clock, c->nsamples * sizeof *c->clock)) ||
-            write_all(fd, c->counters,
-                      c->nsamples * nc * sizeof *c->counters))
+            send_samples(fd, c, nc) || write_all(fd, &nh, sizeof nh) ||
+            (nh && (write_all(fd, c->held_at, nh * sizeof *c->held_at) ||
+                    send_samples(fd, h, h->counters ? h->ncounters : 0))))
             return -1;
     }
     return 0;
@@ -193,39 +248,21 @@ static int receive_invocation(int fd, size_t ncells, sb__invocation *inv,
         return -1;
     for (size_t i = 0; i < ncells; i++) {
         sb__raw_cell *c = &inv->cells[i];
-        unsigned char has_flags, has_clock;
-        size_t nc;
+        const char (*names)[64] =
+            (const char (*)[64])inv->meta.counter_names;
+        size_t nh;
         if (transfer_fields(fd, c, cell_wire, NWIRE(cell_wire), 0) ||
-            read_all(fd, &nc, sizeof nc) ||
-            read_all(fd, &has_flags, sizeof has_flags) ||
-            read_all(fd, &has_clock, sizeof has_clock) ||
-            c->nsamples > ((size_t)1 << 34) || nc > inv->meta.ncounters)
+            receive_samples(fd, c, inv->meta.ncounters, names) ||
+            read_all(fd, &nh, sizeof nh) || nh > ((size_t)1 << 34))
             return -1;
-        c->ticks = malloc((c->nsamples + 1) * sizeof *c->ticks);
-        if (!c->ticks ||
-            read_all(fd, c->ticks, c->nsamples * sizeof *c->ticks))
+        if (!nh)
+            continue;
+        if (!(c->held = calloc(1, sizeof *c->held)) ||
+            !(c->held_at = read_array(fd, nh, sizeof *c->held_at)))
             return -1;
-        c->cap = c->nsamples;
-        if (has_flags) {
-            c->flags = malloc(c->nsamples + 1);
-            if (!c->flags || read_all(fd, c->flags, c->nsamples))
-                return -1;
-        }
-        if (has_clock) {
-            c->clock = malloc((c->nsamples + 1) * sizeof *c->clock);
-            if (!c->clock ||
-                read_all(fd, c->clock, c->nsamples * sizeof *c->clock))
-                return -1;
-        }
-        c->ncounters = nc;
-        c->counter_names = (const char (*)[64])inv->meta.counter_names;
-        if (nc) {
-            c->counters = malloc((c->nsamples * nc + 1) * sizeof *c->counters);
-            if (!c->counters ||
-                read_all(fd, c->counters,
-                         c->nsamples * nc * sizeof *c->counters))
-                return -1;
-        }
+        c->held->nsamples = nh;
+        if (receive_samples(fd, c->held, inv->meta.ncounters, names))
+            return -1;
     }
     return 0;
 }
@@ -790,6 +827,16 @@ static int finish_run(sb_run *run, int rc, struct machine_totals *tot,
     free(tot->unverified);
     if (rc == SB_OK && run->invocations == 0)
         rc = sb__error(err, SB_EINTR, "interrupted before any sample");
+    /* A decision asked for that the run cannot make must not lose what
+     * it measured: it stays as measured, and the notes say why. */
+    if (rc == SB_OK && run->analysis.shared_margin >= 0 &&
+        sb__run_redecide_refused(run)) {
+        sb__meta_note(&run->meta,
+                      "shared core: decided as measured, not again "
+                      "(--shared-margin): %s",
+                      sb__run_redecide_refused(run));
+        run->analysis.shared_margin = -1;
+    }
     if (rc == SB_OK)
         rc = sb__run_analyse(run, err);
     if (rc == SB_OK && sb__run_adopt_benches(run) != SB_OK)
@@ -831,6 +878,12 @@ int sb_run_execute_new(const sb_plan *plan, const sb_measure_options *m,
         (rc = sb_analysis_options_check(&fa, err)) != SB_OK ||
         (rc = sb_plan_check(plan, opt, err)) != SB_OK)
         return rc;
+    if (fa.shared_margin >= 0 && opt->reject != SB_REJECT_DISTURBED)
+        return sb__error(err, SB_EINVAL,
+                         "shared-core margin %g: only samples rejected for "
+                         "disturbances can be decided again, and this run "
+                         "keeps every sample (--reject none)",
+                         fa.shared_margin);
 
     n = sb_plan_count(plan);
     ninv = opt->invocations ? opt->invocations : 1;

@@ -889,6 +889,17 @@ typedef struct sb_analysis_options {
                               inconclusive comparison whose interval
                               reaches past 1 + threshold; default
                               SB_INCONCLUSIVE_FAIL */
+    double shared_margin; /* the shared-core decision: negative (the
+                             default, -1): as measured; otherwise decided
+                             again from the samples' recorded contention
+                             probes, kept and held alike
+                             (sb_run_held_samples): each invocation's quiet
+                             level refitted from its probes, and a sample
+                             contended beyond level x (1 + margin), with
+                             the refitted model's own margin for 0 and
+                             this one in (0, 1) otherwise.  Only runs
+                             measured under SB_REJECT_DISTURBED with
+                             readings can be decided again */
 } sb_analysis_options;
 
 /* The defaults, size included.  A NULL a is left alone. */
@@ -1256,6 +1267,50 @@ SB_API const unsigned char *sb_run_sample_flags(const sb_run *run,
  * probe, or a run saved without one).  Owned by the run.  NULL for a bad
  * i, or a cell without samples. */
 SB_API const double *sb_run_sample_clock(const sb_run *run, size_t i);
+
+/* The probes timed beside every sample, as read: SB_PROBE_READINGS
+ * values per sample, in this order: the imul clock chain before and after
+ * the sample, in timer ticks per imul, and the contention probe before and
+ * after it, in timer ticks per repetition, each with the timer's overhead
+ * taken off; NAN where a probe was not read. */
+#define SB_PROBE_READINGS 4
+enum {
+    SB_PROBE_CHAIN_BEFORE,
+    SB_PROBE_CHAIN_AFTER,
+    SB_PROBE_CONTENTION_BEFORE,
+    SB_PROBE_CONTENTION_AFTER
+};
+
+/* The probe readings of each kept sample of cell i, SB_PROBE_READINGS
+ * per sample, in the order of sb_cell_result.ticks.  Owned by the run.
+ * NULL for a bad i, a cell without samples, or a run without readings (an
+ * imported run, a file saved before they were kept). */
+SB_API const double *sb_run_sample_probes(const sb_run *run, size_t i);
+
+/* The samples of cell i the run's decision rejects for a shared core
+ * alone (counted in rejected[SB_REJECT_SHARED_CORE]), which the run keeps
+ * so that an analysis can decide again (sb_analysis_options'
+ * shared_margin).  Arrays of n values, owned by the run, valid until the
+ * next sb_run_reanalyse: their ticks, disturbance flags, core clocks (or
+ * NULL), probe readings (SB_PROBE_READINGS each, or NULL) and counter j's
+ * values (counters[j] for j below sb_meta.ncounters, NULL where none);
+ * invocation_samples[g] of them belong to invocation g (of the cell's
+ * invocations), and at[q] is held sample q's place among the samples its
+ * invocation recorded, kept and held, in the order measured. */
+typedef struct sb_held_samples {
+    size_t n;
+    const double *ticks;
+    const unsigned char *flags;
+    const double *clock;
+    const double *probes;
+    const double *counters[SB_MAX_COUNTERS];
+    const size_t *invocation_samples;
+    const size_t *at;
+} sb_held_samples;
+/* Fill *out with cell i's held samples (n 0: none).  SB_EINVAL for a bad
+ * i or a NULL. */
+SB_API int sb_run_held_samples(const sb_run *run, size_t i,
+                               sb_held_samples *out);
 
 /* The split of sorted invocation clocks into states (clock levels): a new
  * state starts where a clock exceeds the one below it by more than this

@@ -177,6 +177,55 @@ fi
 # --- still refused -----------------------------------------------------------
 check "report --precision 100" bad_input "'100'" report "$A" --precision 100
 check "report --ci 100" bad_input "'100'" report "$A" --ci 100
+
+# --- --shared-margin: record, then decide --------------------------------
+# The fixtures were saved before readings were kept: refused, with why.
+check "report --shared-margin auto of a file without readings" \
+    bad_input "no probe readings" report "$A" --shared-margin auto
+check "report --shared-margin 0" bad_input "'0'" report "$A" \
+    --shared-margin 0
+# A short measured run, decided again: the samples kept and held add up
+# to what was recorded, and "measured" gives back the run as saved.  How
+# many samples are held is the machine's (none on a quiet core): the
+# decisions themselves are checked on fixed data by test_redecide.
+"$STATBENCH" -k libc -s 1K --max-time 1 --invocations 2 \
+    --max-invocations 2 --min-samples 50 --max-samples 50 -q -f json \
+    -o "$tmp/m.json" >/dev/null 2>"$tmp/err"
+rc=$?
+check "a short run saved (rc $rc)" test "$rc" -eq 0 -a -s "$tmp/m.json"
+"$STATBENCH" report "$tmp/m.json" -q -f json -o "$tmp/m-as.json" \
+    >/dev/null 2>&1
+for m in auto 5 measured; do
+    "$STATBENCH" report "$tmp/m.json" --shared-margin "$m" -q -f json \
+        -o "$tmp/m-$m.json" >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "report --shared-margin $m (rc $rc)" test "$rc" -eq 0
+done
+if [ -n "$PY" ]; then
+    check "  kept + held are the recorded samples; measured is the run" \
+        "$PY" - "$tmp/m-as.json" "$tmp/m-auto.json" "$tmp/m-5.json" \
+        "$tmp/m-measured.json" <<'PYEOF'
+import json, sys
+# The saved run as report writes it (its statistics from the samples as
+# the file keeps them), then decided again three ways.
+runs = [json.load(open(f)) for f in sys.argv[1:5]]
+def pool(c):
+    h = c["held"] or {"samples_ticks": []}
+    return sorted(c["samples_ticks"] + h["samples_ticks"])
+for r in runs[1:]:
+    for c, d in zip(runs[0]["cells"], r["cells"]):
+        assert pool(c) == pool(d), "the samples changed"
+        n = len((d["held"] or {"samples_ticks": []})["samples_ticks"])
+        assert d["rejected"]["shared-core"] >= n, d["rejected"]
+        assert all(len(p) == 4 for p in d["samples_probes"])
+assert runs[1]["meta"]["options"]["shared_margin"] == 0
+assert runs[2]["meta"]["options"]["shared_margin"] == 0.05
+assert runs[3]["cells"] == runs[0]["cells"]
+assert runs[3]["meta"]["options"]["shared_margin"] is None
+PYEOF
+else
+    skip "  kept + held are the recorded samples" "no python3"
+fi
 check "report with a measuring option beside --precision" \
     bad_input "'--max-time' is an option of a measurement" \
     report "$A" --precision 5 --max-time 3

@@ -62,6 +62,9 @@ static const struct {
                       "them all"},
     {SB__JC_COMPARISON, "a comparison is made again against a baseline "
                         "(compare, --against), not restored"},
+    {SB__JC_SHARED_MARGIN, "the saved samples and held samples are what "
+                           "the saved decision made of them; the loader "
+                           "decides as saved unless asked"},
 };
 
 static unsigned serial; /* makes every value set distinct */
@@ -280,6 +283,26 @@ static int same_custom(int id, const sb_run *a, const sb_run *b, size_t i)
     case SB__JC_SAMPLES_CLOCK:
         return same_doubles(sb_run_sample_clock(a, i),
                             sb_run_sample_clock(b, i), r->nsamples);
+    case SB__JC_SAMPLES_PROBES: {
+        const double *p = sb_run_sample_probes(a, i);
+        const double *q = sb_run_sample_probes(b, i);
+        return (p == NULL) == (q == NULL) &&
+               (!p || same_doubles(p, q, r->nsamples * SB_PROBE_READINGS));
+    }
+    case SB__JC_HELD: {
+        sb_held_samples h, g;
+        if (sb_run_held_samples(a, i, &h) != SB_OK ||
+            sb_run_held_samples(b, i, &g) != SB_OK || h.n != g.n)
+            return 0;
+        return !h.n ||
+               (same_doubles(h.ticks, g.ticks, h.n) &&
+                !memcmp(h.at, g.at, h.n * sizeof *h.at) &&
+                !memcmp(h.invocation_samples, g.invocation_samples,
+                        r->invocations * sizeof *h.invocation_samples) &&
+                (h.probes == NULL) == (g.probes == NULL) &&
+                (!h.probes ||
+                 same_doubles(h.probes, g.probes, h.n * SB_PROBE_READINGS)));
+    }
     case SB__JC_INV_CLOCK:
         return m->probe_ninv == n->probe_ninv &&
                same_doubles(m->probe_inv_clock, n->probe_inv_clock,
@@ -449,6 +472,21 @@ static int populate(sb_run *run)
                 run->samples[i].flags[j] =
                     (unsigned char)((j % 3 == 0 ? 1u : 0u) |
                                     (j % 5 == 0 ? 8u : 0u));
+            for (size_t k = 0;
+                 run->samples[i].probes && k < SB_PROBE_READINGS; k++)
+                run->samples[i].probes[j * SB_PROBE_READINGS + k] = decimal(
+                    "%.9e", run->samples[i].probes[j * SB_PROBE_READINGS + k]);
+        }
+        /* The held samples, which this host's shared core may give the
+         * measured run, as the writer keeps them too. */
+        for (size_t j = 0; run->held && j < run->held[i].n; j++) {
+            sb__cell_held *h = &run->held[i];
+            h->ticks[j] = decimal("%.9e", h->ticks[j]);
+            if (h->cols.clock)
+                h->cols.clock[j] = decimal("%.9e", h->cols.clock[j]);
+            for (size_t k = 0; h->cols.probes && k < SB_PROBE_READINGS; k++)
+                h->cols.probes[j * SB_PROBE_READINGS + k] = decimal(
+                    "%.9e", h->cols.probes[j * SB_PROBE_READINGS + k]);
         }
     }
     if (!tap_ok(run->samples[0].flags != NULL, "the run keeps sample flags"))

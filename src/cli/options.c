@@ -116,6 +116,27 @@ static void set_u64(struct cli *cli, const struct cli_option *o,
     *AT(cli, o, uint64_t) = v;
 }
 
+/* measured (-1), auto (0: the refitted model's margin) or a percentage
+ * in (0, 100). */
+static void set_shared_margin(struct cli *cli, const struct cli_option *o,
+                              const char *arg)
+{
+    char msg[256];
+    double d;
+    if (!strcmp(arg, "measured")) {
+        *AT(cli, o, double) = -1;
+        return;
+    }
+    if (!strcmp(arg, "auto")) {
+        *AT(cli, o, double) = 0;
+        return;
+    }
+    if (cli_parse_double(arg, 0, 100, &d, msg, sizeof msg) || !(d > 0))
+        die_usage("--%s '%s': use measured, auto or a percentage in "
+                  "(0, 100)", o->name, arg);
+    *AT(cli, o, double) = d / 100;
+}
+
 static void set_bootstrap(struct cli *cli, const struct cli_option *o,
                           const char *arg)
 {
@@ -370,6 +391,13 @@ static const struct cli_option options[] = {
          outlier_policy,
          "keep, reject-severe (beyond 3 IQR) or reject-all\n"
          "(beyond 1.5 IQR) Tukey outliers (default keep)"),
+    {"shared-margin", 0, "M", ALL | ANALYSIS, set_shared_margin,
+     FIELD(aopt.shared_margin), .unit = "",
+     .help = "decide the shared core again from the samples'\n"
+             "recorded contention probes: auto (each invocation's\n"
+             "quiet level and margin refitted), PCT (the refitted\n"
+             "level, this margin) or measured (default: as the\n"
+             "run decided while measuring)"},
     WHOLE("bootstrap", "N", ALL | ANALYSIS, set_bootstrap, aopt.bootstrap, 0,
           1000000,
           "median CI of a single invocation by BCa bootstrap\n"

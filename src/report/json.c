@@ -254,6 +254,69 @@ static json_t *samples_clock(const sb_run *run, size_t idx)
     return a ? a : json_null();
 }
 
+/* n samples' probe readings (SB_PROBE_READINGS each) as an array of
+ * arrays, null for a reading not made; null for none at all. */
+static json_t *readings(const double *p, size_t n)
+{
+    json_t *a;
+    if (!p)
+        return json_null();
+    a = json_array();
+    for (size_t i = 0; a && i < n; i++) {
+        json_t *one = json_array();
+        for (size_t k = 0; one && k < SB_PROBE_READINGS; k++)
+            json_array_append_new(one, num(p[i * SB_PROBE_READINGS + k]));
+        json_array_append_new(a, one ? one : json_null());
+    }
+    return a ? a : json_null();
+}
+
+static json_t *numbers(const double *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, num(v[i]));
+    return a;
+}
+
+static json_t *sizes(const size_t *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_integer((json_int_t)v[i]));
+    return a;
+}
+
+/* The samples held for a shared core alone (sb_run_held_samples), with
+ * the columns of the kept ones; null when the cell holds none. */
+static json_t *held(const sb_run *run, size_t idx)
+{
+    const sb_cell_result *r = sb_run_cell(run, idx);
+    sb_held_samples h;
+    json_t *o, *fl, *sc;
+
+    if (sb_run_held_samples(run, idx, &h) != SB_OK || !h.n)
+        return json_null();
+    fl = json_array();
+    for (size_t i = 0; fl && h.flags && i < h.n; i++)
+        json_array_append_new(fl, json_integer(h.flags[i]));
+    sc = json_object();
+    for (size_t k = 0; sc && k < r->ncounters; k++)
+        json_object_set_new(sc, r->counters[k].name,
+                            h.counters[k] ? numbers(h.counters[k], h.n)
+                                          : json_null());
+    o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                  SB__JK_SAMPLES_TICKS, numbers(h.ticks, h.n),
+                  SB__JK_INVOCATION_SAMPLES,
+                  sizes(h.invocation_samples, r->invocations),
+                  SB__JK_HELD_AT, sizes(h.at, h.n), SB__JK_SAMPLES_FLAGS,
+                  fl ? fl : json_null(), SB__JK_SAMPLES_CLOCK,
+                  h.clock ? numbers(h.clock, h.n) : json_null(),
+                  SB__JK_SAMPLES_PROBES, readings(h.probes, h.n),
+                  SB__JK_SAMPLES_COUNTERS, sc ? sc : json_null());
+    return o ? o : json_null();
+}
+
 static json_t *custom(int id, const ctx *x)
 {
     const sb_run *run = x->run;
@@ -357,6 +420,12 @@ static json_t *custom(int id, const ctx *x)
         return json_string(sb_metric_name(r->metric));
     case SB__JC_SAMPLES_CLOCK:
         return samples_clock(run, x->idx);
+    case SB__JC_SAMPLES_PROBES:
+        return readings(sb_run_sample_probes(run, x->idx), r->nsamples);
+    case SB__JC_HELD:
+        return held(run, x->idx);
+    case SB__JC_SHARED_MARGIN:
+        return an->shared_margin < 0 ? json_null() : num(an->shared_margin);
     }
     return NULL;
 }

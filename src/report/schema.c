@@ -74,6 +74,9 @@ static const sb__jfield options[] = {
     CUSTOM(SB__JK_METRIC, SB__JC_METRIC),
     CUSTOM(SB__JK_CACHE, SB__JC_CACHE),
     CUSTOM(SB__JK_REJECT, SB__JC_REJECT),
+    /* Written, not read back, as outliers: the saved samples and held
+     * samples are what the saved decision made of them. */
+    CUSTOM(SB__JK_SHARED_MARGIN, SB__JC_SHARED_MARGIN),
 };
 
 /* The probes beside every sample (probe.c; docs/schema.md). */
@@ -217,6 +220,8 @@ const sb__jfield sb__json_cell[] = {
     CUSTOM(SB__JK_SAMPLES_COUNTERS, SB__JC_SAMPLES_COUNTERS),
     CUSTOM(SB__JK_SAMPLES_FLAGS, SB__JC_SAMPLES_FLAGS),
     CUSTOM(SB__JK_SAMPLES_CLOCK, SB__JC_SAMPLES_CLOCK),
+    CUSTOM(SB__JK_SAMPLES_PROBES, SB__JC_SAMPLES_PROBES),
+    CUSTOM(SB__JK_HELD, SB__JC_HELD),
     /* A run merged from several: recomputed on loading. */
     C_("runs", SB__J_SIZE, runs, 0),
     CUSTOM("run_medians", SB__JC_RUN_MEDIANS),

@@ -72,6 +72,10 @@
 #define SB__JK_PER_BYTE "per_byte"
 #define SB__JK_METRIC "metric"
 #define SB__JK_SAMPLES_CLOCK "samples_clock"
+#define SB__JK_SAMPLES_PROBES "samples_probes"
+#define SB__JK_HELD "held"
+#define SB__JK_HELD_AT "at"
+#define SB__JK_SHARED_MARGIN "shared_margin"
 #define SB__JK_MERGED_RUNS "merged_runs"
 #define SB__JK_INVOCATION_RUN "invocation_run"
 #define SB__JK_PROBES "probes"
@@ -151,7 +155,10 @@ enum sb__jcustom {
     SB__JC_RUN_MEDIANS,
     SB__JC_RUN_BETWEEN,
     SB__JC_INV_CLOCK,
-    SB__JC_INV_QUIET
+    SB__JC_INV_QUIET,
+    SB__JC_SAMPLES_PROBES,
+    SB__JC_HELD,
+    SB__JC_SHARED_MARGIN
 };
 
 typedef struct sb__jfield {

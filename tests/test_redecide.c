@@ -1,0 +1,536 @@
+/*
+ * test_redecide.c: record, then decide.  A run keeps every sample's probe
+ * readings and the samples it rejected for a shared core alone (held), so
+ * that an analysis can decide the shared core again
+ * (sb_analysis_options.shared_margin).  Over synthetic runs of fixed
+ * seeds, made through the internal API as the runner makes them:
+ *
+ *  - the readings and the held samples go through JSON unchanged, and a
+ *    run decided again after saving and loading is the run decided again
+ *    before saving, to the byte;
+ *  - decided again, a run is a fresh analysis of the samples the decision
+ *    keeps: with the quiet and the shared probes apart (the quiet ones
+ *    within 1% of their level, the shared ones at 1.6 to 2.4 times it),
+ *    every margin between keeps exactly the samples generated quiet, in
+ *    the order measured, and the cell's statistics are those of a run
+ *    made of those samples alone (reference: the generator's own labels,
+ *    not the model);
+ *  - the samples are conserved (kept + held, and the reject counts), a
+ *    wider margin keeps a superset, and "measured" puts back the run as
+ *    it was;
+ *  - merged runs carry their held samples; a file with bad places or
+ *    counts of held samples is refused with the field named; a run
+ *    without readings, or kept whole (--reject none), is refused a new
+ *    decision with a reason;
+ *  - a measured run holds what it rejected for a shared core alone (a
+ *    test hook marks every other sample shared), with readings.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+#include "statbench.h"
+#include "synth_run.h"
+
+enum { NCELLS = 2, NINV = 4, PER = 300 };
+#define CLOCK 1.5   /* core cycles per tick */
+#define LEVEL 100.0 /* the quiet probe, core cycles per repetition */
+
+/* One synthetic sample: its ticks, readings and what made it. */
+struct gen {
+    double ticks, probes[SB_PROBE_READINGS];
+    int shared;
+};
+
+/* Sample q of cell i, invocation g: quiet (probe within +-1% of the
+ * invocation's level, 2% apart from one invocation to the next) or, one
+ * in three, shared (the probe at 1.6-2.4 times it and the copy 40%
+ * slower); spread > 0 widens the quiet probes to +-spread. */
+static struct gen make(uint64_t *s, size_t i, size_t g, double spread)
+{
+    struct gen x;
+    double level = LEVEL * (1 + 0.02 * (double)g) / CLOCK;
+    double t = (1000.0 + 200.0 * (double)i) * (1 + 0.01 * uniform(s));
+    x.shared = uniform(s) < 1.0 / 3;
+    x.probes[SB_PROBE_CHAIN_BEFORE] = 2.0 / CLOCK;
+    x.probes[SB_PROBE_CHAIN_AFTER] = 2.0 / CLOCK;
+    for (int k = SB_PROBE_CONTENTION_BEFORE; k <= SB_PROBE_CONTENTION_AFTER;
+         k++)
+        x.probes[k] = x.shared ? level * (1.6 + 0.8 * uniform(s))
+                               : level * (1 + spread * (2 * uniform(s) - 1));
+    x.ticks = x.shared ? 1.4 * t : t;
+    return x;
+}
+
+/* A run of NCELLS libc cells, NINV invocations of PER samples each,
+ * seeded by seed.  The measurement's own decision is simulated wrong
+ * both ways: a sample is held when its after-probe reads above 2.0 times
+ * the level (some shared samples are kept) and every seventh sample is
+ * held whatever it read (some quiet ones are not), so that a new decision
+ * must move samples both ways, each to its place.
+ * only_quiet: the samples generated quiet alone, nothing held (the fresh
+ * run of what a right decision keeps). */
+static sb_run *synth(uint64_t seed, double spread, int only_quiet)
+{
+    sb_run *run = sb__run_alloc(NCELLS, NULL, NULL);
+    uint64_t s = seed;
+
+    if (!run)
+        return NULL;
+    synth_tsc(run, 2.3e9);
+    snprintf(run->meta.probe, sizeof run->meta.probe, "imul-chain");
+    for (size_t i = 0; i < NCELLS; i++) {
+        run->cells[i].cell.kernel = sb_kernel_find("libc");
+        run->cells[i].cell.size = (size_t)4096 << i;
+    }
+    for (size_t g = 0; g < NINV; g++)
+        for (size_t i = 0; i < NCELLS; i++) {
+            static double kt[PER], kp[PER * SB_PROBE_READINGS], kc[PER];
+            static double ht[PER], hp[PER * SB_PROBE_READINGS], hc[PER];
+            static unsigned char kf[PER], hf[PER];
+            static size_t at[PER];
+            size_t nk = 0, nh = 0;
+            sb__raw_cell raw = {0}, held = {0};
+            for (size_t q = 0; q < PER; q++) {
+                struct gen x = make(&s, i, g, spread);
+                double lim = 2.0 * LEVEL * (1 + 0.02 * (double)g) / CLOCK;
+                int hold = !only_quiet &&
+                           (x.probes[SB_PROBE_CONTENTION_AFTER] > lim ||
+                            q % 7 == 3);
+                if (only_quiet && x.shared)
+                    continue;
+                if (hold) {
+                    at[nh] = nk + nh;
+                    ht[nh] = x.ticks;
+                    hc[nh] = CLOCK;
+                    hf[nh] = 1u << SB_REJECT_SHARED_CORE;
+                    memcpy(hp + nh++ * SB_PROBE_READINGS, x.probes,
+                           sizeof x.probes);
+                } else {
+                    kt[nk] = x.ticks;
+                    kc[nk] = CLOCK;
+                    kf[nk] = 0;
+                    memcpy(kp + nk++ * SB_PROBE_READINGS, x.probes,
+                           sizeof x.probes);
+                }
+            }
+            raw.iters = 1;
+            raw.nsamples = nk;
+            raw.ticks = kt;
+            raw.clock = kc;
+            raw.flags = kf;
+            raw.probes = kp;
+            held.nsamples = nh;
+            held.ticks = ht;
+            held.clock = hc;
+            held.flags = hf;
+            held.probes = hp;
+            raw.rejected[SB_REJECT_SHARED_CORE] = nh;
+            raw.disturbed[SB_REJECT_SHARED_CORE] = nh;
+            if (nh) {
+                raw.held = &held;
+                raw.held_at = at;
+            }
+            if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
+                sb_run_free(run);
+                return NULL;
+            }
+        }
+    return synth_analysed(run, NINV);
+}
+
+static char *json_of(const sb_run *run)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int rc = f ? sb_report(run, SB_FORMAT_JSON, f, NULL) : SB_EIO;
+    if (f)
+        fclose(f);
+    if (rc == SB_OK)
+        return text;
+    free(text);
+    return NULL;
+}
+
+static sb_run *load_text(const char *text, sb_error *e)
+{
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    sb_run *run = NULL;
+    if (f && sb_run_load_new(f, "test.json", NULL, &run, e) != SB_OK)
+        run = NULL;
+    if (f)
+        fclose(f);
+    return run;
+}
+
+static int redecide(sb_run *run, double margin, sb_error *e)
+{
+    sb_analysis_options a = *sb_run_analysis_options(run);
+    a.shared_margin = margin;
+    return sb_run_reanalyse(run, &a, e);
+}
+
+/* The same samples, flags, rejects and interval in every cell, and the
+ * same held samples. */
+static int same_decision(const sb_run *x, const sb_run *y, const char **w)
+{
+    for (size_t i = 0; i < NCELLS; i++) {
+        const sb_cell_result *a = sb_run_cell(x, i), *b = sb_run_cell(y, i);
+        sb_held_samples ha, hb;
+        *w = "kept samples";
+        if (a->nsamples != b->nsamples ||
+            memcmp(a->ticks, b->ticks, a->nsamples * sizeof *a->ticks) ||
+            memcmp(a->inv_nsamples, b->inv_nsamples,
+                   a->invocations * sizeof *a->inv_nsamples))
+            return 0;
+        *w = "rejects";
+        if (memcmp(a->rejected, b->rejected, sizeof a->rejected) ||
+            a->rejected_total != b->rejected_total)
+            return 0;
+        *w = "interval";
+        if (memcmp(&a->interval, &b->interval, sizeof a->interval))
+            return 0;
+        *w = "held samples";
+        sb_run_held_samples(x, i, &ha);
+        sb_run_held_samples(y, i, &hb);
+        if (ha.n != hb.n ||
+            (ha.n && (memcmp(ha.ticks, hb.ticks, ha.n * sizeof *ha.ticks) ||
+                      memcmp(ha.at, hb.at, ha.n * sizeof *ha.at) ||
+                      memcmp(ha.probes, hb.probes,
+                             ha.n * SB_PROBE_READINGS * sizeof *ha.probes))))
+            return 0;
+    }
+    *w = "";
+    return 1;
+}
+
+/* The run as its JSON, loaded: its samples as a file keeps them (ten
+ * significant digits), so that saving it again changes none. */
+static sb_run *as_saved(sb_run *x)
+{
+    char *t = x ? json_of(x) : NULL;
+    sb_error e = {0};
+    sb_run *y = t ? load_text(t, &e) : NULL;
+    if (t && !y)
+        tap_diag("load: %s", e.text);
+    free(t);
+    sb_run_free(x);
+    return y;
+}
+
+static void check_round_trip(void)
+{
+    sb_run *x = as_saved(synth(11, 0, 0)), *y;
+    sb_error e = {0};
+    char *t = x ? json_of(x) : NULL, *t2;
+    const char *w = "";
+    sb_held_samples h;
+
+    if (!tap_ok(t != NULL, "a synthetic run with held samples, as JSON"))
+        return;
+    sb_run_held_samples(x, 0, &h);
+    tap_ok(h.n > 0 && h.probes && h.at,
+           "it holds %zu samples of cell 0, with readings and places", h.n);
+    y = load_text(t, &e);
+    if (!tap_ok(y != NULL, "loaded back (%s)", e.text))
+        return;
+    tap_ok(same_decision(x, y, &w), "as loaded: the same run (%s)", w);
+    t2 = json_of(y);
+    tap_ok(t2 && !strcmp(t, t2), "written again: the same JSON, to the byte");
+    tap_ok(sb_run_sample_probes(y, 1) &&
+               !memcmp(sb_run_sample_probes(y, 1), sb_run_sample_probes(x, 1),
+                       sb_run_cell(x, 1)->nsamples * SB_PROBE_READINGS *
+                           sizeof(double)),
+           "the kept samples' readings, bit for bit");
+    free(t2);
+    for (int m = 0; m < 3; m++) {
+        double margin = m == 0 ? 0 : m == 1 ? 0.2 : 0.5;
+        tap_ok(redecide(x, margin, &e) == SB_OK &&
+                   redecide(y, margin, &e) == SB_OK,
+               "margin %g: both decided again (%s)", margin, e.text);
+        tap_ok(same_decision(x, y, &w),
+               "margin %g: decided after saving = decided before (%s)",
+               margin, w);
+    }
+    tap_ok(redecide(x, -1, &e) == SB_OK, "measured again");
+    t2 = json_of(x);
+    tap_ok(t2 && !strcmp(t, t2), "measured: the run as it was, to the byte");
+    free(t);
+    free(t2);
+    sb_run_free(x);
+    sb_run_free(y);
+}
+
+/* Decided again with the shared and quiet probes apart: the kept samples
+ * are the fresh run of the quiet ones. */
+static void check_fresh(void)
+{
+    sb_run *fresh = synth(23, 0, 1);
+    const char *w = "";
+
+    for (int m = 0; m < 4; m++) {
+        double margin = m == 0 ? 0 : m == 1 ? 0.05 : m == 2 ? 0.2 : 0.5;
+        sb_run *x = synth(23, 0, 0);
+        sb_error e = {0};
+        size_t before[NCELLS], same_pool = 1;
+        for (size_t i = 0; x && i < NCELLS; i++) {
+            sb_held_samples h;
+            sb_run_held_samples(x, i, &h);
+            before[i] = sb_run_cell(x, i)->nsamples + h.n;
+        }
+        if (!tap_ok(x && fresh && redecide(x, margin, &e) == SB_OK,
+                    "margin %g: decided again (%s)", margin, e.text)) {
+            sb_run_free(x);
+            continue;
+        }
+        for (size_t i = 0; i < NCELLS; i++) {
+            const sb_cell_result *a = sb_run_cell(x, i);
+            const sb_cell_result *b = sb_run_cell(fresh, i);
+            sb_held_samples h;
+            sb_run_held_samples(x, i, &h);
+            same_pool &= a->nsamples + h.n == before[i] &&
+                         a->rejected[SB_REJECT_SHARED_CORE] == h.n &&
+                         a->rejected_total == h.n;
+            if (!tap_ok(a->nsamples == b->nsamples &&
+                            !memcmp(a->ticks, b->ticks,
+                                    a->nsamples * sizeof *a->ticks) &&
+                            !memcmp(a->inv_nsamples, b->inv_nsamples,
+                                    NINV * sizeof *a->inv_nsamples),
+                        "margin %g, cell %zu: kept the %zu quiet samples, "
+                        "in order (kept %zu)",
+                        margin, i, b->nsamples, a->nsamples))
+                continue;
+            tap_ok(!memcmp(&a->interval, &b->interval, sizeof a->interval) &&
+                       !memcmp(&a->core_cycles, &b->core_cycles,
+                               sizeof a->core_cycles) &&
+                       a->levels.between_fraction ==
+                           b->levels.between_fraction,
+                   "margin %g, cell %zu: the fresh run's interval %.2f "
+                   "[%.2f, %.2f] and core cycles",
+                   margin, i, b->interval.estimate, b->interval.lo,
+                   b->interval.hi);
+        }
+        tap_ok(same_pool, "margin %g: kept + held = recorded, and the "
+                          "rejects count the held", margin);
+        (void)w;
+        sb_run_free(x);
+    }
+    sb_run_free(fresh);
+}
+
+/* With the quiet probes spread over +-6%, margins matter: a wider one
+ * keeps a superset of a narrower one's samples. */
+static void check_monotone(void)
+{
+    static const double margins[] = {0.01, 0.03, 0.05, 0.1, 0.3};
+    size_t last[NCELLS] = {0}, ok = 1, grew = 0;
+    sb_run *x = synth(5, 0.06, 0);
+    sb_error e = {0};
+
+    for (size_t m = 0; x && m < sizeof margins / sizeof *margins; m++) {
+        if (redecide(x, margins[m], &e) != SB_OK) {
+            ok = 0;
+            break;
+        }
+        for (size_t i = 0; i < NCELLS; i++) {
+            size_t n = sb_run_cell(x, i)->nsamples;
+            ok &= n >= last[i];
+            grew += n > last[i] && m > 0;
+            last[i] = n;
+        }
+    }
+    tap_ok(x && ok && grew > 0,
+           "wider margins keep more samples (%zu, %zu at 30%%; grew %zu "
+           "times)",
+           last[0], last[1], grew);
+    sb_run_free(x);
+}
+
+/* text with its first "from" after its first "after" replaced by "to",
+ * a new string (NULL when either is not there). */
+static char *edit_after(const char *text, const char *after,
+                        const char *from, const char *to)
+{
+    const char *a = strstr(text, after);
+    const char *p = a ? strstr(a, from) : NULL;
+    char *out;
+    if (!p)
+        return NULL;
+    out = malloc(strlen(text) + strlen(to) + 1);
+    if (!out)
+        return NULL;
+    memcpy(out, text, (size_t)(p - text));
+    strcpy(out + (p - text), to);
+    strcat(out, p + strlen(from));
+    return out;
+}
+
+static char *edit(const char *text, const char *from, const char *to)
+{
+    return edit_after(text, "", from, to);
+}
+
+/* text with the first number of the array "key": [ after "after" set to
+ * to, a new string. */
+static char *set_first(const char *text, const char *after, const char *key,
+                       const char *to)
+{
+    const char *a = strstr(text, after);
+    const char *p = a ? strstr(a, key) : NULL, *q;
+    char *out;
+    if (!p || !(p = strchr(p, '[')))
+        return NULL;
+    p++;
+    p += strspn(p, " \n");
+    q = p + strspn(p, "0123456789");
+    if (q == p || !(out = malloc(strlen(text) + strlen(to) + 1)))
+        return NULL;
+    memcpy(out, text, (size_t)(p - text));
+    strcpy(out + (p - text), to);
+    strcat(out, q);
+    return out;
+}
+
+static void check_refusals(void)
+{
+    sb_run *x = as_saved(synth(7, 0, 0)), *y, *merged = NULL;
+    char *t = x ? json_of(x) : NULL, *bad;
+    sb_error e = {0};
+    const sb_run *both[2];
+    char warn[1024];
+    sb_held_samples h, hm;
+
+    if (!tap_ok(t != NULL, "a run to spoil"))
+        return;
+    /* The first held sample's place said to come after the second's. */
+    bad = set_first(t, "\"held\": {", "\"at\": [", "100000");
+    y = bad ? load_text(bad, &e) : NULL;
+    tap_ok(bad && !y && strstr(e.text, "held.at[0]: 100000") != NULL,
+           "a held sample placed out of order: refused: %s", e.text);
+    sb_run_free(y);
+    free(bad);
+    bad = edit(t, "\"held\": {", "\"held\": {\"junk\": 1, ");
+    y = bad ? load_text(bad, &e) : NULL;
+    tap_ok(y != NULL, "an unknown key inside held: read");
+    sb_run_free(y);
+    free(bad);
+    /* Held counts per invocation that do not add up. */
+    bad = set_first(t, "\"held\": {", "\"invocation_samples\": [",
+                    "100000");
+    y = bad ? load_text(bad, &e) : NULL;
+    tap_ok(bad && !y && strstr(e.text, "held.invocation_samples does not "
+                                       "add up") != NULL,
+           "held counts that do not add up: refused: %s", e.text);
+    sb_run_free(y);
+    free(bad);
+    /* Readings gone: loaded, but not to be decided again. */
+    bad = edit(t, "\"samples_probes\"", "\"old_probes\"");
+    y = bad ? load_text(bad, &e) : NULL;
+    if (y) {
+        char *b2 = json_of(y);
+        sb_run_free(y);
+        free(bad);
+        bad = b2;
+    }
+    while (bad && strstr(bad, "\"samples_probes\"")) {
+        char *b2 = edit(bad, "\"samples_probes\"", "\"old_probes\"");
+        free(bad);
+        bad = b2;
+    }
+    y = bad ? load_text(bad, &e) : NULL;
+    tap_ok(y && redecide(y, 0, &e) == SB_EINVAL &&
+               strstr(e.text, "no probe readings") != NULL,
+           "without readings: refused a new decision: %s", e.text);
+    sb_run_free(y);
+    free(bad);
+    bad = edit(t, "\"reject\": \"disturbed\"", "\"reject\": \"none\"");
+    y = bad ? load_text(bad, &e) : NULL;
+    tap_ok(y && redecide(y, 0.1, &e) == SB_EINVAL &&
+               strstr(e.text, "--reject none") != NULL,
+           "kept whole: refused a new decision: %s", e.text);
+    sb_run_free(y);
+    free(bad);
+
+    both[0] = both[1] = x;
+    tap_ok(sb_run_merge_new(both, 2, &merged, warn, sizeof warn, &e) ==
+               SB_OK,
+           "the run merged with itself (%s)", e.text);
+    sb_run_held_samples(x, 0, &h);
+    if (merged && sb_run_held_samples(merged, 0, &hm) == SB_OK)
+        tap_ok(hm.n == 2 * h.n && !memcmp(hm.ticks, h.ticks,
+                                          h.n * sizeof *h.ticks) &&
+                   !memcmp(hm.at + h.n, h.at, h.n * sizeof *h.at),
+               "merged: twice the held samples, places kept (%zu)", hm.n);
+    else
+        tap_ok(0, "merged: held samples");
+    sb_run_free(merged);
+    free(t);
+    sb_run_free(x);
+}
+
+/* A measured run holds the samples the hook marks shared (and nothing
+ * else marks), with its readings. */
+int sb__probe_force;
+
+static void check_measured(void)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_measure_options o;
+    sb_run *run = NULL;
+    sb_error e = {0};
+    sb_held_samples h;
+    const sb_cell_result *r;
+    size_t finite = 0;
+
+    sb_measure_options_init(&o);
+    o.invocations = o.max_invocations = 2;
+    o.max_time = 20;
+    o.min_samples = o.max_samples = 60;
+    sb_plan_add(plan, sb_kernel_find("libc"), 1024, 0, 0, &e);
+    sb__probe_force = 2 | 4 | 32; /* every other sample shared, and no
+                                     wait or probe judgement */
+    if (!tap_ok(sb_run_execute_new(plan, &o, NULL, &run, &e) == SB_OK,
+                "measured with every other sample marked shared (%s)",
+                e.text)) {
+        sb__probe_force = 0;
+        sb_plan_free(plan);
+        return;
+    }
+    sb__probe_force = 0;
+    sb_plan_free(plan);
+    r = sb_run_cell(run, 0);
+    sb_run_held_samples(run, 0, &h);
+    tap_ok(h.n > 0 && h.n <= r->rejected[SB_REJECT_SHARED_CORE],
+           "held %zu of the %zu rejected for a shared core", h.n,
+           r->rejected[SB_REJECT_SHARED_CORE]);
+    for (size_t q = 0; h.probes && q < h.n; q++)
+        finite += isfinite(h.probes[q * SB_PROBE_READINGS +
+                                    SB_PROBE_CONTENTION_AFTER]);
+    if (strcmp(sb_run_meta(run)->contention_probe, "") != 0)
+        tap_ok(h.probes && sb_run_sample_probes(run, 0) && finite > h.n / 2,
+               "with readings: %zu of %zu held samples read the probe",
+               finite, h.n);
+    else
+        tap_skip("no contention probe on this machine");
+    tap_ok(h.invocation_samples &&
+               h.invocation_samples[0] + h.invocation_samples[1] == h.n,
+           "held per invocation: %zu + %zu",
+           h.invocation_samples ? h.invocation_samples[0] : 0,
+           h.invocation_samples ? h.invocation_samples[1] : 0);
+    sb_run_free(run);
+}
+
+int main(void)
+{
+    check_round_trip();
+    check_fresh();
+    check_monotone();
+    check_refusals();
+    check_measured();
+    return tap_done();
+}
