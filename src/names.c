@@ -51,6 +51,9 @@
     X(SB_PROFILE_UNKNOWN, "unknown") X(SB_PROFILE_QUIET, "quiet")          \
     X(SB_PROFILE_SHARED, "shared")
 
+#define SB__SHARED_LEVELS(X)                                                \
+    X(SB_SHARED_INVOCATION, "invocation") X(SB_SHARED_RUN, "run")
+
 #define SB__NAME_CASE(value, text)                                          \
     case value:                                                             \
         return text;
@@ -85,3 +88,4 @@ SB__NAME_PAIR(inconclusive_policy, SB__INCONCLUSIVE_POLICIES)
 SB__NAME_PAIR(plot_kind, SB__PLOT_KINDS)
 SB__NAME_PAIR(metric, SB__METRICS)
 SB__NAME_PAIR(profile_state, SB__PROFILE_STATES)
+SB__NAME_PAIR(shared_level, SB__SHARED_LEVELS)

@@ -291,6 +291,9 @@ int sb_analysis_options_check(const sb_analysis_options *in, sb_error *err)
     if (!strcmp(sb_inconclusive_policy_name((int)a->inconclusive), "?"))
         return sb__error(err, SB_EINVAL, "inconclusive policy %d: unknown",
                          (int)a->inconclusive);
+    if (!strcmp(sb_shared_level_name((int)a->shared_level), "?"))
+        return sb__error(err, SB_EINVAL, "shared-core level %d: unknown",
+                         (int)a->shared_level);
     if (!(a->shared_margin < 1) || isnan(a->shared_margin))
         return sb__error(err, SB_EINVAL,
                          "shared-core margin %g: use a negative value (as "

@@ -232,6 +232,10 @@ size_t sb__probe_model(double *x, size_t n, double *level, double *margin,
     if (jitter)
         *jitter = sigma;
     *margin = valley;
+    /* The valley no further than 8 sigmas (probe.h). */
+    if (isfinite(sigma) && sigma > 0 &&
+        *margin > 2 * SB__PROBE_MODEL_K * sigma)
+        *margin = 2 * SB__PROBE_MODEL_K * sigma;
     if (isfinite(sigma) && SB__PROBE_MODEL_K * sigma > *margin)
         *margin = SB__PROBE_MODEL_K * sigma;
     if (*margin < SB__PROBE_MODEL_FLOOR)

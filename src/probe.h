@@ -75,6 +75,11 @@ int sb__probe_validate(double imul, double add, double tol, char *why,
  *    of the distances below the level of the values within 10% below it,
  *    over 1.645 (a normal mode's sigma), where there are
  *    SB__PROBE_MODEL_MIN such values.
+ * The valley counts only up to twice the sigmas' margin (8 sigmas) when
+ * sigma is known and above 0: on a host whose shared core slows the probe
+ * by any amount from a few percent up (the Intel Xeon guest: no valley,
+ * the copies 5-15% slower where the probe reads 8-15% above its level),
+ * the valley lies far out and would keep the mildly shared samples.
  * Either alone cuts some quiet modes: the sigmas one whose values sit on
  * a lattice of the clock conversion (a sigma of 0 seen here, the mode
  * 3% wide), the valley a smooth mode whose tail thins early (1% on the

@@ -993,25 +993,29 @@ static int fit_invocations(const sb_run *run, int cycles, size_t ninv,
 {
     size_t most = 1;
     double *x;
+    /* Each cell's first kept and first held sample of invocation g. */
+    size_t *kat = calloc(run->ncells + 1, sizeof *kat);
+    size_t *hat = calloc(run->ncells + 1, sizeof *hat);
 
     for (size_t i = 0; i < run->ncells; i++)
         most += run->cells[i].nsamples +
                 (run->held ? run->held[i].n : 0);
-    if (!(x = malloc(2 * most * sizeof *x)))
+    if (!kat || !hat || !(x = malloc(2 * most * sizeof *x))) {
+        free(kat);
+        free(hat);
         return SB_ENOMEM;
+    }
     for (size_t g = 0; g < ninv; g++) {
         size_t n = 0;
         for (size_t i = 0; i < run->ncells; i++) {
             const sb_cell_result *r = &run->cells[i];
             const sb__cell_samples *cs = &run->samples[i];
             const sb__cell_held *h = run->held ? &run->held[i] : NULL;
-            size_t ko = 0, ho = 0;
+            size_t ko = kat[i], ho = hat[i];
             if (g >= r->invocations)
                 continue;
-            for (size_t q = 0; q < g; q++) {
-                ko += r->inv_nsamples[q];
-                ho += h && h->inv_n ? h->inv_n[q] : 0;
-            }
+            kat[i] += r->inv_nsamples[g];
+            hat[i] += h && h->inv_n ? h->inv_n[g] : 0;
             for (size_t q = 0; cs->probes && q < r->inv_nsamples[g]; q++)
                 for (int k = SB_PROBE_CONTENTION_BEFORE;
                      k <= SB_PROBE_CONTENTION_AFTER; k++) {
@@ -1033,6 +1037,8 @@ static int fit_invocations(const sb_run *run, int cycles, size_t ninv,
         sb__probe_model(x, n, &level[g], &margin[g], NULL);
     }
     free(x);
+    free(kat);
+    free(hat);
     return SB_OK;
 }
 
@@ -1140,7 +1146,31 @@ const char *sb__run_redecide_refused(const sb_run *run)
 
 /* The analysis' shared-core decision (sb_analysis_options.shared_margin)
  * over every cell.  SB_EINVAL when the run cannot be decided again. */
-static int redecide_shared(sb_run *run, double given, sb_error *err)
+/* The run's level (sb_analysis_options.shared_level SB_SHARED_RUN): the
+ * lowest invocation level another confirms, within the invocations'
+ * median margin, for each invocation whose own lies above it (but not
+ * three times above: a level that low is a wrong figure, as the
+ * measurement's prior rule says, probe.h). */
+static int run_level(double *level, const double *margin, size_t ninv)
+{
+    double *m = malloc((ninv + 1) * sizeof *m), lr, mm;
+    size_t n = 0;
+    if (!m)
+        return SB_ENOMEM;
+    for (size_t g = 0; g < ninv; g++)
+        if (isfinite(margin[g]))
+            m[n++] = margin[g];
+    mm = n ? sb__median_inplace(m, n) : NAN;
+    free(m);
+    lr = isfinite(mm) ? sb__quiet_prior(level, ninv, mm) : NAN;
+    for (size_t g = 0; isfinite(lr) && g < ninv; g++)
+        if (isfinite(level[g]) && lr < level[g] && lr * 3 >= level[g])
+            level[g] = lr;
+    return SB_OK;
+}
+
+static int redecide_shared(sb_run *run, double given, int level_of,
+                           sb_error *err)
 {
     int cycles = run->meta.probe[0] && strcmp(run->meta.probe, "none");
     int rc = SB_OK;
@@ -1161,7 +1191,9 @@ static int redecide_shared(sb_run *run, double given, sb_error *err)
     level = malloc((ninv + 1) * sizeof *level);
     margin = malloc((ninv + 1) * sizeof *margin);
     if (!level || !margin ||
-        fit_invocations(run, cycles, ninv, level, margin) != SB_OK)
+        fit_invocations(run, cycles, ninv, level, margin) != SB_OK ||
+        (level_of == SB_SHARED_RUN &&
+         run_level(level, margin, ninv) != SB_OK))
         rc = SB_ENOMEM;
     for (size_t i = 0; rc == SB_OK && i < run->ncells; i++)
         rc = redecide_cell(run, i, level, margin, given,
@@ -1182,7 +1214,8 @@ int sb__run_analyse(sb_run *run, sb_error *err)
         !run->before && keep_before(run) != SB_OK)
         return sb__error(err, SB_ENOMEM, "out of memory");
     if (a.shared_margin >= 0) {
-        int rc = redecide_shared(run, a.shared_margin, err);
+        int rc = redecide_shared(run, a.shared_margin, (int)a.shared_level,
+                                 err);
         if (rc != SB_OK)
             return rc;
     }

@@ -865,6 +865,12 @@ typedef struct sb_measure_options {
 /* The defaults, size included.  A NULL m is left alone. */
 SB_API void sb_measure_options_init(sb_measure_options *m);
 
+/* Which quiet level a new shared-core decision uses
+ * (sb_analysis_options.shared_level). */
+enum sb_shared_level { SB_SHARED_INVOCATION, SB_SHARED_RUN };
+SB_API const char *sb_shared_level_name(int level); /* "?" if unknown */
+SB_API int sb_shared_level_parse(const char *name); /* -1 if unknown */
+
 typedef struct sb_analysis_options {
     size_t size;      /* sizeof(sb_analysis_options), set by
                          sb_analysis_options_init */
@@ -900,6 +906,16 @@ typedef struct sb_analysis_options {
                              this one in (0, 1) otherwise.  Only runs
                              measured under SB_REJECT_DISTURBED with
                              readings can be decided again */
+    enum sb_shared_level shared_level; /* the level a new decision
+                             judges each invocation's samples against:
+                             SB_SHARED_INVOCATION (the default), its own
+                             refitted level; SB_SHARED_RUN, the run's:
+                             the lowest level another invocation confirms
+                             (within the margin), where it lies below the
+                             invocation's own, so that an invocation on a
+                             shared core throughout is judged by the quiet
+                             core's level.  Unused while shared_margin is
+                             negative */
 } sb_analysis_options;
 
 /* The defaults, size included.  A NULL a is left alone. */

@@ -65,6 +65,7 @@ static const struct {
     {SB__JC_SHARED_MARGIN, "the saved samples and held samples are what "
                            "the saved decision made of them; the loader "
                            "decides as saved unless asked"},
+    {SB__JC_SHARED_LEVEL, "as shared_margin"},
 };
 
 static unsigned serial; /* makes every value set distinct */

@@ -398,6 +398,12 @@ static const struct cli_option options[] = {
              "quiet level and margin refitted), PCT (the refitted\n"
              "level, this margin) or measured (default: as the\n"
              "run decided while measuring)"},
+    ENUM("shared-level", "L", ALL | ANALYSIS, aopt.shared_level, 2,
+         "level ", shared_level,
+         "the quiet level --shared-margin judges against:\n"
+         "invocation (each its own, the default) or run (the\n"
+         "lowest level another invocation confirms, for the\n"
+         "invocations whose own lies above it)"),
     WHOLE("bootstrap", "N", ALL | ANALYSIS, set_bootstrap, aopt.bootstrap, 0,
           1000000,
           "median CI of a single invocation by BCa bootstrap\n"

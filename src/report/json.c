@@ -426,6 +426,10 @@ static json_t *custom(int id, const ctx *x)
         return held(run, x->idx);
     case SB__JC_SHARED_MARGIN:
         return an->shared_margin < 0 ? json_null() : num(an->shared_margin);
+    case SB__JC_SHARED_LEVEL:
+        return an->shared_margin < 0
+                   ? json_null()
+                   : json_string(sb_shared_level_name((int)an->shared_level));
     }
     return NULL;
 }

@@ -77,6 +77,7 @@ static const sb__jfield options[] = {
     /* Written, not read back, as outliers: the saved samples and held
      * samples are what the saved decision made of them. */
     CUSTOM(SB__JK_SHARED_MARGIN, SB__JC_SHARED_MARGIN),
+    CUSTOM(SB__JK_SHARED_LEVEL, SB__JC_SHARED_LEVEL),
 };
 
 /* The probes beside every sample (probe.c; docs/schema.md). */

@@ -76,6 +76,7 @@
 #define SB__JK_HELD "held"
 #define SB__JK_HELD_AT "at"
 #define SB__JK_SHARED_MARGIN "shared_margin"
+#define SB__JK_SHARED_LEVEL "shared_level"
 #define SB__JK_MERGED_RUNS "merged_runs"
 #define SB__JK_INVOCATION_RUN "invocation_run"
 #define SB__JK_PROBES "probes"
@@ -158,7 +159,8 @@ enum sb__jcustom {
     SB__JC_INV_QUIET,
     SB__JC_SAMPLES_PROBES,
     SB__JC_HELD,
-    SB__JC_SHARED_MARGIN
+    SB__JC_SHARED_MARGIN,
+    SB__JC_SHARED_LEVEL
 };
 
 typedef struct sb__jfield {
