@@ -359,7 +359,8 @@ static int forked_invocation(const sb_plan *plan,
     if (got != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         sb__invocation_free(inv);
         if (WIFSIGNALED(status) &&
-            (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM))
+            (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM ||
+             WTERMSIG(status) == SIGHUP))
             return sb__error(err, SB_EINTR,
                              "invocation %zu ended by signal %d", i,
                              WTERMSIG(status));
@@ -503,7 +504,7 @@ static int invocation_failed(sb_run *run, int rc, int died,
                              const sb_error *ie, sb_error *err)
 {
     if (rc == SB_EINTR && run->invocations > 0) {
-        /* A child ended by SIGINT or SIGTERM: an interruption. */
+        /* A child ended by SIGINT, SIGTERM or SIGHUP: an interruption. */
         run->interrupted = 1;
         return SB_OK;
     }

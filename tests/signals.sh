@@ -5,6 +5,8 @@
 # sent while the first is still being handled, ends the process at once by
 # the signal's default action: no analysis, nothing written.  Ctrl-C at a
 # terminal signals the whole process group, forked invocations included.
+# SIGHUP stops it as SIGTERM does (status 129), and keeps --save; a reader
+# gone from the pipe or a file size limit fails a write, never the run.
 # (SIGTERM, status 143, is in cli.sh.)
 #
 # The runs would take 60 s; every wait is bounded (30 s, then SIGKILL).
@@ -65,6 +67,59 @@ else
     check "one SIGINT: the JSON says \"interrupted\": true" \
         grep -q '"interrupted": true' "$tmp/one.json"
 fi
+
+# --- SIGHUP (a dropped ssh session): as SIGTERM, status 129 -----------------
+# The baseline is saved too: what a hang-up must not lose.
+# shellcheck disable=SC2086
+STATBENCH_BASELINES="$tmp/bl" "$STATBENCH" $LONG -o "$tmp/hup.json" \
+    --save hup >"$tmp/hup.txt" 2>"$tmp/hup.err" &
+pid=$!
+sleep 2
+kill -HUP "$pid"
+wait_bounded "$pid"
+check "SIGHUP: exit status 129 (rc $rc)" test "$rc" -eq 129
+check "SIGHUP: says the results are partial" \
+    grep -q 'interrupted: partial results' "$tmp/hup.err"
+check "SIGHUP: -o FILE written" test -s "$tmp/hup.json"
+check "SIGHUP: the baseline saved" test -s "$tmp/bl/hup.json"
+if [ -n "$PY" ]; then
+    check "SIGHUP: the JSON holds the samples, \"interrupted\": true" \
+        interrupted_json "$tmp/hup.json"
+fi
+
+# --- a reader gone (| true) and a file size limit (ulimit -f) ---------------
+# Neither signal may kill the run: the write it hits fails with one line
+# and status 1, the other outputs and the save are still written, and no
+# temporary file is left.  The short run below writes its table at the
+# end, when true has long exited.
+SHORT="-k libc -s 4K --max-time 0.5 --invocations 2 --max-invocations 2"
+# shellcheck disable=SC2086
+{ STATBENCH_BASELINES="$tmp/bl" "$STATBENCH" $SHORT --save pipe \
+      2>"$tmp/pipe.err"; echo "$?" >"$tmp/pipe.rc"; } | true
+rc=$(cat "$tmp/pipe.rc")
+check "stdout's reader gone: status 1, not SIGPIPE's 141 (rc $rc)" \
+    test "$rc" -eq 1
+check "  the baseline saved all the same" test -s "$tmp/bl/pipe.json"
+check "  and said so" grep -q "saved as baseline 'pipe'.*not written" \
+    "$tmp/pipe.err"
+# ulimit -f counts 512- or 1024-byte blocks: 4 of either is well below the
+# run's JSON (tens of KB).
+# shellcheck disable=SC2086
+(ulimit -f 4 && exec "$STATBENCH" $SHORT -q -o "$tmp/big.json" \
+    >"$tmp/big.txt" 2>"$tmp/big.err")
+rc=$?
+check "a file size limit: status 1, not SIGXFSZ's 153 (rc $rc)" \
+    test "$rc" -eq 1
+check "  one line naming the file" \
+    sh -c "test \$(wc -l <'$tmp/big.err') -eq 1 && grep -q 'big.json' '$tmp/big.err'"
+check "  no file and no temporary file left" \
+    sh -c "! ls '$tmp' | grep -q '^big\\.json'"
+# shellcheck disable=SC2086
+(ulimit -f 4 && exec env STATBENCH_BASELINES="$tmp/bl" "$STATBENCH" \
+    $SHORT -q --save big >/dev/null 2>"$tmp/bigsave.err")
+rc=$?
+check "  --save under the limit: status 1 (rc $rc), no temporary file" \
+    sh -c "test $rc -eq 1 && ! ls '$tmp/bl' | grep -q '^big'"
 
 # --- two SIGINTs: the second ends the process at once -----------------------
 # A bootstrap of the single invocation's tens of thousands of samples makes

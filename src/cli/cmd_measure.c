@@ -2,9 +2,9 @@
  * cmd_measure.c: statbench [OPTION]...: measure the cells the options
  * name, compare them with a baseline (--baseline, --against) and write
  * the outputs.  Exit status: 0 success, 1 a run or output failure (or,
- * with --against, a cell slower than its baseline), 2 bad input, 130 or
- * 143 when interrupted by SIGINT or SIGTERM (partial results are still
- * written).
+ * with --against, a cell slower than its baseline), 2 bad input, 130,
+ * 143 or 129 when interrupted by SIGINT, SIGTERM or SIGHUP (partial
+ * results are still written).
  */
 #include "config.h"
 
@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -452,6 +453,22 @@ static sb_run *load_against(const struct cli *cli)
     if (!cli->against)
         return NULL;
     path = baseline_path(cli->against, 0);
+    if (path) {
+        /* A saved baseline is a regular file: a FIFO planted under its
+         * name would block here, a device would feed it anything.  Opened
+         * without waiting, so that a FIFO cannot hold the check. */
+        struct stat st;
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        int regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+        if (fd >= 0)
+            close(fd);
+        if (fd >= 0 && !regular) {
+            say("--against '%s': %s is not a regular file", cli->against,
+                path);
+            free(path);
+            exit(EXIT_USAGE);
+        }
+    }
     f = path ? fopen(path, "r") : NULL;
     if (!f) {
         int e = path ? errno : ENOMEM;
@@ -480,6 +497,15 @@ void cli_catch_signals(void)
 {
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+    /* A dropped ssh session or a closed terminal: the run stops as for
+     * SIGTERM and keeps what it measured. */
+    signal(SIGHUP, on_signal);
+}
+
+/* The exit status of a stop by signal sig: 128 + its number. */
+static int signal_status(int sig)
+{
+    return sig == SIGTERM ? 143 : sig == SIGHUP ? 129 : 130;
 }
 
 /* Measure the plan, the stop signals caught; NULL and an exit status in
@@ -518,7 +544,7 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
         /* Interrupted before any invocation delivered a sample: still
          * the status of an interruption, as the exit status promises. */
         if (err.code == SB_EINTR && sig)
-            *status = sig == SIGTERM ? 143 : 130;
+            *status = signal_status(sig);
         else
             *status = err.code == SB_EINVAL || err.code == SB_EUNAVAIL
                           ? EXIT_USAGE
@@ -527,6 +553,8 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     }
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    /* Kept caught: after a hang-up the outputs and the save still go
+     * out (a terminal gone fails the table, not the files). */
     if (cli->mopt.progress_state)
         fputs("\r\033[K", stderr);
     cli_record_command(run, cli);
@@ -747,7 +775,7 @@ static int interrupted(const sb_run *run, int status)
     fprintf(stderr, "%s: interrupted: partial results above\n", progname);
     /* The signal this process got, else the one a forked invocation
      * got. */
-    return (got_signal ? got_signal : *run_signal) == SIGTERM ? 143 : 130;
+    return signal_status(got_signal ? got_signal : *run_signal);
 }
 
 int cmd_measure(int argc, char **argv, struct cli *cli)

@@ -6,13 +6,14 @@
  * Finds the subcommand, has the option table (options.c) parse the
  * options and check that the subcommand takes them, and dispatches to
  * cmd_*.c.  Exit status: 0 success, 1 a run or output failure, 2 bad
- * input, 130 or 143 when interrupted by SIGINT or SIGTERM (partial
- * results are still written).
+ * input, 130, 143 or 129 when interrupted by SIGINT, SIGTERM or SIGHUP
+ * (partial results are still written).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,11 @@ int main(int argc, char **argv)
     int (*cmd)(int, char **, struct cli *) = cmd_measure;
 
     atexit(check_stdout);
+    /* A reader that goes away (| head) or a file size limit (ulimit -f)
+     * must fail a write, not kill the run before it saves: the write
+     * then returns EPIPE or EFBIG, and the output that failed says so. */
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
     sb_measure_options_init(&cli.mopt);
     sb_analysis_options_init(&cli.aopt);
     for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)

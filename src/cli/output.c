@@ -75,16 +75,30 @@ static int write_in_place(const sb_run *run, int format, const char *path,
     FILE *f;
     int rc, fd, e;
 
+    /* A FIFO without a reader would block the run's end forever: opened
+     * without waiting (ENXIO when no one reads), then written blocking. */
     fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
-                        (follow ? 0 : O_NOFOLLOW));
+                        (follow ? 0 : O_NOFOLLOW) |
+                        (type == S_IFIFO ? O_NONBLOCK : 0));
     if (fd < 0) {
-        say("%s: %s", path, strerror(errno));
+        say("%s: %s", path,
+            errno == ENXIO && type == S_IFIFO
+                ? "a FIFO that no process reads: not written"
+                : strerror(errno));
         return -1;
     }
     if (fstat(fd, &st) != 0 || (st.st_mode & S_IFMT) != type) {
         say("%s: changed while being opened; not written", path);
         close(fd);
         return -1;
+    }
+    if (type == S_IFIFO) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+            say("%s: %s", path, strerror(errno));
+            close(fd);
+            return -1;
+        }
     }
     f = fdopen(fd, "w");
     if (!f) {
@@ -209,6 +223,11 @@ int cli_write_file(const sb_run *run, int format, const char *path)
         if (ok)
             return replace_file(run, format, path, st.st_mode);
         what = "read-only (kept; make it writable or choose another name)";
+    } else if (S_ISFIFO(st.st_mode) && st.st_uid != 0 &&
+               st.st_uid != geteuid()) {
+        /* Another user's FIFO in a shared directory would take the run to
+         * that user's reader (a planted name), as a link to one would. */
+        what = "a FIFO of another user's";
     } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
         return write_in_place(run, format, path, st.st_mode & S_IFMT, 0);
     } else if (S_ISSOCK(st.st_mode)) {

@@ -1,0 +1,81 @@
+#!/bin/sh
+# fifo.sh: FIFOs where statbench writes or reads a run.  Another user's
+# FIFO in a shared directory (a name planted in a sticky, world-writable
+# baseline directory) is refused for -o and --save, as a link to one is,
+# and nothing is sent to that user's reader; one's own FIFO with no
+# reader is refused at once rather than blocking the run's end; --against
+# reads regular files only, so a FIFO under a baseline's name cannot hold
+# the run before it starts.  Every run is bounded (timeout 60).
+. "${top_srcdir:-.}/tests/lib.sh"
+
+run_scratch sbfifo
+SHORT="-k libc -s 4K --max-time 0.3 --invocations 2 --max-invocations 2 -q"
+T=
+command -v timeout >/dev/null 2>&1 && T="timeout 60"
+
+# --- one's own FIFO without a reader ---------------------------------------
+mkfifo "$tmp/own.json"
+# shellcheck disable=SC2086
+$T "$STATBENCH" $SHORT -o "$tmp/own.json" >/dev/null 2>"$tmp/own.err"
+rc=$?
+check "-o onto a FIFO that no one reads: status 1, not a hang (rc $rc)" \
+    test "$rc" -eq 1
+check "  one line that says so" grep -q "no process reads" "$tmp/own.err"
+
+# --- --against a FIFO ------------------------------------------------------
+mkdir "$tmp/bl"
+mkfifo "$tmp/bl/pipe.json"
+# shellcheck disable=SC2086
+$T env STATBENCH_BASELINES="$tmp/bl" "$STATBENCH" $SHORT --against pipe \
+    >/dev/null 2>"$tmp/ag.err"
+rc=$?
+check "--against a FIFO: refused at once (rc $rc)" test "$rc" -eq 2
+check "  as not a regular file" grep -q "not a regular file" "$tmp/ag.err"
+mkdir "$tmp/bl/dir.json"
+# shellcheck disable=SC2086
+$T env STATBENCH_BASELINES="$tmp/bl" "$STATBENCH" $SHORT --against dir \
+    >/dev/null 2>"$tmp/dir.err"
+rc=$?
+check "--against a directory: refused (rc $rc)" \
+    sh -c "test $rc -eq 2 && grep -q 'not a regular file' '$tmp/dir.err'"
+
+# --- another user's FIFO in a shared directory ------------------------------
+if [ "$(id -u)" -ne 0 ] || [ -z "$PY" ] || ! id nobody >/dev/null 2>&1; then
+    skip "another user's FIFO" "needs root, python3 and a user nobody"
+    done_testing
+    exit $?
+fi
+# The scratch directory is private: nobody must be able to reach the
+# shared one inside it.
+chmod 0711 "$tmp"
+mkdir -m 1777 "$tmp/shared"
+"$PY" - "$tmp/shared" <<'PYEOF'
+import os, pwd, sys
+pw = pwd.getpwnam("nobody")
+os.setgid(pw.pw_gid)
+os.setuid(pw.pw_uid)
+for n in ("nf.json", "out.json"):
+    os.mkfifo(os.path.join(sys.argv[1], n), 0o666)
+PYEOF
+check "nobody made two FIFOs in the shared directory" \
+    test -p "$tmp/shared/nf.json" -a -p "$tmp/shared/out.json"
+# A reader of nobody's, which must get nothing: it counts the bytes.
+( cat "$tmp/shared/nf.json" | wc -c >"$tmp/got.txt" ) &
+reader=$!
+# shellcheck disable=SC2086
+$T env STATBENCH_BASELINES="$tmp/shared" "$STATBENCH" $SHORT --save nf \
+    >/dev/null 2>"$tmp/nf.err"
+rc=$?
+check "--save onto another user's FIFO: status 1 (rc $rc)" test "$rc" -eq 1
+check "  refused as another user's" grep -q "another user's" "$tmp/nf.err"
+# shellcheck disable=SC2086
+$T "$STATBENCH" $SHORT -o "$tmp/shared/out.json" >/dev/null 2>"$tmp/out.err"
+rc=$?
+check "-o onto another user's FIFO: refused (rc $rc)" \
+    sh -c "test $rc -eq 1 && grep -q \"another user's\" '$tmp/out.err'"
+# End the reader (opening the FIFO for writing ourselves, with nothing).
+: >"$tmp/shared/nf.json"
+wait "$reader"
+check "  nobody's reader got nothing ($(cat "$tmp/got.txt") bytes)" \
+    test "$(cat "$tmp/got.txt")" -eq 0
+done_testing
