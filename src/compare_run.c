@@ -388,6 +388,14 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
     if (!run || !before)
         return sb__error(err, SB_EINVAL, "sb_run_compare_to: %s is NULL",
                          !run ? "run" : "before");
+    /* Imported values are in their own unit, not times: against a
+     * measured run their ratio is of nothing (0.0000, "faster", seen). */
+    if (run->imported != before->imported)
+        return sb__error(err, SB_EINVAL,
+                         "cannot compare imported samples (statbench "
+                         "analyze: values in their own unit) with a "
+                         "measured run (times): compare two imported runs, "
+                         "or two measured ones");
     if (ensure_cmp(run, err) != SB_OK)
         return SB_ENOMEM;
     index = malloc((before->ncells + 1) * sizeof *index);

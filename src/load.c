@@ -670,6 +670,19 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     struct set kept = {0}, hold = {0};
     int rc;
 
+    {
+        /* Present but not a count: named, rather than called missing. */
+        static const char *const keys[] = {SB__JK_SIZE, SB__JK_SRC_ALIGN,
+                                           SB__JK_DST_ALIGN};
+        for (size_t q = 0; q < 3; q++) {
+            json_t *v = json_object_get(c, keys[q]);
+            if (v && (!json_is_integer(v) || json_integer_value(v) < 0))
+                return sb__error(err, SB_EIO,
+                                 "%s: cells[%zu].%s: not a whole number of "
+                                 "bytes (an integer >= 0)",
+                                 name, i, keys[q]);
+        }
+    }
     if (!kname || get_size(c, SB__JK_SIZE, &r->cell.size) ||
         get_size(c, SB__JK_SRC_ALIGN, &r->cell.src_align) ||
         get_size(c, SB__JK_DST_ALIGN, &r->cell.dst_align) ||
@@ -964,6 +977,22 @@ int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
     rc = sb_analysis_options_check(&run->analysis, err);
     if (rc == SB_OK)
         rc = sb__measure_check(&run->measure, err);
+    if (rc == SB_OK) {
+        /* A cell listed twice: report, compare and --against would use
+         * the first and never show the other (a caller's kernel under a
+         * built-in's name, 4x slower and listed first, once made compare
+         * call identical code "faster"). */
+        size_t before, twice = sb__cell_duplicate(
+            &run->cells[0].cell, run->ncells, sizeof *run->cells, &before);
+        char nm[128];
+        if (twice != SIZE_MAX)
+            rc = sb__error(err, SB_EIO,
+                           "%s: cells[%zu] repeats cells[%zu] (%s): a run "
+                           "lists each cell once",
+                           name, twice, before,
+                           sb__cell_text(&run->cells[twice].cell, nm,
+                                         sizeof nm));
+    }
     if (rc == SB_OK)
         rc = sb__run_analyse(run, err);
 out:

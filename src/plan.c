@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,6 +84,13 @@ int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
     if (!kernel->fn)
         return sb__error(err, SB_EINVAL, "sb_plan_add: kernel %s: fn is NULL",
                          kernel->name);
+    /* A kernel of the caller's under a built-in's name would be taken for
+     * that one by every report and comparison of the run's file. */
+    if (sb_kernel_find(kernel->name) &&
+        sb_kernel_find(kernel->name) != kernel)
+        return sb__error(err, SB_EINVAL,
+                         "sb_plan_add: %s is the name of a built-in kernel: "
+                         "give yours another", kernel->name);
     if ((int)kernel->family < SB_FAMILY_COPY ||
         (int)kernel->family > SB_FAMILY_EXTERNAL)
         return sb__error(err, SB_EINVAL,
@@ -111,6 +119,65 @@ int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
                   .src_align = src_align,
                   .dst_align = dst_align};
     return SB_OK;
+}
+
+struct cell_key {
+    const char *name;
+    size_t size, src, dst, index;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct cell_key *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+size_t sb__cell_duplicate(const sb_cell *first, size_t n, size_t stride,
+                          size_t *earlier)
+{
+    struct cell_key *k = malloc((n + 1) * sizeof *k);
+    size_t found = SIZE_MAX;
+
+    *earlier = SIZE_MAX;
+    if (!k)
+        return SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const sb_cell *c =
+            (const sb_cell *)(const void *)((const char *)first + i * stride);
+        k[i] = (struct cell_key){c->kernel && c->kernel->name
+                                     ? c->kernel->name
+                                     : "",
+                                 c->size, c->src_align, c->dst_align, i};
+    }
+    qsort(k, n, sizeof *k, key_cmp);
+    /* Of every pair of equal neighbours, the one listed later; the first
+     * in the list of those reported. */
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(k[i].name, k[i - 1].name) && k[i].size == k[i - 1].size &&
+            k[i].src == k[i - 1].src && k[i].dst == k[i - 1].dst &&
+            (found == SIZE_MAX || k[i].index < found)) {
+            found = k[i].index;
+            *earlier = k[i - 1].index;
+        }
+    free(k);
+    return found;
+}
+
+const char *sb__cell_text(const sb_cell *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.64s, %zu bytes, offsets %zu/%zu",
+             c->kernel && c->kernel->name ? c->kernel->name : "?", c->size,
+             c->src_align, c->dst_align);
+    return buf;
 }
 
 size_t sb_plan_count(const sb_plan *plan)
@@ -373,6 +440,21 @@ int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
         return SB_EINVAL;
     if (plan->n == 0)
         return sb__error(err, SB_EINVAL, "the plan has no cells");
+    {
+        /* One cell measured twice would be two rows of one name, and a
+         * file that compare and --against read by name. */
+        size_t before, twice = sb__cell_duplicate(plan->cells, plan->n,
+                                                  sizeof *plan->cells,
+                                                  &before);
+        char nm[128];
+        if (twice != SIZE_MAX)
+            return sb__error(err, SB_EINVAL,
+                             "the plan lists the cell %s twice (cells %zu "
+                             "and %zu)",
+                             sb__cell_text(&plan->cells[twice], nm,
+                                           sizeof nm),
+                             before, twice);
+    }
     if (sb__measure_check(opt, err) != SB_OK)
         return SB_EINVAL;
     if (!(opt->max_time > 0) || !isfinite(opt->max_time))

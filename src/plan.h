@@ -43,4 +43,13 @@ int sb__analysis_get(const sb_analysis_options *a, sb_analysis_options *full,
 struct sb_run;
 int sb__run_adopt_benches(struct sb_run *run);
 
+/* The n cells at first, first + stride bytes, ...: the index of one that
+ * repeats an earlier one (the same kernel name, size and offsets), with
+ * that earlier one's in *earlier; SIZE_MAX when none does (or out of
+ * memory: *earlier is then SIZE_MAX too).  O(n log n). */
+size_t sb__cell_duplicate(const sb_cell *first, size_t n, size_t stride,
+                          size_t *earlier);
+/* "libc, 4096 bytes, offsets 0/0" into buf. */
+const char *sb__cell_text(const sb_cell *c, char *buf, size_t len);
+
 #endif

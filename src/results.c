@@ -662,7 +662,7 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
     sb_cell_result *r = &run->cells[i];
     double hz = run->meta.timer.hz > 0 ? run->meta.timer.hz : 1;
     size_t removed;
-    int rc;
+    int rc, lonely = 0;
 
     removed = apply_outliers(r, &run->samples[i], run_ncounters(run),
                              a->outliers, work);
@@ -738,6 +738,15 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
                                    &r->interval, &r->method);
         if (rc != SB_OK)
             return rc;
+        /* Several invocations, but samples from one: its interval is the
+         * one process's, blind to the spread between processes that the
+         * run set out to measure (an invocation stopped, or all its
+         * samples rejected).  Said, and the cell falls short. */
+        lonely = groups == 1 && r->invocations >= 2;
+        if (lonely)
+            r->method = "over one invocation's samples alone: "
+                        "the other invocations kept none, so the spread "
+                        "between processes is unknown";
     }
     rc = core_cycles(run, i, a, work);
     if (rc != SB_OK)
@@ -750,6 +759,8 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
         return rc;
 
     derive_figures(r, a, hz);
+    if (lonely)
+        r->reached_precision = 0;
     return SB_OK;
 }
 

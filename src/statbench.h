@@ -1395,7 +1395,8 @@ SB_API int sb_cell_same(const sb_cell *a, const sb_cell *b);
  * sb_meta.profile_shared: the host profile said so), every
  * verdict is SB_VERDICT_INCONCLUSIVE: the ratios stand, but they judge
  * the neighbour as much as the code.  Returns SB_OK and the number of
- * matched cells in *matched (optional). */
+ * matched cells in *matched (optional); SB_EINVAL when one run holds
+ * imported samples (sb_run_imported) and the other measured times. */
 SB_API int sb_run_compare_to(sb_run *run, const sb_run *before,
                              size_t *matched, sb_error *err);
 

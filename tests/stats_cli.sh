@@ -259,6 +259,9 @@ check "--inconclusive takes fail, warn or pass only" \
     bad_input "--inconclusive 'maybe'" -k libc --inconclusive maybe
 check "--against an unknown baseline" bad_input "'nosuch'" -k libc --against nosuch
 check "--save with a path in the name" bad_input "'../x'" -k libc --save ../x
+long=$(printf '%0200d' 0 | tr 0 a)
+check "--save with a 200-letter name: told the limit" \
+    bad_input "200 characters, at most 128" -k libc --save "$long"
 
 # --- analyze FILE [FILE2] ----------------------------------------------------
 if [ -n "$PY" ]; then
@@ -437,5 +440,28 @@ check "a ninth -o is refused" bad_input "at most 8 output files" \
 check "--invocations one above its maximum" \
     bad_input "'1001': must be at most 1000" --invocations 1001
 check "--threshold negative" bad_input "'-1'" --threshold -1
+
+# --- imported values are not times -----------------------------------------
+# analyze's output holds values in their own unit: comparing it with a
+# measured run gave a ratio of 0.0000, "faster", exit 0; as a --against
+# baseline, a FAIL at "time ratio 15.06".  Both refused now.
+printf '5\n6\n7\n5\n6\n7\n' >"$tmp/imp.txt"
+"$STATBENCH" analyze "$tmp/imp.txt" -f json -o "$tmp/imp.json" -q \
+    >/dev/null 2>&1
+check "compare of imported values with a measured run: refused" \
+    bad_input "cannot compare imported samples" compare "$tmp/imp.json" \
+    "$top_srcdir/tests/fixtures/reanalyse_a.json"
+check "  and the other way round" bad_input "cannot compare imported" \
+    compare "$top_srcdir/tests/fixtures/reanalyse_a.json" "$tmp/imp.json"
+"$STATBENCH" compare "$tmp/imp.json" "$tmp/imp.json" -q >/dev/null 2>&1
+rc=$?
+check "two imported runs still compare (rc $rc)" test "$rc" -eq 0
+mkdir "$tmp/bl"
+cp "$tmp/imp.json" "$tmp/bl/imp.json"
+STATBENCH_BASELINES="$tmp/bl" bad_input "a baseline of imported samples" \
+    -k libc -s 4K --max-time 0.2 --against imp
+rc=$?
+check "--against a baseline of imported values: refused before measuring" \
+    test "$rc" -eq 0
 
 done_testing

@@ -144,6 +144,28 @@ static void refusals(void)
     tap_ok(strstr(e.text, "theirs") != NULL, "named: %s", e.text);
     TAP_IS_INT(sb_bench_hooks(NULL, "mine", setup, teardown, &e), SB_EINVAL,
                "hooks of a NULL plan");
+    {
+        /* One cell twice: refused before anything is measured. */
+        sb_measure_options o;
+        sb_run *run = NULL;
+        sb_kernel impostor = *sb_kernel_find("libc");
+        options(&o);
+        TAP_IS_INT(sb_bench_add(plan, "mine", bytes, &a, 64, &e), SB_OK,
+                   "the same benchmark at the same size again: added");
+        TAP_IS_INT(sb_plan_check(plan, &o, &e), SB_EINVAL,
+                   "then the plan is refused");
+        tap_ok(strstr(e.text, "mine, 64 bytes") && strstr(e.text, "twice"),
+               "naming the cell: %s", e.text);
+        TAP_IS_INT(sb_run_execute_new(plan, &o, NULL, &run, &e), SB_EINVAL,
+                   "and so is its run");
+        tap_ok(run == NULL, "nothing measured");
+        impostor.fn = copy; /* a caller's kernel named libc */
+        TAP_IS_INT(sb_plan_add(plan, &impostor, 4096, 0, 0, &e), SB_EINVAL,
+                   "a caller's kernel under a built-in's name: refused");
+        tap_ok(strstr(e.text, "built-in") != NULL, "named: %s", e.text);
+        TAP_IS_INT(sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, &e),
+                   SB_OK, "the built-in itself: added");
+    }
     sb_plan_free(plan);
 }
 

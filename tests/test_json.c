@@ -56,6 +56,37 @@ static void refused(const char *doc, const char *needle, const char *what)
     sb_run_free(run);
 }
 
+/* A run of 2 invocations whose first kept no sample: the one
+ * process's interval, said, and the cell short of any target. */
+static void lonely_invocation(void)
+{
+    static const char doc[] =
+        "{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+        "\"meta\": {\"timer\": {\"hz\": 1e9}, \"options\": "
+        "{\"precision\": 0.5}}, \"cells\": [{\"kernel\": \"libc\", "
+        "\"size\": 4096, \"src_align\": 0, \"dst_align\": 0, "
+        "\"samples_ticks\": [100, 101, 100, 102, 101, 100], "
+        "\"invocation_samples\": [0, 6]}]}";
+    FILE *f = fmemopen((void *)doc, strlen(doc), "r");
+    sb_run *run = NULL;
+    sb_error e = {0};
+    const sb_cell_result *r;
+
+    if (!tap_ok(sb_run_load_new(f, "doc", NULL, &run, &e) == SB_OK,
+                "invocation_samples [0, 6]: loaded (%s)", e.text)) {
+        fclose(f);
+        return;
+    }
+    fclose(f);
+    r = sb_run_cell(run, 0);
+    tap_ok(strstr(r->method, "one invocation") != NULL,
+           "the method says one invocation's samples: %s", r->method);
+    tap_ok(!r->reached_precision && r->rel_halfwidth < 0.5,
+           "short of the target, whatever its width (+-%.1f%% of 50%%)",
+           100 * r->rel_halfwidth);
+    sb_run_free(run);
+}
+
 int main(void)
 {
     sb_run *run = measure(), *back;
@@ -160,6 +191,29 @@ int main(void)
             "\"x\", \"size\": 1, \"src_align\": 0, \"dst_align\": 0, "
             "\"samples_ticks\": [1, 2], \"invocation_samples\": [1, 5]}]}",
             "does not add up", "invocation counts that do not add up");
+    refused("{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+            "\"meta\": {\"timer\": {\"hz\": 1e9}}, \"cells\": ["
+            "{\"kernel\": \"libc\", \"size\": 4096, \"src_align\": 0, "
+            "\"dst_align\": 0, \"samples_ticks\": [4, 4]}, "
+            "{\"kernel\": \"x\", \"size\": 4096, \"src_align\": 0, "
+            "\"dst_align\": 0, \"samples_ticks\": [1, 1]}, "
+            "{\"kernel\": \"libc\", \"size\": 4096, \"src_align\": 0, "
+            "\"dst_align\": 0, \"samples_ticks\": [1, 1]}]}",
+            "doc: cells[2] repeats cells[0] (libc, 4096 bytes, offsets 0/0)",
+            "a cell listed twice");
+    refused("{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+            "\"meta\": {\"timer\": {\"hz\": 1e9}}, \"cells\": ["
+            "{\"kernel\": \"libc\", \"size\": 4096.7, \"src_align\": 0, "
+            "\"dst_align\": 0, \"samples_ticks\": [4, 4]}]}",
+            "doc: cells[0].size: not a whole number of bytes",
+            "a size of 4096.7");
+    refused("{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+            "\"meta\": {\"timer\": {\"hz\": 1e9}}, \"cells\": ["
+            "{\"kernel\": \"libc\", \"size\": 4096, \"src_align\": -1, "
+            "\"dst_align\": 0, \"samples_ticks\": [4, 4]}]}",
+            "doc: cells[0].src_align: not a whole number of bytes",
+            "a src_align of -1");
+    lonely_invocation();
 
     /* Loaded nonsense (issue 10, item 8): a time that is not positive in
      * a measured cell of some size, named by file and field; a clock

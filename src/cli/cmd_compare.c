@@ -46,7 +46,7 @@ int cmd_compare(int argc, char **argv, struct cli *cli)
         fprintf(stderr, "%s: %s\n", progname, err.text);
         sb_run_free(a);
         sb_run_free(b);
-        return 1;
+        return err.code == SB_EINVAL ? EXIT_USAGE : 1;
     }
     if (matched == 0) {
         say("%s and %s have no cell in common (same kernel, size and "

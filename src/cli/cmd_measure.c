@@ -134,11 +134,14 @@ static char *baseline_path(const char *name, int create)
     size_t len;
     int w;
 
-    if (!*name || strlen(name) > 128 || name[0] == '.' ||
+    if (strlen(name) > 128)
+        die_usage("baseline name '%.40s...': %zu characters, at most 128",
+                  name, strlen(name));
+    if (!*name || name[0] == '.' ||
         strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                      "0123456789._-") != strlen(name))
         die_usage("baseline name '%s': use letters, digits, '.', '_' and "
-                  "'-'", name);
+                  "'-', not first a '.'", name);
     if (dir && *dir) {
         w = snprintf(base, sizeof base, "%s", dir);
         dir = "STATBENCH_BASELINES";
@@ -481,6 +484,12 @@ static sb_run *load_against(const struct cli *cli)
     fclose(f);
     against = cli_load_or_die(path, NULL);
     free(path);
+    if (sb_run_imported(against)) {
+        sb_run_free(against);
+        die_usage("--against '%s': a baseline of imported samples "
+                  "(statbench analyze: values in their own unit), not "
+                  "times to compare a measurement with", cli->against);
+    }
     if (sb_run_interrupted(against))
         say("--against %s: this baseline was interrupted (saved from "
             "partial results): its cells rest on fewer samples",

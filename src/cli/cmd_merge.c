@@ -45,7 +45,9 @@ int cmd_merge(int argc, char **argv, struct cli *cli)
         status = sb_run_reanalyse(all, &a, &err);
     }
     if (status != SB_OK) {
-        say("merge: %s", err.text);
+        /* The library's messages name the merge already. */
+        say("%s%s", strncmp(err.text, "merge: ", 7) ? "merge: " : "",
+            err.text);
         for (size_t r = 0; r < n; r++)
             sb_run_free(runs[r]);
         free(runs);
