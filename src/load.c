@@ -710,11 +710,25 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
         size_t v = 0;
         json_t *dist = json_object_get(c, SB__JK_DISTURBED);
         if (json_is_object(rej) && !get_size(rej, sb_reject_name(j), &v)) {
+            /* Far above any run's samples (2^50 of 10 us is 357 years),
+             * and low enough that no sum of them, over reasons and over
+             * the runs of a merge, wraps. */
+            if (v > ((size_t)1 << 50))
+                return sb__error(err, SB_EIO,
+                                 "%s: cells[%zu].rejected.%s: %zu is more "
+                                 "samples than a run takes",
+                                 name, i, sb_reject_name(j), v);
             r->rejected[j] = v;
             r->rejected_total += v;
         }
-        if (json_is_object(dist) && !get_size(dist, sb_reject_name(j), &v))
+        if (json_is_object(dist) && !get_size(dist, sb_reject_name(j), &v)) {
+            if (v > ((size_t)1 << 50))
+                return sb__error(err, SB_EIO,
+                                 "%s: cells[%zu].disturbed.%s: %zu is more "
+                                 "samples than a run takes",
+                                 name, i, sb_reject_name(j), v);
             r->disturbed[j] = v;
+        }
     }
 
     rc = load_set(run, r, c, name, i, "", &kept, err);

@@ -543,7 +543,9 @@ static void derive_figures(sb_cell_result *r, const sb_analysis_options *a,
         r->core_per_byte.hi /= bytes;
         r->core_cycles_per_byte = r->core_per_byte.estimate;
     }
-    r->rel_halfwidth = (j->hi - j->lo) / 2 / j->estimate;
+    /* Of the estimate's size, as the precision rule: samples from
+     * elsewhere may be negative. */
+    r->rel_halfwidth = (j->hi - j->lo) / 2 / fabs(j->estimate);
     r->reached_precision = sb__precision_met(j, a->precision);
     {
         /* The interval's half-width over its quantile is the relative

@@ -306,4 +306,28 @@ check "bad_input: a STATBENCH_BASELINES over 4095 bytes" \
     bad_input "longer than 4095 bytes" -k movsl --save x
 STATBENCH_BASELINES="$tmp/bl"
 
+# --- outputs that collide, options that would be ignored ----------------
+check "bad_input: -o onto --plot's figure" bad_input "are one file" \
+    report "$esc" --plot "$tmp/col.svg" -o "$tmp/col.svg"
+check "bad_input: -o onto --plot's script, through ./" bad_input \
+    "--plot's script" report "$esc" --plot "$tmp/col.svg" -o "$tmp/./col.gp"
+check "bad_input: -o onto --plot's data" bad_input "--plot's data" \
+    report "$esc" --plot "$tmp/col.svg" -o "$tmp/col.dat"
+check "bad_input: one file given twice as -o" bad_input "are one file" \
+    report "$esc" -o "$tmp/x.json" -o "$tmp/../$(basename "$tmp")/x.json"
+check "  nothing written" sh -c "! ls '$tmp' | grep -q '^col\\.\\|^x\\.json'"
+"$STATBENCH" report "$esc" -o /dev/null -o /dev/null -q >/dev/null 2>&1
+rc=$?
+check "-o /dev/null twice: a device may take both (rc $rc)" test "$rc" -eq 0
+check "bad_input: an empty -o" bad_input "an empty file name" report "$esc" \
+    -o ""
+check "bad_input: an ambiguous abbreviation names its options" \
+    bad_input "'--max' is ambiguous: --max-time" -k libc --max 0.2
+check "bad_input: check-env -f json (its report is text)" \
+    bad_input "'--format' is not an option" check-env -f json
+check "bad_input: noise -o FILE" bad_input "'--output' is not an option" \
+    noise -o "$tmp/n.csv"
+check "bad_input: noise --plot FILE" bad_input "'--plot' is not an option" \
+    noise --plot "$tmp/n.svg"
+
 done_testing

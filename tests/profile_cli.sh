@@ -85,6 +85,7 @@ json.dump(p, open(sys.argv[1], "w"))' "$file"
 "$STATBENCH" -q -k libc,duff -s 4K --max-time 3 --invocations 2 \
     --baseline libc -o "$tmp/r4.json" >"$tmp/r4" 2>"$tmp/r4.err"
 rc=$?
+[ "$rc" -eq 0 ] || sed 's/^/#   stderr: /' "$tmp/r4.err"
 check "a run against a far lower profile (rc $rc)" test "$rc" -eq 0
 check "its header: measured on a shared core, with the figures" \
     grep -Eq '^profile: measured on a shared core: .*(probe|reference) [0-9.]+ core cycles' \
@@ -135,6 +136,7 @@ chmod 0700 "$tmp/state"
 
 "$STATBENCH" profile --reset >"$tmp/reset" 2>&1
 rc=$?
+[ "$rc" -eq 0 ] || sed 's/^/#   output: /' "$tmp/reset"
 check "profile --reset (rc $rc)" test "$rc" -eq 0
 check "profile --reset says it removed one" grep -q "1 profile of this host removed" "$tmp/reset"
 "$STATBENCH" profile >"$tmp/p2" 2>&1

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "statbench.h"
+#include "report/report.h"
 #include "tap.h"
 #include "report_text.h"
 #include "fail_rounds.h"
@@ -54,6 +55,35 @@ static void refused(const char *doc, const char *needle, const char *what)
     tap_ok(rc == SB_EIO && run == NULL && strstr(e.text, needle) != NULL,
            "%s is refused: %s", what, e.text);
     sb_run_free(run);
+}
+
+/* Figures at the edges: negative imported values have a positive
+ * relative half-width; CPU times near the largest double still split. */
+static void figures_of_extremes(void)
+{
+    static const char doc[] =
+        "{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+        "\"imported\": true, \"meta\": {\"timer\": {\"hz\": 1}}, "
+        "\"cells\": [{\"kernel\": \"data\", \"size\": 0, "
+        "\"src_align\": 0, \"dst_align\": 0, \"samples_ticks\": "
+        "[-1, -2, -3, -2, -1, -3, -2, -2, -1, -3]}]}";
+    FILE *f = fmemopen((void *)doc, strlen(doc), "r");
+    sb_run *run = NULL;
+    sb_error e = {0};
+    sb_cell_result big;
+
+    if (tap_ok(sb_run_load_new(f, "doc", NULL, &run, &e) == SB_OK,
+               "negative imported values: loaded (%s)", e.text))
+        tap_ok(sb_run_cell(run, 0)->rel_halfwidth >= 0,
+               "their relative half-width is positive (%g)",
+               sb_run_cell(run, 0)->rel_halfwidth);
+    fclose(f);
+    sb_run_free(run);
+    memset(&big, 0, sizeof big);
+    big.user_seconds = 1e308;
+    big.sys_seconds = 1e308;
+    TAP_IS_REL(sb__report_cpu_share(&big, 0, 8.0), 4.0, 1e-12,
+               "user and system times of 1e308 each: half of 8 us each");
 }
 
 /* A run of 2 invocations whose first kept no sample: the one
@@ -214,6 +244,15 @@ int main(void)
             "doc: cells[0].src_align: not a whole number of bytes",
             "a src_align of -1");
     lonely_invocation();
+    refused("{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+            "\"meta\": {\"timer\": {\"hz\": 1e9}}, \"cells\": ["
+            "{\"kernel\": \"libc\", \"size\": 4096, \"src_align\": 0, "
+            "\"dst_align\": 0, \"samples_ticks\": [4, 4], \"rejected\": "
+            "{\"outlier\": 9223372036854775807}}]}",
+            "doc: cells[0].rejected.outlier: 9223372036854775807 is more "
+            "samples than a run takes",
+            "a reject count of 2^63 - 1");
+    figures_of_extremes();
 
     /* Loaded nonsense (issue 10, item 8): a time that is not positive in
      * a measured cell of some size, named by file and field; a clock

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cli_parse.h"
@@ -273,6 +274,10 @@ static void act(struct cli *cli, const struct cli_option *o, const char *arg)
  * and compare apply to a saved run. */
 #define ANALYSIS (1u << 9)
 #define PROF SUB_PROFILE
+/* The outputs of a run (formats, files, figures): noise and check-env
+ * print a report of their own, in text, and refuse them rather than
+ * ignore them. */
+#define RUN_OUT (ALL & ~(SUB_NOISE | SUB_CHECK_ENV))
 
 #define TEXT(t) {.help = t}
 #define STRING(n, s, a, subs, f, h)                                         \
@@ -457,17 +462,17 @@ static const struct cli_option options[] = {
          "                                    FILE\n"
          "\n"
          "Output:\n"),
-    SPECIAL("format", 'f', "FMT", ALL, set_format,
+    SPECIAL("format", 'f', "FMT", RUN_OUT, set_format,
             "table, csv, json, markdown or latex (default table)"),
-    SPECIAL("output", 'o', "FILE", ALL, set_output,
+    SPECIAL("output", 'o', "FILE", RUN_OUT, set_output,
             "write to FILE, in the format its ending names (.json,\n"
             ".csv, .tex, .md, .txt) or else FMT; may be given up\n"
             "to 8 times; the table still goes to stdout"),
     FLAG("quiet", 'q', ALL, quiet, 1, "no progress line on stderr"),
-    SPECIAL("plot", 0, "FILE", ALL, set_plot,
+    SPECIAL("plot", 0, "FILE", RUN_OUT, set_plot,
             "a figure with gnuplot: FILE.svg, .pdf or .png (the\n"
             ".gp script and .dat data are written beside it)"),
-    ENUM("plot-kind", "KIND", ALL, plot_kind, 5, "", plot_kind,
+    ENUM("plot-kind", "KIND", RUN_OUT, plot_kind, 5, "", plot_kind,
          "auto, sweep, matrix, sizes or distribution\n"
          "(default auto: from the run's shape)"),
     STRING("save", 0, "NAME", M, save,
@@ -579,6 +584,104 @@ static const struct cli_option *by_code(int c)
     return NULL;
 }
 
+/* An abbreviation that getopt_long found ambiguous: refused naming the
+ * options it could mean (it returns as for an unknown one). */
+static void ambiguous(const char *arg)
+{
+    char list[512] = "";
+    size_t len, n = 0, used = 0;
+    const char *eq;
+
+    if (strncmp(arg, "--", 2) || !arg[2])
+        return;
+    arg += 2;
+    eq = strchr(arg, '=');
+    len = eq ? (size_t)(eq - arg) : strlen(arg);
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (options[i].name && !strncmp(options[i].name, arg, len)) {
+            int w = snprintf(list + used, sizeof list - used, "%s--%s",
+                             n ? ", " : "", options[i].name);
+            if (w > 0 && (size_t)w < sizeof list - used)
+                used += (size_t)w;
+            n++;
+        }
+    if (n >= 2)
+        die_usage("option '--%.*s' is ambiguous: %s", (int)len, arg, list);
+}
+
+/* Where an output lands: the path with its directory resolved (a file
+ * named twice through ./ or a link to its directory is one file), or the
+ * path itself when the directory cannot be resolved.  NULL for a device
+ * or FIFO, which several outputs may share (-o /dev/null twice). */
+static char *output_key(const char *path)
+{
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    char *dir, *real, *key;
+
+    if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+        return NULL;
+    dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path))
+                : strdup(".");
+    real = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (!real)
+        return strdup(path);
+    key = malloc(strlen(real) + strlen(slash ? slash + 1 : path) + 2);
+    if (key)
+        sprintf(key, "%s/%s", real, slash ? slash + 1 : path);
+    free(real);
+    return key;
+}
+
+/* Every -o and the figure of --plot with its STEM.gp and STEM.dat name
+ * distinct files: else one output overwrites another, and the run exits
+ * 0 with the figure gone.  An empty -o is refused too. */
+static void check_outputs(const struct cli *cli)
+{
+    const char *name[MAX_OUTPUTS + 3], *what[MAX_OUTPUTS + 3];
+    char *key[MAX_OUTPUTS + 3], *stem = NULL;
+    size_t n = 0;
+
+    for (int i = 0; i < cli->noutputs; i++) {
+        if (!*cli->outputs[i])
+            die_usage("-o '': an empty file name");
+        name[n] = cli->outputs[i];
+        what[n++] = "-o";
+    }
+    if (cli->plot) {
+        size_t len = (size_t)(strrchr(cli->plot, '.') - cli->plot);
+        stem = malloc(2 * (len + 5));
+        if (stem) {
+            sprintf(stem, "%.*s.gp", (int)len, cli->plot);
+            sprintf(stem + len + 5, "%.*s.dat", (int)len, cli->plot);
+            name[n] = cli->plot;
+            what[n++] = "--plot";
+            name[n] = stem;
+            what[n++] = "--plot's script";
+            name[n] = stem + len + 5;
+            what[n++] = "--plot's data";
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        key[i] = output_key(name[i]);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (key[i] && key[j] && !strcmp(key[i], key[j])) {
+                char a[300], b[300];
+                snprintf(a, sizeof a, "%s %s", what[j], name[j]);
+                snprintf(b, sizeof b, "%s %s", what[i], name[i]);
+                for (size_t k = 0; k < n; k++)
+                    free(key[k]);
+                free(stem);
+                die_usage("%s and %s are one file: give each output its own",
+                          a, b);
+            }
+    for (size_t k = 0; k < n; k++)
+        free(key[k]);
+    free(stem);
+}
+
 void cli_parse_options(int argc, char **argv, struct cli *cli)
 {
     struct option longopts[NOPTIONS + 1];
@@ -614,6 +717,7 @@ void cli_parse_options(int argc, char **argv, struct cli *cli)
             if (optopt)
                 die_usage("unknown option '-%c' (see %s --help)",
                           (char)optopt, progname);
+            ambiguous(argv[optind - 1]);
             die_usage("unknown option '%s' (see %s --help)",
                       argv[optind - 1], progname);
         }
@@ -627,6 +731,7 @@ void cli_parse_options(int argc, char **argv, struct cli *cli)
             cli->max_time_given = 1;
         o->set(cli, o, optarg);
     }
+    check_outputs(cli);
 }
 
 /* The first option given that this subcommand does not take, refused in

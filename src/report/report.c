@@ -173,9 +173,12 @@ size_t sb__report_short_cells(const sb_run *run)
 double sb__report_cpu_share(const sb_cell_result *r, int sys,
                             double per_call)
 {
-    double tot = r->user_seconds + r->sys_seconds;
+    double u = r->user_seconds, s = r->sys_seconds, m = fmax(u, s);
+    double tot = u + s;
     /* Below 0.1 s (25 ticks at 250 Hz) the split is mostly tick luck. */
-    if (!(tot >= 0.1) || !isfinite(per_call))
+    if (!(tot >= 0.1) || !isfinite(per_call) || !isfinite(m))
         return NAN;
-    return per_call * (sys ? r->sys_seconds : r->user_seconds) / tot;
+    /* The proportion of values scaled to the larger: two times near the
+     * largest double would overflow their sum (a file's 1e308 gave 0). */
+    return per_call * ((sys ? s : u) / m) / (u / m + s / m);
 }
