@@ -52,14 +52,6 @@ static void warn(char *buf, size_t len, const char *fmt, ...)
 }
 
 /* Where cell c of a run is in the merged cells, or SIZE_MAX. */
-static size_t find_cell(const sb_run *m, size_t n, const sb_cell *c)
-{
-    for (size_t i = 0; i < n; i++)
-        if (sb_cell_same(&m->cells[i].cell, c))
-            return i;
-    return SIZE_MAX;
-}
-
 static const char *cell_name(const sb_cell *c, char *buf, size_t len)
 {
     snprintf(buf, len, "%s size %zu offsets %zu/%zu", c->kernel->name,
@@ -200,26 +192,31 @@ static int add_run(sb_run *m, const sb_run *src, const size_t *where,
     size_t ninv = src->invocations;
     size_t *at = calloc(m->ncells + 1, sizeof *at);
     size_t *hat = calloc(m->ncells + 1, sizeof *hat);
+    /* back[i]: the cell of src that merged cell i is, SIZE_MAX: none. */
+    size_t *back = malloc((m->ncells + 1) * sizeof *back);
     size_t nc = src->meta.ncounters < SB_MAX_COUNTERS ? src->meta.ncounters
                                                       : SB_MAX_COUNTERS;
     int rc = SB_OK;
 
-    if (!at || !hat) {
+    if (!at || !hat || !back) {
         free(at);
         free(hat);
+        free(back);
         return SB_ENOMEM;
     }
+    for (size_t i = 0; i < m->ncells; i++)
+        back[i] = SIZE_MAX;
+    for (size_t q = 0; q < src->ncells; q++)
+        if (where[q] < m->ncells)
+            back[where[q]] = q;
     for (size_t g = 0; g < ninv && rc == SB_OK; g++) {
         for (size_t i = 0; i < m->ncells && rc == SB_OK; i++) {
             sb__raw_cell raw = {0}, held = {0};
             const sb_cell_result *s = NULL;
             const sb__cell_samples *cs = NULL;
             const sb__cell_held *h = NULL;
-            size_t j = SIZE_MAX, nh = 0;
+            size_t j = back[i], nh = 0;
 
-            for (size_t q = 0; q < src->ncells; q++)
-                if (where[q] == i)
-                    j = q;
             if (j != SIZE_MAX && g < src->cells[j].invocations &&
                 src->cells[j].inv_nsamples) {
                 s = &src->cells[j];
@@ -266,6 +263,7 @@ static int add_run(sb_run *m, const sb_run *src, const size_t *where,
     }
     free(at);
     free(hat);
+    free(back);
     return rc;
 }
 
@@ -306,50 +304,105 @@ static int check_runs(const sb_run *const *runs, size_t n, size_t *total,
     return SB_OK;
 }
 
+/* One cell of one input run, for the union's sort. */
+struct entry {
+    const sb_cell *c;
+    size_t run, cell, order; /* order: its place in all the runs' lists */
+};
+
+static int entry_cmp(const void *x, const void *y)
+{
+    const struct entry *a = x, *b = y;
+    int k = strcmp(a->c->kernel->name, b->c->kernel->name);
+    if (k)
+        return k;
+    if (a->c->size != b->c->size)
+        return a->c->size < b->c->size ? -1 : 1;
+    if (a->c->src_align != b->c->src_align)
+        return a->c->src_align < b->c->src_align ? -1 : 1;
+    if (a->c->dst_align != b->c->dst_align)
+        return a->c->dst_align < b->c->dst_align ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Add cell c (of an input run) to m as its cell i. */
+static int add_union_cell(sb_run *m, size_t i, const sb_cell *c,
+                          sb_error *err)
+{
+    const sb_kernel *k = sb_kernel_find(c->kernel->name);
+    m->cells[i].cell = *c;
+    if (k != c->kernel) {
+        /* A stand-in of the input: the merged run owns its own, since the
+         * inputs may be freed first. */
+        sb_kernel *own = &m->own_kernels[m->nown];
+        *own = *c->kernel;
+        own->name = strdup(c->kernel->name);
+        if (!own->name)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        m->nown++;
+        m->cells[i].cell.kernel = own;
+    }
+    return SB_OK;
+}
+
 /* The union of the runs' cells in m, in the order the runs list them:
  * where[r][j] is the cell of m that cell j of run r is; *ncells counts
- * them.  A run listing a cell twice is refused. */
+ * them.  A run listing a cell twice is refused.  Sorted, not searched
+ * cell by cell: two runs of 100,000 cells merge in O(n log n). */
 static int union_cells(sb_run *m, const sb_run *const *runs, size_t n,
                        size_t **where, size_t *ncells, sb_error *err)
 {
     char nm[192];
+    size_t total = 0, at = 0, *first;
+    struct entry *e;
+    int rc = SB_OK;
 
     for (size_t r = 0; r < n; r++) {
-        const sb_run *s = runs[r];
-        where[r] = malloc((s->ncells + 1) * sizeof *where[r]);
+        where[r] = malloc((runs[r]->ncells + 1) * sizeof *where[r]);
         if (!where[r])
             return sb__error(err, SB_ENOMEM, "out of memory");
-        for (size_t j = 0; j < s->ncells; j++) {
-            const sb_cell *c = &s->cells[j].cell;
-            size_t i = find_cell(m, *ncells, c);
-            if (i == SIZE_MAX) {
-                const sb_kernel *k = sb_kernel_find(c->kernel->name);
-                i = (*ncells)++;
-                m->cells[i].cell = *c;
-                if (k != c->kernel) {
-                    /* A stand-in of the input: the merged run owns its
-                     * own, since the inputs may be freed first. */
-                    sb_kernel *own = &m->own_kernels[m->nown];
-                    *own = *c->kernel;
-                    own->name = strdup(c->kernel->name);
-                    if (!own->name)
-                        return sb__error(err, SB_ENOMEM, "out of memory");
-                    m->nown++;
-                    m->cells[i].cell.kernel = own;
-                }
-            }
-            for (size_t q = 0; q < j; q++)
-                if (where[r][q] == i)
-                    /* One run's data per cell and run: a second copy
-                     * would count as another run and hide the first. */
-                    return sb__error(err, SB_EINVAL,
-                                     "merge: run %zu lists the cell %s "
-                                     "twice",
-                                     r + 1, cell_name(c, nm, sizeof nm));
-            where[r][j] = i;
+        total += runs[r]->ncells;
+    }
+    e = malloc((total + 1) * sizeof *e);
+    first = malloc((total + 1) * sizeof *first);
+    if (!e || !first) {
+        free(e);
+        free(first);
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    for (size_t r = 0; r < n; r++)
+        for (size_t j = 0; j < runs[r]->ncells; j++, at++)
+            e[at] = (struct entry){&runs[r]->cells[j].cell, r, j, at};
+    qsort(e, total, sizeof *e, entry_cmp);
+    /* first[order]: the order of the first of its equal cells. */
+    for (size_t q = 0; q < total; q++) {
+        int same = q && !entry_cmp(&(struct entry){e[q].c, 0, 0, 0},
+                                   &(struct entry){e[q - 1].c, 0, 0, 0});
+        first[e[q].order] = same ? first[e[q - 1].order] : e[q].order;
+        if (same && e[q].run == e[q - 1].run) {
+            /* One run's data per cell and run: a second copy would count
+             * as another run and hide the first. */
+            rc = sb__error(err, SB_EINVAL,
+                           "merge: run %zu lists the cell %s twice",
+                           e[q].run + 1, cell_name(e[q].c, nm, sizeof nm));
+            break;
         }
     }
-    return SB_OK;
+    /* The merged cells in the order of their first listing. */
+    at = 0;
+    for (size_t r = 0; rc == SB_OK && r < n; r++)
+        for (size_t j = 0; rc == SB_OK && j < runs[r]->ncells; j++, at++) {
+            if (first[at] == at) {
+                first[at] = SIZE_MAX - *ncells; /* its merged index, marked */
+                rc = add_union_cell(m, *ncells, &runs[r]->cells[j].cell, err);
+                where[r][j] = (*ncells)++;
+            } else {
+                where[r][j] = SIZE_MAX - first[first[at]];
+            }
+        }
+    free(e);
+    free(first);
+    return rc;
 }
 
 /* The cells every run measured; a warning line for each other one. */
@@ -357,20 +410,24 @@ static size_t common_cells(const sb_run *m, const sb_run *const *runs,
                            size_t n, size_t *const *where, size_t ncells,
                            char *warnings, size_t len)
 {
-    size_t common = 0;
+    size_t common = 0, *count = calloc(ncells + 1, sizeof *count);
     char nm[192];
 
+    if (!count)
+        return 0; /* out of memory: no cell is counted common */
+    for (size_t r = 0; r < n; r++)
+        for (size_t j = 0; j < runs[r]->ncells; j++)
+            if (where[r][j] < ncells)
+                count[where[r][j]]++;
     for (size_t i = 0; i < ncells; i++) {
-        size_t in = 0;
-        for (size_t r = 0; r < n; r++)
-            for (size_t j = 0; j < runs[r]->ncells; j++)
-                in += where[r][j] == i;
+        size_t in = count[i];
         if (in == n)
             common++;
         else
             warn(warnings, len, "cell %s: in %zu of the %zu runs",
                  cell_name(&m->cells[i].cell, nm, sizeof nm), in, n);
     }
+    free(count);
     return common;
 }
 
