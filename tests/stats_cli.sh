@@ -464,4 +464,17 @@ rc=$?
 check "--against a baseline of imported values: refused before measuring" \
     test "$rc" -eq 0
 
+# --- analyze of a stream that never ends ------------------------------------
+# yes(1) writes forever: refused at the cap (10,000,000 values), with one
+# line, in bounded time and memory (it grew past 241 MB and kept going).
+if command -v yes >/dev/null 2>&1; then
+    yes 1 | "$STATBENCH" analyze /dev/stdin >"$tmp/yes.out" 2>"$tmp/yes.err"
+    rc=$?
+    check "analyze of an endless stream: refused (rc $rc)" test "$rc" -eq 2
+    check "  at the cap, saying so" grep -q "more than 10000000 values" \
+        "$tmp/yes.err"
+else
+    skip "analyze of an endless stream" "no yes(1)"
+fi
+
 done_testing

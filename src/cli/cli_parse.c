@@ -364,6 +364,16 @@ int cli_read_numbers(FILE *f, const char *name, double **vals, size_t *n,
             free(v);
             return -1;
         }
+        if (count == CLI_NUMBERS_MAX) {
+            /* A stream that never ends (yes 1 | statbench analyze
+             * /dev/stdin) must not take the machine's memory. */
+            snprintf(msg, msglen,
+                     "%s: more than %d values (a stream that does not "
+                     "end?): analyze reads at most that many",
+                     name, CLI_NUMBERS_MAX);
+            free(v);
+            return -1;
+        }
         if (count == cap) {
             size_t ncap = cap ? 2 * cap : 1024;
             double *t = realloc(v, ncap * sizeof *t);

@@ -38,6 +38,9 @@ int cli_parse_double(const char *s, double lo, double hi, double *out,
 
 /* Longest line of an analyze file, without its newline. */
 #define CLI_LINE_MAX 511
+/* The most values cli_read_numbers reads from one file (80 MB of
+ * doubles): more is refused, naming the file. */
+#define CLI_NUMBERS_MAX 10000000
 
 /* The numbers of an analyze file: one decimal number per line (subnormals
  * included); blank lines and lines whose first non-blank character is '#'
