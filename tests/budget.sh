@@ -101,4 +101,18 @@ else
         "not refused here (rc $rc, $took ms)"
 fi
 
+# A budget gone in the setup (10 ms, 1 ms): the cell still gets the
+# refill of samples it is promised, from then on, and a result; it once
+# got one sample, rejected for a shared core, and exited 1 with "no valid
+# sample".  On a core shared throughout the refill keeps its samples
+# marked ("measured on a shared core"), so the result is there either way.
+for t in 0.01 0.001; do
+    "$STATBENCH" -k libc -s 4K --max-time "$t" --invocations 1 -q \
+        -f json -o "$tmp/tiny.json" >/dev/null 2>"$tmp/tiny.err"
+    rc=$?
+    check "--max-time $t: a result, not 'no valid sample' (rc $rc)" \
+        sh -c "test $rc -eq 0 && grep -q '\"samples\": [1-9]' '$tmp/tiny.json'"
+    [ "$rc" -eq 0 ] || sed 's/^/#   stderr: /' "$tmp/tiny.err"
+done
+
 done_testing
