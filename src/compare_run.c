@@ -30,6 +30,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "plan.h"
 #include "run_internal.h"
 #include "timer.h"
 
@@ -312,23 +313,9 @@ int sb_run_set_baselines(sb_run *run, const size_t *base, sb_error *err)
     return finish_family(run, !run->meta.profile_shared, err);
 }
 
-static int cell_order(const sb_cell *a, const sb_cell *b)
-{
-    int c = strcmp(a->kernel->name, b->kernel->name);
-    if (c)
-        return c;
-    if (a->size != b->size)
-        return a->size < b->size ? -1 : 1;
-    if (a->src_align != b->src_align)
-        return a->src_align < b->src_align ? -1 : 1;
-    if (a->dst_align != b->dst_align)
-        return a->dst_align < b->dst_align ? -1 : 1;
-    return 0;
-}
-
 int sb_cell_same(const sb_cell *a, const sb_cell *b)
 {
-    return a && b && a->kernel && b->kernel && cell_order(a, b) == 0;
+    return a && b && a->kernel && b->kernel && sb__cell_order(a, b) == 0;
 }
 
 int sb_run_baseline_by(sb_run *run, const char *kernel, size_t src_align,
@@ -376,7 +363,7 @@ int sb_run_baseline_by(sb_run *run, const char *kernel, size_t src_align,
 static int by_cell(const void *x, const void *y)
 {
     const sb_cell_result *const *a = x, *const *b = y;
-    return cell_order(&(*a)->cell, &(*b)->cell);
+    return sb__cell_order(&(*a)->cell, &(*b)->cell);
 }
 
 int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,

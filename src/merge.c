@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "run_internal.h"
 
 /* Append one line to the warnings (cut when they do not fit). */
@@ -313,15 +314,9 @@ struct entry {
 static int entry_cmp(const void *x, const void *y)
 {
     const struct entry *a = x, *b = y;
-    int k = strcmp(a->c->kernel->name, b->c->kernel->name);
+    int k = sb__cell_order(a->c, b->c);
     if (k)
         return k;
-    if (a->c->size != b->c->size)
-        return a->c->size < b->c->size ? -1 : 1;
-    if (a->c->src_align != b->c->src_align)
-        return a->c->src_align < b->c->src_align ? -1 : 1;
-    if (a->c->dst_align != b->c->dst_align)
-        return a->c->dst_align < b->c->dst_align ? -1 : 1;
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
@@ -376,8 +371,7 @@ static int union_cells(sb_run *m, const sb_run *const *runs, size_t n,
     qsort(e, total, sizeof *e, entry_cmp);
     /* first[order]: the order of the first of its equal cells. */
     for (size_t q = 0; q < total; q++) {
-        int same = q && !entry_cmp(&(struct entry){e[q].c, 0, 0, 0},
-                                   &(struct entry){e[q - 1].c, 0, 0, 0});
+        int same = q && !sb__cell_order(e[q].c, e[q - 1].c);
         first[e[q].order] = same ? first[e[q - 1].order] : e[q].order;
         if (same && e[q].run == e[q - 1].run) {
             /* One run's data per cell and run: a second copy would count

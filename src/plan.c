@@ -121,23 +121,31 @@ int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
     return SB_OK;
 }
 
+int sb__cell_order(const sb_cell *a, const sb_cell *b)
+{
+    int c = strcmp(a->kernel->name, b->kernel->name);
+    if (c)
+        return c;
+    if (a->size != b->size)
+        return a->size < b->size ? -1 : 1;
+    if (a->src_align != b->src_align)
+        return a->src_align < b->src_align ? -1 : 1;
+    if (a->dst_align != b->dst_align)
+        return a->dst_align < b->dst_align ? -1 : 1;
+    return 0;
+}
+
 struct cell_key {
-    const char *name;
-    size_t size, src, dst, index;
+    const sb_cell *c;
+    size_t index;
 };
 
 static int key_cmp(const void *a, const void *b)
 {
     const struct cell_key *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
+    int c = sb__cell_order(x->c, y->c);
     if (c)
         return c;
-    if (x->size != y->size)
-        return x->size < y->size ? -1 : 1;
-    if (x->src != y->src)
-        return x->src < y->src ? -1 : 1;
-    if (x->dst != y->dst)
-        return x->dst < y->dst ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
@@ -153,17 +161,17 @@ size_t sb__cell_duplicate(const sb_cell *first, size_t n, size_t stride,
     for (size_t i = 0; i < n; i++) {
         const sb_cell *c =
             (const sb_cell *)(const void *)((const char *)first + i * stride);
-        k[i] = (struct cell_key){c->kernel && c->kernel->name
-                                     ? c->kernel->name
-                                     : "",
-                                 c->size, c->src_align, c->dst_align, i};
+        if (!c->kernel || !c->kernel->name) {
+            free(k);
+            return SIZE_MAX; /* not a cell yet: nothing to compare */
+        }
+        k[i] = (struct cell_key){c, i};
     }
     qsort(k, n, sizeof *k, key_cmp);
     /* Of every pair of equal neighbours, the one listed later; the first
      * in the list of those reported. */
     for (size_t i = 1; i < n; i++)
-        if (!strcmp(k[i].name, k[i - 1].name) && k[i].size == k[i - 1].size &&
-            k[i].src == k[i - 1].src && k[i].dst == k[i - 1].dst &&
+        if (!sb__cell_order(k[i].c, k[i - 1].c) &&
             (found == SIZE_MAX || k[i].index < found)) {
             found = k[i].index;
             *earlier = k[i - 1].index;

@@ -43,6 +43,11 @@ int sb__analysis_get(const sb_analysis_options *a, sb_analysis_options *full,
 struct sb_run;
 int sb__run_adopt_benches(struct sb_run *run);
 
+/* The one order of cells: by kernel name, then size, source offset and
+ * destination offset (sb_cell_same is 0 here); what compare matches and
+ * merge and the duplicate check sort by.  Both kernels named. */
+int sb__cell_order(const sb_cell *a, const sb_cell *b);
+
 /* The n cells at first, first + stride bytes, ...: the index of one that
  * repeats an earlier one (the same kernel name, size and offsets), with
  * that earlier one's in *earlier; SIZE_MAX when none does (or out of

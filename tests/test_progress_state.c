@@ -173,11 +173,18 @@ static void check_last(const sb_run *run, const char *what)
         !strcmp(sb_run_meta(run)->probe, "none"))
         tap_skip("%s: the clock probe was refused after the invocations "
                  "(%g, %g)", what, last->widest, widest);
-    else
-        tap_ok(!finite || !isfinite(last->widest) ||
-                   fabs(last->widest - widest) <= 1e-12 * widest,
-               "%s: its widest width is the run's (%g, %g)", what,
-               last->widest, widest);
+    else if (!tap_ok(!finite || !isfinite(last->widest) ||
+                         fabs(last->widest - widest) <= 1e-12 * widest,
+                     "%s: its widest width is the run's (%g, %g)", what,
+                     last->widest, widest))
+        for (size_t i = 0; i < sb_run_count(run); i++) {
+            const sb_cell_result *r = sb_run_cell(run, i);
+            tap_diag("cell %zu: %s, %zu samples, %zu with a clock, width "
+                     "%g, %s; notes: %s",
+                     i, sb_metric_name(r->metric), r->nsamples,
+                     r->clock_samples, r->rel_halfwidth, r->method,
+                     sb_run_meta(run)->notes);
+        }
 }
 
 static void run_one(size_t invocations, double precision, const char *what)
