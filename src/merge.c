@@ -348,7 +348,7 @@ static int union_cells(sb_run *m, const sb_run *const *runs, size_t n,
                        size_t **where, size_t *ncells, sb_error *err)
 {
     char nm[192];
-    size_t total = 0, at = 0, *first;
+    size_t total = 0, at = 0, groups = 0, *group, *merged;
     struct entry *e;
     int rc = SB_OK;
 
@@ -359,20 +359,23 @@ static int union_cells(sb_run *m, const sb_run *const *runs, size_t n,
         total += runs[r]->ncells;
     }
     e = malloc((total + 1) * sizeof *e);
-    first = malloc((total + 1) * sizeof *first);
-    if (!e || !first) {
+    group = malloc((total + 1) * sizeof *group);   /* by list order */
+    merged = malloc((total + 1) * sizeof *merged); /* by group */
+    if (!e || !group || !merged) {
         free(e);
-        free(first);
+        free(group);
+        free(merged);
         return sb__error(err, SB_ENOMEM, "out of memory");
     }
     for (size_t r = 0; r < n; r++)
         for (size_t j = 0; j < runs[r]->ncells; j++, at++)
             e[at] = (struct entry){&runs[r]->cells[j].cell, r, j, at};
     qsort(e, total, sizeof *e, entry_cmp);
-    /* first[order]: the order of the first of its equal cells. */
+    /* Equal cells are neighbours now: one group number each, and within
+     * a group the runs in list order, so a run's second copy follows
+     * its first. */
     for (size_t q = 0; q < total; q++) {
         int same = q && !sb__cell_order(e[q].c, e[q - 1].c);
-        first[e[q].order] = same ? first[e[q - 1].order] : e[q].order;
         if (same && e[q].run == e[q - 1].run) {
             /* One run's data per cell and run: a second copy would count
              * as another run and hide the first. */
@@ -381,21 +384,24 @@ static int union_cells(sb_run *m, const sb_run *const *runs, size_t n,
                            e[q].run + 1, cell_name(e[q].c, nm, sizeof nm));
             break;
         }
+        if (!same)
+            merged[groups++] = SIZE_MAX; /* no merged cell yet */
+        group[e[q].order] = groups - 1;
     }
     /* The merged cells in the order of their first listing. */
     at = 0;
     for (size_t r = 0; rc == SB_OK && r < n; r++)
         for (size_t j = 0; rc == SB_OK && j < runs[r]->ncells; j++, at++) {
-            if (first[at] == at) {
-                first[at] = SIZE_MAX - *ncells; /* its merged index, marked */
-                rc = add_union_cell(m, *ncells, &runs[r]->cells[j].cell, err);
-                where[r][j] = (*ncells)++;
-            } else {
-                where[r][j] = SIZE_MAX - first[first[at]];
+            size_t *m_i = &merged[group[at]];
+            if (*m_i == SIZE_MAX) {
+                *m_i = (*ncells)++;
+                rc = add_union_cell(m, *m_i, &runs[r]->cells[j].cell, err);
             }
+            where[r][j] = *m_i;
         }
     free(e);
-    free(first);
+    free(group);
+    free(merged);
     return rc;
 }
 

@@ -830,13 +830,14 @@ static int finish_run(sb_run *run, int rc, struct machine_totals *tot,
         rc = sb__error(err, SB_EINTR, "interrupted before any sample");
     /* A decision asked for that the run cannot make must not lose what
      * it measured: it stays as measured, and the notes say why. */
-    if (rc == SB_OK && run->analysis.shared_margin >= 0 &&
-        sb__run_redecide_refused(run)) {
-        sb__meta_note(&run->meta,
-                      "shared core: decided as measured, not again "
-                      "(--shared-margin): %s",
-                      sb__run_redecide_refused(run));
-        run->analysis.shared_margin = -1;
+    if (rc == SB_OK && run->analysis.shared_margin >= 0) {
+        const char *why = sb__run_redecide_refused(run);
+        if (why) {
+            sb__meta_note(&run->meta,
+                          "shared core: decided as measured, not again "
+                          "(--shared-margin): %s", why);
+            run->analysis.shared_margin = -1;
+        }
     }
     if (rc == SB_OK)
         rc = sb__run_analyse(run, err);

@@ -45,13 +45,25 @@ static int same_interval(const sb_interval *a, const sb_interval *b)
            a->level == b->level;
 }
 
-static void refused(const char *doc, const char *needle, const char *what)
+/* The run of document text doc, named "doc": sb_run_load_new's status,
+ * *run and *e as it leaves them. */
+static int load_doc(const char *doc, sb_run **run, sb_error *e)
 {
     FILE *f = fmemopen((void *)doc, strlen(doc), "r");
+    int rc;
+    *run = NULL;
+    if (!f)
+        return SB_EIO;
+    rc = sb_run_load_new(f, "doc", NULL, run, e);
+    fclose(f);
+    return rc;
+}
+
+static void refused(const char *doc, const char *needle, const char *what)
+{
     sb_run *run = NULL;
     sb_error e = {0};
-    int rc = sb_run_load_new(f, "doc", NULL, &run, &e);
-    fclose(f);
+    int rc = load_doc(doc, &run, &e);
     tap_ok(rc == SB_EIO && run == NULL && strstr(e.text, needle) != NULL,
            "%s is refused: %s", what, e.text);
     sb_run_free(run);
@@ -67,17 +79,15 @@ static void figures_of_extremes(void)
         "\"cells\": [{\"kernel\": \"data\", \"size\": 0, "
         "\"src_align\": 0, \"dst_align\": 0, \"samples_ticks\": "
         "[-1, -2, -3, -2, -1, -3, -2, -2, -1, -3]}]}";
-    FILE *f = fmemopen((void *)doc, strlen(doc), "r");
     sb_run *run = NULL;
     sb_error e = {0};
     sb_cell_result big;
 
-    if (tap_ok(sb_run_load_new(f, "doc", NULL, &run, &e) == SB_OK,
+    if (tap_ok(load_doc(doc, &run, &e) == SB_OK,
                "negative imported values: loaded (%s)", e.text))
         tap_ok(sb_run_cell(run, 0)->rel_halfwidth >= 0,
                "their relative half-width is positive (%g)",
                sb_run_cell(run, 0)->rel_halfwidth);
-    fclose(f);
     sb_run_free(run);
     memset(&big, 0, sizeof big);
     big.user_seconds = 1e308;
@@ -97,17 +107,13 @@ static void lonely_invocation(void)
         "\"size\": 4096, \"src_align\": 0, \"dst_align\": 0, "
         "\"samples_ticks\": [100, 101, 100, 102, 101, 100], "
         "\"invocation_samples\": [0, 6]}]}";
-    FILE *f = fmemopen((void *)doc, strlen(doc), "r");
     sb_run *run = NULL;
     sb_error e = {0};
     const sb_cell_result *r;
 
-    if (!tap_ok(sb_run_load_new(f, "doc", NULL, &run, &e) == SB_OK,
-                "invocation_samples [0, 6]: loaded (%s)", e.text)) {
-        fclose(f);
+    if (!tap_ok(load_doc(doc, &run, &e) == SB_OK,
+                "invocation_samples [0, 6]: loaded (%s)", e.text))
         return;
-    }
-    fclose(f);
     r = sb_run_cell(run, 0);
     tap_ok(strstr(r->method, "one invocation") != NULL,
            "the method says one invocation's samples: %s", r->method);

@@ -40,6 +40,7 @@
 #include "probe.h"
 #include "statbench.h"
 #include "synth_run.h"
+#include "report_text.h"
 
 enum { NCELLS = 2, NINV = 4, PER = 300 };
 #define CLOCK 1.5   /* core cycles per tick */
@@ -150,16 +151,7 @@ static sb_run *synth(uint64_t seed, double spread, int only_quiet)
 
 static char *json_of(const sb_run *run)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    int rc = f ? sb_report(run, SB_FORMAT_JSON, f, NULL) : SB_EIO;
-    if (f)
-        fclose(f);
-    if (rc == SB_OK)
-        return text;
-    free(text);
-    return NULL;
+    return report_text(run, SB_FORMAT_JSON);
 }
 
 static sb_run *load_text(const char *text, sb_error *e)
