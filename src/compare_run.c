@@ -43,6 +43,69 @@
  * how little two or three units tell. */
 #define COMPARE_BOOT_MIN_UNITS 5
 
+/* The tests a comparison can name, each in time and in core cycles, and
+ * as the within-run part of a comparison of two single runs whose
+ * interval the run-to-run sd widens (sb_stats_ratio_add_level). */
+enum method {
+    M_PAIRED,     /* two cells of one run, paired over invocations */
+    M_WELCH,      /* separate runs, too few units for a bootstrap */
+    M_BOOT_RUNS,  /* two merged runs: bootstrap over run medians */
+    M_BOOT_INV,   /* two runs: bootstrap over invocation medians */
+    M_ONE_RUNS,   /* one run against a merged one's run medians */
+    M_MW_POOLED,  /* samples pooled: invocation counts differ */
+    M_MW,         /* one invocation a side */
+    M_COUNT
+};
+
+static const char *const method_text[M_COUNT][2][2] = {
+    [M_PAIRED] = {{"paired t on log invocation medians", NULL},
+                  {"paired t on log invocation medians (core cycles)",
+                   NULL}},
+    [M_WELCH] = {{"Welch t on log unit medians, too few for a bootstrap",
+                  "Welch t on log invocation medians, widened by the "
+                  "run-to-run sd"},
+                 {"Welch t on log unit medians, too few for a bootstrap "
+                  "(core cycles)",
+                  "Welch t on log invocation medians, widened by the "
+                  "run-to-run sd (core cycles)"}},
+    [M_BOOT_RUNS] = {{"bootstrap of the ratio of median run medians", NULL},
+                     {"bootstrap of the ratio of median run medians (core "
+                      "cycles)",
+                      NULL}},
+    [M_BOOT_INV] = {{"bootstrap of the ratio of median invocation medians",
+                     "bootstrap of the ratio of median invocation medians, "
+                     "widened by the run-to-run sd"},
+                    {"bootstrap of the ratio of median invocation medians "
+                     "(core cycles)",
+                     "bootstrap of the ratio of median invocation medians, "
+                     "widened by the run-to-run sd (core cycles)"}},
+    [M_ONE_RUNS] = {{"t of the single run against the merged side's run "
+                     "medians",
+                     NULL},
+                    {"t of the single run against the merged side's run "
+                     "medians (core cycles)",
+                     NULL}},
+    [M_MW_POOLED] = {{"Mann-Whitney U, BCa ratio (samples pooled: "
+                      "invocation counts differ)",
+                      "BCa ratio of pooled samples, widened by the "
+                      "run-to-run sd"},
+                     {"Mann-Whitney U, BCa ratio (samples pooled: "
+                      "invocation counts differ)",
+                      "BCa ratio of pooled samples, widened by the "
+                      "run-to-run sd"}},
+    [M_MW] = {{"Mann-Whitney U, BCa bootstrap ratio",
+               "BCa bootstrap ratio, widened by the run-to-run sd"},
+              {"Mann-Whitney U, BCa bootstrap ratio (core cycles)",
+               "BCa bootstrap ratio, widened by the run-to-run sd (core "
+               "cycles)"}},
+};
+
+static const char *method_name(int m, int metric, int widened)
+{
+    const char *const *t = method_text[m][metric == SB_METRIC_CYCLES];
+    return widened && t[1] ? t[1] : t[0];
+}
+
 /* Keep the finite values of x[0..n) at its front (a cell judged in core
  * cycles has NAN for samples without a clock); returns how many. */
 static size_t finite_only(double *x, size_t n)
@@ -129,6 +192,70 @@ static int side_make(const sb_run *run, size_t i, int metric, double scale,
     return sb__unit_medians(run, s->med, &s->m);
 }
 
+/* The runs a cell's figures rest on: a merged cell's, else 1. */
+static size_t runs_of(const sb_cell_result *r)
+{
+    return r->runs >= 2 ? r->runs : 1;
+}
+
+/* A side's estimate in the compared metric: the median of its unit
+ * medians (what the table prints), or of its samples without any. */
+static double side_estimate(const struct side *s)
+{
+    size_t n = s->m ? s->m : finite_only(s->x, s->r->nsamples);
+    double *w = malloc((n + 1) * sizeof *w), v;
+
+    if (!w || n == 0) {
+        free(w);
+        return NAN;
+    }
+    memcpy(w, s->m ? s->med : s->x, n * sizeof *w);
+    v = sb__median_inplace(w, n);
+    free(w);
+    return v;
+}
+
+/* The standard deviation of the log unit medians of a side. */
+static double log_sd(const double *x, size_t m)
+{
+    double mean = 0, ss = 0;
+    for (size_t i = 0; i < m; i++)
+        mean += (log(x[i]) - mean) / (double)(i + 1);
+    for (size_t i = 0; i < m; i++)
+        ss += (log(x[i]) - mean) * (log(x[i]) - mean);
+    return m >= 2 ? sqrt(ss / (double)(m - 1)) : NAN;
+}
+
+/* A single run (one) against a side merged from several (runs): the
+ * run-to-run variance from the merged side's run medians, which a new
+ * run's estimate shares (sb_stats_run_vs_runs).  ratio is the compared
+ * cell over the baseline whichever side is merged.  SB_EINVAL when the
+ * merged side's runs cannot say it (fewer than 2, none positive, all
+ * equal). */
+static int one_vs_runs(const struct side *one, const struct side *runs,
+                       int runs_is_base, double level, sb_comparison *out,
+                       double *df)
+{
+    double x = side_estimate(one);
+    sb_interval r;
+    int rc;
+
+    if (runs->m < 2 || !all_positive(runs->med, runs->m) || !(x > 0) ||
+        !isfinite(x))
+        return SB_EINVAL;
+    rc = sb_stats_run_vs_runs(runs->med, runs->m, x, level, &r, &out->p,
+                              df);
+    if (rc != SB_OK)
+        return rc;
+    if (!runs_is_base)
+        r = (sb_interval){1 / r.estimate, 1 / r.hi, 1 / r.lo, r.level,
+                          r.achieved};
+    out->ratio = r;
+    out->run_sd = log_sd(runs->med, runs->m);
+    out->run_level = SB_RUN_LEVEL_BASELINE;
+    return SB_OK;
+}
+
 /* SB_OK, or SB_ENOMEM when the values could not be gathered; a pair that
  * cannot be compared is SB_OK with the comparison saying why. */
 static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
@@ -138,7 +265,9 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     /* The analysis options and the seed of the run compared. */
     const sb_analysis_options *o = &rc->analysis;
     const sb_cell_result *b = &rb->cells[ib], *c = &rc->cells[ic];
-    int rc_ = SB_EINVAL, metric = common_metric(b, c);
+    int rc_ = SB_EINVAL, metric = common_metric(b, c), method = M_MW;
+    int single_b = runs_of(b) == 1, single_c = runs_of(c) == 1, widened = 0;
+    int will_widen;
     struct side sb_, sc;
     double df = 0;
     size_t nb, nc;
@@ -148,6 +277,17 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     out->p = out->p_adjusted = out->a12 = out->mde = NAN;
     out->verdict = SB_VERDICT_INCONCLUSIVE;
     out->test = "not comparable (no samples or non-positive times)";
+    out->run_sd = NAN;
+    /* Two separate runs hold their run level in their data only when
+     * both were merged from several; a single run's is told or assumed
+     * below. */
+    out->run_level = paired                    ? SB_RUN_LEVEL_SAME_RUN
+                     : !single_b && !single_c ? SB_RUN_LEVEL_RUNS
+                     : o->run_sd >= 0         ? SB_RUN_LEVEL_GIVEN
+                                              : SB_RUN_LEVEL_ASSUMED;
+    /* A single run's interval is widened below unless the run-to-run sd
+     * is told to be 0. */
+    will_widen = out->run_level >= SB_RUN_LEVEL_GIVEN && o->run_sd != 0;
     if (side_make(rb, ib, metric, scale, &sb_) != SB_OK)
         return SB_ENOMEM;
     if (side_make(rc, ic, metric, 1.0, &sc) != SB_OK) {
@@ -155,16 +295,20 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
         return SB_ENOMEM;
     }
 
-    if (sb_.m >= 2 && sc.m >= 2 && all_positive(sb_.med, sb_.m) &&
+    if (!paired && single_b != single_c && o->run_sd < 0 &&
+        one_vs_runs(single_b ? &sb_ : &sc, single_b ? &sc : &sb_,
+                    single_c, o->ci_level, out, &df) == SB_OK) {
+        /* One run against a merged one: its run level is the merged
+         * runs' spread, unless the caller has told one. */
+        rc_ = SB_OK;
+        method = M_ONE_RUNS;
+    } else if (sb_.m >= 2 && sc.m >= 2 && all_positive(sb_.med, sb_.m) &&
         all_positive(sc.med, sc.m)) {
         if (paired && sb_.complete && sc.complete && sb_.m == sc.m) {
             rc_ = sb_stats_paired_log(sb_.med, sc.med, sb_.m, o->ci_level,
                                       &out->ratio, &out->p);
             df = (double)sb_.m - 1;
-            out->test = metric == SB_METRIC_CYCLES
-                            ? "paired t on log invocation medians (core "
-                              "cycles)"
-                            : "paired t on log invocation medians";
+            method = M_PAIRED;
         } else if ((sb_.m < COMPARE_BOOT_MIN_UNITS ||
                     sc.m < COMPARE_BOOT_MIN_UNITS) &&
                    sb_stats_welch_log(sb_.med, sb_.m, sc.med, sc.m,
@@ -173,34 +317,27 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
             /* (Both sides without variance, Welch has no answer: the
              * bootstrap below then says what the figures say.) */
             rc_ = SB_OK;
-            out->test = metric == SB_METRIC_CYCLES
-                            ? "Welch t on log unit medians, too few for a "
-                              "bootstrap (core cycles)"
-                            : "Welch t on log unit medians, too few for a "
-                              "bootstrap";
+            method = M_WELCH;
         } else {
             df = 0;
             /* Separate runs: the ratio of the two medians of invocation
              * medians, the figures the table prints, with its interval
              * and test from one seeded bootstrap over invocations (docs/
              * design.md, protocol step 10). */
-            rc_ = sb_stats_ratio_boot_test(
-                sb_.med, sb_.m, sc.med, sc.m, o->ci_level,
-                o->bootstrap ? o->bootstrap : COMPARE_BOOTSTRAP,
-                rc->measure.seed,
-                &out->ratio, &out->p);
-            if (b->runs >= 2 || c->runs >= 2)
-                out->test = metric == SB_METRIC_CYCLES
-                                ? "bootstrap of the ratio of median run "
-                                  "medians (core cycles)"
-                                : "bootstrap of the ratio of median run "
-                                  "medians";
-            else
-                out->test = metric == SB_METRIC_CYCLES
-                                ? "bootstrap of the ratio of median "
-                                  "invocation medians (core cycles)"
-                                : "bootstrap of the ratio of median "
-                                  "invocation medians";
+            size_t B = o->bootstrap ? o->bootstrap : COMPARE_BOOTSTRAP;
+            /* A ratio the run level widens takes its p from the widened
+             * interval: the bootstrap's own is not drawn (its interval
+             * is the same either way). */
+            rc_ = will_widen
+                      ? sb_stats_ratio_boot_ci(sb_.med, sb_.m, sc.med, sc.m,
+                                               o->ci_level, B,
+                                               SB_BOOT_PERCENTILE,
+                                               rc->measure.seed, &out->ratio)
+                      : sb_stats_ratio_boot_test(sb_.med, sb_.m, sc.med,
+                                                 sc.m, o->ci_level, B,
+                                                 rc->measure.seed,
+                                                 &out->ratio, &out->p);
+            method = !single_b || !single_c ? M_BOOT_RUNS : M_BOOT_INV;
         }
     } else if ((nb = finite_only(sb_.x, b->nsamples)) >= 2 &&
                (nc = finite_only(sc.x, c->nsamples)) >= 2 &&
@@ -215,24 +352,43 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
         if (rc_ == SB_OK)
             rc_ = sb_stats_mann_whitney(sc.x, nc, sb_.x, nb, &u, &out->p,
                                         &out->a12);
-        out->test = b->invocations >= 2 || c->invocations >= 2
-                        ? "Mann-Whitney U, BCa ratio (samples pooled: "
-                          "invocation counts differ)"
-                    : metric == SB_METRIC_CYCLES
-                        ? "Mann-Whitney U, BCa bootstrap ratio (core cycles)"
-                        : "Mann-Whitney U, BCa bootstrap ratio";
+        method = b->invocations >= 2 || c->invocations >= 2 ? M_MW_POOLED
+                                                            : M_MW;
     }
     side_free(&sb_);
     side_free(&sc);
+    if (rc_ == SB_OK && out->run_level >= SB_RUN_LEVEL_GIVEN &&
+        method != M_ONE_RUNS) {
+        /* At least one single run, and its run level is not in the data:
+         * the within-run interval widened by the run-to-run sd told, or
+         * assumed, for each single side (a merged side's interval holds
+         * its own). */
+        double sd = o->run_sd >= 0 ? o->run_sd : SB_RUN_SD_ASSUMED;
+        double var = sd * sd * (double)(single_b + single_c);
+        sb_interval w = out->ratio;
+        /* (A told sd of 0 leaves the within test as it is: its p and its
+         * interval, skewed or not.) */
+        if (var > 0)
+            rc_ = sb_stats_ratio_add_level(&w, df, var, o->ci_level,
+                                           &out->ratio, &out->p, &df);
+        widened = var > 0;
+        out->run_sd = sd;
+    }
     if (rc_ != SB_OK) {
         out->ratio = (sb_interval){NAN, NAN, NAN, o->ci_level, NAN};
         out->p = NAN;
+        out->run_sd = NAN;
         out->test = "not comparable (no samples or non-positive times)";
         return SB_OK;
     }
+    out->test = method_name(method, metric, widened);
     if (out->ratio.lo > 0 && out->ratio.hi > 0) {
-        double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + o->ci_level / 2, df)
-                          : gsl_cdf_ugaussian_Pinv(0.5 + o->ci_level / 2);
+        /* The interval's own quantile: the level it achieves. */
+        double lvl = out->ratio.achieved > 0 && out->ratio.achieved < 1
+                         ? out->ratio.achieved
+                         : o->ci_level;
+        double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + lvl / 2, df)
+                          : gsl_cdf_ugaussian_Pinv(0.5 + lvl / 2);
         double se = (log(out->ratio.hi) - log(out->ratio.lo)) / (2 * q);
         /* se is already the difference's; sb_stats_mde takes one side's. */
         out->mde = sb_stats_mde(se / sqrt(2.0), df, o->alpha, 0.8);

@@ -33,7 +33,7 @@ static void no_comparison(sb_comparison *out)
     out->valid = 0;
     out->base = SIZE_MAX;
     out->ratio = (sb_interval){NAN, NAN, NAN, NAN, NAN};
-    out->p = out->p_adjusted = out->a12 = out->mde = NAN;
+    out->p = out->p_adjusted = out->a12 = out->mde = out->run_sd = NAN;
     out->verdict = SB_VERDICT_NONE;
     out->test = "none: the call failed";
 }

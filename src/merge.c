@@ -10,11 +10,12 @@
  *
  * What differs between the runs is told, one line each: an error when the
  * runs cannot be one measurement (no cell in common, samples measured
- * elsewhere mixed with measured ones, hot against cold caches, a run
- * already merged), a warning otherwise (another host, CPU model, kernel,
+ * elsewhere mixed with measured ones, hot against cold caches), a warning
+ * otherwise (another host, CPU model, kernel,
  * statbench version, timer rate, counters, a cell missing from some
  * runs).  Times of a run whose timer ran at another rate are converted to
- * the first run's ticks.
+ * the first run's ticks.  A run merged already brings its runs, so that a
+ * merged baseline can take one more run (statbench --save --append).
  */
 #include "config.h"
 
@@ -268,21 +269,17 @@ static int add_run(sb_run *m, const sb_run *src, const size_t *where,
     return rc;
 }
 
-/* The runs can be one measurement: none NULL or merged already, all
- * measured or all imported, all at one cache state.  Their cells and
- * invocations counted into *total and *ninv. */
+/* The runs can be one measurement: none NULL, all measured or all
+ * imported, all at one cache state.  Their cells, invocations and runs
+ * (a merged input counts its own) counted into *total, *ninv and
+ * *nruns. */
 static int check_runs(const sb_run *const *runs, size_t n, size_t *total,
-                      size_t *ninv, sb_error *err)
+                      size_t *ninv, size_t *nruns, sb_error *err)
 {
     for (size_t r = 0; r < n; r++) {
         if (!runs[r])
             return sb__error(err, SB_EINVAL, "sb_run_merge_new: runs[%zu] is "
                              "NULL", r);
-        if (runs[r]->nruns >= 2)
-            return sb__error(err, SB_EINVAL,
-                             "run %zu is already merged from %zu runs: "
-                             "merge the runs it came from",
-                             r + 1, runs[r]->nruns);
         if (runs[r]->imported != runs[0]->imported)
             return sb__error(err, SB_EINVAL,
                              "run %zu %s, run 1 %s: not one measurement",
@@ -301,6 +298,7 @@ static int check_runs(const sb_run *const *runs, size_t n, size_t *total,
                              sb_cache_name(runs[0]->measure.cache));
         *total += runs[r]->ncells;
         *ninv += runs[r]->invocations;
+        *nruns += runs[r]->nruns >= 2 ? runs[r]->nruns : 1;
     }
     return SB_OK;
 }
@@ -434,7 +432,7 @@ static size_t common_cells(const sb_run *m, const sb_run *const *runs,
 int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
                      char *warnings, size_t len, sb_error *err)
 {
-    size_t total = 0, ncells = 0, ninv = 0;
+    size_t total = 0, ncells = 0, ninv = 0, nruns = 0, base = 0;
     size_t **where = NULL;
     sb_run *m = NULL;
     int rc = SB_OK;
@@ -449,14 +447,14 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
         return sb__error(err, SB_EINVAL,
                          "merge: %zu run%s given: at least 2 to merge", n,
                          n == 1 ? "" : "s");
-    if ((rc = check_runs(runs, n, &total, &ninv, err)) != SB_OK)
+    if ((rc = check_runs(runs, n, &total, &ninv, &nruns, err)) != SB_OK)
         return rc;
     m = sb__run_alloc(total, &runs[0]->measure, &runs[0]->analysis);
     where = calloc(n, sizeof *where);
     if (m) {
         m->own_kernels = calloc(total + 1, sizeof *m->own_kernels);
         m->inv_run = malloc((ninv + 1) * sizeof *m->inv_run);
-        m->runs = calloc(n, sizeof *m->runs);
+        m->runs = calloc(nruns, sizeof *m->runs);
     }
     if (!m || !where || !m->own_kernels || !m->inv_run || !m->runs) {
         rc = sb__error(err, SB_ENOMEM, "out of memory");
@@ -473,7 +471,7 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
     m->ncells = ncells;
     m->meta = runs[0]->meta;
     m->imported = runs[0]->imported;
-    m->nruns = n;
+    m->nruns = nruns;
     snprintf(m->hz_source, sizeof m->hz_source, "%s",
              runs[0]->meta.timer.hz_source ? runs[0]->meta.timer.hz_source
                                            : "");
@@ -487,8 +485,13 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
             compare_meta(runs[0], runs[r], r, warnings, len);
         if (runs[r]->meta.timer.hz > 0 && runs[0]->meta.timer.hz > 0)
             scale = runs[0]->meta.timer.hz / runs[r]->meta.timer.hz;
-        m->runs[r] = runs[r]->meta;
-        m->runs[r].timer.hz_source = m->hz_source;
+        /* A merged input brings its runs, each a run of the merge: a
+         * baseline saved with --append grows one run at a time. */
+        size_t own = runs[r]->nruns >= 2 ? runs[r]->nruns : 1;
+        for (size_t k = 0; k < own; k++) {
+            m->runs[base + k] = own >= 2 ? runs[r]->runs[k] : runs[r]->meta;
+            m->runs[base + k].timer.hz_source = m->hz_source;
+        }
         for (size_t g = 0; g < runs[r]->invocations; g++) {
             /* Its probes' figures with its ticks converted: the clock is
              * core cycles per tick, the quiet level ticks per rep when
@@ -504,8 +507,10 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
                 rc = sb__error(err, SB_ENOMEM, "out of memory");
                 goto fail;
             }
-            m->inv_run[m->invocations++] = r;
+            m->inv_run[m->invocations++] =
+                base + (own >= 2 ? sb_run_invocation_run(runs[r], g) : 0);
         }
+        base += own;
         m->elapsed += runs[r]->elapsed;
         m->rounds += runs[r]->rounds;
         m->interrupted |= runs[r]->interrupted;

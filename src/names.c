@@ -54,6 +54,11 @@
 #define SB__SHARED_LEVELS(X)                                                \
     X(SB_SHARED_INVOCATION, "invocation") X(SB_SHARED_RUN, "run")
 
+#define SB__RUN_LEVELS(X)                                                   \
+    X(SB_RUN_LEVEL_SAME_RUN, "same-run") X(SB_RUN_LEVEL_RUNS, "runs")       \
+    X(SB_RUN_LEVEL_BASELINE, "baseline-runs")                               \
+    X(SB_RUN_LEVEL_GIVEN, "given") X(SB_RUN_LEVEL_ASSUMED, "assumed")
+
 #define SB__NAME_CASE(value, text)                                          \
     case value:                                                             \
         return text;
@@ -89,3 +94,4 @@ SB__NAME_PAIR(plot_kind, SB__PLOT_KINDS)
 SB__NAME_PAIR(metric, SB__METRICS)
 SB__NAME_PAIR(profile_state, SB__PROFILE_STATES)
 SB__NAME_PAIR(shared_level, SB__SHARED_LEVELS)
+SB__NAME_PAIR(run_level, SB__RUN_LEVELS)

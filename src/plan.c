@@ -235,6 +235,7 @@ static const sb_analysis_options analysis_defaults = {
     .metric = SB_METRIC_AUTO,
     .inconclusive = SB_INCONCLUSIVE_FAIL,
     .shared_margin = -1,
+    .run_sd = -1,
 };
 
 void sb_analysis_options_init(sb_analysis_options *a)
@@ -374,6 +375,10 @@ int sb_analysis_options_check(const sb_analysis_options *in, sb_error *err)
                          "shared-core margin %g: use a negative value (as "
                          "measured), 0 (the refitted model's own) or a "
                          "share below 1", a->shared_margin);
+    if (!(a->run_sd < 1) || isnan(a->run_sd))
+        return sb__error(err, SB_EINVAL,
+                         "run-to-run sd %g: use a negative value (not "
+                         "known), 0 or a share below 1", a->run_sd);
     return SB_OK;
 }
 

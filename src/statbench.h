@@ -252,16 +252,20 @@ SB_API int sb_stats_ratio_boot_ci(const double *x, size_t nx, const double *y,
                                   sb_interval *out);
 
 /* The ratio of medians median(y) / median(x) with its percentile
- * bootstrap interval and a two-sided bootstrap p-value for ratio 1, both
- * from the same B resamples (drawn exactly as sb_stats_ratio_boot_ci
- * draws them, so the interval equals its SB_BOOT_PERCENTILE one): p is
- * twice the smaller share of resampled ratios on one side of 1, those
- * equal to 1 counted half on each side, and never below 1 / (B + 1).
- * The test thus rejects where the interval at level 1 - p excludes 1:
- * the estimate, its interval and the test are one statistic.  Given
- * invocation medians, it is what compare uses between runs (the median
- * of invocation medians is what the table reports).  All values
- * positive and finite; errors as above. */
+ * bootstrap interval and a two-sided bootstrap p-value for ratio 1.  The
+ * interval comes from B resamples (drawn exactly as
+ * sb_stats_ratio_boot_ci draws them, so it equals its SB_BOOT_PERCENTILE
+ * one).  p is twice the smaller share of resampled ratios on one side of
+ * 1, those equal to 1 counted half on each side, so the test rejects
+ * where the interval at level 1 - p excludes 1.  A count needs
+ * replicates beyond 1 to resolve a small p: while fewer than 10 lie
+ * there, 10 times as many more are drawn from the same stream, up to
+ * 10,000 in all, and past that p is the normal tail of the replicates'
+ * log ratios (their mean over their standard deviation).  So p has no
+ * floor at 1 / (B + 1), and Holm over a large table can still call a
+ * clear change.  Given invocation medians, it is what compare uses
+ * between runs (the median of invocation medians is what the table
+ * reports).  All values positive and finite; errors as above. */
 SB_API int sb_stats_ratio_boot_test(const double *x, size_t nx,
                                     const double *y, size_t ny,
                                     double level, size_t B, uint64_t seed,
@@ -354,6 +358,35 @@ SB_API int sb_stats_welch_log(const double *x, size_t nx, const double *y,
  * ratio is exactly 1). */
 SB_API int sb_stats_paired_log(const double *a, const double *b, size_t m,
                                double level, sb_interval *ratio, double *p);
+
+/* One run's estimate x against the estimates runs[0..m) of m earlier
+ * runs of the same cell: is x one of them?  The runs' log estimates give
+ * the run-to-run variance s^2 (m - 1 df); a new run differs from their
+ * geometric mean by a t with se^2 = s^2 (1 + 1/m).  ratio: x over the
+ * geometric mean with its t interval at level; p: the two-sided p of
+ * ratio 1; df (optional): m - 1.  SB_EINVAL for m < 2, a value <= 0 or
+ * non-finite, or runs all equal (no spread to judge by). */
+SB_API int sb_stats_run_vs_runs(const double *runs, size_t m, double x,
+                                double level, sb_interval *ratio, double *p,
+                                double *df);
+
+/* A ratio's interval from the spread within two runs, widened by what
+ * the runs' own levels add.  Each side of within (estimate, lo, hi at
+ * its achieved level, from a t with df degrees of freedom, 0 for a
+ * normal quantile) gives a within-run standard error of the log ratio,
+ * its log half-width over the quantile q; run_var (>= 0) is added to its
+ * square (2 sd^2 for two runs of run-to-run sd sd), and the side is
+ * rebuilt at level with the quantile of the sum's Welch-Satterthwaite df,
+ * df (se_total / se_within)^4 (normal when df is 0 or the side has no
+ * width), so that a skewed interval stays skewed.  out: the estimate
+ * with the widened ends; p: the two-sided p of ratio 1 from the side that
+ * faces 1; df_out (optional): that side's df.  SB_EINVAL for a within
+ * interval that is not positive, finite and ordered lo <= estimate <= hi,
+ * a negative or non-finite run_var, df < 0, a level outside (0, 1). */
+SB_API int sb_stats_ratio_add_level(const sb_interval *within, double df,
+                                    double run_var, double level,
+                                    sb_interval *out, double *p,
+                                    double *df_out);
 
 /* Holm-Bonferroni adjusted p-values of a family of m tests: sort p
  * ascending as p(1) <= ... <= p(m), adjusted(i) = max over j <= i of
@@ -916,7 +949,26 @@ typedef struct sb_analysis_options {
                              shared core throughout is judged by the quiet
                              core's level.  Unused while shared_margin is
                              negative */
+    double run_sd;        /* the run-to-run standard deviation of a cell's
+                             estimate on this host, relative (0.03: 3%),
+                             for a comparison of two separate runs of
+                             which at least one is a single run (whose
+                             data cannot show it).  Negative (the default,
+                             -1): not known, so taken from a side merged
+                             from several runs (sb_run_merge_new), else
+                             SB_RUN_SD_ASSUMED.  0 claims that runs do
+                             not differ; a value in (0, 1) is this
+                             host's, learned by the caller (the runs
+                             of a merge of saved runs) */
 } sb_analysis_options;
+
+/* The run-to-run standard deviation assumed for a comparison of one run
+ * a side when nothing better is known (sb_analysis_options.run_sd): 3%,
+ * the largest level at which such comparisons are required to keep
+ * their false verdicts at alpha (tests/test_runlevel.c).  Two quiet runs
+ * of one host differ less (0.04-0.2% seen), so the price is power: with
+ * it, no change below about 12% can be claimed from one run a side. */
+#define SB_RUN_SD_ASSUMED 0.03
 
 /* The defaults, size included.  A NULL a is left alone. */
 SB_API void sb_analysis_options_init(sb_analysis_options *a);
@@ -1064,6 +1116,24 @@ typedef struct sb_cell_result {
     sb_interval core_per_byte;
 } sb_cell_result;
 
+/* Where a comparison's variation between runs comes from.  Two cells of
+ * one run share its runs (SAME_RUN: paired, the run level cancels); two
+ * merged runs hold it in their run medians (RUNS); a single run against
+ * a side merged from several runs takes it from those runs (BASELINE);
+ * a single run against a single run can only be told it (GIVEN,
+ * sb_analysis_options.run_sd) or assume it (ASSUMED, SB_RUN_SD_ASSUMED). */
+enum sb_run_level {
+    SB_RUN_LEVEL_SAME_RUN = 0,
+    SB_RUN_LEVEL_RUNS,
+    SB_RUN_LEVEL_BASELINE,
+    SB_RUN_LEVEL_GIVEN,
+    SB_RUN_LEVEL_ASSUMED
+};
+/* "same-run", "runs", "baseline-runs", "given", "assumed"; "?" if
+ * unknown.  _parse: the level of a name, -1 if unknown. */
+SB_API const char *sb_run_level_name(int level);
+SB_API int sb_run_level_parse(const char *name);
+
 /* A comparison of one cell against a baseline cell. */
 typedef struct sb_comparison {
     int valid;             /* 0: this cell has no baseline */
@@ -1074,9 +1144,16 @@ typedef struct sb_comparison {
     double p_adjusted;     /* Holm-adjusted over the run's comparisons */
     double a12;            /* P(cell sample > baseline sample), ties half
                               (sample level; NAN at the invocation level) */
-    double mde;            /* smallest relative effect detectable here */
+    double mde;            /* smallest relative effect detectable here,
+                              at 80% power, by the interval used */
     enum sb_verdict verdict;
     const char *test;      /* static text naming the test */
+    enum sb_run_level run_level; /* where the variation between runs in
+                              ratio and p came from */
+    double run_sd;         /* the run-to-run sd (relative) added to the
+                              within-run spread: SB_RUN_LEVEL_GIVEN or
+                              _ASSUMED; the one estimated from the
+                              baseline's runs for _BASELINE; NAN else */
 } sb_comparison;
 
 /* One finding of the environment audit. */

@@ -50,6 +50,15 @@
 #include "sb_internal.h"
 #include "stats_internal.h"
 
+/* Fewest replicates beyond the null for a counted bootstrap p; below it
+ * more are drawn (boot_ci), then the normal tail of the replicates
+ * (tail_p). */
+#define BOOT_P_MIN_TAIL 10.0
+/* Most replicates drawn for a p (boot_ci): a count then resolves p down
+ * to 2 * 10 / 10^4 = 0.002, Holm's need in a table of 25 rows; smaller
+ * ps are the normal tail's, at ten times the cost of B at most. */
+#define BOOT_P_MAX_B 10000.0
+
 /* ---- The deterministic part -------------------------------------------- */
 
 int sb__boot_interval(const double *rs, size_t B, double estimate,
@@ -339,6 +348,60 @@ static int check_ratio(const double *x, size_t nx, const double *y,
     return SB_OK;
 }
 
+/* The replicates' standing against ratio 1, kept as they come: how many
+ * lie below and at 1, and their log ratios' mean and sum of squared
+ * deviations (Welford), for a p from more replicates than are kept. */
+struct tail {
+    double n, below, equal, mean, m2;
+    int bad; /* a replicate that is not positive */
+};
+
+static void tail_add(struct tail *t, double r)
+{
+    double l, dl;
+
+    if (!(r > 0.0)) {
+        t->bad = 1;
+        return;
+    }
+    t->n += 1.0;
+    t->below += r < 1.0;
+    t->equal += r == 1.0;
+    l = log(r);
+    dl = l - t->mean;
+    t->mean += dl / t->n;
+    t->m2 += dl * (l - t->mean);
+}
+
+/* The replicates beyond 1 on the side that has fewer. */
+static double tail_count(const struct tail *t)
+{
+    double k = t->below + 0.5 * t->equal;
+    return fmin(k, t->n - k);
+}
+
+/* Counted, a p rests on the replicates beyond 1: twice the smaller
+ * share.  With fewer than BOOT_P_MIN_TAIL of them it cannot resolve the
+ * p (B of them cannot show one below 1 / (B + 1)); there the replicates'
+ * log ratios are taken as normal (the bootstrap's normal approximation,
+ * Efron and Tibshirani 1993, ch. 16), the tail of their mean over their
+ * standard deviation, whose resolution has no floor. */
+static double tail_p(const struct tail *t)
+{
+    double z;
+
+    if (t->n == 0.0 || t->bad)
+        return NAN;
+    if (tail_count(t) >= BOOT_P_MIN_TAIL || t->n < 2.0)
+        return fmin(1.0, 2.0 * tail_count(t) / t->n);
+    if (!(t->m2 > 0.0))
+        /* Every replicate the same: nothing to scale a tail by, and they
+         * say only "rarer than 1 / (n + 1)". */
+        return fmax(2.0 * tail_count(t) / t->n, 1.0 / (t->n + 1.0));
+    z = fabs(t->mean) / sqrt(t->m2 / (t->n - 1.0));
+    return 2.0 * gsl_cdf_ugaussian_Q(z);
+}
+
 /* A new mt19937 seeded from a 64-bit seed, or NULL. */
 static gsl_rng *new_rng(uint64_t seed)
 {
@@ -421,10 +484,26 @@ static int boot_ci(const double *x, size_t nx, const double *y, size_t ny,
             goto done;
     }
     rc = sb__boot_interval(reps, B, est, accel, level, method, out);
-    /* B resamples cannot show a p below 1 / (B + 1): all of them on one
-     * side says "rarer than that", not "impossible". */
-    if (rc == SB_OK && p)
-        *p = fmax(sb__boot_p(reps, B, 1.0), 1.0 / ((double)B + 1.0));
+    if (rc == SB_OK && p) {
+        /* The p of a table's row must resolve what Holm asks of it (m
+         * rows: p below alpha / m): while fewer than BOOT_P_MIN_TAIL
+         * replicates lie beyond 1, ten times as many more are drawn from
+         * the same stream, up to BOOT_P_MAX_B; the interval stays the
+         * first B's.  Past that, tail_p's normal tail. */
+        struct tail t = {0};
+        for (b = 0; b < B; ++b)
+            tail_add(&t, reps[b]);
+        for (size_t more = B; tail_count(&t) < BOOT_P_MIN_TAIL && !t.bad &&
+                              t.n < BOOT_P_MAX_B;
+             more *= 10)
+            for (b = 0; b < 9 * more && t.n < BOOT_P_MAX_B; ++b) {
+                double rx = resample_median(sx, nx, counts, &d);
+                tail_add(&t, resample_median(sy, ny, counts, &d) / rx);
+            }
+        *p = tail_p(&t);
+        if (isnan(*p))
+            rc = SB_ENUMERIC;
+    }
 done:
     if (r)
         gsl_rng_free(r);
@@ -434,6 +513,17 @@ done:
     free(reps);
     free(jack);
     return rc;
+}
+
+double sb__boot_p_resolved(const double *rs, size_t B)
+{
+    struct tail t = {0};
+
+    if (!rs || B == 0)
+        return NAN;
+    for (size_t i = 0; i < B; ++i)
+        tail_add(&t, rs[i]);
+    return tail_p(&t);
 }
 
 double sb__boot_p(const double *rs, size_t B, double null)

@@ -364,6 +364,113 @@ int sb_stats_paired_log(const double *a, const double *b, size_t m,
     return ratio_interval(mean, q * se, level, ratio);
 }
 
+int sb_stats_run_vs_runs(const double *runs, size_t m, double x,
+                         double level, sb_interval *ratio, double *p,
+                         double *df)
+{
+    double mean, ss, se, d, tt, q, nu;
+    int rc;
+
+    if (!runs || !ratio || !p || m < 2 || !(level > 0.0 && level < 1.0) ||
+        !(x > 0.0) || !isfinite(x) || !all_positive_finite(runs, m))
+        return SB_EINVAL;
+    sb_init();
+
+    log_moments(runs, m, &mean, &ss);
+    if (ss == 0.0)
+        return SB_EINVAL; /* no spread between the runs to judge by */
+    nu = (double)(m - 1);
+    /* The new run's log estimate minus the runs' mean: the variance of
+     * one run plus that of the mean of m, s^2 (1 + 1/m). */
+    se = sqrt(ss / nu * (1.0 + 1.0 / (double)m));
+    d = log(x) - mean;
+    tt = d / se;
+    if (!isfinite(tt))
+        return SB_ENUMERIC;
+    if ((rc = t_two_sided(tt, nu, p)) != SB_OK ||
+        (rc = t_quantile(level, nu, &q)) != SB_OK)
+        return rc;
+    if (df)
+        *df = nu;
+    return ratio_interval(d, q * se, level, ratio);
+}
+
+/* One side of a within-run interval, log half-width h at quantile qw
+ * (df: its t's, 0 normal), widened by run_var: *s the total standard
+ * error, *nu its Welch-Satterthwaite df (0: normal), *q its quantile at
+ * level. */
+static int widen_side(double h, double qw, double df, double run_var,
+                      double level, double *s, double *nu, double *q)
+{
+    double sw = h / qw;
+
+    *s = sqrt(sw * sw + run_var);
+    /* The run level's variance taken as known: nu = s^4 / (sw^4 / df).
+     * A normal within part (df 0), or none, leaves a normal sum. */
+    *nu = df > 0.0 && sw > 0.0 ? df * pow(*s / sw, 4.0) : 0.0;
+    if (!isfinite(*nu) || *nu >= 1e9)
+        *nu = 0.0;
+    if (*nu > 0.0)
+        return t_quantile(level, *nu, q);
+    *q = gsl_cdf_ugaussian_Pinv(0.5 + level / 2.0);
+    return SB_OK;
+}
+
+int sb_stats_ratio_add_level(const sb_interval *within, double df,
+                             double run_var, double level, sb_interval *out,
+                             double *p, double *df_out)
+{
+    double qw, lvl, d, sl, su, nul, nuh, ql, qh, s, nu;
+    int rc;
+
+    if (!within || !out || !p || !(df >= 0.0) || !isfinite(df) ||
+        !(run_var >= 0.0) || !isfinite(run_var) ||
+        !(level > 0.0 && level < 1.0))
+        return SB_EINVAL;
+    if (!(within->lo > 0.0) || !(within->estimate >= within->lo) ||
+        !(within->hi >= within->estimate) || !isfinite(within->hi))
+        return SB_EINVAL;
+    sb_init();
+
+    /* The within interval's own quantile: its achieved level where it
+     * has one (an order-statistic interval holds more than it asked). */
+    lvl = within->achieved > 0.0 && within->achieved < 1.0 ? within->achieved
+          : within->level > 0.0 && within->level < 1.0     ? within->level
+                                                             : level;
+    qw = df > 0.0 ? gsl_cdf_tdist_Pinv(0.5 + lvl / 2.0, df)
+                  : gsl_cdf_ugaussian_Pinv(0.5 + lvl / 2.0);
+    if (!(qw > 0.0) || !isfinite(qw))
+        return SB_ENUMERIC;
+    d = log(within->estimate);
+    /* Each side on its own: a bootstrap interval of medians can be far
+     * from symmetric, and its skew is information the widening keeps. */
+    if ((rc = widen_side(d - log(within->lo), qw, df, run_var, level, &sl,
+                         &nul, &ql)) != SB_OK ||
+        (rc = widen_side(log(within->hi) - d, qw, df, run_var, level, &su,
+                         &nuh, &qh)) != SB_OK)
+        return rc;
+    /* The test of ratio 1 reads the side that faces 1. */
+    s = d >= 0.0 ? sl : su;
+    nu = d >= 0.0 ? nul : nuh;
+    if (s == 0.0)
+        /* No spread: the ratio is known, as the paired test says of
+         * equal log ratios. */
+        *p = d == 0.0 ? 1.0 : 0.0;
+    else if (nu > 0.0) {
+        if ((rc = t_two_sided(d / s, nu, p)) != SB_OK)
+            return rc;
+    } else
+        *p = fmin(1.0, 2.0 * gsl_cdf_ugaussian_Q(fabs(d / s)));
+    if (df_out)
+        *df_out = nu;
+    out->estimate = within->estimate;
+    out->lo = exp(d - ql * sl);
+    out->hi = exp(d + qh * su);
+    out->level = level;
+    out->achieved = level;
+    return isfinite(out->lo) && isfinite(out->hi) ? SB_OK : SB_ENUMERIC;
+}
+
 int sb_stats_holm(const double *p, size_t m, double *adjusted)
 {
     size_t *perm, k;

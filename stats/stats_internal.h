@@ -76,5 +76,10 @@ void sb__ratio_jackknife(const double *sx, size_t nx, const double *sy,
  * interval excludes null (up to the interpolation of its endpoints).
  * NAN for NULL rs or B == 0. */
 double sb__boot_p(const double *rs, size_t B, double null);
+/* The two-sided bootstrap p of ratio 1 from the B ratio replicates rs,
+ * as boot_ci forms it once it has drawn all it will: sb__boot_p's count
+ * where at least 10 replicates lie beyond 1, else the normal tail of the
+ * replicates' log ratios. */
+double sb__boot_p_resolved(const double *rs, size_t B);
 
 #endif

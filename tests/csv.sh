@@ -12,7 +12,8 @@ python_scratch sbcsv "CSV read back"
 cat >"$tmp/csvcheck.py" <<'PYEOF'
 import csv, io, re, sys
 
-TEXT = {"kernel", "family", "ci_method", "verdict", "test", "metric", "unit"}
+TEXT = {"kernel", "family", "ci_method", "verdict", "test", "metric", "unit",
+        "run_level"}
 
 
 def load(path):

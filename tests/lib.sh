@@ -88,6 +88,14 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 exec(sys.stdin.read())' "$2"
 }
 
+# check_json DESCRIPTION FILE: the same over the JSON FILE, given to it
+# parsed as d.  Needs $PY.
+check_json() {
+    check "$1" "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.stdin.read())' "$2"
+}
+
 # run_scratch PREFIX: a scratch directory in $tmp, removed on every way
 # out, with $pid (a run in the background, if any) killed; signals end the
 # script with the shell's usual status.  Also sets PY (python3 or empty)

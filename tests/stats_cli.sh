@@ -101,7 +101,10 @@ def run(path, shift, seed):
 run(sys.argv[1] + "/x.json", 1.0, 1)
 run(sys.argv[1] + "/y.json", 1.10, 2)
 PYEOF
-    "$STATBENCH" compare "$tmp/x.json" "$tmp/y.json" >"$tmp/xy" 2>"$tmp/err"
+    # The simulated runs have no run level (each invocation is drawn
+    # around 1000 x shift alone): --run-sd 0 says so.
+    "$STATBENCH" compare "$tmp/x.json" "$tmp/y.json" --run-sd 0 \
+        >"$tmp/xy" 2>"$tmp/err"
     rc=$?
     check "compare of files made elsewhere exits 0 (rc $rc)" test "$rc" -eq 0
     v1=$(rows_by_name "$tmp/xy" '$1 == "k1" { print $c("verdict") }')
@@ -113,6 +116,21 @@ PYEOF
     check "the unchanged cell is not judged faster or slower ($v2)" \
         sh -c "echo '$v2' | grep -Eqx 'equivalent|inconclusive'"
     [ $? -eq 0 ] || sed 's/^/# /' "$tmp/xy"
+    # Without it, one run a side cannot show its run level: the header
+    # says the 3% assumed, and the JSON names it.
+    "$STATBENCH" compare "$tmp/x.json" "$tmp/y.json" >"$tmp/xy3" \
+        2>"$tmp/err"
+    check "one run a side: the header says the run-to-run sd is assumed" \
+        grep -q "^between:  one run a side: .*3% assumed" "$tmp/xy3"
+    "$STATBENCH" compare "$tmp/x.json" "$tmp/y.json" -f json \
+        >"$tmp/xy3.json" 2>"$tmp/err"
+    check_json "  the JSON's comparison: run_level assumed, run_sd 0.03" \
+        "$tmp/xy3.json" <<'PYEOF2'
+for c in d["cells"]:
+    k = c["comparison"]
+    assert k["run_level"] == "assumed" and k["run_sd"] == 0.03, k
+    assert "widened by the run-to-run sd" in k["test"], k["test"]
+PYEOF2
 else
     skip "compare of files made elsewhere" "no python3"
 fi

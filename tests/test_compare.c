@@ -767,9 +767,31 @@ static void check_boot_test(void)
     }
     tap_ok(sb_stats_ratio_boot_test(big, 20, big + 20, 20, 0.95, 1000, 1,
                                     &ci, &p) == SB_OK &&
-               p == 1.0 / 1001 && ci.lo > 1,
-           "ratio boot test: a clear shift, p at its floor 1/(B+1) and the "
-           "interval above 1");
+               p > 0 && p < 1e-6 && ci.lo > 1,
+           "ratio boot test: a clear shift, p %.3g below the counted floor "
+           "1/(B+1) and the interval above 1", p);
+    /* Where the count cannot resolve the p (fewer than 10 replicates
+     * beyond 1) it is the normal tail of the log replicates.  Replicates
+     * exp(c + 0.01 z_i), z_i = -1.5 + 3 i / 999 (python3: math.erfc of
+     * the mean over the n - 1 standard deviation, over sqrt 2). */
+    {
+        static const struct {
+            double c, want;
+            const char *what;
+        } pr[] = {
+            {0.1, 9.347430873700506e-31, "none beyond 1: the normal tail"},
+            {0.01489, 0.08602091536748523,
+             "4 beyond 1: the normal tail, not the count's 0.008"},
+            {0.01, 0.334, "167 beyond 1: the count"},
+        };
+        static double rs[1000];
+        for (size_t k = 0; k < sizeof pr / sizeof *pr; k++) {
+            for (size_t i = 0; i < 1000; i++)
+                rs[i] = exp(pr[k].c + 0.01 * (-1.5 + 3.0 * (double)i / 999));
+            TAP_IS_REL(sb__boot_p_resolved(rs, 1000), pr[k].want, 1e-9,
+                       "bootstrap p, %s", pr[k].what);
+        }
+    }
     /* Issue 12's A/A pair, rebuilt: 48 clean invocation medians, 8 on
      * each of the six clock levels it measured (53.73 to 65.42 ticks),
      * and in A 19 contended ones at 92 to 117, in B 19 clean ones at the
@@ -967,6 +989,86 @@ static void check_far_tail(void)
     }
 }
 
+/* The run level: one run against earlier runs, and a within-run ratio
+ * widened by a run-to-run variance.  References from mpmath at 40
+ * digits, written from the formulas in statbench.h, not from the code:
+ * logs, their mean and n - 1 variance, the t tail from the regularized
+ * incomplete beta (betainc), the quantiles by findroot on it, and for
+ * the normal erfc and erfinv. */
+static void check_run_level(void)
+{
+    static const double runs[] = {100, 103, 98, 101, 99};
+    static const double same[] = {100, 100, 100};
+    sb_interval r, w = {1.05, 1.01, 1.09, 0.95, 0.95};
+    double p, df;
+
+    tap_ok(sb_stats_run_vs_runs(runs, 5, 107, 0.95, &r, &p, &df) == SB_OK,
+           "run vs runs: SB_OK");
+    TAP_IS_REL(r.estimate, 1.068021029074776, 1e-12,
+               "run vs runs: 107 over the runs' geometric mean");
+    TAP_IS_REL(r.lo, 1.007635184974503, 1e-10,
+               "run vs runs: t(4) interval, s^2 (1 + 1/m), lower end");
+    TAP_IS_REL(r.hi, 1.132025692984120, 1e-10,
+               "run vs runs: t(4) interval, upper end");
+    TAP_IS_REL(p, 0.03487150086494771, 1e-9, "run vs runs: two-sided p");
+    tap_ok(df == 4, "run vs runs: m - 1 = 4 df");
+    tap_ok(sb_stats_run_vs_runs(same, 3, 107, 0.95, &r, &p, NULL) ==
+               SB_EINVAL,
+           "run vs runs: runs all equal have no spread to judge by");
+    tap_ok(sb_stats_run_vs_runs(runs, 1, 107, 0.95, &r, &p, NULL) ==
+               SB_EINVAL &&
+               sb_stats_run_vs_runs(runs, 5, 0, 0.95, &r, &p, NULL) ==
+                   SB_EINVAL &&
+               sb_stats_run_vs_runs(runs, 5, NAN, 0.95, &r, &p, NULL) ==
+                   SB_EINVAL,
+           "run vs runs: one run, or a new estimate that is not positive "
+           "and finite, refused");
+
+    tap_ok(sb_stats_ratio_add_level(&w, 10, 2 * 0.03 * 0.03, 0.95, &r, &p,
+                                    &df) == SB_OK,
+           "add level: SB_OK");
+    TAP_IS_REL(r.estimate, 1.05, 1e-15, "add level: the estimate stays");
+    TAP_IS_REL(r.lo, 0.9595060406284612, 1e-9,
+               "add level (t, 10 df): lower end");
+    TAP_IS_REL(r.hi, 1.148446569198380, 1e-9,
+               "add level (t, 10 df): upper end");
+    TAP_IS_REL(p, 0.2879946404710356, 1e-8, "add level (t, 10 df): p");
+    TAP_IS_REL(df, 479.3936641163635, 1e-9,
+               "add level: Welch-Satterthwaite df of the side facing 1");
+    tap_ok(sb_stats_ratio_add_level(&w, 0, 2 * 0.03 * 0.03, 0.95, &r, &p,
+                                    &df) == SB_OK &&
+               df == 0,
+           "add level (normal): SB_OK, a normal sum");
+    TAP_IS_REL(r.lo, 0.9579232654585401, 1e-10,
+               "add level (normal): lower end");
+    TAP_IS_REL(r.hi, 1.150231034115374, 1e-10,
+               "add level (normal): upper end");
+    TAP_IS_REL(p, 0.2974393057810982, 1e-10, "add level (normal): p");
+    tap_ok(sb_stats_ratio_add_level(&w, 10, 0, 0.95, &r, &p, &df) == SB_OK &&
+               fabs(r.lo / 1.01 - 1) < 1e-12 && fabs(r.hi / 1.09 - 1) < 1e-12,
+           "add level: nothing added keeps the within interval, each side "
+           "its own width (%.6f %.6f)", r.lo, r.hi);
+    {
+        /* A skewed bootstrap interval stays skewed. */
+        sb_interval sk = {1.1, 1.02, 3.1, 0.95, 0.95};
+        tap_ok(sb_stats_ratio_add_level(&sk, 0, 2 * 0.03 * 0.03, 0.95, &r,
+                                        &p, NULL) == SB_OK &&
+                   r.lo < 1.02 && r.hi > 3.1 &&
+                   log(r.hi / 1.1) > 5 * log(1.1 / r.lo),
+               "add level: a skewed interval [1.02, 3.1] around 1.1 stays "
+               "skewed: [%.4f, %.4f]", r.lo, r.hi);
+    }
+    tap_ok(sb_stats_ratio_add_level(&w, 10, -1, 0.95, &r, &p, NULL) ==
+                   SB_EINVAL &&
+               sb_stats_ratio_add_level(&w, -1, 0, 0.95, &r, &p, NULL) ==
+                   SB_EINVAL &&
+               sb_stats_ratio_add_level(&(sb_interval){1, 0, 2, 0.95, 0.95},
+                                        10, 0, 0.95, &r, &p, NULL) ==
+                   SB_EINVAL,
+           "add level: a negative variance or df, or an interval reaching "
+           "0, refused");
+}
+
 int main(void)
 {
     size_t counts[NKINDS] = {0};
@@ -984,6 +1086,7 @@ int main(void)
     check_hand();
     check_boot_test();
     check_far_tail();
+    check_run_level();
     check_bad_input();
     return tap_done();
 }

@@ -225,11 +225,22 @@ static void merge_api(void)
                    sb_run_run_meta(m2, 1)->hostname);
             in[0] = m2;
             in[1] = a;
-            sb_run *refused = NULL;
-            tap_ok(sb_run_merge_new(in, 2, &refused, NULL, 0, &err) ==
-                           SB_EINVAL &&
-                       !refused && strstr(err.text, "already merged"),
-                   "merge: a merged run is refused: %s", err.text);
+            sb_run *more = NULL;
+            int ok2 = sb_run_merge_new(in, 2, &more, NULL, 0, &err) == SB_OK;
+            /* The merged run's 3 runs, then a's invocations as a 4th. */
+            tap_ok(ok2 && sb_run_runs(more) == 4 &&
+                       sb_run_invocation_run(more, 2) == 2 &&
+                       sb_run_invocation_run(more,
+                                             sb_run_invocations(more) - 1) ==
+                           3 &&
+                       sb_run_cell(more, 0)->runs == 4 &&
+                       !strcmp(sb_run_run_meta(more, 3)->hostname,
+                               sb_run_meta(a)->hostname) &&
+                       !strcmp(sb_run_run_meta(more, 1)->hostname,
+                               sb_run_run_meta(m2, 1)->hostname),
+                   "merge: a merged run brings its runs, one more run "
+                   "joins as the next (%s)", err.text);
+            sb_run_free(more);
         }
     }
     sb_run_free(m);

@@ -49,6 +49,7 @@ struct cli {
     int list_counters;
     int format, quiet;
     int no_profile, profile_reset; /* --no-profile; profile --reset */
+    int save_append;                 /* --append: --save adds a run */
     unsigned sub;                    /* SUB_* of this command */
     const struct cli_option *refused; /* the first option sub refuses */
     int argc;             /* the command line as typed, for the record */

@@ -428,34 +428,30 @@ static void check_baseline(const sb_plan *plan, const char *spec)
               "--kernel, or align=N of --align)", spec);
 }
 
-/* --against must share a cell with the plan (the library's matcher, as
+/* --against (and --append's baseline) must share a cell with the plan (the library's matcher, as
  * compare needs its two runs to): checked before measuring, so that it
  * costs no time, and with compare's exit status 2. */
 static void check_against(const sb_plan *plan, const sb_run *base,
-                          const char *name)
+                          const char *opt, const char *name)
 {
     for (size_t i = 0; i < sb_plan_count(plan); i++)
         for (size_t j = 0; j < sb_run_count(base); j++)
             if (sb_cell_same(sb_plan_cell(plan, i),
                              &sb_run_cell(base, j)->cell))
                 return;
-    die_usage("--against %s: no cell in common with this run (same "
-              "kernel, size and offsets)", name);
+    die_usage("%s %s: no cell in common with this run (same kernel, size "
+              "and offsets)", opt, name);
 }
 
-/* The saved run of --against, checked before anything is measured; or
- * NULL without --against. */
-static sb_run *load_against(const struct cli *cli)
+/* Saved baseline name read for option opt (--against, --append), or NULL
+ * when missing_ok and there is none.  A hostile file, or one that is not
+ * a regular file, stops the command here, before anything is measured. */
+static sb_run *load_saved(const char *name, const char *opt, int missing_ok)
 {
-    char *path;
+    char *path = baseline_path(name, 0);
     FILE *f;
-    sb_run *against;
+    sb_run *run;
 
-    if (cli->save)
-        free(baseline_path(cli->save, 0)); /* checks the name, early */
-    if (!cli->against)
-        return NULL;
-    path = baseline_path(cli->against, 0);
     if (path) {
         /* A saved baseline is a regular file: a FIFO planted under its
          * name would block here, a device would feed it anything.  Opened
@@ -466,8 +462,7 @@ static sb_run *load_against(const struct cli *cli)
         if (fd >= 0)
             close(fd);
         if (fd >= 0 && !regular) {
-            say("--against '%s': %s is not a regular file", cli->against,
-                path);
+            say("%s '%s': %s is not a regular file", opt, name, path);
             free(path);
             exit(EXIT_USAGE);
         }
@@ -476,29 +471,46 @@ static sb_run *load_against(const struct cli *cli)
     if (!f) {
         int e = path ? errno : ENOMEM;
         free(path); /* before exiting: a leak checker sees no leak */
+        if (e == ENOENT && missing_ok)
+            return NULL;
         if (e == ENOENT)
-            die_usage("--against '%s': no such saved baseline (save one "
-                      "with --save NAME)", cli->against);
-        die_usage("--against '%s': %s", cli->against, strerror(e));
+            die_usage("%s '%s': no such saved baseline (save one with "
+                      "--save NAME)", opt, name);
+        die_usage("%s '%s': %s", opt, name, strerror(e));
     }
     fclose(f);
-    against = cli_load_or_die(path, NULL);
+    run = cli_load_or_die(path, NULL);
     free(path);
-    if (sb_run_imported(against)) {
-        sb_run_free(against);
-        die_usage("--against '%s': a baseline of imported samples "
-                  "(statbench analyze: values in their own unit), not "
-                  "times to compare a measurement with", cli->against);
+    if (sb_run_imported(run)) {
+        sb_run_free(run);
+        die_usage("%s '%s': a baseline of imported samples (statbench "
+                  "analyze: values in their own unit), not times to "
+                  "compare a measurement with", opt, name);
     }
+    return run;
+}
+
+/* The saved run of --against, checked before anything is measured; or
+ * NULL without --against. */
+static sb_run *load_against(const struct cli *cli)
+{
+    sb_run *against;
+
+    if (cli->save)
+        free(baseline_path(cli->save, 0)); /* checks the name, early */
+    if (cli->save_append && !cli->save)
+        die_usage("--append adds to the baseline --save NAME names: give "
+                  "--save");
+    if (!cli->against)
+        return NULL;
+    if (cli->baseline)
+        die_usage("--against and --baseline '%s' cannot be combined",
+                  cli->baseline);
+    against = load_saved(cli->against, "--against", 0);
     if (sb_run_interrupted(against))
         say("--against %s: this baseline was interrupted (saved from "
             "partial results): its cells rest on fewer samples",
             cli->against);
-    if (cli->baseline) {
-        sb_run_free(against);
-        die_usage("--against and --baseline '%s' cannot be combined",
-                  cli->baseline);
-    }
     return against;
 }
 
@@ -570,27 +582,73 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     return run;
 }
 
-/* --save: the run kept as a baseline, unless a cell has no sample. */
-static int save_baseline(const sb_run *run, const struct cli *cli,
-                         size_t empty, int status)
+/* --save NAME --append: this run merged into the saved NAME (its runs
+ * and this one), or NULL with the reason said when they cannot be one
+ * measurement; prior NULL (no such baseline yet): NULL, nothing said. */
+static sb_run *append_run(const sb_run *run, const sb_run *prior,
+                          const char *name)
+{
+    const sb_run *in[2] = {prior, run};
+    char warnings[4096];
+    sb_run *m = NULL;
+    sb_error err = {0};
+
+    if (!prior)
+        return NULL;
+    if (sb_run_merge_new(in, 2, &m, warnings, sizeof warnings, &err) !=
+        SB_OK) {
+        say("--append: this run cannot join baseline '%s': %s", name,
+            err.text);
+        return NULL;
+    }
+    /* What differs between the baseline's runs and this one, one line
+     * each, as statbench merge says it. */
+    for (char *line = warnings, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        *nl = '\0';
+        say("--append: warning: %s", line);
+    }
+    return m;
+}
+
+/* --save: the run kept as a baseline, unless a cell has no sample; with
+ * --append, added to the runs of prior (the baseline as it was). */
+static int save_baseline(const sb_run *run, const sb_run *prior,
+                         const struct cli *cli, size_t empty, int status)
 {
     char *path;
     int failed = status;
+    sb_run *merged = NULL;
 
     if (empty) {
         say("not saved as baseline '%s': %zu cell%s without a valid sample",
             cli->save, empty, empty == 1 ? "" : "s");
         return status;
     }
+    if (prior && !(merged = append_run(run, prior, cli->save))) {
+        say("not saved as baseline '%s': it keeps its %zu run%s", cli->save,
+            sb_run_runs(prior) >= 2 ? sb_run_runs(prior) : 1,
+            sb_run_runs(prior) >= 2 ? "s" : "");
+        return 1;
+    }
     /* Saved even when an output above failed (the measurement is good),
      * and then said even with -q: the exit status is 1. */
     path = baseline_path(cli->save, 1);
-    if (!path || cli_write_file(run, SB_FORMAT_JSON, path) != 0)
+    if (!path ||
+        cli_write_file(merged ? merged : run, SB_FORMAT_JSON, path) != 0)
         status = 1;
-    else if (!cli->quiet || failed)
-        say("saved as baseline '%s' (%s)%s%s", cli->save, path,
+    else if (!cli->quiet || failed) {
+        char runs[64] = "";
+        if (merged)
+            snprintf(runs, sizeof runs, ", now of %zu runs",
+                     sb_run_runs(merged));
+        say("saved as baseline '%s' (%s)%s%s%s", cli->save, path, runs,
             sb_run_interrupted(run) ? ", marked interrupted" : "",
             failed ? "; an output above was not written" : "");
+    }
+    sb_run_free(merged);
     free(path);
     return status;
 }
@@ -791,6 +849,10 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
 {
     sb_plan *plan = sb_plan_new();
     sb_run *run, *against = load_against(cli);
+    /* --append's baseline, read (and refused if hostile) before the
+     * run costs its time. */
+    sb_run *prior = cli->save_append ? load_saved(cli->save, "--append", 1)
+                                     : NULL;
     sb_error err = {0};
     sb_profile_figures figures;
     char profile_dir[4000];
@@ -808,12 +870,16 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     if (cli->baseline)
         check_baseline(plan, cli->baseline);
     if (against)
-        check_against(plan, against, cli->against);
+        check_against(plan, against, "--against", cli->against);
+    if (prior)
+        check_against(plan, prior, "--append", cli->save);
     if (sb_analysis_options_check(&cli->aopt, &err) != SB_OK ||
         sb_plan_check(plan, &cli->mopt, &err) != SB_OK)
         die_usage("%s", err.text);
     profile_check(cli, profile_dir, sizeof profile_dir);
     if (!(run = measure(plan, cli, &status))) {
+        sb_run_free(against);
+        sb_run_free(prior);
         sb_plan_free(plan);
         return status;
     }
@@ -825,7 +891,8 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     if (empty && status == 0)
         status = 1;
     if (cli->save)
-        status = save_baseline(run, cli, empty, status);
+        status = save_baseline(run, prior, cli, empty, status);
+    sb_run_free(prior);
     if (against) {
         status = gate(run, against, cli->against, cli, status);
         sb_run_free(against);

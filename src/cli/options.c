@@ -138,6 +138,24 @@ static void set_shared_margin(struct cli *cli, const struct cli_option *o,
     *AT(cli, o, double) = d / 100;
 }
 
+/* unknown (-1: from a merged side, else assumed) or a percentage in
+ * [0, 100). */
+static void set_run_sd(struct cli *cli, const struct cli_option *o,
+                       const char *arg)
+{
+    char msg[256];
+    double d;
+    if (!strcmp(arg, "unknown")) {
+        *AT(cli, o, double) = -1;
+        return;
+    }
+    /* The parser's bounds are open: -1 lets 0 in, refused below it. */
+    if (cli_parse_double(arg, -1, 100, &d, msg, sizeof msg) || !(d >= 0))
+        die_usage("--%s '%s': use unknown or a percentage in [0, 100)",
+                  o->name, arg);
+    *AT(cli, o, double) = d / 100;
+}
+
 static void set_bootstrap(struct cli *cli, const struct cli_option *o,
                           const char *arg)
 {
@@ -423,6 +441,12 @@ static const struct cli_option options[] = {
          "measured around each sample), time, or auto\n"
          "(default: cycles for hot copy/clear cells within\n"
          "the L2 cache when the clock is known, else time)"),
+    {"run-sd", 0, "PCT", ALL | ANALYSIS, set_run_sd, FIELD(aopt.run_sd),
+     .unit = "",
+     .help = "run-to-run sd of this host, for comparing two\n"
+             "separate runs when one is a single run (compare,\n"
+             "--against): PCT, or unknown (default: from a side\n"
+             "merged from several runs, else 3% assumed)"},
     {"threshold", 0, "PCT", ALL | ANALYSIS, set_percent, FIELD(aopt.threshold),
      .unit = "", .help = "practical threshold of verdicts (default 1)"},
     NUMBER("alpha", "A", ALL | ANALYSIS, aopt.alpha, 0, 1, 1, 1, "",
@@ -478,6 +502,10 @@ static const struct cli_option options[] = {
     STRING("save", 0, "NAME", M, save,
            "keep the run as baseline NAME (JSON under\n"
            "$STATBENCH_BASELINES or ~/.local/share/statbench)"),
+    FLAG("append", 0, M, save_append, 1,
+         "--save adds this run to baseline NAME (merged with\n"
+         "its runs) instead of replacing it: a baseline of\n"
+         "several runs holds the host's run-to-run spread"),
     STRING("against", 0, "NAME", M, against,
            "compare every cell with baseline NAME; exit status\n"
            "1 when a cell is slower with significance and by\n"

@@ -28,7 +28,8 @@ static const char *const fixed[] = {
     "rejected_migration", "rejected_interrupt", "disturbed_context_switch",
     "disturbed_migration", "disturbed_interrupt", "rejected_kernel_failed",
     "rejected_cpu_wait", "rejected_shared_core", "disturbed_cpu_wait",
-    "disturbed_shared_core", "clock_samples", "unit", "timer_hz"};
+    "disturbed_shared_core", "clock_samples", "unit", "timer_hz",
+    "run_level", "run_sd"};
 #define NFIXED (sizeof fixed / sizeof fixed[0])
 
 /* The four columns of each counter: its name (csv_name) and these. */
@@ -272,6 +273,9 @@ static void csv_row(const sb_run *run, size_t i, row *w)
      * / timer_hz is seconds per call. */
     text(w, imported ? NULL : m->timer.kind == SB_TIMER_TSC ? "ticks" : "ns");
     num(w, 17, imported || !(hz > 0) ? NAN : hz);
+    /* Where the comparison's variation between runs came from. */
+    text(w, c ? sb_run_level_name((int)c->run_level) : NULL);
+    num(w, 4, c ? c->run_sd : NAN);
     for (size_t k = 0; k < m->ncounters && k < SB_MAX_COUNTERS; k++) {
         int got = k < r->ncounters;
         num(w, 6, got ? r->counters[k].per_call.estimate : NAN);

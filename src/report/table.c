@@ -200,6 +200,53 @@ static void machine(const sb_run *run, FILE *f)
     }
 }
 
+/* Where the variation between runs of the comparisons came from, when
+ * they compare separate runs: what a reader must know before trusting a
+ * ratio of two runs (sb_comparison.run_level). */
+static void run_level_line(const sb_run *run, FILE *f)
+{
+    size_t n[SB_RUN_LEVEL_ASSUMED + 1] = {0};
+    double sd = NAN, mde = NAN, sdmax = NAN;
+
+    for (size_t i = 0; i < sb_run_count(run); i++) {
+        const sb_comparison *c = sb_run_comparison(run, i);
+        if (!c || !c->valid || (int)c->run_level < 0 ||
+            c->run_level > SB_RUN_LEVEL_ASSUMED)
+            continue;
+        n[c->run_level]++;
+        if (c->run_level >= SB_RUN_LEVEL_GIVEN) {
+            sd = c->run_sd;
+            if (isfinite(c->mde) && !(c->mde <= mde))
+                mde = c->mde;
+        } else if (c->run_level == SB_RUN_LEVEL_BASELINE &&
+                   isfinite(c->run_sd) && !(c->run_sd <= sdmax)) {
+            sdmax = c->run_sd;
+        }
+    }
+    if (n[SB_RUN_LEVEL_ASSUMED] || n[SB_RUN_LEVEL_GIVEN]) {
+        fprintf(f,
+                "between:  one run a side: the run-to-run sd is not in the "
+                "data; %.3g%% %s widens each ratio's interval",
+                100 * sd,
+                n[SB_RUN_LEVEL_GIVEN]
+                    ? "as given (--run-sd)"
+                    : "assumed (--run-sd PCT if this host's is known, or "
+                      "a baseline of several runs: --save NAME --append)");
+        if (isfinite(mde))
+            fprintf(f, "; no change below %.3g%% can be claimed at 80%% "
+                       "power", 100 * mde);
+        fputc('\n', f);
+    }
+    if (n[SB_RUN_LEVEL_BASELINE])
+        fprintf(f,
+                "between:  one run against a merged run: the run-to-run sd "
+                "from the merged run's runs (up to %.3g%%)\n",
+                100 * sdmax);
+    if (n[SB_RUN_LEVEL_RUNS])
+        fprintf(f, "between:  merged runs a side: the run level is in the "
+                   "run medians\n");
+}
+
 /* The header's lines on what each cell is judged in (sb_metric_choose),
  * the core clock seen over the run, and the warning when invocations ran
  * at different clocks while some cell is reported in time, whose figures
@@ -313,6 +360,8 @@ static void header(const sb_run *run, FILE *f)
                 "faster); p Holm-adjusted over %s; verdict at alpha %g, "
                 "threshold +-%g%%\n",
                 "all rows", an->alpha, 100 * an->threshold);
+    if (sb__report_any_comparison(run))
+        run_level_line(run, f);
     if (!external(run)) {
         int tsc = t->kind == SB_TIMER_TSC;
         /* What each column of the rows is, and of which interval: MB/s's

@@ -1,0 +1,389 @@
+/*
+ * test_runlevel.c: comparisons of separate runs, by simulation, when the
+ * runs themselves differ.  Within one run every invocation shares the
+ * run's level (its day, its clock step, its neighbours); the spread of
+ * its invocations cannot show it.  A comparison of two runs must take it
+ * from somewhere honest: merged runs, a side merged from several runs, a
+ * run-to-run sd the caller knows, or the one assumed
+ * (SB_RUN_SD_ASSUMED).  This test shows each keeps its false verdicts at
+ * alpha, reports the power it has, and that the one-run-a-side figures
+ * without a run level (run_sd 0, the old behaviour) do not.
+ *
+ * The model (the audit's): true median 1000 ticks; each sample times
+ * lognormal(0, 0.05); each invocation times exp(N(0, 0.03)); each run
+ * times exp(N(0, sd_run)); k invocations a run, SAMPLES samples each.  A
+ * pair is two runs of the same cell, B's truth 1000 (A/A), 1050 or 1100.
+ * Every run is built through the internal API (sb__run_add_invocation)
+ * and compared by sb_run_compare_to, the code behind compare and
+ * --against.
+ *
+ * Rates are judged by their Wilson 95% interval: a false-verdict rate
+ * fails when its interval lies wholly above alpha (it is then above alpha
+ * beyond its binomial noise), a coverage when its interval lies wholly
+ * below the level.  Every section draws from gsl_rng_mt19937 with its own
+ * fixed seed, so a failure reproduces exactly.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "run_internal.h"
+#include "statbench.h"
+#include "tap.h"
+
+#define PAIRS 400
+#define SAMPLES 10
+#define ALPHA 0.05
+#define SEED 20261202UL
+
+/* Wilson's 95% interval of k successes in n. */
+static void wilson(size_t k, size_t n, double *lo, double *hi)
+{
+    double z = 1.959963984540054, p = (double)k / (double)n;
+    double d = 1 + z * z / (double)n;
+    double c = (p + z * z / (2.0 * (double)n)) / d;
+    double h = z * sqrt(p * (1 - p) / (double)n +
+                        z * z / (4.0 * (double)n * (double)n)) /
+               d;
+    *lo = c - h;
+    *hi = c + h;
+}
+
+/* ncells cells of one plan (kernel movsl, sizes 64, 128, ...), nruns
+ * runs of k invocations each (nruns >= 2: a merged run), truth[i] the
+ * true median of cell i; run_sd the sd of a run's log level, inv_sd an
+ * invocation's, samp_sd a sample's.  Analysed with analysis options a
+ * (NULL: the defaults). */
+static sb_run *simulate(gsl_rng *r, size_t ncells, const double *truth,
+                        size_t nruns, size_t k, double run_sd, double inv_sd,
+                        double samp_sd, const sb_analysis_options *a)
+{
+    const sb_kernel *kern = sb_kernel_find("movsl");
+    sb_measure_options o;
+    sb_run *run;
+    double x[SAMPLES];
+
+    sb_measure_options_init(&o);
+    o.seed = gsl_rng_get(r);
+    run = sb__run_alloc(ncells, &o, a);
+    if (!run)
+        return NULL;
+    run->meta.timer.kind = SB_TIMER_TSC;
+    run->meta.timer.hz = 1e9;
+    run->meta.timer.hz_source = "test";
+    snprintf(run->meta.statbench_version, sizeof run->meta.statbench_version,
+             "%s", PACKAGE_VERSION);
+    run->ncells = ncells;
+    for (size_t i = 0; i < ncells; i++)
+        run->cells[i].cell =
+            (sb_cell){.kernel = kern, .size = 64 * (i + 1)};
+    if (nruns >= 2) {
+        run->nruns = nruns;
+        run->inv_run = malloc(nruns * k * sizeof *run->inv_run);
+        run->runs = calloc(nruns, sizeof *run->runs);
+        if (!run->inv_run || !run->runs) {
+            sb_run_free(run);
+            return NULL;
+        }
+    }
+    for (size_t u = 0; u < nruns; u++) {
+        /* One level per run, shared by its cells: a host state. */
+        double ru = gsl_ran_gaussian(r, run_sd);
+        for (size_t g = 0; g < k; g++) {
+            for (size_t i = 0; i < ncells; i++) {
+                double ig = gsl_ran_gaussian(r, inv_sd);
+                sb__raw_cell raw = {.nsamples = SAMPLES, .ticks = x,
+                                    .iters = 1};
+                for (size_t s = 0; s < SAMPLES; s++)
+                    x[s] = truth[i] *
+                           exp(ru + ig + gsl_ran_gaussian(r, samp_sd));
+                if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
+                    sb_run_free(run);
+                    return NULL;
+                }
+            }
+            if (nruns >= 2)
+                run->inv_run[run->invocations] = u;
+            run->invocations++;
+        }
+    }
+    if (sb__run_analyse(run, NULL) != SB_OK) {
+        sb_run_free(run);
+        return NULL;
+    }
+    return run;
+}
+
+/* One setting: nb runs on the baseline side, 1 on the other, k
+ * invocations each, run_sd the model's run level, told the
+ * comparison's run_sd (negative: not told). */
+struct setting {
+    size_t nb, k;
+    double sd_run, told;
+};
+
+struct rates {
+    size_t n, false_v, power5, power10, cover, called[3];
+    double mde; /* the median claim of the A/A pairs */
+    int level;  /* the run level the comparisons said */
+};
+
+/* The verdict of B (truth 1000 x effect) against A (1000), one cell. */
+static const sb_comparison *pair(gsl_rng *r, const struct setting *s,
+                                 double effect, sb_run **a_out,
+                                 sb_run **b_out)
+{
+    sb_analysis_options o;
+    double ta = 1000, tb = 1000 * effect;
+
+    sb_analysis_options_init(&o);
+    o.run_sd = s->told;
+    *a_out = simulate(r, 1, &ta, s->nb, s->k, s->sd_run, 0.03, 0.05, &o);
+    *b_out = simulate(r, 1, &tb, 1, s->k, s->sd_run, 0.03, 0.05, &o);
+    if (!*a_out || !*b_out ||
+        sb_run_compare_to(*b_out, *a_out, NULL, NULL) != SB_OK)
+        return NULL;
+    return sb_run_comparison(*b_out, 0);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static struct rates run_setting(gsl_rng *r, const struct setting *s)
+{
+    static const double effects[3] = {1.0, 1.05, 1.10};
+    struct rates out = {0};
+    double *mde = malloc(PAIRS * sizeof *mde);
+
+    out.level = -1;
+    for (size_t e = 0; e < 3; e++)
+        for (size_t t = 0; t < PAIRS; t++) {
+            sb_run *a = NULL, *b = NULL;
+            const sb_comparison *c = pair(r, s, effects[e], &a, &b);
+            if (c && c->valid) {
+                int called = c->verdict == SB_VERDICT_FASTER ||
+                             c->verdict == SB_VERDICT_SLOWER;
+                int right = effects[e] > 1 ? c->verdict == SB_VERDICT_SLOWER
+                                           : 0;
+                out.level = (int)c->run_level;
+                if (e == 0) {
+                    out.n++;
+                    out.false_v += (size_t)called;
+                    out.cover += c->ratio.lo <= 1 && 1 <= c->ratio.hi;
+                    if (mde)
+                        mde[t] = c->mde;
+                }
+                out.power5 += (size_t)(e == 1 && right);
+                out.power10 += (size_t)(e == 2 && right);
+                out.called[e] += (size_t)called;
+            }
+            sb_run_free(a);
+            sb_run_free(b);
+        }
+    if (mde && out.n == PAIRS) {
+        qsort(mde, PAIRS, sizeof *mde, cmp_double);
+        out.mde = mde[PAIRS / 2];
+    } else {
+        out.mde = NAN;
+    }
+    free(mde);
+    return out;
+}
+
+static const char *told_name(double told, char *buf, size_t len)
+{
+    if (told < 0)
+        return "not told";
+    snprintf(buf, len, "told %g%%", 100 * told);
+    return buf;
+}
+
+/* The table of false verdicts and power, one row a setting, and the
+ * checks on each. */
+static void table(void)
+{
+    static const struct setting set[] = {
+        /* One run a side, nothing told: the assumed 3%. */
+        {1, 6, 0, -1},     {1, 6, 0.01, -1},  {1, 6, 0.03, -1},
+        {1, 20, 0, -1},    {1, 20, 0.01, -1}, {1, 20, 0.03, -1},
+        /* One run against a baseline merged from 5 runs. */
+        {5, 6, 0.01, -1},  {5, 6, 0.03, -1},  {5, 20, 0.01, -1},
+        {5, 20, 0.03, -1},
+        /* One run a side, the host's run-to-run sd told. */
+        {1, 6, 0.01, 0.01}, {1, 20, 0.03, 0.03},
+    };
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    char buf[32];
+
+    if (!r) {
+        tap_ok(0, "an rng");
+        return;
+    }
+    tap_diag("baseline runs | k | sd_run | run sd | level | false "
+             "[Wilson 95%%] | power +5%% | power +10%% | coverage | mde");
+    for (size_t i = 0; i < sizeof set / sizeof *set; i++) {
+        const struct setting *s = &set[i];
+        struct rates q;
+        double lo, hi, clo, chi;
+
+        gsl_rng_set(r, SEED + i);
+        q = run_setting(r, s);
+        if (!tap_ok(q.n == PAIRS, "setting %zu: %zu of %d A/A pairs "
+                    "compared", i, q.n, PAIRS))
+            continue;
+        wilson(q.false_v, q.n, &lo, &hi);
+        wilson(q.cover, q.n, &clo, &chi);
+        tap_diag("%zu | %zu | %.2f | %s | %s | %.1f%% [%.1f-%.1f] | "
+                 "%.1f%% | %.1f%% | %.1f%% | %.1f%%",
+                 s->nb, s->k, s->sd_run, told_name(s->told, buf, sizeof buf),
+                 sb_run_level_name(q.level), 100.0 * q.false_v / q.n,
+                 100 * lo, 100 * hi, 100.0 * q.power5 / PAIRS,
+                 100.0 * q.power10 / PAIRS, 100.0 * q.cover / q.n,
+                 100 * q.mde);
+        tap_ok(lo <= ALPHA,
+               "%zu baseline run(s), k %zu, sd_run %.2f, %s: false "
+               "verdicts %.1f%% [%.1f-%.1f], not above alpha",
+               s->nb, s->k, s->sd_run, told_name(s->told, buf, sizeof buf),
+               100.0 * q.false_v / q.n, 100 * lo, 100 * hi);
+        tap_ok(chi >= 0.95,
+               "  the ratio's interval covers 1 in %.1f%% [%.1f-%.1f] of "
+               "A/A pairs, not below its 95%%",
+               100.0 * q.cover / q.n, 100 * clo, 100 * chi);
+        tap_ok(q.level == (s->told >= 0  ? SB_RUN_LEVEL_GIVEN
+                           : s->nb >= 2 ? SB_RUN_LEVEL_BASELINE
+                                        : SB_RUN_LEVEL_ASSUMED),
+               "  the comparisons name where the run level came from: %s",
+               sb_run_level_name(q.level));
+        /* Power grows with the effect: a test that calls nothing would
+         * pass the false-verdict check above. */
+        tap_ok(q.power10 >= q.power5 && q.power10 > 2 * q.false_v &&
+                   q.power10 >= PAIRS / 4,
+               "  power at +10%% (%.1f%%) above +5%%'s (%.1f%%) and well "
+               "above the false rate",
+               100.0 * q.power10 / PAIRS, 100.0 * q.power5 / PAIRS);
+    }
+    /* Before: one run a side with no run level (run_sd 0, what compare
+     * did before the run level was in the model) at sd_run 0.03.  Its
+     * false verdicts are what the change is for; they show that the
+     * model's run level is real. */
+    {
+        struct setting s = {1, 20, 0.03, 0};
+        struct rates q;
+        double lo, hi;
+        gsl_rng_set(r, SEED + 100);
+        q = run_setting(r, &s);
+        wilson(q.false_v, q.n ? q.n : 1, &lo, &hi);
+        tap_diag("before (run_sd 0): 1 | 20 | 0.03 | told 0 | %s | %.1f%% "
+                 "[%.1f-%.1f] | %.1f%% | %.1f%% | %.1f%% | %.1f%%",
+                 sb_run_level_name(q.level), 100.0 * q.false_v / q.n,
+                 100 * lo, 100 * hi, 100.0 * q.power5 / PAIRS,
+                 100.0 * q.power10 / PAIRS, 100.0 * q.cover / q.n,
+                 100 * q.mde);
+        tap_ok(q.n == PAIRS && lo > 3 * ALPHA,
+               "without the run level (run_sd 0) at sd_run 0.03, k 20: "
+               "false verdicts %.1f%% [%.1f-%.1f], far above alpha",
+               100.0 * q.false_v / q.n, 100 * lo, 100 * hi);
+    }
+    gsl_rng_free(r);
+}
+
+/* mde's claim: the change it names is detected with 80% power.  Pairs of
+ * one run a side, run_sd told 1% and true 1%, k 20; B slower by the
+ * median mde of the A/A pairs of the same setting; the share called
+ * slower must be within 5 points of 80% (its Wilson interval reaching
+ * into [75%, 85%]). */
+static void mde_claim(void)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    struct setting s = {1, 20, 0.01, 0.01};
+    size_t slower = 0, n = 0;
+    double mde, lo, hi;
+    struct rates q;
+
+    if (!r)
+        return;
+    gsl_rng_set(r, SEED + 200);
+    q = run_setting(r, &s);
+    mde = q.mde;
+    for (size_t t = 0; t < PAIRS && isfinite(mde); t++) {
+        sb_run *a = NULL, *b = NULL;
+        const sb_comparison *c = pair(r, &s, 1 + mde, &a, &b);
+        if (c && c->valid) {
+            n++;
+            slower += c->verdict == SB_VERDICT_SLOWER;
+        }
+        sb_run_free(a);
+        sb_run_free(b);
+    }
+    wilson(slower, n ? n : 1, &lo, &hi);
+    tap_ok(n == PAIRS && hi >= 0.75 && lo <= 0.85,
+           "mde %.2f%% (one run a side, run sd 1%%, k 20): that change "
+           "called slower in %.1f%% [%.1f-%.1f] of %zu pairs, within 5 "
+           "points of the 80%% claimed",
+           100 * mde, 100.0 * slower / (n ? n : 1), 100 * lo, 100 * hi, n);
+    gsl_rng_free(r);
+}
+
+/* The audit's table of 60 rows: 6 invocations, A at 1000 and B at 1300,
+ * invocation sd 0.01, sample sd 0.02, one run a side.  Holm over 60 rows
+ * needs p below 0.05 / 60; a bootstrap p with a floor at 1 / (B + 1)
+ * never got there, and every row was inconclusive. */
+static void big_table(void)
+{
+    enum { ROWS = 60 };
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    double ta[ROWS], tb[ROWS];
+    sb_run *a = NULL, *b = NULL;
+    size_t slower = 0;
+    double worst = 0;
+
+    if (!r)
+        return;
+    gsl_rng_set(r, SEED + 300);
+    for (size_t i = 0; i < ROWS; i++) {
+        ta[i] = 1000;
+        tb[i] = 1300;
+    }
+    for (int told = 0; told < 2; told++) {
+        sb_analysis_options o;
+        sb_analysis_options_init(&o);
+        /* Not told (3% assumed), then told 0: the bootstrap's own p. */
+        o.run_sd = told ? 0 : -1;
+        a = simulate(r, ROWS, ta, 1, 6, 0, 0.01, 0.02, &o);
+        b = simulate(r, ROWS, tb, 1, 6, 0, 0.01, 0.02, &o);
+        slower = 0;
+        worst = 0;
+        if (a && b && sb_run_compare_to(b, a, NULL, NULL) == SB_OK)
+            for (size_t i = 0; i < ROWS; i++) {
+                const sb_comparison *c = sb_run_comparison(b, i);
+                slower += c && c->verdict == SB_VERDICT_SLOWER;
+                if (c && c->p_adjusted > worst)
+                    worst = c->p_adjusted;
+            }
+        tap_ok(slower == ROWS,
+               "60 rows 30%% slower, run sd %s: %zu called slower, "
+               "largest Holm p %.3g",
+               told ? "told 0 (bootstrap p)" : "assumed 3%", slower, worst);
+        sb_run_free(a);
+        sb_run_free(b);
+    }
+    gsl_rng_free(r);
+}
+
+int main(void)
+{
+    sb_init();
+    table();
+    mde_claim();
+    big_table();
+    return tap_done();
+}
