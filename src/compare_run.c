@@ -6,19 +6,30 @@
  *  - Both cells measured over several invocations of the same run: each
  *    invocation measured both, so the comparison is paired over
  *    invocations: the ratio of geometric means of the invocations' medians
- *    with a t interval on the log ratios, and the paired t test's p.
- *  - Both over several invocations of separate runs (compare A.json
- *    B.json): the ratio of the two medians of invocation medians (the
- *    estimates the table prints), with its percentile interval and a
- *    two-sided p from one bootstrap over invocations
- *    (sb_stats_ratio_boot_test, B = --bootstrap or 1000, seeded by the
- *    run's seed).  Not a mean of logs: a few contended invocations move
- *    that by 12% while the medians stay put (issue 12).  A cell merged
- *    from several runs is resampled over its run medians instead.
+ *    with a t interval on the log ratios, and the paired t test's p.  The
+ *    run's own level is in both and cancels.
+ *  - Separate runs (compare A.json B.json, --against): runs differ by more
+ *    than their invocations show, and that level must be in the interval
+ *    (Kalibera and Jones, ISMM 2013: a level not repeated leaves its
+ *    variance out).  Where it comes from is the comparison's run_level:
+ *     - both merged from several runs: in their run medians; the ratio of
+ *       the two medians of run medians with its percentile interval and a
+ *       two-sided p from one seeded bootstrap over run medians
+ *       (sb_stats_ratio_boot_test; Welch's t on their logs below
+ *       COMPARE_BOOT_MIN_UNITS).  Not a mean of logs: a few contended
+ *       units move that by 12% while the medians stay put;
+ *     - a single run against a merged one: the merged run's runs show the
+ *       spread one run has, and the single run is judged by a t against
+ *       their run medians (sb_stats_run_vs_runs), unless a run_sd is told;
+ *     - one run a side: the within-run comparison (the bootstrap over
+ *       invocation medians, Welch's t below 5 invocations, or with one
+ *       invocation a BCa interval of the samples and Mann-Whitney's U) is
+ *       widened side by side by a run-to-run sd told (run_sd) or assumed
+ *       (SB_RUN_SD_ASSUMED) for each single side
+ *       (sb_stats_ratio_add_level), its p from the widened side facing 1.
+ *       A told sd of 0 keeps the within-run test as it is.
  *  - Both cells judged in core cycles (sb_cell_result.metric): the
  *    comparison is in core cycles; otherwise both in time.
- *  - Otherwise (one invocation): the ratio of the two medians with a BCa
- *    bootstrap interval, and Mann-Whitney's U test on the samples.
  * Then Holm's adjustment over every comparison of the run, and a verdict.
  */
 #include "config.h"

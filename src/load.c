@@ -344,10 +344,20 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
     meta->timer.hz_source = run->hz_source;
     if (load_meta_arrays(run, m) != SB_OK)
         return sb__error(err, SB_ENOMEM, "out of memory");
+    {
+        /* The seed is meta's, with or without options beside it. */
+        json_t *seed = json_object_get(m, SB__JK_SEED);
+        /* A negative integer is what earlier versions wrote for a seed
+         * above INT64_MAX: the same 64 bits.  Now such a seed is a string
+         * of decimal digits. */
+        if (json_is_integer(seed))
+            run->measure.seed = (uint64_t)json_integer_value(seed);
+        else if (json_is_string(seed))
+            parse_seed(json_string_value(seed), &run->measure.seed);
+    }
     o = json_object_get(m, SB__JK_OPTIONS);
     if (json_is_object(o)) {
         sb_measure_options *op = &run->measure;
-        json_t *seed = json_object_get(m, SB__JK_SEED);
         const char *cache = get_str(o, SB__JK_CACHE);
         const char *reject = get_str(o, SB__JK_REJECT);
         const char *metric = get_str(o, SB__JK_METRIC);
@@ -358,13 +368,6 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
         /* Absent (an older file) or unknown: auto, the default. */
         if (metric && sb_metric_parse(metric) >= 0)
             run->analysis.metric = sb_metric_parse(metric);
-        /* A negative integer is what earlier versions wrote for a seed
-         * above INT64_MAX: the same 64 bits.  Now such a seed is a string
-         * of decimal digits. */
-        if (json_is_integer(seed))
-            op->seed = (uint64_t)json_integer_value(seed);
-        else if (json_is_string(seed))
-            parse_seed(json_string_value(seed), &op->seed);
     }
     return SB_OK;
 }

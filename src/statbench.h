@@ -299,6 +299,23 @@ SB_API int sb_stats_mad_outliers(const double *sorted, size_t n, double k,
  * equal.  SB_EINVAL for n < 3 or non-finite data. */
 SB_API int sb_stats_lag1(const double *x, size_t n, double *r1);
 
+/* Kruskal-Wallis's test that k groups come from one distribution: the
+ * groups' values one after the other in x, n[g] in group g.  Ranks from 1
+ * (ties their mean rank), H = 12 / (N (N + 1)) sum R_g^2 / n_g - 3 (N +
+ * 1), divided by 1 - sum (t^3 - t) / (N^3 - N) over groups of t tied
+ * values, and p its chi-squared tail with k - 1 df (as scipy.stats.kruskal
+ * computes it).  Every value equal: H 0, p 1.  SB_EINVAL for k < 2, an
+ * empty group, non-finite data; SB_ENOMEM. */
+SB_API int sb_stats_kruskal(const double *x, const size_t *n, size_t k,
+                            double *h, double *p);
+
+/* Whether the values x[0..n) in the order measured drift or come in
+ * blocks (several processes' samples one after another): Kruskal-Wallis
+ * over k consecutive blocks of n / k values (the first n % k one longer).
+ * SB_EINVAL for k < 2 or n < 2 k; as sb_stats_kruskal otherwise. */
+SB_API int sb_stats_blocks_test(const double *x, size_t n, size_t k,
+                                double *h, double *p);
+
 /* Smallest relative effect a two-sided test at alpha detects with the
  * given power, for two estimates each with relative standard error se:
  * (q(1 - alpha / 2) + q(power)) * sqrt(2) * se, q the normal quantile, or

@@ -12,6 +12,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_sort.h>
 
 #include "sb_internal.h"
 
@@ -142,4 +143,91 @@ int sb_stats_spread(const double *x, size_t n, sb_spread *out)
     out->max = s[n - 1];
     free(s);
     return SB_OK;
+}
+
+int sb_stats_kruskal(const double *x, const size_t *n, size_t k, double *h,
+                     double *p)
+{
+    size_t total = 0, *idx, i, g, at;
+    double *rank, N, sum = 0.0, ties = 0.0, hh;
+
+    if (!x || !n || !h || !p || k < 2)
+        return SB_EINVAL;
+    for (g = 0; g < k; ++g) {
+        if (n[g] == 0 || n[g] > (size_t)-1 - total)
+            return SB_EINVAL;
+        total += n[g];
+    }
+    for (i = 0; i < total; ++i)
+        if (!isfinite(x[i]))
+            return SB_EINVAL;
+    sb_init();
+
+    idx = malloc(total * sizeof *idx);
+    rank = malloc(total * sizeof *rank);
+    if (!idx || !rank) {
+        free(idx);
+        free(rank);
+        return SB_ENOMEM;
+    }
+    gsl_sort_index(idx, x, 1, total);
+    /* Ranks from 1, a group of equal values sharing their mean rank; the
+     * tie term sums t^3 - t over such groups. */
+    for (i = 0; i < total;) {
+        size_t j = i;
+        while (j + 1 < total && x[idx[j + 1]] == x[idx[i]])
+            ++j;
+        for (size_t q = i; q <= j; ++q)
+            rank[idx[q]] = ((double)i + (double)j) / 2.0 + 1.0;
+        if (j > i) {
+            double t = (double)(j - i + 1);
+            ties += t * t * t - t;
+        }
+        i = j + 1;
+    }
+    N = (double)total;
+    for (g = 0, at = 0; g < k; ++g) {
+        double r = 0.0;
+        for (i = 0; i < n[g]; ++i)
+            r += rank[at + i];
+        sum += r * r / (double)n[g];
+        at += n[g];
+    }
+    free(idx);
+    free(rank);
+    hh = 12.0 / (N * (N + 1.0)) * sum - 3.0 * (N + 1.0);
+    if (ties > 0.0) {
+        double c = 1.0 - ties / (N * N * N - N);
+        if (!(c > 0.0)) {
+            /* Every value equal: no group differs. */
+            *h = 0.0;
+            *p = 1.0;
+            return SB_OK;
+        }
+        hh /= c;
+    }
+    if (hh < 0.0)
+        hh = 0.0; /* rounding of an H of 0 */
+    *h = hh;
+    *p = gsl_cdf_chisq_Q(hh, (double)(k - 1));
+    return isnan(*p) ? SB_ENUMERIC : SB_OK;
+}
+
+int sb_stats_blocks_test(const double *x, size_t n, size_t k, double *h,
+                         double *p)
+{
+    size_t *len;
+    int rc;
+
+    if (!x || k < 2 || n < 2 * k)
+        return SB_EINVAL;
+    len = malloc(k * sizeof *len);
+    if (!len)
+        return SB_ENOMEM;
+    /* k consecutive blocks, the first n % k one value longer. */
+    for (size_t g = 0; g < k; ++g)
+        len[g] = n / k + (g < n % k);
+    rc = sb_stats_kruskal(x, len, k, h, p);
+    free(len);
+    return rc;
 }

@@ -93,7 +93,7 @@ for c in cells:
     # two to five medians take the t interval, one its own samples'.
     groups = sum(1 for s in c["invocation_samples"] if s > 0)
     want = ("order statistics over invocation medians" if groups >= 6
-            else "t over log invocation medians" if groups >= 2
+            else "t over log invocation medians (a geometric mean)" if groups >= 2
             else "order statistics (exact binomial)")
     assert c["method"] == want, (c["method"], c["invocation_samples"])
     mb = c["mbps"]

@@ -207,6 +207,34 @@ export STATBENCH_BASELINES
 "$STATBENCH" -k libc -s 4K --max-time 1 --invocations 2 -q --save mine \
     >/dev/null 2>"$tmp/err"
 check "--save NAME keeps the run as JSON" test -s "$tmp/baselines/mine.json"
+# --append: the baseline grows a run at a time, a merge of its runs.
+for i in 2 3; do
+    "$STATBENCH" -k libc -s 4K --max-time 0.5 --invocations 2 --save mine \
+        --append >/dev/null 2>"$tmp/err"
+done
+check "--save --append: the baseline now holds 3 runs, said" \
+    grep -q "saved as baseline 'mine' (.*), now of 3 runs" "$tmp/err"
+if [ -n "$PY" ]; then
+    check_json "  its file is a merge: 3 runs, every invocation tagged" \
+        "$tmp/baselines/mine.json" <<'PYEOF'
+assert len(d["merged_runs"]) == 3, d["merged_runs"]
+assert sorted(set(d["invocation_run"])) == [0, 1, 2], d["invocation_run"]
+PYEOF
+    "$STATBENCH" -k libc -s 4K --max-time 0.5 --invocations 2 -q \
+        --against mine -o "$tmp/ag.json" >/dev/null 2>"$tmp/err"
+    check_json "  --against it: the run level from the baseline's runs" \
+        "$tmp/ag.json" <<'PYEOF'
+k = d["cells"][0]["comparison"]
+assert k["run_level"] == "baseline-runs", k
+assert "against the merged side's run medians" in k["test"], k["test"]
+PYEOF
+fi
+check "--append without --save: refused" \
+    bad_input "--append adds to the baseline --save NAME names" -k libc \
+    --append
+check "--append onto a baseline with no cell in common: refused first" \
+    bad_input "--append mine: no cell in common" -k movsl -s 1K --save mine \
+    --append
 "$STATBENCH" report "$tmp/baselines/mine.json" -f csv >"$tmp/rep.csv" 2>"$tmp/err"
 rc=$?
 check "report re-renders a saved run (rc $rc)" \
@@ -282,6 +310,40 @@ check "--save with a 200-letter name: told the limit" \
     bad_input "200 characters, at most 128" -k libc --save "$long"
 
 # --- analyze FILE [FILE2] ----------------------------------------------------
+if [ -n "$PY" ]; then
+    # Six processes' samples one after another, and the same values
+    # shuffled: the first cannot be independent draws, and says so; the
+    # second looks like them (its order cannot tell).
+    "$PY" - "$tmp" <<'PYEOF'
+import math, random, sys
+r = random.Random(7)
+v = []
+for p in range(6):
+    lv = r.gauss(0, 0.03)
+    v += [1000 * math.exp(lv + r.gauss(0, 0.05)) for _ in range(100)]
+open(sys.argv[1] + "/pooled.txt", "w").write("\n".join(map(str, v)) + "\n")
+r.shuffle(v)
+open(sys.argv[1] + "/shuffled.txt", "w").write("\n".join(map(str, v)) + "\n")
+PYEOF
+    # A minimal file's meta.seed is read without meta.options beside it.
+    printf '%s\n' '{"schema": "statbench-run", "schema_version": 1,
+      "meta": {"seed": 4242, "timer": {"hz": 1e9, "kind": "tsc"}},
+      "cells": [{"kernel": "k", "size": 64, "src_align": 0, "dst_align": 0,
+        "samples_ticks": [1, 2, 3, 4]}]}' \
+        >"$tmp/seed.json"
+    "$STATBENCH" report "$tmp/seed.json" -f json >"$tmp/seed.out" 2>"$tmp/err"
+    check_json "a minimal file's meta.seed is kept without meta.options" \
+        "$tmp/seed.out" <<'PYEOF'
+assert d["meta"]["seed"] == 4242, d["meta"].get("seed")
+PYEOF
+    "$STATBENCH" analyze "$tmp/pooled.txt" >/dev/null 2>"$tmp/err"
+    check "analyze of pooled processes: a warning, with the remedy" \
+        grep -q "pooled.txt: its values differ between stretches.*invocation_samples" \
+        "$tmp/err"
+    "$STATBENCH" analyze "$tmp/shuffled.txt" >/dev/null 2>"$tmp/err"
+    check "analyze of the same values shuffled: no warning" \
+        test ! -s "$tmp/err"
+fi
 if [ -n "$PY" ]; then
     "$PY" - "$tmp" <<'PYEOF'
 import random, sys, statistics

@@ -706,9 +706,14 @@ static int gate(const sb_run *run, const sb_run *against, const char *name,
     }
     if (undecided && status == 0) {
         say("%zu cell%s inconclusive against baseline '%s': a slowdown "
-            "beyond the threshold is not ruled out (more --max-time, a "
+            "beyond the threshold is not ruled out (%smore --max-time, a "
             "larger --threshold, or --inconclusive warn)",
-            undecided, undecided == 1 ? "" : "s", name);
+            undecided, undecided == 1 ? "" : "s", name,
+            sb_run_runs(against) >= 2 || o->run_sd >= 0
+                ? "more runs in the baseline (--save NAME --append), "
+                : "a baseline of several runs, whose spread replaces the "
+                  "3% run-to-run sd assumed for one (--save NAME --append, "
+                  "or --run-sd PCT), ");
         status = 1;
     }
     return status;

@@ -340,9 +340,15 @@ static void header(const sb_run *run, FILE *f)
                 sb_run_count(run), sb_run_count(run) == 1 ? "" : "s",
                 100 * an->ci_level);
     }
+    /* Too few units for order statistics at the level: the estimate is
+     * then the t interval's centre, not a median, and the line says so. */
     fprintf(f,
-            "method:   median, CI by %s; outliers (Tukey) counted, policy "
+            "method:   %s, CI by %s; outliers (Tukey) counted, policy "
             "%s%s\n",
+            c0 && strstr(c0->method, "(a geometric mean)")
+                ? "geometric mean (too few units for order statistics; its "
+                  "level holds if their logs are normal)"
+            : c0 && strstr(c0->method, "(a mean)") ? "mean" : "median",
             c0 ? c0->method : "?", sb_outlier_policy_name(an->outliers),
             external(run) ? ""
             : o->reject == SB_REJECT_NONE
