@@ -55,6 +55,11 @@
  *    object must not be used from two threads at once.  sb_run_execute_new()
  *    changes the calling thread's CPU affinity while it runs and restores it
  *    afterwards.
+ *  - Stack: a run needs about 100 KiB of the calling thread's stack (the
+ *    environment audit, the runner's records, PAPI's start); below that
+ *    (ulimit -s 64) the process dies of SIGSEGV, which no check inside
+ *    the library can prevent.  The command-line program raises a low
+ *    soft limit to 1 MiB.
  */
 #ifndef STATBENCH_H
 #define STATBENCH_H

@@ -287,4 +287,24 @@ kill -KILL "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 pid=
 
+# A small stack (ulimit -s 64: SIGSEGV in the run's frames and PAPI's
+# start): a soft limit is raised as far as the hard one lets; a hard
+# limit too low is one line and exit 2, never a crash.
+(ulimit -Ss 64 && "$STATBENCH" -k libc -s 4K --max-time 0.3 \
+    --invocations 2 -q >/dev/null 2>"$tmp/err")
+rc=$?
+check "a soft stack limit of 64 KiB: the run goes on (rc $rc)" \
+    test "$rc" -eq 0 -o "$rc" -eq 1
+if (ulimit -Ss 64 && ulimit -Hs 64) 2>/dev/null; then
+    check "a hard stack limit of 64 KiB: one line, exit 2" sh -c '
+        ulimit -Ss 64 && ulimit -Hs 64 &&
+        "$1" -k libc -s 4K --max-time 0.3 -q >"$2/out" 2>"$2/err"
+        rc=$?
+        [ "$rc" -eq 2 ] && [ "$(wc -l <"$2/err")" -eq 1 ] &&
+            grep -q "stack limit 64 KiB (ulimit -s), at most 64 KiB" \
+                "$2/err"' sh "$STATBENCH" "$tmp"
+else
+    skip "a hard stack limit of 64 KiB" "ulimit -H cannot be lowered here"
+fi
+
 done_testing

@@ -60,6 +60,12 @@ struct cli {
 
 extern const char *progname;
 
+/* Raise a soft stack limit below the 1 MiB a measurement needs, as far
+ * as the hard limit lets (the main thread's stack grows to the limit in
+ * force when it grows; forked invocations inherit it).  refuse: a hard
+ * limit below it exits 2 with one line, rather than a SIGSEGV later. */
+void cli_ensure_stack(int refuse);
+
 /* One line naming the bad value on stderr, then exit 2. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2), noreturn))

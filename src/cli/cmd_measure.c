@@ -867,6 +867,7 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     if (optind < argc)
         die_usage("unexpected argument '%s' (see %s --help)", argv[optind],
                   progname);
+    cli_ensure_stack(1);
     if (!plan) {
         fprintf(stderr, "%s: out of memory\n", progname);
         return 1;

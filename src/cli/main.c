@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -55,6 +56,31 @@ void say(const char *fmt, ...)
     va_start(ap, fmt);
     vsay(8192, fmt, ap);
     va_end(ap);
+}
+
+/* The stack a measurement needs: its frames (the environment audit, the
+ * runner's records) and PAPI's start take about 100 KiB; 64 to 90 KiB
+ * (ulimit -s) ended in SIGSEGV.  1 MiB is a wide margin. */
+#define STACK_NEED (1024 * 1024)
+
+void cli_ensure_stack(int refuse)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= STACK_NEED)
+        return;
+    if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= STACK_NEED) {
+        rl.rlim_cur = STACK_NEED;
+        if (setrlimit(RLIMIT_STACK, &rl) == 0)
+            return;
+    }
+    if (refuse)
+        die_usage("stack limit %llu KiB (ulimit -s), at most %llu KiB: a "
+                  "measurement needs %d KiB (raise it with ulimit -s %d)",
+                  (unsigned long long)rl.rlim_cur / 1024,
+                  (unsigned long long)rl.rlim_max / 1024, STACK_NEED / 1024,
+                  STACK_NEED / 1024);
 }
 
 /* At exit: what went to stdout must have arrived.  printf to a full disk
@@ -98,6 +124,7 @@ int main(int argc, char **argv)
      * then returns EPIPE or EFBIG, and the output that failed says so. */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
+    cli_ensure_stack(0);
     sb_measure_options_init(&cli.mopt);
     sb_analysis_options_init(&cli.aopt);
     for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
