@@ -111,10 +111,15 @@ int sb_run_from_samples_new(const char *const *names,
         if (n[i] == 0)
             return sb__error(err, SB_EINVAL, "%s: no values", names[i]);
         for (size_t j = 0; j < n[i]; j++)
-            if (!isfinite(values[i][j]))
+            if (!isfinite(values[i][j]) ||
+                fabs(values[i][j]) > SB_VALUE_MAX)
                 return sb__error(err, SB_EINVAL,
-                                 "%s: value %zu is not a finite number",
-                                 names[i], j + 1);
+                                 "%s: value %zu %s", names[i], j + 1,
+                                 !isfinite(values[i][j])
+                                     ? "is not a finite number"
+                                     : "is beyond 1e300 in magnitude, "
+                                       "where a sum or a midpoint of two "
+                                       "values overflows");
     }
     run = sb__run_alloc(m, &o, &fa);
     if (!run)
@@ -392,6 +397,14 @@ static int load_ticks(const sb_run *run, const sb_cell_result *r,
                              "%s: cells[%zu].%s" SB__JK_SAMPLES_TICKS
                              "[%zu]: not a finite number",
                              name, i, in, j);
+        }
+        if (fabs(x) > SB_VALUE_MAX) {
+            free(all);
+            return sb__error(err, SB_EIO,
+                             "%s: cells[%zu].%s" SB__JK_SAMPLES_TICKS
+                             "[%zu]: %g is beyond 1e300 in magnitude, where "
+                             "a sum or a midpoint of two values overflows",
+                             name, i, in, j, x);
         }
         /* A measured cell of some size has times: one not above zero is
          * nonsense that would print as a negative or infinite MB/s.
@@ -994,6 +1007,14 @@ int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
     rc = sb_analysis_options_check(&run->analysis, err);
     if (rc == SB_OK)
         rc = sb__measure_check(&run->measure, err);
+    if (rc != SB_OK && err) {
+        /* The check names the value; the reader needs the file and that
+         * it came from the saved options. */
+        char why[sizeof err->text];
+        snprintf(why, sizeof why, "%s", err->text);
+        sb__error(err, rc, "%s: \"" SB__JK_META "." SB__JK_OPTIONS
+                  "\": %s", name, why);
+    }
     if (rc == SB_OK) {
         /* A cell listed twice: report, compare and --against would use
          * the first and never show the other (a caller's kernel under a

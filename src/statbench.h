@@ -984,6 +984,11 @@ typedef struct sb_analysis_options {
                              of a merge of saved runs) */
 } sb_analysis_options;
 
+/* The largest magnitude of a value statbench reads (a saved sample, a
+ * number for analyze): beyond it a sum or the midpoint of two values
+ * overflows to infinity.  Larger values are refused, naming them. */
+#define SB_VALUE_MAX 1e300
+
 /* The run-to-run standard deviation assumed for a comparison of one run
  * a side when nothing better is known (sb_analysis_options.run_sd): 3%,
  * the largest level at which such comparisons are required to keep

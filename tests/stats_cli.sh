@@ -336,6 +336,29 @@ PYEOF
         "$tmp/seed.out" <<'PYEOF'
 assert d["meta"]["seed"] == 4242, d["meta"].get("seed")
 PYEOF
+    # A saved option out of range names the file and where it was.
+    printf '%s\n' '{"schema": "statbench-run", "schema_version": 1,
+      "meta": {"timer": {"hz": 1e9, "kind": "tsc"},
+               "options": {"bootstrap": 1000000000000}},
+      "cells": [{"kernel": "k", "size": 64, "src_align": 0, "dst_align": 0,
+        "samples_ticks": [1, 2, 3, 4]}]}' >"$tmp/boot.json"
+    check "a saved bootstrap of 10^12: the file and meta.options named" \
+        bad_input "boot.json: \"meta.options\": bootstrap 1000000000000" \
+        report "$tmp/boot.json"
+    # Values whose midpoint overflows: refused, naming the value.
+    printf '%s\n' '{"schema": "statbench-run", "schema_version": 1,
+      "meta": {"timer": {"hz": 1e9, "kind": "tsc"}},
+      "cells": [{"kernel": "k", "size": 64, "src_align": 0, "dst_align": 0,
+        "samples_ticks": [1e308, 1e308, 1e308, 1e308]}]}' >"$tmp/huge.json"
+    check "saved samples of 1e308: refused, naming the field" \
+        bad_input "samples_ticks[0]: 1e+308 is beyond 1e300" \
+        report "$tmp/huge.json"
+    printf '1\n2\n3e301\n' >"$tmp/huge.txt"
+    check "analyze of 3e301: refused, naming the line" \
+        bad_input "huge.txt:3: '3e301': beyond 1e300" analyze "$tmp/huge.txt"
+    mkdir -p "$tmp/adir"
+    check "analyze of a directory: says it is one" \
+        bad_input "adir: read error (Is a directory)" analyze "$tmp/adir"
     "$STATBENCH" analyze "$tmp/pooled.txt" >/dev/null 2>"$tmp/err"
     check "analyze of pooled processes: a warning, with the remedy" \
         grep -q "pooled.txt: its values differ between stretches.*invocation_samples" \
@@ -402,11 +425,11 @@ printf '{"schema": "statbench-run", "schema_version": 99, "cells": []}\n' >"$tmp
 check "analyze: a word" bad_input "words:3: 'abc'" analyze "$tmp/words"
 check "analyze: NaN" bad_input "nan:2: 'nan'" analyze "$tmp/nan"
 check "analyze: infinity" bad_input "inf:2: 'inf'" analyze "$tmp/inf"
-# Finite values whose mean overflows: the statistics fail numerically, and
-# that is the input's fault too (exit 2, one line naming the file).
+# Finite values whose mean overflows: refused as read, naming the line
+# (exit 2, one line), rather than a "numerical error" of the statistics.
 printf '1.7e308\n1.7e308\n1.6e308\n' >"$tmp/huge"
 check "analyze: values whose statistics overflow" \
-    bad_input "huge) failed: numerical error" analyze "$tmp/huge"
+    bad_input "huge:1: '1.7e308': beyond 1e300" analyze "$tmp/huge"
 printf '1\n2\000\n3\n' >"$tmp/nul"
 printf '1e-320\n2\n3\n' >"$tmp/subnormal"
 printf '0x10\n' >"$tmp/hex"

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "cli_parse.h"
+#include "statbench.h"
 
 static int fail(char *msg, size_t msglen, const char *fmt, const char *what,
                 const char *why)
@@ -254,6 +255,11 @@ static const char *read_decimal(const char *s, double *v, const char **end)
         return "too large for a double (above 1.8e308)";
     if (errno == ERANGE && *v == 0)
         return "too small for a double: it rounds to 0 (below 4.9e-324)";
+    /* The midpoint of two such values (an even count's median), a sum or
+     * a square overflows to infinity. */
+    if (fabs(*v) > SB_VALUE_MAX)
+        return "beyond 1e300 in magnitude, where a sum or a midpoint of "
+               "two values overflows";
     return NULL;
 }
 
@@ -388,7 +394,9 @@ int cli_read_numbers(FILE *f, const char *name, double **vals, size_t *n,
         v[count++] = x;
     }
     if (ferror(f)) {
-        snprintf(msg, msglen, "%s: read error", name);
+        /* A directory opens and fails its first read: say which. */
+        snprintf(msg, msglen, "%s: read error (%s)", name,
+                 errno ? strerror(errno) : "unknown");
         free(v);
         return -1;
     }

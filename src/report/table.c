@@ -773,8 +773,10 @@ static int table(const sb_run *run, FILE *f)
                 ext                   ? ""
                 : *sb_run_command(run) ? ": more --max-time, more "
                                          "--invocations or a quieter machine"
-                                       : ": more max_time, more invocations "
-                                         "(sb_measure_options) or a "
+                                       : ": more time or more invocations "
+                                         "where it was measured (--max-time, "
+                                         "--invocations; sb_measure_options' "
+                                         "max_time, invocations) or a "
                                          "quieter machine");
     if (autocorr)
         fprintf(f,
@@ -784,8 +786,8 @@ static int table(const sb_run *run, FILE *f)
                 "%s.\n",
                 autocorr, autocorr == 1 ? "" : "s",
                 *sb_run_command(run) ? "--invocations"
-                                     : "invocations "
-                                       "(sb_measure_options)");
+                                     : "invocations (--invocations, "
+                                       "sb_measure_options' invocations)");
     if (inv && !ext)
         fprintf(f,
                 "btw%%: share of the sample variance that lies between "
