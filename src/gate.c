@@ -259,8 +259,17 @@ int sb_gate_judge(const sb_comparison *c, const sb_analysis_options *a,
         out = policy == SB_INCONCLUSIVE_PASS   ? SB_GATE_PASS
               : policy == SB_INCONCLUSIVE_WARN ? SB_GATE_WARN
                                                : SB_GATE_FAIL;
-        why = "inconclusive: the interval reaches past the threshold "
-              "without significance";
+        /* Significant, and its interval off 1, yet inconclusive: the
+         * verdict was withheld (a run measured on a shared core), not
+         * short of evidence. */
+        why = c->p_adjusted < opt->alpha &&
+                      (c->ratio.lo > 1 || c->ratio.hi < 1)
+                  ? "inconclusive: the verdict was withheld, since a run "
+                    "was measured on a shared core (its figures judge the "
+                    "neighbour; see the warning), and the interval reaches "
+                    "past the threshold"
+                  : "inconclusive: the interval reaches past the threshold "
+                    "without significance";
     } else if (c->verdict == SB_VERDICT_INCONCLUSIVE) {
         out = SB_GATE_PASS;
         why = "inconclusive, but the interval rules out a slowdown "
@@ -276,7 +285,7 @@ int sb_gate_judge(const sb_comparison *c, const sb_analysis_options *a,
     }
     put(buf, len, &at, "%s ", out == SB_GATE_FAIL   ? "FAIL"
                               : out == SB_GATE_WARN ? "WARN"
-                                                    : "pass");
+                                                    : "PASS");
     put_text(buf, len, &at, what);
     put(buf, len, &at, ": %s", why);
     if (c && c->valid && isfinite(c->ratio.estimate))

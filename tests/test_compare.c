@@ -887,8 +887,23 @@ static void check_gate_judge(void)
     TAP_IS_INT(r, SB_GATE_FAIL, "gate: inconclusive past the threshold "
                "fails by default");
     tap_ok(strstr(line, "inconclusive") && strstr(line, "baseline: saved "
-                                                        "baseline 'x'"),
+                                                        "baseline 'x'") &&
+               strstr(line, "without significance"),
            "saying why and where the baseline came from: %s", line);
+    {
+        /* Significant and off 1, yet inconclusive: a withheld verdict
+         * (a run on a shared core), which the line must not call short
+         * of significance. */
+        sb_comparison w = c;
+        w.ratio = (sb_interval){1.5, 1.3, 1.7, 0.95, 0.95};
+        w.p_adjusted = 0.003;
+        TAP_IS_INT(sb_gate_judge(&w, &oa, NULL, NULL, line, sizeof line),
+                   SB_GATE_FAIL, "gate: a withheld verdict past the "
+                   "threshold fails");
+        tap_ok(strstr(line, "verdict was withheld") &&
+                   !strstr(line, "without significance"),
+               "and says it was withheld, not insignificant: %s", line);
+    }
     oa.inconclusive = SB_INCONCLUSIVE_WARN;
     TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, line, sizeof line),
                SB_GATE_WARN, "under warn it warns");
