@@ -255,6 +255,31 @@ static void merge_api(void)
     tap_ok(sb_run_merge_new(in, 1, &m, NULL, 0, &err) == SB_EINVAL &&
                strstr(err.text, "at least 2"),
            "merge: one run is refused: %s", err.text);
+    {
+        /* Two sample sets under one name make one cell listed twice: a
+         * merge would count the second as another run's. */
+        static const double v[] = {1, 2, 3, 4};
+        const double *vv[] = {v, v};
+        const char *nm[] = {"twice", "twice"};
+        size_t nn[] = {4, 4};
+        sb_run *d1 = NULL, *d2 = NULL, *dm = NULL;
+        sb_run_from_samples_new(nm, vv, nn, 2, NULL, 1, &d1, NULL);
+        sb_run_from_samples_new(nm, vv, nn, 2, NULL, 1, &d2, NULL);
+        if (d1 && d2) {
+            const sb_run *dd[] = {d1, d2};
+            tap_ok(sb_run_merge_new(dd, 2, &dm, NULL, 0, &err) ==
+                           SB_EINVAL &&
+                       !dm && strstr(err.text, "lists the cell") &&
+                       strstr(err.text, "twice"),
+                   "merge: a run listing a cell twice is refused: %s",
+                   err.text);
+        } else {
+            tap_ok(0, "merge: two runs with a cell listed twice made");
+        }
+        sb_run_free(d1);
+        sb_run_free(d2);
+        sb_run_free(dm);
+    }
     b->imported = 0;
     in[1] = b;
     tap_ok(sb_run_merge_new(in, 2, &m, NULL, 0, &err) == SB_EINVAL &&
