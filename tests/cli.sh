@@ -149,13 +149,15 @@ check "--plot with no ending" sh -c "cd '$tmp/plain' &&
 
 # --- interruption: SIGTERM ends a long run early, with its data -------------
 # The run below would take 60 s (--precision 0: no target it could reach
-# early, however quiet the machine); SIGTERM after 2 s must end it with
+# early, however quiet the machine); SIGTERM after 4 s must end it with
 # status 143 and the samples measured so far written, marked interrupted.
-# The bound of 30 s only catches a run that ignores the request.
+# (4 s: a sanitizer build on a loaded machine took over 2 s to set up its
+# first invocation.)  The bound of 30 s only catches a run that ignores
+# the request.
 "$STATBENCH" -k duff -a 0,1 --max-time 60 --invocations 2 --precision 0 \
     -q -f json -o "$tmp/int.json" >"$tmp/int.txt" 2>"$tmp/int.err" &
 pid=$!
-sleep 2
+sleep 4
 kill -TERM $pid
 i=0
 while kill -0 $pid 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done

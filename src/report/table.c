@@ -774,9 +774,7 @@ static int table(const sb_run *run, FILE *f)
                 : *sb_run_command(run) ? ": more --max-time, more "
                                          "--invocations or a quieter machine"
                                        : ": more time or more invocations "
-                                         "where it was measured (--max-time, "
-                                         "--invocations; sb_measure_options' "
-                                         "max_time, invocations) or a "
+                                         "where it was measured, or a "
                                          "quieter machine");
     if (autocorr)
         fprintf(f,
@@ -786,8 +784,7 @@ static int table(const sb_run *run, FILE *f)
                 "%s.\n",
                 autocorr, autocorr == 1 ? "" : "s",
                 *sb_run_command(run) ? "--invocations"
-                                     : "invocations (--invocations, "
-                                       "sb_measure_options' invocations)");
+                                     : "invocations where it is measured");
     if (inv && !ext)
         fprintf(f,
                 "btw%%: share of the sample variance that lies between "
