@@ -276,17 +276,48 @@ sed 's/"interrupted": false/"interrupted": true/' "$esc" \
     --against cut >/dev/null 2>"$tmp/err"
 check "--against an interrupted baseline: a warning" \
     grep -q "against cut: this baseline was interrupted" "$tmp/err"
-# An -o that cannot be written does not silently drop the --save.
-"$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q --reject none \
-    -o "$tmp/nodir/x.csv" --save s2 >/dev/null 2>"$tmp/err"
-rc=$?
-check "-o into a missing directory with --save: exit 1 (rc $rc)" \
-    test "$rc" -eq 1
-check "-o failed, --save still saved" test -s "$tmp/bl/s2.json"
-check "-o failed, --save: a line says what was saved and what not" \
-    grep -q "saved as baseline 's2' .*an output above was not written" \
-    "$tmp/err"
-check "the failed -o is named" grep -q "nodir/x.csv: No such file" "$tmp/err"
+# An -o into a directory that is not there: refused before measuring,
+# nothing saved.
+check "-o into a missing directory: refused before measuring" \
+    bad_input "-o $tmp/nodir/x.csv: its directory '$tmp/nodir' is not there" \
+    -k movsl -s 1K --max-time 0.2 --invocations 1 -q \
+    -o "$tmp/nodir/x.csv" --save s2
+check "  and --save saved nothing" test ! -e "$tmp/bl/s2.json"
+check "-o under a file: its directory is not a directory" \
+    bad_input "is not a directory" -k movsl -o "$tmp/bl/cut.json/x.csv"
+# An -o that fails while writing (a full device) does not silently drop
+# the --save.
+if [ -w /dev/full ]; then
+    "$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q \
+        --reject none -o /dev/full --save s2 >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "-o /dev/full with --save: exit 1 (rc $rc)" test "$rc" -eq 1
+    check "-o failed, --save still saved" test -s "$tmp/bl/s2.json"
+    check "-o failed, --save: a line says what was saved and what not" \
+        grep -q "saved as baseline 's2' .*an output above was not written" \
+        "$tmp/err"
+    check "the failed -o is named" grep -q "/dev/full: writing failed" \
+        "$tmp/err"
+else
+    skip "-o failing while written, with --save" "no writable /dev/full"
+fi
+# A file where the baseline directory should be: refused before measuring.
+: >"$tmp/notadir"
+check "STATBENCH_BASELINES naming a file: refused before measuring" sh -c '
+    STATBENCH_BASELINES="$2/notadir" "$1" -k movsl --save x >"$2/out" \
+        2>"$2/err"
+    [ $? -eq 2 ] && [ ! -s "$2/out" ] &&
+        grep -q "notadir (from STATBENCH_BASELINES) is not a directory" \
+            "$2/err"' sh "$STATBENCH" "$tmp"
+# A relative XDG_DATA_HOME is ignored (the XDG specification): HOME's.
+mkdir "$tmp/xhome" "$tmp/xcwd"
+sbx=$(cd "$(dirname "$STATBENCH")" && pwd)/$(basename "$STATBENCH")
+(cd "$tmp/xcwd" && env -u STATBENCH_BASELINES XDG_DATA_HOME=rel \
+    HOME="$tmp/xhome" "$sbx" -k movsl -s 1K --max-time 0.2 --invocations 1 \
+    --reject none -q --save xr >/dev/null 2>"$tmp/err")
+check "a relative XDG_DATA_HOME is ignored: saved under HOME" sh -c '
+    [ -s "$1/xhome/.local/share/statbench/baselines/xr.json" ] &&
+        [ ! -e "$1/xcwd/rel" ]' sh "$tmp"
 # Without HOME (and XDG_DATA_HOME, STATBENCH_BASELINES) no baseline goes
 # to the current directory: refused before measuring.
 mkdir "$tmp/cwd"

@@ -121,7 +121,7 @@ static size_t report_empty_cells(const sb_run *run)
 }
 
 /* Where saved baselines live: $STATBENCH_BASELINES, else
- * $XDG_DATA_HOME/statbench/baselines, else
+ * $XDG_DATA_HOME/statbench/baselines (an absolute XDG_DATA_HOME), else
  * ~/.local/share/statbench/baselines; with none of the three set, nowhere
  * (not the current directory without a word: refused, asking for
  * STATBENCH_BASELINES).  A name is letters, digits, '.', '_' and '-' (no
@@ -145,7 +145,9 @@ static char *baseline_path(const char *name, int create)
     if (dir && *dir) {
         w = snprintf(base, sizeof base, "%s", dir);
         dir = "STATBENCH_BASELINES";
-    } else if ((xdg = getenv("XDG_DATA_HOME")) && *xdg) {
+    } else if ((xdg = getenv("XDG_DATA_HOME")) && *xdg == '/') {
+        /* A relative XDG_DATA_HOME is invalid, and ignored, by the XDG
+         * Base Directory specification. */
         w = snprintf(base, sizeof base, "%s/statbench/baselines", xdg);
         dir = "XDG_DATA_HOME";
     } else if ((home = getenv("HOME")) && *home) {
@@ -161,6 +163,14 @@ static char *baseline_path(const char *name, int create)
     if (w < 0 || (size_t)w >= sizeof base)
         die_usage("baseline directory from %s: longer than %zu bytes", dir,
                   sizeof base - 1);
+    {
+        /* A file where the directory should be fails the save after the
+         * whole measurement: refused first. */
+        struct stat st;
+        if (stat(base, &st) == 0 && !S_ISDIR(st.st_mode))
+            die_usage("baseline '%s': the baseline directory %s (from %s) "
+                      "is not a directory", name, base, dir);
+    }
     if (create) {
         /* mkdir -p */
         for (char *p = base + 1; *p; p++)

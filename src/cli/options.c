@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -690,6 +691,29 @@ static void check_outputs(const struct cli *cli)
             name[n] = stem + len + 5;
             what[n++] = "--plot's data";
         }
+    }
+    /* A directory that is not there fails the write after the whole
+     * measurement: refused first, as a baseline that is not there. */
+    for (size_t i = 0; i < n; i++) {
+        const char *slash = strrchr(name[i], '/');
+        char *dir = slash ? strndup(name[i], (size_t)(slash - name[i]) +
+                                                 (slash == name[i]))
+                          : NULL;
+        struct stat st;
+        const char *why = NULL;
+        if (dir && stat(dir, &st) != 0)
+            why = errno == ENOENT ? "is not there" : strerror(errno);
+        else if (dir && !S_ISDIR(st.st_mode))
+            why = "is not a directory";
+        if (why) {
+            char d[300];
+            snprintf(d, sizeof d, "%s", dir);
+            free(dir);
+            free(stem);
+            die_usage("%s %s: its directory '%s' %s", what[i], name[i], d,
+                      why);
+        }
+        free(dir);
     }
     for (size_t i = 0; i < n; i++)
         key[i] = output_key(name[i]);
