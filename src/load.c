@@ -193,9 +193,32 @@ static void copy_str(char *dst, size_t len, json_t *o, const char *key)
     sb__clean_text(dst);
 }
 
+/* The saved fields the loader could not take, kept for the run's notes
+ * once the file's own notes are in (a library never prints). */
+struct skipped {
+    char key[8][96];
+    size_t n;
+};
+
+static void note_skipped(void *arg, const char *path, const char *key)
+{
+    struct skipped *k = arg;
+    if (k->n < sizeof k->key / sizeof *k->key)
+        snprintf(k->key[k->n++], sizeof k->key[0], "%s.%s", path, key);
+}
+
+/* The run goes on with the default of each, and its notes say so. */
+static void note_skips(sb_meta *meta, const struct skipped *k)
+{
+    for (size_t i = 0; i < k->n; i++)
+        sb__meta_note(meta, "loaded: %s is not a valid value of its kind "
+                      "(the wrong type, or out of range): the default is "
+                      "used", k->key[i]);
+}
+
 /* A seed written as a string: 1 to 20 decimal digits that fit in 64 bits
  * (anything else leaves *out alone). */
-static void parse_seed(const char *s, uint64_t *out)
+static int parse_seed(const char *s, uint64_t *out)
 {
     uint64_t v = 0;
     size_t i;
@@ -203,11 +226,12 @@ static void parse_seed(const char *s, uint64_t *out)
     for (i = 0; s[i]; i++) {
         unsigned d = (unsigned)(s[i] - '0');
         if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - d) / 10)
-            return;
+            return 0;
         v = v * 10 + d;
     }
     if (i > 0)
         *out = v;
+    return i > 0;
 }
 
 /* The arrays of meta: the notes (one string per line), the environment
@@ -299,6 +323,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
     sb_meta *meta = &run->meta;
     void *const base[SB__J_NBASES] = {meta, &run->measure, &run->analysis,
                                       NULL};
+    struct skipped skipped = {0};
 
     if (!json_is_object(m))
         return sb__error(err, SB_EIO, "%s: missing \"" SB__JK_META "\"",
@@ -309,7 +334,8 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
     meta->interrupts_per_second = NAN;
     meta->check_cost_seconds = NAN;
     sb__meta_probe_unknown(meta);
-    sb__json_load_fields(sb__json_meta, sb__json_nmeta, m, base);
+    sb__json_load_fields(sb__json_meta, sb__json_nmeta, m, base,
+                         SB__JK_META, note_skipped, &skipped);
     {
         json_t *cpu = json_object_get(m, SB__JK_CPU);
         meta->cpu = json_is_integer(cpu) && json_integer_value(cpu) >= -1 &&
@@ -349,6 +375,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
     meta->timer.hz_source = run->hz_source;
     if (load_meta_arrays(run, m) != SB_OK)
         return sb__error(err, SB_ENOMEM, "out of memory");
+    note_skips(meta, &skipped);
     {
         /* The seed is meta's, with or without options beside it. */
         json_t *seed = json_object_get(m, SB__JK_SEED);
@@ -357,8 +384,13 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
          * of decimal digits. */
         if (json_is_integer(seed))
             run->measure.seed = (uint64_t)json_integer_value(seed);
-        else if (json_is_string(seed))
-            parse_seed(json_string_value(seed), &run->measure.seed);
+        else if (json_is_string(seed) &&
+                 parse_seed(json_string_value(seed), &run->measure.seed))
+            ;
+        else if (seed && !json_is_null(seed))
+            sb__meta_note(meta, "loaded: meta.seed is not a seed (an "
+                          "integer, or up to 20 digits below 2^64): the "
+                          "default is used");
     }
     o = json_object_get(m, SB__JK_OPTIONS);
     if (json_is_object(o)) {
@@ -370,9 +402,23 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
             op->cache = SB_CACHE_COLD;
         if (reject && !strcmp(reject, SB__JV_REJECT_NONE))
             op->reject = SB_REJECT_NONE;
-        /* Absent (an older file) or unknown: auto, the default. */
+        /* Absent (an older file): auto, the default; unknown: the same,
+         * said. */
         if (metric && sb_metric_parse(metric) >= 0)
             run->analysis.metric = sb_metric_parse(metric);
+        if ((cache && sb_cache_parse(cache) < 0) ||
+            (reject && sb_reject_policy_parse(reject) < 0) ||
+            (metric && sb_metric_parse(metric) < 0))
+            sb__meta_note(meta, "loaded: meta.options.%s '%s' is unknown: "
+                          "the default is used",
+                          cache && sb_cache_parse(cache) < 0 ? "cache"
+                          : reject && sb_reject_policy_parse(reject) < 0
+                              ? "reject"
+                              : "metric",
+                          cache && sb_cache_parse(cache) < 0 ? cache
+                          : reject && sb_reject_policy_parse(reject) < 0
+                              ? reject
+                              : metric);
     }
     return SB_OK;
 }
@@ -721,7 +767,8 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     r->cell.kernel = k;
     /* The plain fields a cell keeps (iterations per sample, warm-up, CPU
      * time); its statistics are recomputed from the samples. */
-    sb__json_load_fields(sb__json_cell, sb__json_ncell, c, base);
+    sb__json_load_fields(sb__json_cell, sb__json_ncell, c, base, "cells",
+                         NULL, NULL);
     for (int j = 0; j < SB_REJECT_NREASONS; j++) {
         size_t v = 0;
         json_t *dist = json_object_get(c, SB__JK_DISTURBED);

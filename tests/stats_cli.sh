@@ -340,6 +340,18 @@ PYEOF
         "$tmp/seed.out" <<'PYEOF'
 assert d["meta"]["seed"] == 4242, d["meta"].get("seed")
 PYEOF
+    # Saved options the loader cannot take: the defaults, said in notes.
+    printf '%s\n' '{"schema": "statbench-run", "schema_version": 1,
+      "meta": {"timer": {"hz": 1e9, "kind": "tsc"}, "seed": "1e23",
+               "options": {"ci_level": 5, "metric": "bogus"}},
+      "cells": [{"kernel": "k", "size": 64, "src_align": 0, "dst_align": 0,
+        "samples_ticks": [1, 2, 3, 4]}]}' >"$tmp/badopt.json"
+    "$STATBENCH" report "$tmp/badopt.json" >"$tmp/badopt.out" 2>"$tmp/err"
+    check "saved options out of range: each named in a note, defaults used" \
+        sh -c 'grep -q "^note: *loaded: meta.options.ci_level is not a valid" "$1" &&
+            grep -q "^note: *loaded: meta.options.metric .bogus. is unknown" "$1" &&
+            grep -q "^note: *loaded: meta.seed is not a seed" "$1" &&
+            grep -q "95% CI" "$1"' sh "$tmp/badopt.out"
     # A saved option out of range names the file and where it was.
     printf '%s\n' '{"schema": "statbench-run", "schema_version": 1,
       "meta": {"timer": {"hz": 1e9, "kind": "tsc"},

@@ -248,20 +248,29 @@ static int passes(int check, double v)
 }
 
 void sb__json_load_fields(const sb__jfield *t, size_t n, json_t *o,
-                          void *const base[SB__J_NBASES])
+                          void *const base[SB__J_NBASES], const char *path,
+                          sb__jskip skip, void *arg)
 {
     for (size_t i = 0; i < n; i++) {
         const sb__jfield *f = &t[i];
         json_t *v;
         char *at;
+        int taken = 1;
 
         /* Not read back, or a nested object whose base is its fields'. */
         if (!(f->flags & SB__J_LOAD))
             continue;
         v = json_object_get(o, f->key);
         if (f->type == SB__J_OBJECT) {
+            char sub[128];
+            snprintf(sub, sizeof sub, "%s.%s", path, f->key);
             if (json_is_object(v))
-                sb__json_load_fields(f->sub, f->nsub, v, base);
+                sb__json_load_fields(f->sub, f->nsub, v, base, sub, skip,
+                                     arg);
+            else if (v)
+                taken = 0;
+            if (!taken && skip)
+                skip(arg, path, f->key);
             continue;
         }
         at = (char *)base[f->base] + f->offset;
@@ -272,12 +281,15 @@ void sb__json_load_fields(const sb__jfield *t, size_t n, json_t *o,
             snprintf(at, f->size, "%s",
                      json_is_string(v) ? json_string_value(v) : "");
             sb__clean_text(at);
+            taken = !v || json_is_string(v) || json_is_null(v);
             break;
         case SB__J_NUM: {
             /* null stands for a value that was not finite. */
             double x = json_is_number(v) ? json_number_value(v) : NAN;
             if ((json_is_number(v) || json_is_null(v)) && passes(f->check, x))
                 memcpy(at, &x, sizeof x);
+            else
+                taken = !v || json_is_null(v);
             break;
         }
         case SB__J_SIZE:
@@ -285,13 +297,18 @@ void sb__json_load_fields(const sb__jfield *t, size_t n, json_t *o,
                 passes(f->check, (double)json_integer_value(v))) {
                 size_t z = (size_t)json_integer_value(v);
                 memcpy(at, &z, sizeof z);
+            } else {
+                taken = !v || json_is_null(v);
             }
             break;
         case SB__J_BOOL: {
             int b = json_is_true(v);
             memcpy(at, &b, sizeof b);
+            taken = !v || json_is_boolean(v) || json_is_null(v);
             break;
         }
         }
+        if (!taken && skip)
+            skip(arg, path, f->key);
     }
 }

@@ -178,10 +178,17 @@ extern const size_t sb__json_nmeta;
 extern const sb__jfield sb__json_cell[];
 extern const size_t sb__json_ncell;
 
+/* A field present in the file but not taken (the wrong type, or outside
+ * its range): path is where the walk is ("meta.options"), key the field's
+ * name; the value stays at its default. */
+typedef void (*sb__jskip)(void *arg, const char *path, const char *key);
+
 /* The loader's walk: every SB__J_LOAD field of t found in o, into the
  * structs of base (indexed by enum sb__jbase), checked as the field says.
- * Strings lose their control characters (sb__clean_text). */
+ * Strings lose their control characters (sb__clean_text).  skip (may be
+ * NULL) hears of each field not taken, path naming o. */
 void sb__json_load_fields(const sb__jfield *t, size_t n, json_t *o,
-                          void *const base[SB__J_NBASES]);
+                          void *const base[SB__J_NBASES], const char *path,
+                          sb__jskip skip, void *arg);
 
 #endif
