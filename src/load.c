@@ -660,6 +660,14 @@ static int add_invocations(sb_run *run, size_t i, json_t *invs,
                        : NULL;
     size_t at = 0, hat = 0, groups = ninv ? ninv : 1;
 
+    /* An empty list is not "no boundaries": it says the samples belong to
+     * no invocation. */
+    if (json_is_array(invs) && ninv == 0 && kept->n > 0)
+        return sb__error(err, SB_EIO,
+                         "%s: cells[%zu]." SB__JK_INVOCATION_SAMPLES
+                         ": an empty list for %zu samples (leave it out "
+                         "for one invocation)",
+                         name, i, kept->n);
     if (hold->n && (!json_is_array(hinv) ||
                     json_array_size(hinv) != groups))
         return sb__error(err, SB_EIO,
@@ -940,6 +948,26 @@ static int load_merged(sb_run *run, json_t *root, const char *name,
                              "a run number below %zu",
                              name, g, n);
         run->inv_run[g] = (size_t)json_integer_value(v);
+    }
+    {
+        /* A run listed with no invocation tagged with it is not a run of
+         * the merge (all zeros once read as one run of all of them). */
+        unsigned char *seen = calloc(n, 1);
+        size_t missing = SIZE_MAX;
+        if (!seen)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        for (g = 0; g < run->invocations; g++)
+            seen[run->inv_run[g]] = 1;
+        for (size_t r = 0; r < n && missing == SIZE_MAX; r++)
+            if (!seen[r])
+                missing = r;
+        free(seen);
+        if (missing != SIZE_MAX)
+            return sb__error(err, SB_EIO,
+                             "%s: \"" SB__JK_INVOCATION_RUN "\": no "
+                             "invocation of run %zu, one of the %zu in \""
+                             SB__JK_MERGED_RUNS "\"",
+                             name, missing, n);
     }
     json_array_foreach(runs, g, v)
     {

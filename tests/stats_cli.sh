@@ -340,6 +340,30 @@ PYEOF
         "$tmp/seed.out" <<'PYEOF'
 assert d["meta"]["seed"] == 4242, d["meta"].get("seed")
 PYEOF
+    # An empty list of invocations for samples that exist: refused.
+    printf '%s\n' '{"schema": "statbench-run", "schema_version": 1,
+      "meta": {"timer": {"hz": 1e9, "kind": "tsc"}},
+      "cells": [{"kernel": "k", "size": 64, "src_align": 0, "dst_align": 0,
+        "samples_ticks": [1, 2, 3, 4, 5, 6], "invocation_samples": []}]}' \
+        >"$tmp/noinv.json"
+    check "invocation_samples [] for 6 samples: refused, naming it" \
+        bad_input "cells[0].invocation_samples: an empty list for 6 samples" \
+        report "$tmp/noinv.json"
+    # A merged file whose runs have no invocation: refused.
+    "$PY" - "$tmp/baselines/mine.json" "$tmp/zero.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["invocation_run"] = [0] * len(d["invocation_run"])
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+    check "invocation_run all 0 in a merge of 3: refused, naming run 1" \
+        bad_input '"invocation_run": no invocation of run 1, one of the 3' \
+        report "$tmp/zero.json"
+    "$STATBENCH" compare "$tmp/baselines/mine.json" "$tmp/baselines/mine.json" \
+        >/dev/null 2>"$tmp/err"
+    check "compare A A: a warning that it is one run twice" \
+        grep -q "are the same run (host .*): their ratios are 1 by construction" \
+        "$tmp/err"
     # Saved options the loader cannot take: the defaults, said in notes.
     printf '%s\n' '{"schema": "statbench-run", "schema_version": 1,
       "meta": {"timer": {"hz": 1e9, "kind": "tsc"}, "seed": "1e23",

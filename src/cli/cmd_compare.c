@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -13,7 +14,16 @@ void cli_warn_two_runs(const sb_run *a, const char *name_a, const sb_run *b,
                        const char *name_b)
 {
     double ga, gb;
+    const sb_meta *ma = sb_run_meta(a), *mb = sb_run_meta(b);
 
+    /* One run given twice (a file and its copy): every ratio is 1 by
+     * construction, which says nothing of a change. */
+    if (ma && mb && ma->start_time[0] &&
+        !strcmp(ma->start_time, mb->start_time) &&
+        !strcmp(ma->hostname, mb->hostname))
+        say("warning: %s and %s are the same run (host '%s', started %s): "
+            "their ratios are 1 by construction",
+            name_a, name_b, ma->hostname, ma->start_time);
     if (sb_run_clocks_differ(a, b, &ga, &gb))
         say("warning: the runs ran at different core clocks: %s at %.3f "
             "GHz, %s at %.3f GHz (%+.1f%%); cells judged in core cycles in "
