@@ -81,4 +81,29 @@ printf 'not json' >"$tmp/bad.json"
 "$ex/read_run" "$tmp/bad.json" >/dev/null 2>&1
 rc=$?
 check "examples/read_run rejects a file that is not JSON (rc $rc)" test "$rc" -eq 2
+# The saved-baseline gate: one baseline run has its run level assumed;
+# three merged show theirs.  The verdicts are the machine's: only where
+# the run level came from, and an exit of 0 or 1, are checked.
+"$ex/saved_gate" save "$tmp/sg1.json" 2>"$tmp/sg.err"
+rc=$?
+check "examples/saved_gate save writes a run (rc $rc)" \
+    sh -c "[ $rc -eq 0 ] && [ -s '$tmp/sg1.json' ]"
+"$ex/saved_gate" check "$tmp/sg1.json" >"$tmp/sg.out" 2>"$tmp/sg.err"
+rc=$?
+check "examples/saved_gate against one run: the run level assumed (rc $rc)" \
+    sh -c "[ $rc -le 1 ] && grep -q '^run level: assumed, run-to-run sd 3%' '$tmp/sg.out'"
+"$ex/saved_gate" save "$tmp/sg2.json" 2>"$tmp/sg.err"
+"$ex/saved_gate" save "$tmp/sg3.json" 2>"$tmp/sg.err"
+"$ex/saved_gate" check "$tmp/sg1.json" "$tmp/sg2.json" "$tmp/sg3.json" \
+    >"$tmp/sg.out" 2>"$tmp/sg.err"
+rc=$?
+check "examples/saved_gate against three runs: from their spread (rc $rc)" \
+    sh -c "[ $rc -le 1 ] && grep -q '^run level: baseline-runs' '$tmp/sg.out' &&
+        grep -Eq '^(PASS|WARN|FAIL) libc 4096: .*baseline: saved baseline runs' '$tmp/sg.out'"
+[ "$rc" -le 1 ] || diag "$(cat "$tmp/sg.out" "$tmp/sg.err")"
+"$ex/saved_gate" >/dev/null 2>&1
+rc=$?
+check "examples/saved_gate without arguments: usage, exit 2 (rc $rc)" \
+    test "$rc" -eq 2
+
 done_testing
