@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <statbench.h>
 
@@ -59,10 +60,13 @@ int main(int argc, char **argv)
     {
         const sb_cell_result *r = sb_run_cell(run, 1);
         const sb_comparison *c = sb_run_comparison(run, 1);
-        printf("%s: %.1f MB/s [%.1f, %.1f]; time ratio to libc %.2f "
+        printf("%s: %.1f MB/s [%.1f, %.1f]; %s ratio to libc %.2f "
                "[%.2f, %.2f]: %s\n",
                r->cell.kernel->name, r->mbps.estimate, r->mbps.lo,
-               r->mbps.hi, c->ratio.estimate, c->ratio.lo, c->ratio.hi,
+               r->mbps.hi,
+               c->test && strstr(c->test, "core cycles") ? "core-cycle"
+                                                         : "time",
+               c->ratio.estimate, c->ratio.lo, c->ratio.hi,
                sb_verdict_name(c->verdict));
     }
     status = 0;

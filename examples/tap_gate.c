@@ -3,7 +3,8 @@
  * (TESTS with the TAP driver), prove or any TAP harness.
  *
  * Each candidate is a named benchmark measured beside a reference,
- * memcpy, in one run; each comparison is one TAP line with the time ratio
+ * memcpy, in one run; each comparison is one TAP line with the ratio (of
+ * core cycles or of times, as the cells were judged)
  * and its interval, "ok" when the gate passes, "not ok" when it fails,
  * and the gate's full account as a diagnostic.  The gates here allow 25%
  * and warn on an inconclusive comparison (SB_INCONCLUSIVE_WARN), so that
@@ -95,8 +96,12 @@ int main(int argc, char **argv)
         snprintf(what, sizeof what, "%s vs memcpy", cand[i].name);
         out = sb_gate_judge(c, &analysis, what, NULL, line, sizeof line);
         failed |= out == SB_GATE_FAIL;
-        printf("%s %zu - %s: time ratio %.3f [%.3f, %.3f], %s\n",
+        /* The ratio is of core cycles when both cells were judged in
+         * them (the comparison's test says so), else of times. */
+        printf("%s %zu - %s: %s ratio %.3f [%.3f, %.3f], %s\n",
                out == SB_GATE_FAIL ? "not ok" : "ok", i + 1, what,
+               c && c->test && strstr(c->test, "core cycles") ? "core-cycle"
+                                                              : "time",
                c ? c->ratio.estimate : NAN, c ? c->ratio.lo : NAN,
                c ? c->ratio.hi : NAN,
                sb_verdict_name(c ? c->verdict : SB_VERDICT_NONE));
