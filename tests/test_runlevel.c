@@ -300,6 +300,28 @@ static void table(void)
     gsl_rng_free(r);
 }
 
+/* Of PAIRS pairs of setting s with B slower by effect, how many are
+ * called slower; *n the pairs compared (none when effect is not a
+ * number). */
+static size_t called_slower(gsl_rng *r, const struct setting *s,
+                            double effect, size_t *n)
+{
+    size_t slower = 0;
+
+    *n = 0;
+    for (size_t t = 0; t < PAIRS && isfinite(effect); t++) {
+        sb_run *a = NULL, *b = NULL;
+        const sb_comparison *c = pair(r, s, 1 + effect, &a, &b);
+        if (c && c->valid) {
+            (*n)++;
+            slower += c->verdict == SB_VERDICT_SLOWER;
+        }
+        sb_run_free(a);
+        sb_run_free(b);
+    }
+    return slower;
+}
+
 /* mde's claim: the change it names is detected with 80% power.  Pairs of
  * one run a side, run_sd told 1% and true 1%, k 20; B slower by the
  * median mde of the A/A pairs of the same setting; the share called
@@ -318,16 +340,7 @@ static void mde_claim(void)
     gsl_rng_set(r, SEED + 200);
     q = run_setting(r, &s);
     mde = q.mde;
-    for (size_t t = 0; t < PAIRS && isfinite(mde); t++) {
-        sb_run *a = NULL, *b = NULL;
-        const sb_comparison *c = pair(r, &s, 1 + mde, &a, &b);
-        if (c && c->valid) {
-            n++;
-            slower += c->verdict == SB_VERDICT_SLOWER;
-        }
-        sb_run_free(a);
-        sb_run_free(b);
-    }
+    slower = called_slower(r, &s, mde, &n);
     wilson(slower, n ? n : 1, &lo, &hi);
     tap_ok(n == PAIRS && hi >= 0.75 && lo <= 0.85,
            "mde %.2f%% (one run a side, run sd 1%%, k 20): that change "
@@ -361,16 +374,7 @@ static void cell_mde_claim(size_t k)
     }
     qsort(m, PAIRS, sizeof *m, cmp_double);
     mde = m[PAIRS / 2];
-    for (size_t i = 0; i < PAIRS && isfinite(mde); i++) {
-        sb_run *a = NULL, *b = NULL;
-        const sb_comparison *c = pair(r, &s, 1 + mde, &a, &b);
-        if (c && c->valid) {
-            n++;
-            slower += c->verdict == SB_VERDICT_SLOWER;
-        }
-        sb_run_free(a);
-        sb_run_free(b);
-    }
+    slower = called_slower(r, &s, mde, &n);
     wilson(slower, n ? n : 1, &lo, &hi);
     tap_ok(n == PAIRS && hi >= 0.75,
            "a cell's mde %.2f%% (k %zu, no run level): that change called "
