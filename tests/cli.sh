@@ -360,6 +360,8 @@ check "a kernel listed twice is refused" \
     bad_input "libc is listed twice" -k libc,libc
 check "a kernel named and in all is refused" \
     bad_input "libc is listed twice" -k all,libc
+check "a family listed twice is refused, as a kernel is" \
+    bad_input "--family 'copy,copy': copy is listed twice" --family copy,copy
 check "a size listed twice is refused" \
     bad_input "4096 is listed twice" -k libc -s 4K,4096
 check "a size in two ranges is refused" \

@@ -322,6 +322,14 @@ static unsigned parse_families(const char *families)
             die_usage("--family '%s': unknown family (use copy, clear, "
                       "alloc or syscall)", bad);
         }
+        /* One rule for lists: an item named twice is refused, as in
+         * --kernel (a slip, never a request for two of it). */
+        if (fams & (1u << f)) {
+            char bad[256];
+            snprintf(bad, sizeof bad, "%s", fn);
+            free(fc);
+            die_usage("--family '%s': %s is listed twice", families, bad);
+        }
         fams |= 1u << f;
     }
     free(fc);
