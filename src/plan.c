@@ -484,6 +484,10 @@ int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
         return sb__error(err, SB_EINVAL,
                          "max samples %zu is below min samples %zu",
                          opt->max_samples, opt->min_samples);
+    if (opt->cpu < -1)
+        return sb__error(err, SB_EINVAL,
+                         "cpu %d: not a CPU (-1 picks one, else a CPU "
+                         "number from 0)", opt->cpu);
     if (!opt->no_pin && opt->cpu >= 0) {
         char set[128];
         int ok = sb__cpu_allowed(opt->cpu, set, sizeof set);

@@ -367,7 +367,7 @@ static int options_invalid(void)
 
     ok = ok && sb_plan_add(plan, sb_kernel_find("libc"), 64, 0, 0, NULL) ==
                    SB_OK;
-    for (int i = 0; ok && i < 14; i++) {
+    for (int i = 0; ok && i < 17; i++) {
         sb_measure_options_init(&opt);
         sb_analysis_options_init(&opta);
         switch (i) {
@@ -385,6 +385,9 @@ static int options_invalid(void)
         case 11: opt.cache = 99; break;
         case 12: opta.alpha = NAN; break;
         case 13: opt.counters = ""; break;
+        case 14: opt.cpu = -2; break;
+        case 15: opta.run_sd = 1; break;
+        case 16: opta.run_sd = NAN; break;
         }
         bad = sb_analysis_options_check(&opta, &e);
         if (bad == SB_OK)

@@ -408,7 +408,8 @@ static const struct cli_option options[] = {
     WHOLE("max-invocations", "M", M, set_size_t, mopt.max_invocations, 0,
           1000,
           "more invocations while time remains and a\n"
-          "cell misses the precision target (default 100)"),
+          "cell misses the precision target (default 100;\n"
+          "at or below --invocations: none beyond them)"),
     TEXT("\n"
          "Statistics:\n"),
     ENUM("outliers", "POLICY", ALL | ANALYSIS, aopt.outliers, 3, "policy ",
