@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -66,6 +67,34 @@ static double wall_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The progress line drawn (text) or taken away (NULL).  Cut to the
+ * terminal's width less one: a line that wraps cannot be taken back by a
+ * carriage return.  A dumb terminal (TERM dumb or unset) gets no escape
+ * sequence: spaces cover what the line before left. */
+static void progress_line(const char *text)
+{
+    const char *term = getenv("TERM");
+    int dumb = !term || !*term || !strcmp(term, "dumb");
+    struct winsize ws;
+    size_t cols = 80, n = 0;
+    char buf[256] = "";
+
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1)
+        cols = ws.ws_col;
+    if (text) {
+        snprintf(buf, sizeof buf, "%s: %s", progname, text);
+        n = strlen(buf);
+        if (n > cols - 1)
+            n = cols - 1;
+    }
+    if (dumb)
+        fprintf(stderr, "\r%-*.*s%s", (int)(n > progp->shown ? n : progp->shown),
+                (int)n, buf, text ? "" : "\r");
+    else
+        fprintf(stderr, "\r\033[K%.*s", (int)n, buf);
+    progp->shown = n;
+}
+
 static int progress(void *arg, const sb_progress *s)
 {
     char line[200];
@@ -82,9 +111,7 @@ static int progress(void *arg, const sb_progress *s)
     if (!progress_due(progp, now))
         return 0;
     progress_format(progp, now, line, sizeof line);
-    /* "\r\033[K": back to the start and clear, so a shorter line leaves
-     * nothing of the longer one before it. */
-    fprintf(stderr, "\r\033[K%s: %s", progname, line);
+    progress_line(line);
     return 0;
 }
 
@@ -595,7 +622,7 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
     /* Kept caught: after a hang-up the outputs and the save still go
      * out (a terminal gone fails the table, not the files). */
     if (cli->mopt.progress_state)
-        fputs("\r\033[K", stderr);
+        progress_line(NULL);
     cli_record_command(run, cli);
     return run;
 }

@@ -39,6 +39,7 @@ struct progress {
     size_t inv_checked;  /* invocations at the runner's last check; 0 */
     double inv_widest;   /* the widest interval over them then; NAN */
     double last_drawn;   /* when the line was last drawn; < 0: never */
+    size_t shown;        /* characters of the line on the terminal now */
 };
 
 /* The minimum interval between two redraws, seconds: at most 10 a
