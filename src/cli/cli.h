@@ -77,6 +77,9 @@ void die_usage(const char *fmt, ...);
 __attribute__((format(printf, 1, 2)))
 #endif
 void say(const char *fmt, ...);
+/* Each line of text (lines ending in '\n', as sb_run_merge_new writes
+ * its warnings) said on its own, after prefix; text is cut up in place. */
+void say_lines(const char *prefix, char *text);
 /* The warnings on two runs compared (compare, --against): different core
  * clocks, and one of them measured on a shared core throughout, each
  * naming the runs name_a and name_b. */

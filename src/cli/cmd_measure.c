@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "cli_parse.h"
 #include "progress.h"
+#include "text.h"
 
 static volatile sig_atomic_t got_signal;
 
@@ -83,6 +84,9 @@ static void progress_line(const char *text)
         cols = ws.ws_col;
     if (text) {
         snprintf(buf, sizeof buf, "%s: %s", progname, text);
+        /* argv[0] reaches the terminal too: its controls shown as '?',
+         * as every line say() prints. */
+        sb__clean_text(buf);
         n = strlen(buf);
         if (n > cols - 1)
             n = cols - 1;
@@ -473,9 +477,10 @@ static void check_baseline(const sb_plan *plan, const char *spec)
               "--kernel, or align=N of --align)", spec);
 }
 
-/* --against (and --append's baseline) must share a cell with the plan (the library's matcher, as
- * compare needs its two runs to): checked before measuring, so that it
- * costs no time, and with compare's exit status 2. */
+/* --against, and --append's baseline, must share a cell with the plan
+ * (the library's matcher, as compare needs its two runs to): checked
+ * before measuring, so that it costs no time, and with compare's exit
+ * status 2. */
 static void check_against(const sb_plan *plan, const sb_run *base,
                           const char *opt, const char *name)
 {
@@ -648,13 +653,7 @@ static sb_run *append_run(const sb_run *run, const sb_run *prior,
     }
     /* What differs between the baseline's runs and this one, one line
      * each, as statbench merge says it. */
-    for (char *line = warnings, *nl; *line; line = nl + 1) {
-        nl = strchr(line, '\n');
-        if (!nl)
-            break;
-        *nl = '\0';
-        say("--append: warning: %s", line);
-    }
+    say_lines("--append: warning: ", warnings);
     return m;
 }
 
@@ -710,8 +709,13 @@ static int gate(const sb_run *run, const sb_run *against, const char *name,
     size_t slower = 0, lost = 0, undecided = 0;
     const sb_meta *m = sb_run_meta(against);
     const sb_analysis_options *o = sb_run_analysis_options(run);
-    char from[400], what[200], line[1200];
+    char from[400], what[200], line[1200], assumed[200];
 
+    snprintf(assumed, sizeof assumed,
+             "a baseline of several runs, whose spread replaces the %g%% "
+             "run-to-run sd assumed for one (--save NAME --append, or "
+             "--run-sd PCT), ",
+             100 * SB_RUN_SD_ASSUMED);
     snprintf(from, sizeof from, "saved baseline '%s', measured %s on %s",
              name, m->start_time[0] ? m->start_time : "at an unknown time",
              m->hostname[0] ? m->hostname : "an unknown host");
@@ -756,9 +760,7 @@ static int gate(const sb_run *run, const sb_run *against, const char *name,
             undecided, undecided == 1 ? "" : "s", name,
             sb_run_runs(against) >= 2 || o->run_sd >= 0
                 ? "more runs in the baseline (--save NAME --append), "
-                : "a baseline of several runs, whose spread replaces the "
-                  "3% run-to-run sd assumed for one (--save NAME --append, "
-                  "or --run-sd PCT), ");
+                : assumed);
         status = 1;
     }
     return status;

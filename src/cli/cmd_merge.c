@@ -55,14 +55,9 @@ int cmd_merge(int argc, char **argv, struct cli *cli)
         return status == SB_EINVAL ? EXIT_USAGE : 1;
     }
     if (warnings[0]) {
-        char *line = warnings, *end;
         for (size_t r = 0; r < n; r++)
             say("merge: run %zu is %s", r + 1, argv[optind + r]);
-        while ((end = strchr(line, '\n')) != NULL) {
-            *end = '\0';
-            say("merge: warning: %s", line);
-            line = end + 1;
-        }
+        say_lines("merge: warning: ", warnings);
     }
     for (size_t r = 0; r < n; r++)
         sb_run_free(runs[r]);

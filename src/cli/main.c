@@ -83,6 +83,17 @@ void cli_ensure_stack(int refuse)
                   STACK_NEED / 1024);
 }
 
+void say_lines(const char *prefix, char *text)
+{
+    char *end;
+
+    while ((end = strchr(text, '\n')) != NULL) {
+        *end = '\0';
+        say("%s%s", prefix, text);
+        text = end + 1;
+    }
+}
+
 /* At exit: what went to stdout must have arrived.  printf to a full disk
  * or /dev/full fails only when the buffer is flushed, after the command
  * has returned 0 (--help, --version, check-env, a table). */
