@@ -226,17 +226,6 @@ static double side_estimate(const struct side *s)
     return v;
 }
 
-/* The standard deviation of the log unit medians of a side. */
-static double log_sd(const double *x, size_t m)
-{
-    double mean = 0, ss = 0;
-    for (size_t i = 0; i < m; i++)
-        mean += (log(x[i]) - mean) / (double)(i + 1);
-    for (size_t i = 0; i < m; i++)
-        ss += (log(x[i]) - mean) * (log(x[i]) - mean);
-    return m >= 2 ? sqrt(ss / (double)(m - 1)) : NAN;
-}
-
 /* A single run (one) against a side merged from several (runs): the
  * run-to-run variance from the merged side's run medians, which a new
  * run's estimate shares (sb_stats_run_vs_runs).  ratio is the compared
@@ -255,14 +244,13 @@ static int one_vs_runs(const struct side *one, const struct side *runs,
         !isfinite(x))
         return SB_EINVAL;
     rc = sb_stats_run_vs_runs(runs->med, runs->m, x, level, &r, &out->p,
-                              df);
+                              df, &out->run_sd);
     if (rc != SB_OK)
         return rc;
     if (!runs_is_base)
         r = (sb_interval){1 / r.estimate, 1 / r.hi, 1 / r.lo, r.level,
                           r.achieved};
     out->ratio = r;
-    out->run_sd = log_sd(runs->med, runs->m);
     out->run_level = SB_RUN_LEVEL_BASELINE;
     return SB_OK;
 }
@@ -277,8 +265,8 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     const sb_analysis_options *o = &rc->analysis;
     const sb_cell_result *b = &rb->cells[ib], *c = &rc->cells[ic];
     int rc_ = SB_EINVAL, metric = common_metric(b, c), method = M_MW;
-    int single_b = runs_of(b) == 1, single_c = runs_of(c) == 1, widened = 0;
-    int will_widen;
+    int single_b = runs_of(b) == 1, single_c = runs_of(c) == 1, widen;
+    double sd;
     struct side sb_, sc;
     double df = 0;
     size_t nb, nc;
@@ -296,9 +284,10 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
                      : !single_b && !single_c ? SB_RUN_LEVEL_RUNS
                      : o->run_sd >= 0         ? SB_RUN_LEVEL_GIVEN
                                               : SB_RUN_LEVEL_ASSUMED;
-    /* A single run's interval is widened below unless the run-to-run sd
-     * is told to be 0. */
-    will_widen = out->run_level >= SB_RUN_LEVEL_GIVEN && o->run_sd != 0;
+    /* A single run's interval is widened below by this sd, unless it is
+     * told to be 0. */
+    sd = o->run_sd >= 0 ? o->run_sd : SB_RUN_SD_ASSUMED;
+    widen = out->run_level >= SB_RUN_LEVEL_GIVEN && sd > 0;
     if (side_make(rb, ib, metric, scale, &sb_) != SB_OK)
         return SB_ENOMEM;
     if (side_make(rc, ic, metric, 1.0, &sc) != SB_OK) {
@@ -339,7 +328,7 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
             /* A ratio the run level widens takes its p from the widened
              * interval: the bootstrap's own is not drawn (its interval
              * is the same either way). */
-            rc_ = will_widen
+            rc_ = widen
                       ? sb_stats_ratio_boot_ci(sb_.med, sb_.m, sc.med, sc.m,
                                                o->ci_level, B,
                                                SB_BOOT_PERCENTILE,
@@ -368,22 +357,20 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     }
     side_free(&sb_);
     side_free(&sc);
-    if (rc_ == SB_OK && out->run_level >= SB_RUN_LEVEL_GIVEN &&
-        method != M_ONE_RUNS) {
-        /* At least one single run, and its run level is not in the data:
-         * the within-run interval widened by the run-to-run sd told, or
-         * assumed, for each single side (a merged side's interval holds
-         * its own). */
-        double sd = o->run_sd >= 0 ? o->run_sd : SB_RUN_SD_ASSUMED;
-        double var = sd * sd * (double)(single_b + single_c);
-        sb_interval w = out->ratio;
-        /* (A told sd of 0 leaves the within test as it is: its p and its
-         * interval, skewed or not.) */
-        if (var > 0)
-            rc_ = sb_stats_ratio_add_level(&w, df, var, o->ci_level,
-                                           &out->ratio, &out->p, &df);
-        widened = var > 0;
+    /* At least one single run, and its run level is not in the data
+     * (one_vs_runs, which has it, set the level to BASELINE): the
+     * within-run interval widened by the run-to-run sd told, or assumed,
+     * for each single side (a merged side's interval holds its own).  A
+     * told sd of 0 leaves the within test as it is: its p and its
+     * interval, skewed or not. */
+    widen = widen && out->run_level >= SB_RUN_LEVEL_GIVEN;
+    if (out->run_level >= SB_RUN_LEVEL_GIVEN)
         out->run_sd = sd;
+    if (rc_ == SB_OK && widen) {
+        sb_interval w = out->ratio;
+        rc_ = sb_stats_ratio_add_level(
+            &w, df, sd * sd * (double)(single_b + single_c), o->ci_level,
+            &out->ratio, &out->p, &df);
     }
     if (rc_ != SB_OK) {
         out->ratio = (sb_interval){NAN, NAN, NAN, o->ci_level, NAN};
@@ -392,7 +379,7 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
         out->test = "not comparable (no samples or non-positive times)";
         return SB_OK;
     }
-    out->test = method_name(method, metric, widened);
+    out->test = method_name(method, metric, widen);
     if (out->ratio.lo > 0 && out->ratio.hi > 0) {
         /* The interval's own quantile: the level it achieves. */
         double lvl = out->ratio.achieved > 0 && out->ratio.achieved < 1

@@ -386,11 +386,12 @@ SB_API int sb_stats_paired_log(const double *a, const double *b, size_t m,
  * the run-to-run variance s^2 (m - 1 df); a new run differs from their
  * geometric mean by a t with se^2 = s^2 (1 + 1/m).  ratio: x over the
  * geometric mean with its t interval at level; p: the two-sided p of
- * ratio 1; df (optional): m - 1.  SB_EINVAL for m < 2, a value <= 0 or
- * non-finite, or runs all equal (no spread to judge by). */
+ * ratio 1; df (optional): m - 1; sd (optional): s, the run-to-run
+ * standard deviation of the log estimates.  SB_EINVAL for m < 2, a value
+ * <= 0 or non-finite, or runs all equal (no spread to judge by). */
 SB_API int sb_stats_run_vs_runs(const double *runs, size_t m, double x,
                                 double level, sb_interval *ratio, double *p,
-                                double *df);
+                                double *df, double *sd);
 
 /* A ratio's interval from the spread within two runs, widened by what
  * the runs' own levels add.  Each side of within (estimate, lo, hi at

@@ -429,7 +429,8 @@ static double *sorted_copy(const double *x, size_t n)
  * only in the statistic and its jackknife, so the copies, the resampling
  * loop and the interval are this one function.  Each replicate draws x's
  * resample first, then y's.  p (optional, with y): the two-sided
- * bootstrap p-value of "ratio 1" from the same replicates (sb__boot_p). */
+ * bootstrap p-value of "ratio 1" from the same replicates, and more where
+ * they cannot resolve it (tail_p). */
 static int boot_ci(const double *x, size_t nx, const double *y, size_t ny,
                    double level, size_t B, int method, uint64_t seed,
                    sb_interval *out, double *p)

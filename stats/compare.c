@@ -366,7 +366,7 @@ int sb_stats_paired_log(const double *a, const double *b, size_t m,
 
 int sb_stats_run_vs_runs(const double *runs, size_t m, double x,
                          double level, sb_interval *ratio, double *p,
-                         double *df)
+                         double *df, double *sd)
 {
     double mean, ss, se, d, tt, q, nu;
     int rc;
@@ -392,6 +392,8 @@ int sb_stats_run_vs_runs(const double *runs, size_t m, double x,
         return rc;
     if (df)
         *df = nu;
+    if (sd)
+        *sd = sqrt(ss / nu);
     return ratio_interval(d, q * se, level, ratio);
 }
 

@@ -1015,9 +1015,9 @@ static void check_run_level(void)
     static const double runs[] = {100, 103, 98, 101, 99};
     static const double same[] = {100, 100, 100};
     sb_interval r, w = {1.05, 1.01, 1.09, 0.95, 0.95};
-    double p, df;
+    double p, df, sd;
 
-    tap_ok(sb_stats_run_vs_runs(runs, 5, 107, 0.95, &r, &p, &df) == SB_OK,
+    tap_ok(sb_stats_run_vs_runs(runs, 5, 107, 0.95, &r, &p, &df, &sd) == SB_OK,
            "run vs runs: SB_OK");
     TAP_IS_REL(r.estimate, 1.068021029074776, 1e-12,
                "run vs runs: 107 over the runs' geometric mean");
@@ -1027,14 +1027,16 @@ static void check_run_level(void)
                "run vs runs: t(4) interval, upper end");
     TAP_IS_REL(p, 0.03487150086494771, 1e-9, "run vs runs: two-sided p");
     tap_ok(df == 4, "run vs runs: m - 1 = 4 df");
-    tap_ok(sb_stats_run_vs_runs(same, 3, 107, 0.95, &r, &p, NULL) ==
+    TAP_IS_REL(sd, 0.01913606194879629, 1e-12,
+               "run vs runs: the runs' sd of log estimates");
+    tap_ok(sb_stats_run_vs_runs(same, 3, 107, 0.95, &r, &p, NULL, NULL) ==
                SB_EINVAL,
            "run vs runs: runs all equal have no spread to judge by");
-    tap_ok(sb_stats_run_vs_runs(runs, 1, 107, 0.95, &r, &p, NULL) ==
+    tap_ok(sb_stats_run_vs_runs(runs, 1, 107, 0.95, &r, &p, NULL, NULL) ==
                SB_EINVAL &&
-               sb_stats_run_vs_runs(runs, 5, 0, 0.95, &r, &p, NULL) ==
+               sb_stats_run_vs_runs(runs, 5, 0, 0.95, &r, &p, NULL, NULL) ==
                    SB_EINVAL &&
-               sb_stats_run_vs_runs(runs, 5, NAN, 0.95, &r, &p, NULL) ==
+               sb_stats_run_vs_runs(runs, 5, NAN, 0.95, &r, &p, NULL, NULL) ==
                    SB_EINVAL,
            "run vs runs: one run, or a new estimate that is not positive "
            "and finite, refused");
