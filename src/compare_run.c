@@ -424,6 +424,7 @@ static int finish_family(sb_run *run, int comparable, sb_error *err)
         if (!c->valid || !isfinite(c->p))
             continue;
         c->p_adjusted = p[k++];
+        c->withheld = !comparable;
         c->verdict = !comparable ? SB_VERDICT_INCONCLUSIVE
                                  : sb_stats_verdict(&c->ratio, c->p_adjusted,
                                                     run->analysis.alpha,

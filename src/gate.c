@@ -259,11 +259,9 @@ int sb_gate_judge(const sb_comparison *c, const sb_analysis_options *a,
         out = policy == SB_INCONCLUSIVE_PASS   ? SB_GATE_PASS
               : policy == SB_INCONCLUSIVE_WARN ? SB_GATE_WARN
                                                : SB_GATE_FAIL;
-        /* Significant, and its interval off 1, yet inconclusive: the
-         * verdict was withheld (a run measured on a shared core), not
-         * short of evidence. */
-        why = c->p_adjusted < opt->alpha &&
-                      (c->ratio.lo > 1 || c->ratio.hi < 1)
+        /* A verdict withheld (a run measured on a shared core) is not
+         * one short of evidence. */
+        why = c->withheld
                   ? "inconclusive: the verdict was withheld, since a run "
                     "was measured on a shared core (its figures judge the "
                     "neighbour; see the warning), and the interval reaches "

@@ -1371,7 +1371,9 @@ int sb_run_set_profile(sb_run *run, const sb_profile_judgement *j,
      * for the comparisons made from now on). */
     if (run->meta.profile_shared && run->cmp)
         for (size_t i = 0; i < run->ncells; i++)
-            if (run->cmp[i].valid && run->cmp[i].verdict != SB_VERDICT_NONE)
+            if (run->cmp[i].valid && run->cmp[i].verdict != SB_VERDICT_NONE) {
                 run->cmp[i].verdict = SB_VERDICT_INCONCLUSIVE;
+                run->cmp[i].withheld = 1;
+            }
     return SB_OK;
 }

@@ -1182,6 +1182,10 @@ typedef struct sb_comparison {
                               within-run spread: SB_RUN_LEVEL_GIVEN or
                               _ASSUMED; the one estimated from the
                               baseline's runs for _BASELINE; NAN else */
+    int withheld;          /* 1: the verdict was taken away, since a run
+                              was measured on a shared core (its figures
+                              judge the neighbour): INCONCLUSIVE whatever
+                              the ratio and p say */
 } sb_comparison;
 
 /* One finding of the environment audit. */

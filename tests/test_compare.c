@@ -897,6 +897,7 @@ static void check_gate_judge(void)
         sb_comparison w = c;
         w.ratio = (sb_interval){1.5, 1.3, 1.7, 0.95, 0.95};
         w.p_adjusted = 0.003;
+        w.withheld = 1;
         TAP_IS_INT(sb_gate_judge(&w, &oa, NULL, NULL, line, sizeof line),
                    SB_GATE_FAIL, "gate: a withheld verdict past the "
                    "threshold fails");

@@ -599,6 +599,7 @@ static void test_run(void)
     before = c ? (int)c->verdict : -1;
     tap_ok(before != SB_VERDICT_INCONCLUSIVE && before >= 0,
            "before: a verdict (%s)", sb_verdict_name(before));
+    tap_ok(c && !c->withheld, "before: not withheld");
     memset(&j, 0, sizeof j);
     j.state = SB_PROFILE_SHARED;
     snprintf(j.line, sizeof j.line, "profile: measured on a shared core\x1b");
@@ -610,10 +611,12 @@ static void test_run(void)
     c = sb_run_comparison(rb, 0);
     TAP_IS_INT(c ? (int)c->verdict : -1, SB_VERDICT_INCONCLUSIVE,
                "the comparison made before is inconclusive");
+    tap_ok(c && c->withheld, "  and marked withheld");
     TAP_IS_INT(sb_run_compare_to(rb, ra, NULL, &err), SB_OK, "again");
     c = sb_run_comparison(rb, 0);
     TAP_IS_INT(c ? (int)c->verdict : -1, SB_VERDICT_INCONCLUSIVE,
                "a comparison made after is inconclusive");
+    tap_ok(c && c->withheld, "  and marked withheld");
     TAP_IS_INT(sb_run_compare_to(ra, rb, NULL, &err), SB_OK,
                "the other way round");
     c = sb_run_comparison(ra, 0);
