@@ -14,9 +14,12 @@
  *        saved_gate check FILE.json...     measure, gate against them
  * Exit status: 0 pass, 1 a cell failed the gate, 2 bad use or an error.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <statbench.h>
 
@@ -91,11 +94,16 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "save")) {
         FILE *f;
+        int fd;
         if (!(run = measure(&err))) {
             fprintf(stderr, "saved_gate: %s\n", err.text);
             return 2;
         }
-        f = fopen(argv[2], "w");
+        /* Never through a link planted at the name. */
+        fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+        f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (fd >= 0 && !f)
+            close(fd);
         if (!f || sb_report(run, SB_FORMAT_JSON, f, &err) != SB_OK) {
             fprintf(stderr, "saved_gate: %s: %s\n", argv[2],
                     f ? err.text : "cannot create");

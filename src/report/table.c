@@ -228,10 +228,16 @@ static void run_level_line(const sb_run *run, FILE *f)
                 "between:  one run a side: the run-to-run sd is not in the "
                 "data; %.3g%% %s widens each ratio's interval",
                 100 * sd,
+                /* A run without a command line (a library's, a file made
+                 * elsewhere) is told no flag, as the footnotes below. */
                 n[SB_RUN_LEVEL_GIVEN]
-                    ? "as given (--run-sd)"
-                    : "assumed (--run-sd PCT if this host's is known, or "
-                      "a baseline of several runs: --save NAME --append)");
+                    ? (*sb_run_command(run) ? "as given (--run-sd)"
+                                            : "as given")
+                : *sb_run_command(run)
+                    ? "assumed (--run-sd PCT if this host's is known, or "
+                      "a baseline of several runs: --save NAME --append)"
+                    : "assumed (unless this host's is known, or a "
+                      "baseline of several runs)");
         if (isfinite(mde))
             fprintf(f, "; no change below %.3g%% can be claimed at 80%% "
                        "power", 100 * mde);
