@@ -897,13 +897,24 @@ static int interrupted(const sb_run *run, int status)
     return signal_status(got_signal ? got_signal : *run_signal);
 }
 
+/* What cmd_measure holds while bad input may still end the process
+ * (die_usage exits from inside the checks): kept in static storage, so
+ * that at such an exit it is reachable memory rather than lost, whatever
+ * the compiler keeps in registers (valgrind.sh fails a definite leak).
+ * Volatile: stores to a static nothing reads are otherwise dropped. */
+static struct {
+    sb_plan *volatile plan;
+    sb_run *volatile against, *volatile prior;
+} held;
+
 int cmd_measure(int argc, char **argv, struct cli *cli)
 {
-    sb_plan *plan = sb_plan_new();
-    sb_run *run, *against = load_against(cli);
+    sb_plan *plan = held.plan = sb_plan_new();
+    sb_run *run, *against = held.against = load_against(cli);
     /* --append's baseline, read (and refused if hostile) before the
      * run costs its time. */
-    sb_run *prior = cli->save_append ? load_saved(cli->save, "--append", 1)
+    sb_run *prior = held.prior = cli->save_append
+                                     ? load_saved(cli->save, "--append", 1)
                                      : NULL;
     sb_error err = {0};
     sb_profile_figures figures;
