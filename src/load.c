@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -463,6 +464,17 @@ static int load_ticks(const sb_run *run, const sb_cell_result *r,
                              "%s: cells[%zu].%s" SB__JK_SAMPLES_TICKS
                              "[%zu]: %g is not a positive time",
                              name, i, in, j, x);
+        }
+        /* A time so small (a subnormal, 1e-310) that the cell's MB/s,
+         * size x rate / time, overflows to inf is no time either. */
+        if (!run->imported && r->cell.size > 0 &&
+            !isfinite((double)r->cell.size * run->meta.timer.hz / x)) {
+            free(all);
+            return sb__error(err, SB_EIO,
+                             "%s: cells[%zu].%s" SB__JK_SAMPLES_TICKS
+                             "[%zu]: %g is too small to be a time (%zu "
+                             "bytes in it overflow the MB/s)",
+                             name, i, in, j, x, r->cell.size);
         }
         all[j] = x;
     }
@@ -992,6 +1004,117 @@ static int load_merged(sb_run *run, json_t *root, const char *name,
     return SB_OK;
 }
 
+/* jansson builds the whole document before check_header can count its
+ * cells: a file of a million cells took 12 s and 950 MB to be refused,
+ * and an endless stream grew without bound.  The reader below hands the
+ * file to jansson and counts the elements of the top-level "cells" array
+ * as the bytes pass, so that a document past SB__MAX_CELLS stops at the
+ * cell beyond the cap.  It follows strings and nesting only, as JSON's
+ * grammar allows; a key written with escapes is not recognised, and such
+ * a file is refused by check_header after the parse instead. */
+struct cell_count {
+    FILE *f;
+    int depth;      /* nesting of objects and arrays, 1 inside the root */
+    int in_str, esc;
+    char key[8];    /* a string of the root object as it is read */
+    size_t keylen;  /* its length, or past sizeof key when not "cells" */
+    int was_cells;  /* the last string of the root object was "cells" */
+    int colon;      /* ... and a ':' followed it: the value comes next */
+    int in_cells;   /* inside the cells array (at depth 2) */
+    int pending;    /* an element of it begun since the last ',' */
+    size_t ncells;
+    int over;       /* more than SB__MAX_CELLS: reading stopped */
+    int rd_errno;   /* a read failed: its errno */
+    char buf[65536];
+};
+
+static void count_byte(struct cell_count *s, char c)
+{
+    if (s->in_str) {
+        if (s->esc)
+            s->esc = 0;
+        else if (c == '\\') {
+            s->esc = 1;
+            s->keylen = sizeof s->key; /* escaped: not recognised */
+        } else if (c == '"') {
+            s->in_str = 0;
+            if (s->depth == 1)
+                s->was_cells = s->keylen == 5 && !memcmp(s->key, "cells", 5);
+        } else if (s->depth == 1 && s->keylen < sizeof s->key)
+            s->key[s->keylen++] = c;
+        else
+            s->keylen = sizeof s->key;
+        return;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+        return;
+    if (s->in_cells && s->depth == 2 && c != ',' && c != ']' &&
+        !s->pending) {
+        s->pending = 1;
+        if (++s->ncells > SB__MAX_CELLS)
+            s->over = 1;
+    }
+    if (s->depth == 1 && c != ':') {
+        /* The value after "cells": is it the array? */
+        if (s->colon && c == '[')
+            s->in_cells = 1, s->pending = 0;
+        if (c != '"')
+            s->was_cells = 0;
+        s->colon = 0;
+    }
+    switch (c) {
+    case '"':
+        s->in_str = 1;
+        s->keylen = 0;
+        break;
+    case ':':
+        if (s->depth == 1)
+            s->colon = s->was_cells;
+        s->was_cells = 0;
+        break;
+    case ',':
+        if (s->in_cells && s->depth == 2)
+            s->pending = 0;
+        break;
+    case '{':
+    case '[':
+        s->depth++;
+        break;
+    case '}':
+    case ']':
+        if (s->in_cells && s->depth == 2)
+            s->in_cells = 0;
+        s->depth--;
+        break;
+    default:
+        break;
+    }
+}
+
+static size_t count_read(void *buffer, size_t buflen, void *data)
+{
+    struct cell_count *s = data;
+    size_t n;
+
+    if (s->over)
+        return (size_t)-1;
+    if (buflen > sizeof s->buf)
+        buflen = sizeof s->buf;
+    n = fread(s->buf, 1, buflen, s->f);
+    if (n == 0 && ferror(s->f)) {
+        s->rd_errno = errno ? errno : EIO;
+        return (size_t)-1;
+    }
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n && !s->over; i++)
+        count_byte(s, s->buf[i]);
+    if (s->over)
+        return (size_t)-1;
+    memcpy(buffer, s->buf, n);
+    return n;
+}
+
 int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
                     sb_run **out, sb_error *err)
 {
@@ -1014,10 +1137,29 @@ int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
         return rc;
     if (!name)
         name = "run";
-    root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return sb__error(err, SB_EIO, "%s: not JSON (line %d: %s)", name,
-                         je.line, je.text);
+    {
+        struct cell_count *count = calloc(1, sizeof *count);
+        if (!count)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        count->f = f;
+        root = json_load_callback(count_read, count, JSON_REJECT_DUPLICATES,
+                                  &je);
+        if (!root) {
+            int over = count->over, rd = count->rd_errno;
+            free(count);
+            if (over)
+                return sb__error(err, SB_EIO,
+                                 "%s: more than %d cells (reading stopped "
+                                 "at the one beyond)",
+                                 name, SB__MAX_CELLS);
+            if (rd)
+                return sb__error(err, SB_EIO, "%s: read error (%s)", name,
+                                 strerror(rd));
+            return sb__error(err, SB_EIO, "%s: not JSON (line %d: %s)",
+                             name, je.line, je.text);
+        }
+        free(count);
+    }
     cells = check_header(root, name, err);
     if (!cells) {
         json_decref(root);

@@ -243,6 +243,11 @@ check "bad_input: a zero sample names file and field" bad_input \
     report "$tmp/zero.json"
 check "bad_input: compare refuses it too" bad_input "is not a positive time" \
     compare "$tmp/zero.json" "$esc"
+# A subnormal time: its MB/s was inf.
+sed 's/-4\.2/1e-310/' "$tmp/neg.json" >"$tmp/tiny.json"
+check "bad_input: a subnormal sample names file and field" bad_input \
+    "tiny.json: cells[0].samples_ticks[0]: 1e-310 is too small to be a time" \
+    report "$tmp/tiny.json"
 sed 's/"hz": [0-9.e+]*/"hz": -1/' "$esc" >"$tmp/hz.json"
 check "bad_input: a negative clock rate" bad_input '"meta.timer.hz"' \
     report "$tmp/hz.json"

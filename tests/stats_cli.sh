@@ -620,4 +620,44 @@ else
     skip "analyze of an endless stream" "no yes(1)"
 fi
 
+# --- a run of too many cells, refused as it is read --------------------------
+# A JSON run of more than 100,000 cells was refused only once jansson had
+# built all of it (a million cells: 12 s and 950 MB), and an endless one
+# was never refused.  The loader now counts the cells as the bytes pass:
+# a stream of cells without end (cut at 30 MB, some 300,000 cells, so that
+# a loader that reads it all fails rather than hangs) is refused at the
+# cell beyond the cap, with one line.  Strings that hold brackets,
+# quotes and the word "cells", and a "cells" key inside meta, are no
+# cells of the run: a small file of such text loads.
+cat >"$tmp/tricky.json" <<'JSON'
+{"schema": "statbench-run", "schema_version": 1,
+ "meta": {"timer": {"kind": "tsc", "hz": 2e9}, "hostname": "cells",
+          "notes": ["]\"[{,", "cells"], "cells": [1, 2, 3]},
+ "cells": [
+  {"kernel": "libc", "size": 64, "src_align": 0, "dst_align": 0,
+   "samples_ticks": [100, 101, 102, 103, 104, 105]},
+  {"kernel": "libc", "size": 128, "src_align": 0, "dst_align": 0,
+   "samples_ticks": [200, 201, 202, 203, 204, 205]}]}
+JSON
+"$STATBENCH" report -f csv "$tmp/tricky.json" >"$tmp/tricky.csv" 2>"$tmp/tricky.err"
+rc=$?
+check "a run whose strings hold brackets and \"cells\": loads (rc $rc)" \
+    test "$rc" -eq 0
+check "  with its two cells" test "$(grep -c '^libc,' "$tmp/tricky.csv")" -eq 2
+awk 'BEGIN {
+    printf "{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+    printf "\"meta\": {\"timer\": {\"kind\": \"tsc\", \"hz\": 2e9}}, "
+    printf "\"cells\": ["
+    for (i = 0; ; i++)
+        printf "%s{\"kernel\": \"libc\", \"size\": %d, \"src_align\": 0, " \
+            "\"dst_align\": 0, \"samples_ticks\": [100, 101, 102]}\n",
+            i ? "," : "", 64 + i
+}' 2>/dev/null | head -c 30000000 |
+    "$STATBENCH" report /dev/stdin >"$tmp/many.out" 2>"$tmp/many.err"
+rc=$?
+check "an endless stream of cells: refused (rc $rc)" test "$rc" -eq 2
+check "  at the cell beyond the cap, in one line" \
+    test "$(grep -c 'more than 100000 cells' "$tmp/many.err")" -eq 1 \
+    -a "$(wc -l <"$tmp/many.err")" -eq 1
+
 done_testing
