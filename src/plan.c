@@ -497,6 +497,18 @@ int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
             return sb__error(err, SB_EINVAL,
                              "cpu %d: no such CPU (online: %s)", opt->cpu,
                              set);
+        /* taskset -c 0 statbench --cpu 1 is two answers to one
+         * question: the mask was left (any process may widen its own
+         * mask), now the contradiction is refused. */
+        ok = sb__cpu_may_use("", opt->cpu, set, sizeof set);
+        if (ok < 0)
+            return sb__error(err, SB_ESYS, "sched_getaffinity failed");
+        if (!ok)
+            return sb__error(err, SB_EINVAL,
+                             "cpu %d: outside this process's CPU affinity "
+                             "mask (%s, set by taskset or the parent): pin "
+                             "within it, or widen it",
+                             opt->cpu, set);
     }
     if (opt->cache != SB_CACHE_HOT && opt->cache != SB_CACHE_COLD)
         return sb__error(err, SB_EINVAL, "cache state %d: unknown",

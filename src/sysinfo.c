@@ -402,11 +402,57 @@ int sb__default_cpu(const char *root, const cpu_set_t *allowed,
     return -1;
 }
 
+/* A cpu list of set, as "0-3,6", into out. */
+static void cpulist_text(const cpu_set_t *set, char *out, size_t len)
+{
+    int first = -1, last = -1;
+    size_t used = 0;
+
+    if (len)
+        out[0] = '\0';
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        int in = CPU_ISSET(c, set);
+        if (in && first < 0)
+            first = c;
+        if (in)
+            last = c;
+        if (first >= 0 && (!in || c == CPU_SETSIZE - 1)) {
+            if (used < len) {
+                int w = last > first
+                            ? snprintf(out + used, len - used, "%s%d-%d",
+                                       used ? "," : "", first, last)
+                            : snprintf(out + used, len - used, "%s%d",
+                                       used ? "," : "", first);
+                if (w > 0)
+                    used += (size_t)w;
+            }
+            first = -1;
+        }
+    }
+}
+
+int sb__cpu_may_use(const char *root, int cpu, char *mask, size_t masklen)
+{
+    cpu_set_t own, iso;
+
+    if (sched_getaffinity(0, sizeof own, &own) != 0)
+        return -1;
+    if (mask && masklen)
+        cpulist_text(&own, mask, masklen);
+    if (cpu < 0 || cpu >= CPU_SETSIZE)
+        return 0;
+    if (CPU_ISSET(cpu, &own))
+        return 1;
+    return sb__read_cpulist(root, "/sys/devices/system/cpu/isolated",
+                            &iso) == 0 &&
+           CPU_ISSET(cpu, &iso) &&
+           sb__cpu_allowed_at(root, cpu, NULL, 0) == 1;
+}
+
 int sb__cpu_allowed_at(const char *root, int cpu, char *set, size_t setlen)
 {
     cpu_set_t mask;
-    int first = -1, last = -1, ok = 0;
-    size_t used = 0;
+    int ok;
 
     /* Where the cpuset forbids an online CPU, sched_setaffinity says so
      * when the run pins. */
@@ -415,28 +461,8 @@ int sb__cpu_allowed_at(const char *root, int cpu, char *set, size_t setlen)
         sched_getaffinity(0, sizeof mask, &mask) != 0)
         return -1;
     if (set && setlen)
-        set[0] = '\0';
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        int in = CPU_ISSET(c, &mask);
-        if (in && c == cpu)
-            ok = 1;
-        if (in && first < 0)
-            first = c;
-        if (in)
-            last = c;
-        if (first >= 0 && (!in || c == CPU_SETSIZE - 1)) {
-            if (set && used < setlen) {
-                int w = last > first
-                            ? snprintf(set + used, setlen - used, "%s%d-%d",
-                                       used ? "," : "", first, last)
-                            : snprintf(set + used, setlen - used, "%s%d",
-                                       used ? "," : "", first);
-                if (w > 0)
-                    used += (size_t)w;
-            }
-            first = -1;
-        }
-    }
+        cpulist_text(&mask, set, setlen);
+    ok = cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &mask);
     return ok;
 }
 

@@ -105,6 +105,13 @@ int sb__cpu_allowed(int cpu, char *set, size_t setlen);
 /* The same below root. */
 int sb__cpu_allowed_at(const char *root, int cpu, char *set, size_t setlen);
 
+/* 1 when this process may pin to cpu by the one rule below: cpu is in
+ * its affinity mask (what taskset or a parent set), or is an isolated
+ * CPU that is online (with isolcpus= every mask starts outside them);
+ * 0 when not; -1 on error.  mask (optional) receives the mask as
+ * "0-3,6". */
+int sb__cpu_may_use(const char *root, int cpu, char *mask, size_t masklen);
+
 /* The one rule for the CPU a run pins to without a CPU given: the last
  * isolated CPU (root's /sys/devices/system/cpu/isolated) that is online,
  * else the last CPU of allowed (this process's affinity); -1 when there

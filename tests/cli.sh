@@ -348,6 +348,21 @@ check "empty range step" bad_input "0..8:0" --align 0..8:0
 check "alignment beyond a page" bad_input "5000" --align 5000
 check "size too large for memory" bad_input "size 1099511627776 too large for memory" --size 1024G
 check "CPU that does not exist" bad_input "cpu 9999" --cpu 9999
+# A --cpu outside the mask the process was started with (taskset) was
+# taken, leaving the mask; now refused.  Needs CPUs 0 and 1 online and 1
+# not isolated (an isolated CPU is allowed outside the mask).
+iso=$(tr -d '\n' </sys/devices/system/cpu/isolated 2>/dev/null)
+if command -v taskset >/dev/null 2>&1 && [ -z "$iso" ] &&
+    taskset -c 1 true 2>/dev/null && taskset -c 0 true 2>/dev/null; then
+    taskset -c 0 "$STATBENCH" -k libc -s 4K --max-time 0.2 --cpu 1 \
+        >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check "--cpu 1 under taskset -c 0: refused (rc $rc)" test "$rc" -eq 2
+    check "  one line naming the CPU and the mask" grep -qF \
+        "cpu 1: outside this process's CPU affinity mask (0," "$tmp/err"
+else
+    skip "--cpu outside the taskset mask" "no taskset, or CPU 0 or 1 unusable"
+fi
 check "CI level 0" bad_input "'0'" --ci 0
 check "CI level 100" bad_input "'100'" --ci 100
 check "CI level 150" bad_input "'150'" --ci 150
