@@ -229,6 +229,24 @@ assert k["run_level"] == "baseline-runs", k
 assert "against the merged side's run medians" in k["test"], k["test"]
 PYEOF
 fi
+# Two runs that --append to one baseline at once: each merged the
+# baseline it read before measuring, so the second to finish dropped the
+# first's run.  Now each merges the baseline as it is at the save, under a
+# lock on the directory: 1 run + 2 = 3.  (Both read the 1-run baseline
+# within their first milliseconds and measure for a second: they overlap
+# unless the machine stalls one for a whole second.)
+"$STATBENCH" -k libc -s 4K --max-time 0.3 -q --save conc >/dev/null 2>&1
+for i in 1 2; do
+    "$STATBENCH" -k libc -s 4K --max-time 1 -q --save conc --append \
+        >/dev/null 2>"$tmp/conc$i.err" &
+done
+wait
+if [ -n "$PY" ]; then
+    check_json "two --append to one baseline at once: both runs kept" \
+        "$tmp/baselines/conc.json" <<'PYEOF'
+assert len(d["merged_runs"]) == 3, d["merged_runs"]
+PYEOF
+fi
 check "--append without --save: refused" \
     bad_input "--append adds to the baseline --save NAME names" -k libc \
     --append

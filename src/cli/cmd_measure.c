@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <fcntl.h>
@@ -657,24 +658,111 @@ static sb_run *append_run(const sb_run *run, const sb_run *prior,
     return m;
 }
 
+/* The baseline directory of path (its last '/' and before), opened and
+ * locked for an --append: two runs that append to one baseline at once
+ * each merge the baseline as the other left it, instead of the one they
+ * read before measuring.  The lock is flock(2) on the directory, so no
+ * lock file can be planted.  Waits up to 30 s for another statbench's
+ * save; then, or when the directory cannot be opened, says so and goes
+ * on without the lock (the run is not lost for it).  The open
+ * descriptor, or -1. */
+static int lock_baselines(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    int fd;
+
+    if (!slash || (size_t)(slash - path) >= sizeof dir)
+        return -1;
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        say("--append: %s: %s: appending without a lock", dir,
+            strerror(errno));
+        return -1;
+    }
+    for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; tries++) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || tries == 600) {
+            say("--append: %s: %s: appending without a lock", dir,
+                errno == EWOULDBLOCK ? "locked by another process for 30 s"
+                                     : strerror(errno));
+            close(fd);
+            return -1;
+        }
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+    return fd;
+}
+
+/* Baseline path as it is now, under the lock: another run may have
+ * appended to it since this one read it.  *now is the new read (NULL
+ * when the file is gone, or the same as at the start); returns 0, or -1
+ * when it cannot be read (said: the start's read is used). */
+static int reread_baseline(const char *path, const char *name, sb_run **now)
+{
+    sb_error err = {0};
+    struct stat st;
+    FILE *f;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+    *now = NULL;
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        !(f = fdopen(fd, "r"))) {
+        close(fd);
+        say("--append: baseline '%s': %s is no longer a regular file: "
+            "appending to the one read before measuring",
+            name, path);
+        return -1;
+    }
+    if (sb_run_load_new(f, path, NULL, now, &err) != SB_OK) {
+        say("--append: baseline '%s' changed and cannot be read again (%s): "
+            "appending to the one read before measuring",
+            name, err.text);
+        *now = NULL;
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    if (sb_run_imported(*now)) {
+        say("--append: baseline '%s' is now of imported samples: appending "
+            "to the one read before measuring", name);
+        sb_run_free(*now);
+        *now = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 /* --save: the run kept as a baseline, unless a cell has no sample; with
- * --append, added to the runs of prior (the baseline as it was). */
+ * --append, added to the runs of the baseline as it is at the save
+ * (prior: as it was read before measuring). */
 static int save_baseline(const sb_run *run, const sb_run *prior,
                          const struct cli *cli, size_t empty, int status)
 {
     char *path;
-    int failed = status;
-    sb_run *merged = NULL;
+    int failed = status, lock = -1;
+    sb_run *merged = NULL, *now = NULL;
 
     if (empty) {
         say("not saved as baseline '%s': %zu cell%s without a valid sample",
             cli->save, empty, empty == 1 ? "" : "s");
         return status;
     }
+    if (cli->save_append && (path = baseline_path(cli->save, 1))) {
+        lock = lock_baselines(path);
+        if (lock >= 0 && reread_baseline(path, cli->save, &now) == 0)
+            prior = now; /* NULL when the baseline was removed meanwhile */
+        free(path);
+    }
     if (prior && !(merged = append_run(run, prior, cli->save))) {
         say("not saved as baseline '%s': it keeps its %zu run%s", cli->save,
             sb_run_runs(prior) >= 2 ? sb_run_runs(prior) : 1,
             sb_run_runs(prior) >= 2 ? "s" : "");
+        sb_run_free(now);
+        if (lock >= 0)
+            close(lock);
         return 1;
     }
     /* Saved even when an output above failed (the measurement is good),
@@ -693,7 +781,10 @@ static int save_baseline(const sb_run *run, const sb_run *prior,
             failed ? "; an output above was not written" : "");
     }
     sb_run_free(merged);
+    sb_run_free(now);
     free(path);
+    if (lock >= 0)
+        close(lock); /* after the rename: the next append reads this one */
     return status;
 }
 
