@@ -524,14 +524,19 @@ static void derive_figures(sb_cell_result *r, const sb_analysis_options *a,
     const sb_interval *j =
         r->metric == SB_METRIC_CYCLES ? &r->core_cycles : &r->interval;
     double bytes = (double)r->cell.size;
-    /* Throughput falls as time rises: the CI's ends swap. */
-    r->mbps.estimate = bytes * hz / m->estimate / 1e6;
-    r->mbps.lo = bytes * hz / m->hi / 1e6;
-    /* A t interval on raw medians can reach 0 or below: then the
-     * throughput has no upper bound. */
-    r->mbps.hi = m->lo > 0 ? bytes * hz / m->lo / 1e6 : INFINITY;
-    r->mbps.level = m->level;
-    r->mbps.achieved = m->achieved;
+    /* Throughput falls as time rises: the CI's ends swap.  A cell of no
+     * size (an empty region, or values imported in their own unit) has
+     * no throughput: NAN, not the 0 MB/s it would divide out to. */
+    if (r->cell.size > 0) {
+        r->mbps.estimate = bytes * hz / m->estimate / 1e6;
+        r->mbps.lo = bytes * hz / m->hi / 1e6;
+        /* A t interval on raw medians can reach 0 or below: then the
+         * throughput has no upper bound. */
+        r->mbps.hi = m->lo > 0 ? bytes * hz / m->lo / 1e6 : INFINITY;
+        r->mbps.level = m->level;
+        r->mbps.achieved = m->achieved;
+    } else
+        r->mbps = (sb_interval){NAN, NAN, NAN, m->level, NAN};
     if (r->cell.size > 0)
         r->cycles_per_byte = m->estimate / bytes;
     /* The core cycles per byte are the per-call interval over the size:

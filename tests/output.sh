@@ -261,6 +261,24 @@ check "a reloaded analyze run with negative values: exit 0 (rc $rc)" \
     test "$rc" -eq 0
 check "a reloaded analyze run: values in their own unit, no MB/s" sh -c \
     "grep -q '^data ' '$tmp/out' && ! grep -q 'MB/s' '$tmp/out'"
+# A cell of no size has no throughput: the JSON's mbps and
+# ticks_per_byte are null (they were 0 MB/s), the CSV's empty, and a
+# measured size-0 row shows "-" under MB/s and tsc/B (tsc/B was "nan").
+"$STATBENCH" report -f csv "$tmp/an.json" >"$tmp/an.csv" 2>/dev/null
+if [ -n "$PY" ]; then
+    check_json "an imported cell: no MB/s in the JSON" "$tmp/an.json" <<'PYEOF'
+c = d["cells"][0]
+assert [c["mbps"][k] for k in ("estimate", "lo", "hi")] == [None] * 3, c
+assert c["ticks_per_byte"] is None, c["ticks_per_byte"]
+PYEOF
+fi
+check "  nor in the CSV (mbps_median empty)" sh -c \
+    "sed -n 2p '$tmp/an.csv' | cut -d, -f6-8 | grep -qx ',,'"
+"$STATBENCH" -k libc -s 0 --max-time 0.2 --invocations 1 --reject none \
+    >"$tmp/zero.out" 2>&1
+check "a measured size-0 row: '-' for MB/s and tsc/B, no nan" sh -c \
+    "grep -E '^libc +0 +0 +0 +- +- +- ' '$tmp/zero.out' >/dev/null &&
+     ! grep -q nan '$tmp/zero.out'"
 
 # --- baselines: --against, --save (item 7 and smaller) ---------------------
 STATBENCH_BASELINES="$tmp/bl"

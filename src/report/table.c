@@ -553,14 +553,22 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
                 outlier_count(r));
         btw_column(r, f, inv);
     } else {
-        fprintf(f, "%-13s %9zu %4zu %4zu %12.1f %12.1f %12.1f",
-                r->cell.kernel->name, r->cell.size, r->cell.src_align,
-                r->cell.dst_align, r->mbps.estimate, r->mbps.lo, r->mbps.hi);
+        fprintf(f, "%-13s %9zu %4zu %4zu", r->cell.kernel->name,
+                r->cell.size, r->cell.src_align, r->cell.dst_align);
+        /* A cell of no size has no MB/s and no ticks per byte: "-". */
+        if (isfinite(r->mbps.estimate))
+            fprintf(f, " %12.1f %12.1f %12.1f", r->mbps.estimate,
+                    r->mbps.lo, r->mbps.hi);
+        else
+            fprintf(f, " %12s %12s %12s", "-", "-", "-");
         core_columns(r, f, clk);
-        fprintf(f, " %7.2f %4s %8.4f %10.1f %6zu %5zu %5zu",
-                100 * r->rel_halfwidth, metric_col(r), r->cycles_per_byte,
-                r->interval.estimate, r->nsamples, r->rejected_total,
-                outlier_count(r));
+        fprintf(f, " %7.2f %4s", 100 * r->rel_halfwidth, metric_col(r));
+        if (isfinite(r->cycles_per_byte))
+            fprintf(f, " %8.4f", r->cycles_per_byte);
+        else
+            fprintf(f, " %8s", "-");
+        fprintf(f, " %10.1f %6zu %5zu %5zu", r->interval.estimate,
+                r->nsamples, r->rejected_total, outlier_count(r));
         btw_column(r, f, inv);
     }
     if (cmp)
@@ -606,8 +614,8 @@ static void matrix(const sb_run *run, size_t first, size_t end, size_t w,
                 double v = part == 0   ? r->mbps.estimate
                            : part == 1 ? 100 * r->rel_halfwidth
                                        : r->core_cycles.estimate;
-                if (r->nsamples == 0 ||
-                    (part == 2 && (!r->clock_samples || !isfinite(v))))
+                if (r->nsamples == 0 || !isfinite(v) ||
+                    (part == 2 && !r->clock_samples))
                     fprintf(f, " %9s", "-");
                 else
                     fprintf(f, part == 0   ? " %8.0f%c"
