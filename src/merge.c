@@ -97,8 +97,11 @@ static void compare_meta(const sb_run *a, const sb_run *b, size_t r,
         warn(buf, len, "run %zu: %zu counters, run 1 %zu (counters it "
              "lacks are missing from its invocations)", r + 1,
              y->ncounters, x->ncounters);
+    /* Two single runs of one second and host whose samples differ are
+     * two runs (started together, as two --append at once); the same
+     * samples were refused by same_run. */
     if (x->start_time[0] && !strcmp(x->start_time, y->start_time) &&
-        !strcmp(x->hostname, y->hostname))
+        !strcmp(x->hostname, y->hostname) && (a->nruns >= 2 || b->nruns >= 2))
         warn(buf, len, "run %zu: the same host and start time as run 1 "
              "(%s): the same run given twice?", r + 1, y->start_time);
     if (a->measure.reject != b->measure.reject)
@@ -303,6 +306,31 @@ static int check_runs(const sb_run *const *runs, size_t n, size_t *total,
     return SB_OK;
 }
 
+/* 1 when runs a and b are one run given twice: the same host, start
+ * time (a run that has one) and cells, and every cell the same
+ * samples.  Its merge would be
+ * a run-to-run spread of zero: an interval of no width. */
+static int same_run(const sb_run *a, const sb_run *b)
+{
+    if (a == b)
+        return 1;
+    if (!a->meta.start_time[0] ||
+        strcmp(a->meta.start_time, b->meta.start_time) ||
+        strcmp(a->meta.hostname, b->meta.hostname) ||
+        a->ncells != b->ncells || a->invocations != b->invocations ||
+        a->nruns != b->nruns)
+        return 0;
+    for (size_t i = 0; i < a->ncells; i++) {
+        const sb_cell_result *x = &a->cells[i], *y = &b->cells[i];
+        if (sb__cell_order(&x->cell, &y->cell) ||
+            x->nsamples != y->nsamples ||
+            (x->nsamples &&
+             memcmp(x->ticks, y->ticks, x->nsamples * sizeof *x->ticks)))
+            return 0;
+    }
+    return 1;
+}
+
 /* One cell of one input run, for the union's sort. */
 struct entry {
     const sb_cell *c;
@@ -449,6 +477,14 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
                          n == 1 ? "" : "s");
     if ((rc = check_runs(runs, n, &total, &ninv, &nruns, err)) != SB_OK)
         return rc;
+    for (size_t j = 1; j < n; j++)
+        for (size_t i = 0; i < j; i++)
+            if (same_run(runs[i], runs[j]))
+                return sb__error(err, SB_EINVAL,
+                                 "run %zu is run %zu again (the same host, "
+                                 "start time and samples): a run merged "
+                                 "with itself has no spread between runs",
+                                 j + 1, i + 1);
     m = sb__run_alloc(total, &runs[0]->measure, &runs[0]->analysis);
     where = calloc(n, sizeof *where);
     if (m) {

@@ -187,6 +187,19 @@ for c in d['cells']:
     check "compare reads the merged file (rc $rc)" test "$rc" -eq 0
     check "merge of one run: one line, exit 2" \
         bad_input "two or more saved runs" merge "$tmp/x.json"
+    # A run merged with itself made an interval of no width, with only a
+    # warning; the same run twice is refused, naming both places.
+    "$STATBENCH" -k libc -s 4K --max-time 0.3 --invocations 2 -q \
+        -o "$tmp/self.json" >/dev/null 2>&1
+    "$STATBENCH" -k libc -s 4K --max-time 0.3 --invocations 2 -q \
+        -o "$tmp/other.json" >/dev/null 2>&1
+    check "merge of a run with itself: one line, exit 2" \
+        bad_input "run 2 is run 1 again (the same host, start time and samples)" \
+        merge "$tmp/self.json" "$tmp/self.json"
+    cp "$tmp/self.json" "$tmp/self2.json"
+    check "  also under another file name" \
+        bad_input "run 3 is run 1 again" merge "$tmp/self.json" \
+        "$tmp/other.json" "$tmp/self2.json"
     check "merge of runs without a common cell: one line, exit 2" \
         bad_input "no cell is in every run" merge "$tmp/x.json" "$tmp/tsc.json"
     "$PY" -c "
