@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/repro.sh: the benchmarks of issue 12, printed as figures.
+# bench/repro.sh: the run-to-run benchmarks, printed as figures.
 #
 # Figures that should hold from one run to the next, measured the way a
 # new user would meet them: separate default runs of statbench, some

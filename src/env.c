@@ -1,5 +1,5 @@
 /*
- * env.c: the environment audit (issue 5, item 4).
+ * env.c: the environment audit.
  *
  * Every run records the state of the machine that can disturb or bias a
  * measurement: the frequency governor and driver, turbo, a busy SMT

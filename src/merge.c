@@ -1,6 +1,6 @@
 /*
  * merge.c: several runs of one plan as one run whose runs are a level
- * above its invocations (statbench merge; issue 12).
+ * above its invocations (statbench merge).
  *
  * A run's invocations share its day, its clock step and its neighbours:
  * their spread says nothing of the next run's.  So a merged run keeps

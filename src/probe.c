@@ -5,7 +5,7 @@
  * The core clock.  The TSC counts reference ticks at a constant rate; the
  * core runs at whatever clock the host gives the vCPU (steps of about
  * 100 MHz, 2.69-2.99 GHz against a 2.00 GHz TSC on the machine this was
- * written on; issue 12).  Where the PMU exists, measure.c takes the core
+ * written on).  Where the PMU exists, measure.c takes the core
  * cycles of a sample from PAPI_TOT_CYC, read around it anyway.  Elsewhere
  * a chain of dependent imul r64, r64 runs a known number of core cycles
  * (3 per imul on every Intel core since Nehalem and AMD core since Zen),

@@ -160,8 +160,7 @@ static double calibrate_hz(int tsc)
 /* The calibrated TSC rate, once per process (0: not yet).  The rate of
  * an invariant TSC (tsc_usable demands one) does not change, and the 40
  * ms a calibration takes were most of a short run's budget when every
- * forked invocation paid them (issue 13: --max-time 0.5 measured 0.14
- * s): sb_run_execute_new calibrates in the parent before its first fork, and
+ * forked invocation paid them (--max-time 0.5 measured 0.14 s): sb_run_execute_new calibrates in the parent before its first fork, and
  * the invocations inherit the rate.  An atomic, not a lock: a fork while
  * another thread held a lock would leave it held in the child; two
  * threads calibrating at once both store a good rate. */

@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli.sh: the statbench command end to end: the headline sweep, the
-# machine formats, --list/--help, and every bad input of issue 2.
+# machine formats, --list/--help, and every kind of bad input.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbcli.XXXXXX") || exit 1

@@ -1,6 +1,6 @@
 #!/bin/sh
 # clocks_cli.sh: compare of two saved runs measured at two core clocks
-# (issue 12): the same code, every sample's core cycles equal in both runs,
+# the same code, every sample's core cycles equal in both runs,
 # its ticks 3.5% more in B, whose clock is 3.5% lower (one step of the
 # host's clock), and A's invocations spread over three clock states.  The
 # JSON fixtures are made here from tests/fixtures/reanalyse_a.json (libc

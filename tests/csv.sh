@@ -1,5 +1,5 @@
 #!/bin/sh
-# csv.sh: the CSV as R and pandas read it (issue 13): safe and unique
+# csv.sh: the CSV as R and pandas read it: safe and unique
 # column names (counters mapped), one missing value (the empty field),
 # RFC 4180 quoting of exactly the fields that need it, LF line ends, the
 # unit and timer_hz columns; read back by Python's csv module and, when

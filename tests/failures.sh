@@ -1,6 +1,6 @@
 #!/bin/sh
 # failures.sh: no wrong figure reported as success, and no measured data
-# thrown away (issue 10, items 5, 6 and 9).
+# thrown away.
 #
 #  - An alloc kernel whose mmap fails inside the run (an address-space
 #    limit at the edge) reports the failure; its samples are rejected

@@ -1,5 +1,5 @@
 #!/bin/sh
-# neighbour.sh: a noisy neighbour (issue 7).  A CPU hog, a shell busy loop
+# neighbour.sh: a noisy neighbour.  A CPU hog, a shell busy loop
 # pinned with taskset, runs (a) on another CPU than the measurement and
 # (b) on the very CPU the measurement is pinned to.  Either way the run
 # completes with status 0 and a sane interval; on the same CPU it must

@@ -1,6 +1,6 @@
 #!/bin/sh
 # output.sh: where statbench writes and what it prints, on hostile ground
-# (issue 10): -o over special files, terminal escapes in loaded strings,
+# -o over special files, terminal escapes in loaded strings,
 # nonsense in a loaded run, and the baselines of --save and --against.
 . "${top_srcdir:-.}/tests/lib.sh"
 

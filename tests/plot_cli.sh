@@ -1,6 +1,6 @@
 #!/bin/sh
-# plot_cli.sh: --plot cannot be turned against the user (issue 10,
-# security 1 and 2), from the command line: file names and a saved run's
+# plot_cli.sh: --plot cannot be turned against the user, from the
+# command line: file names and a saved run's
 # strings that gnuplot would run stay text; links planted at the figure's
 # files are replaced, never written through; a figure gnuplot fails to
 # draw is an error that leaves nothing behind.  No measuring: the runs

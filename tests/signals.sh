@@ -1,5 +1,5 @@
 #!/bin/sh
-# signals.sh: Ctrl-C during a run (issue 7).  One SIGINT stops the run
+# signals.sh: Ctrl-C during a run.  One SIGINT stops the run
 # after the sample in progress; the samples so far are analysed and
 # written, marked interrupted, and the status is 130.  A second SIGINT,
 # sent while the first is still being handled, ends the process at once by

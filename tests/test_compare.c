@@ -792,7 +792,7 @@ static void check_boot_test(void)
                        "bootstrap p, %s", pr[k].what);
         }
     }
-    /* Issue 12's A/A pair, rebuilt: 48 clean invocation medians, 8 on
+    /* An A/A pair seen on a shared VM, rebuilt: 48 clean invocation medians, 8 on
      * each of the six clock levels it measured (53.73 to 65.42 ticks),
      * and in A 19 contended ones at 92 to 117, in B 19 clean ones at the
      * two top levels instead.  Both medians are 62.70 (python3:
@@ -814,7 +814,7 @@ static void check_boot_test(void)
                    fabs(ci.estimate - 0.8707489873008718) < 1e-12 &&
                    sb_stats_verdict(&ci, p, 0.05, 0.01) ==
                        SB_VERDICT_FASTER,
-               "issue 12's A/A pair: Welch on logs says 'faster' at ratio "
+               "the shared-VM A/A pair: Welch on logs says 'faster' at ratio "
                "%.4f", ci.estimate);
         v = sb_stats_ratio_boot_test(a, 67, b, 67, 0.95, 1000, 1, &ci, &p) ==
                     SB_OK
@@ -822,7 +822,7 @@ static void check_boot_test(void)
                 : -1;
         tap_ok(ci.estimate == 1.0 && v != SB_VERDICT_FASTER &&
                    v != SB_VERDICT_SLOWER && v != -1,
-               "issue 12's A/A pair: the bootstrap of the medians says "
+               "the shared-VM A/A pair: the bootstrap of the medians says "
                "%s at ratio %.4f [%.4f, %.4f]",
                v >= 0 ? sb_verdict_name(v) : "error", ci.estimate, ci.lo,
                ci.hi);

@@ -1,6 +1,5 @@
 /*
- * test_compare_clocks.c: compare of two runs whose core clocks differ
- * (issue 12, item 3).
+ * test_compare_clocks.c: compare of two runs whose core clocks differ.
  *
  * The fixture runs are built through the internal API (sb__run_alloc and
  * sb__run_add_invocation with each sample's clock set), since the saved

@@ -254,7 +254,7 @@ static void test_options(void)
                "12 names including the software events fit (%s)",
                e.text);
     /* A name that is no counter at all is an error naming it, where PAPI
-     * can tell (issue 13: opt.counters = "BOGUS" was accepted); a known
+     * can tell (opt.counters = "BOGUS" was once accepted); a known
      * counter the machine lacks is not (reported at run time). */
     o.counters = " PAPI_TOT_CYC , perf::PAGE-FAULTS,NO_SUCH_COUNTER";
     memset(&e, 0, sizeof e);

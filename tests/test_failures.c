@@ -1,6 +1,6 @@
 /*
  * test_failures.c: a failed kernel call, a cell without samples and a dead
- * invocation are never reported as success (issue 10, items 5, 6, 9).
+ * invocation are never reported as success.
  *
  *  - sb_kernel_failed() counts per thread; a sample holding a failed call
  *    is rejected under SB_REJECT_KERNEL_FAILED whatever the reject policy,

@@ -260,7 +260,7 @@ int main(void)
             "a reject count of 2^63 - 1");
     figures_of_extremes();
 
-    /* Loaded nonsense (issue 10, item 8): a time that is not positive in
+    /* Loaded nonsense: a time that is not positive in
      * a measured cell of some size, named by file and field; a clock
      * rate that is not positive. */
 #define DOC(hz, extra, size, samples)                                     \

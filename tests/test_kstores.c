@@ -1,6 +1,6 @@
 /*
  * test_kstores.c: the stores each copy kernel's main loop makes, against
- * what its description promises (issue 14).  The copied bytes cannot
+ * what its description promises.  The copied bytes cannot
  * show which pointer a kernel aligns, nor whether its non-temporal stores
  * fill whole lines: a kernel that aligns the source instead of the
  * destination, or heads to 16 bytes instead of 64, copies every byte

@@ -1,5 +1,5 @@
 /*
- * test_metric.c: what each cell is judged in (issue 12, items 2, 3, 7).
+ * test_metric.c: what each cell is judged in.
  *
  *  - sb_metric_choose on a table of cells: kernels of every family, sizes
  *    and offsets at the L2 boundary, hot and cold, clocks known, unknown

@@ -9,7 +9,7 @@
  * chosen under SB_PLOT_AUTO, and, where gnuplot can be run, the figure is
  * a complete SVG, PNG or PDF.  Then the errors: an unknown ending, nothing
  * to plot, a directory that cannot be written, gnuplot missing or
- * failing (the script and data stay).  Then what issue 10 found: names,
+ * failing (the script and data stay).  Then the hostile cases: names,
  * CPU model, command and directory that gnuplot would run or expand,
  * which must reach it inert (tests/gp_check.h) and run nothing; links
  * planted at the files' names, replaced and never followed; a gnuplot
@@ -807,7 +807,7 @@ static void test_links(const sb_run *run)
         chmod(victim[i], 0600);
         if (i < 3)
             snprintf(at[i], sizeof at[i], "%s/fig.%s", sub, ends[i]);
-        else /* the figure's temporary name before issue 10 */
+        else /* the figure's temporary name of older versions */
             snprintf(at[i], sizeof at[i], "%s/fig.svg.tmp%ld", sub,
                      (long)getpid());
         if (symlink(victim[i], at[i]) != 0)

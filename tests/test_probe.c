@@ -9,7 +9,7 @@
  *    rounding and a tick of jitter either way.  The reference is the
  *    simulation's own clock, not the code under test.
  *  - The start-up check on simulated chain timings: agreement, the
- *    folded add r64, imm of issue 12 (0.54 cycles per add), a 4-cycle
+ *    folded add r64, imm seen on an Intel host (0.54 cycles per add), a 4-cycle
  *    imul, the tolerance's edges.
  *  - Contention on simulated probe values (fixed seeds) of three
  *    shapes: an Intel-like mode with 5% contended samples (the quiet
@@ -177,7 +177,7 @@ static void test_validate(void)
            "2.9%% off: within the 3%% tolerance");
     tap_ok(!sb__probe_validate(3 * add * 1.031, add, 0.03, NULL, 0),
            "3.1%% off: refused");
-    /* Issue 12: add r64, imm folded at rename, 0.54 cycles per add. */
+    /* An Intel host: add r64, imm folded at rename, 0.54 cycles per add. */
     tap_ok(!sb__probe_validate(3 * add, 0.54 * add, SB__PROBE_TOLERANCE, why,
                                sizeof why) &&
                strstr(why, "5.556") != NULL,
@@ -217,7 +217,7 @@ static void test_contention(void)
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 
     gsl_rng_set(r, 7);
-    /* An Intel-like host (issue 12's figures): quiet at 32.7 core cycles
+    /* An Intel-like host (figures of a recorded one): quiet at 32.7 core cycles
      * per rep, sd 0.3; contended samples 6% to 70% slower. */
     for (int i = 0; i < N; i++) {
         hot[i] = i % (N / HOT) == 3;

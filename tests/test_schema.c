@@ -1,6 +1,6 @@
 /*
  * test_schema.c: a saved run read back, field by field over the whole
- * JSON schema (issue 14).  The test walks the schema's one list
+ * JSON schema.  The test walks the schema's one list
  * (src/report/schema.c), so a field added there is covered without a
  * change here:
  *

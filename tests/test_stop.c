@@ -1,5 +1,5 @@
 /*
- * test_stop.c: a stop belongs to the run (issue 10, case 12).
+ * test_stop.c: a stop belongs to the run.
  *
  *  - Two runs in two threads at once, the invocations measured in this
  *    process (--invocations 1) and then forked: one run's progress

@@ -1,5 +1,5 @@
 #!/bin/sh
-# valgrind.sh: the command-line paths under valgrind's memcheck (issue 7):
+# valgrind.sh: the command-line paths under valgrind's memcheck:
 # no definite leak and no memory error on a short measurement of each
 # kernel family, the baseline comparison, every output format, compare,
 # analyze, report, check-env, noise, --list, --counters list, --save and
