@@ -39,6 +39,28 @@ rc=$?
 check "--against a directory: refused (rc $rc)" \
     sh -c "test $rc -eq 2 && grep -q 'not a regular file' '$tmp/dir.err'"
 
+# --- --save onto what is no file --------------------------------------------
+# A baseline is read back later: "saved" into a device, a FIFO or through
+# a link it is saved nowhere (a root-owned link to /dev/zero did, exit 0).
+# Each is refused before anything is measured, with one line.
+ln -s /dev/zero "$tmp/bl/zero.json"
+: >"$tmp/real.json"
+ln -s ../real.json "$tmp/bl/tofile.json"
+for spec in pipe:FIFO zero:"symbolic link" tofile:"symbolic link" \
+    dir:directory; do
+    name=${spec%%:*}
+    what=${spec#*:}
+    # shellcheck disable=SC2086
+    $T env STATBENCH_BASELINES="$tmp/bl" "$STATBENCH" $SHORT --save "$name" \
+        >"$tmp/sv.out" 2>"$tmp/sv.err"
+    rc=$?
+    check "--save $name onto a $what: refused first (rc $rc)" sh -c \
+        "test $rc -eq 2 && test ! -s '$tmp/sv.out' &&
+         test \$(wc -l <'$tmp/sv.err') -eq 1 &&
+         grep -q 'is a $what, not a baseline file' '$tmp/sv.err'"
+done
+check "  the link's target untouched" test ! -s "$tmp/real.json"
+
 # --- another user's FIFO in a shared directory ------------------------------
 if [ "$(id -u)" -ne 0 ] || [ -z "$PY" ] || ! id nobody >/dev/null 2>&1; then
     skip "another user's FIFO" "needs root, python3 and a user nobody"
@@ -66,8 +88,10 @@ reader=$!
 $T env STATBENCH_BASELINES="$tmp/shared" "$STATBENCH" $SHORT --save nf \
     >/dev/null 2>"$tmp/nf.err"
 rc=$?
-check "--save onto another user's FIFO: status 1 (rc $rc)" test "$rc" -eq 1
-check "  refused as another user's" grep -q "another user's" "$tmp/nf.err"
+check "--save onto another user's FIFO: refused before measuring (rc $rc)" \
+    test "$rc" -eq 2
+check "  as no baseline file" grep -q "is a FIFO, not a baseline file" \
+    "$tmp/nf.err"
 # shellcheck disable=SC2086
 $T "$STATBENCH" $SHORT -o "$tmp/shared/out.json" >/dev/null 2>"$tmp/out.err"
 rc=$?

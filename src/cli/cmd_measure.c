@@ -494,6 +494,25 @@ static void check_against(const sb_plan *plan, const sb_run *base,
               "and offsets)", opt, name);
 }
 
+/* What is at a baseline's path when it is not a regular file or absent
+ * ("a symbolic link", "a FIFO", ...), or NULL.  A baseline is read back
+ * later: one "saved" into a device, a FIFO or through a link is saved
+ * nowhere (-o may write to those; --save may not).  Not followed: a
+ * link is refused whatever it points to. */
+static const char *baseline_not_file(const char *path)
+{
+    struct stat st;
+
+    if (lstat(path, &st) != 0)
+        return NULL;
+    return S_ISREG(st.st_mode)    ? NULL
+           : S_ISLNK(st.st_mode)  ? "a symbolic link"
+           : S_ISFIFO(st.st_mode) ? "a FIFO"
+           : S_ISDIR(st.st_mode)  ? "a directory"
+           : S_ISSOCK(st.st_mode) ? "a socket"
+                                  : "a device";
+}
+
 /* Saved baseline name read for option opt (--against, --append), or NULL
  * when missing_ok and there is none.  A hostile file, or one that is not
  * a regular file, stops the command here, before anything is measured. */
@@ -547,8 +566,19 @@ static sb_run *load_against(const struct cli *cli)
 {
     sb_run *against;
 
-    if (cli->save)
-        free(baseline_path(cli->save, 0)); /* checks the name, early */
+    if (cli->save) {
+        /* The name, and what is at its path, checked before measuring. */
+        char *path = baseline_path(cli->save, 0);
+        const char *what = path ? baseline_not_file(path) : NULL;
+        if (what) {
+            say("--save %s: %s is %s, not a baseline file: remove it, or "
+                "save under another name",
+                cli->save, path, what);
+            free(path);
+            exit(EXIT_USAGE);
+        }
+        free(path);
+    }
     if (cli->save_append && !cli->save)
         die_usage("--append adds to the baseline --save NAME names: give "
                   "--save");
@@ -768,8 +798,14 @@ static int save_baseline(const sb_run *run, const sb_run *prior,
     /* Saved even when an output above failed (the measurement is good),
      * and then said even with -q: the exit status is 1. */
     path = baseline_path(cli->save, 1);
-    if (!path ||
-        cli_write_file(merged ? merged : run, SB_FORMAT_JSON, path) != 0)
+    if (path && baseline_not_file(path)) {
+        /* Planted while the run measured. */
+        say("not saved as baseline '%s': %s is %s, not a baseline file",
+            cli->save, path, baseline_not_file(path));
+        status = 1;
+    } else if (!path ||
+               cli_write_file(merged ? merged : run, SB_FORMAT_JSON, path) !=
+                   0)
         status = 1;
     else if (!cli->quiet || failed) {
         char runs[64] = "";
