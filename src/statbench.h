@@ -71,6 +71,39 @@
  *    object must not be used from two threads at once.  sb_run_execute_new()
  *    changes the calling thread's CPU affinity while it runs and restores it
  *    afterwards.
+ *  - Forks: with invocations > 1 (the default), sb_run_execute_new,
+ *    sb_compare_functions and sb_gate fork() the calling process once
+ *    per invocation, from the calling thread, and wait for each child;
+ *    the first start of PAPI in a process forks once more, for a trial
+ *    start.  A caller that has threads must know:
+ *     - only the calling thread exists in the child: a lock another
+ *       thread held at the fork stays held there for good, so code the
+ *       child runs must not take a lock other threads use (glibc's
+ *       malloc and stdio are safe: glibc holds their locks across fork);
+ *       a child stuck on one is killed once max_time and 10 s more have
+ *       passed after the run's deadline, and the run ends with that
+ *       invocation reported killed.  A lock of the library's own, held
+ *       for moments around PAPI's start by another thread's run, can be
+ *       caught so too;
+ *     - the child runs the plan and nothing else: it pins itself, maps
+ *       the buffers, opens the counters, measures, and so calls the
+ *       caller's code of the plan (kernels' fn, setup and teardown, the
+ *       sb_bench_add functions and their sb_bench_hooks) and the
+ *       progress and progress_state callbacks; it writes its samples to
+ *       the parent through a pipe and leaves with _exit: no atexit
+ *       handler, no flush of stdio buffers it inherited, no destructor.
+ *       What that code changes in memory stays in the child;
+ *     - handlers registered with pthread_atfork run at each of these
+ *       forks (the library registers none), and the child inherits the
+ *       signal dispositions and the calling thread's signal mask;
+ *     - each fork copies the process's page tables (about 30 ms per GiB
+ *       touched), and with sb_measure_options.mlock (the default) the
+ *       child's mlockall copies every private writable page the process
+ *       has, since Linux breaks copy-on-write to lock it: a process with
+ *       a large heap pays that memory and time in every invocation
+ *       (256 MiB: 256 MiB more, 134 ms, on a 2-vCPU guest); set mlock 0
+ *       there.
+ *    With invocations 1 the plan is measured in the calling thread.
  *  - Stack: a run needs about 100 KiB of the calling thread's stack (the
  *    environment audit, the runner's records, PAPI's start); below that
  *    (ulimit -s 64) the process dies of SIGSEGV, which no check inside
