@@ -14,7 +14,7 @@
  *      anything that can fail (checks input, allocates, reads, measures):
  *        an int status and an optional sb_error, as above; an owned
  *        output is set to NULL and a comparison to SB_VERDICT_NONE when
- *        the call fails;
+ *        the call fails (one of an unknown size is left untouched);
  *      accessors by index (sb_plan_cell, sb_kernel_at, sb_run_cell,
  *        sb_run_comparison, ...): NULL for a bad index or a NULL object;
  *        counts are 0 for a NULL object;
@@ -1822,6 +1822,9 @@ SB_API void sb_do_not_optimize_escape(volatile void *p);
  * With m->profile_dir, the run is judged against this host's profile
  * first (sb_run_set_profile: a run measured on a shared core gets an
  * inconclusive verdict) and then gives it its figures.
+ * out->size must be set first (sb_comparison c = {.size = sizeof c}): a
+ * size this library does not know is SB_EINVAL, before anything is
+ * measured, and out is left untouched.
  * Returns SB_OK or an error from sb_run_execute_new, or the profile's
  * (SB_EIO: a profile file refused, naming it; SB_ESYS). */
 SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
@@ -1855,7 +1858,8 @@ enum sb_gate_outcome {
  * comparison that could not be made (c NULL, not valid, verdict none, a
  * ratio that is NAN) and for an inconclusive one whose interval reaches
  * past 1 + threshold under SB_INCONCLUSIVE_FAIL (WARN and PASS under
- * the other policies); PASS otherwise.  The threshold is the one the
+ * the other policies), and for a c whose size this library does not
+ * know (the line names it); PASS otherwise.  The threshold is the one the
  * verdict was given at, a->threshold, a fraction (0.10 for 10%): the
  * command line's --threshold 10 is the same value in percent.  Returns
  * an enum sb_gate_outcome. */
@@ -1867,8 +1871,9 @@ SB_API int sb_gate_judge(const sb_comparison *c,
 /* Whether a comparison is a regression: its verdict is slower (the
  * adjusted p below alpha and the whole interval above 1) and the ratio
  * exceeds 1 + threshold; or it could not be made (a cell without
- * samples, non-positive times: the ratio is NAN), since a gate must not
- * pass what it could not measure.  1 or 0. */
+ * samples, non-positive times: the ratio is NAN, or a size this library
+ * does not know), since a gate must not pass what it could not measure.
+ * 1 or 0. */
 SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
 
 /* A one-call regression gate for a test program: as
@@ -1878,8 +1883,9 @@ SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
  * beyond a->threshold, or undecided under SB_INCONCLUSIVE_FAIL (the
  * default).  Call sb_gate_judge on out for the gate's one-line account.
  * Returns SB_OK, or an error status with *outcome SB_GATE_FAIL and out
- * (optional) holding no verdict: SB_EINVAL (a NULL function or outcome,
- * n 0, a bad option), SB_ENOSAMPLES when a function has no valid sample
+ * (optional; its size set, as for sb_compare_functions) holding no
+ * verdict: SB_EINVAL (a NULL function or outcome, n 0, a bad option, an
+ * out of unknown size, left untouched), SB_ENOSAMPLES when a function has no valid sample
  * (every call failed, see sb_kernel_failed, or every sample was
  * disturbed), or another error of sb_compare_functions. */
 SB_API int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
