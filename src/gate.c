@@ -49,19 +49,26 @@ static void put_comparison(sb_comparison *out, const sb_comparison *c)
 }
 
 /* What a failed call leaves in its comparison: no verdict, no ratio, so
- * that it cannot be read as a result (statbench.h, enum sb_verdict). */
+ * that it cannot be read as a result (statbench.h, enum sb_verdict).
+ * none fills the library's whole struct c; no_comparison the caller's
+ * out, as far as its size holds. */
+static void none(sb_comparison *c)
+{
+    memset(c, 0, sizeof *c);
+    c->size = sizeof *c;
+    c->valid = 0;
+    c->base = SIZE_MAX;
+    c->ratio = (sb_interval){NAN, NAN, NAN, NAN, NAN};
+    c->p = c->p_adjusted = c->a12 = c->mde = c->run_sd = NAN;
+    c->verdict = SB_VERDICT_NONE;
+    c->test = "none: the call failed";
+}
+
 static void no_comparison(sb_comparison *out)
 {
     sb_comparison c;
 
-    memset(&c, 0, sizeof c);
-    c.size = sizeof c;
-    c.valid = 0;
-    c.base = SIZE_MAX;
-    c.ratio = (sb_interval){NAN, NAN, NAN, NAN, NAN};
-    c.p = c.p_adjusted = c.a12 = c.mde = c.run_sd = NAN;
-    c.verdict = SB_VERDICT_NONE;
-    c.test = "none: the call failed";
+    none(&c);
     put_comparison(out, &c);
 }
 
@@ -72,7 +79,7 @@ static int get_comparison(const sb_comparison *c, sb_comparison *full)
 {
     size_t size = sb__out_size_of(c);
 
-    no_comparison(full);
+    none(full);
     if (sb__out_size(size, comparison_sizes, NCOMPARISON_SIZES,
                      "sb_comparison", "", NULL) != SB_OK)
         return SB_EINVAL;
