@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 {
     sb_measure_options measure;
     sb_analysis_options analysis;
-    sb_comparison c;
+    sb_comparison c = {.size = sizeof c}; /* the size this program knows */
     sb_error err = {0};
     char line[512];
     int rc, outcome;

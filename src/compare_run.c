@@ -271,6 +271,7 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     double df = 0;
     size_t nb, nc;
 
+    out->size = sizeof *out; /* the library's layout: a run's own */
     out->valid = 1;
     out->ratio = (sb_interval){NAN, NAN, NAN, o->ci_level, NAN};
     out->p = out->p_adjusted = out->a12 = out->mde = NAN;
@@ -577,10 +578,11 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
 
 double sb_run_core_clock(const sb_run *run)
 {
-    sb_clock_summary c;
+    sb_clock_summary c = {.size = sizeof c};
 
     /* One reader of the run's clocks: the header's clock line's. */
-    if (!run || !(run->meta.timer.hz > 0) || sb_run_clock(run, &c) != SB_OK)
+    if (!run || !(run->meta.timer.hz > 0) ||
+        sb_run_clock(run, &c, NULL) != SB_OK)
         return NAN;
     return c.median_hz / run->meta.timer.hz;
 }

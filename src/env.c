@@ -786,6 +786,7 @@ void sb__env_audit_at(const char *root, int cpu, double sample_seconds,
     if (!root || !out)
         return;
     memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
     c.root = root;
     c.pinned = cpu >= 0;
     c.cpu = cpu >= 0 ? cpu : 0;
@@ -801,7 +802,28 @@ void sb__env_audit_at(const char *root, int cpu, double sample_seconds,
     errno = saved; /* failed opens are findings, not the caller's errors */
 }
 
-void sb_env_audit(int cpu, sb_env *out)
+/* The layouts of sb_env a caller may have, the current first. */
+static const size_t env_sizes[] = {sizeof(sb_env)};
+
+int sb_env_audit(int cpu, sb_env *out, sb_error *err)
 {
-    sb__env_audit_at("", cpu, 0.1, out);
+    sb_env full;
+    size_t size, fit;
+    int rc;
+
+    if (!out)
+        return sb__error(err, SB_EINVAL, "sb_env_audit: out is NULL");
+    size = sb__out_size_of(out);
+    if ((rc = sb__out_size(size, env_sizes,
+                           sizeof env_sizes / sizeof *env_sizes, "sb_env",
+                           "sb_env_audit", err)) != SB_OK)
+        return rc;
+    sb__env_audit_at("", cpu, 0.1, &full);
+    /* An older layout may hold fewer items (a smaller SB_ENV_MAX): n
+     * counts only those written. */
+    fit = (size - offsetof(sb_env, items)) / sizeof full.items[0];
+    if (full.n > fit)
+        full.n = fit;
+    sb__out_put(out, size, &full);
+    return SB_OK;
 }

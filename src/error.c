@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <gsl/gsl_errno.h>
 
@@ -33,6 +34,33 @@ int sb__error(sb_error *err, int code, const char *fmt, ...)
     /* Messages quote file names and loaded strings: one clean line. */
     sb__clean_text(err->text);
     return code;
+}
+
+int sb__out_size(size_t size, const size_t *known, size_t nknown,
+                 const char *what, const char *who, sb_error *err)
+{
+    for (size_t i = 0; i < nknown; i++)
+        if (size == known[i])
+            return SB_OK;
+    return sb__error(err, SB_EINVAL,
+                     "%s: %s.size %zu: unknown to this library (%zu; set it "
+                     "to sizeof(%s) before the call)",
+                     who, what, size, nknown ? known[0] : 0, what);
+}
+
+void sb__out_put(void *out, size_t size, const void *full)
+{
+    memcpy(out, full, size);
+    /* The size field comes first in every layout, and keeps saying
+     * which one the caller has. */
+    memcpy(out, &size, sizeof size);
+}
+
+size_t sb__out_size_of(const void *out)
+{
+    size_t size;
+    memcpy(&size, out, sizeof size);
+    return size;
 }
 
 static void init_once(void)

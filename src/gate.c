@@ -23,19 +23,69 @@ static const sb_kernel stand_in[2] = {
      .description = "the candidate function"},
 };
 
-/* What a failed call leaves in its comparison: no verdict, no ratio, so
- * that it cannot be read as a result (statbench.h, enum sb_verdict). */
-static void no_comparison(sb_comparison *out)
+/* The layouts of sb_comparison a caller may have, the current first (a
+ * field added later goes at the end, and the size before it stays
+ * here). */
+static const size_t comparison_sizes[] = {sizeof(sb_comparison)};
+#define NCOMPARISON_SIZES (sizeof comparison_sizes / sizeof *comparison_sizes)
+
+/* SB_OK when out is a comparison of a size this library knows (NULL: no
+ * output, also SB_OK), else SB_EINVAL naming who and the size. */
+static int comparison_size(const sb_comparison *out, const char *who,
+                           sb_error *err)
 {
     if (!out)
-        return;
-    memset(out, 0, sizeof *out);
-    out->valid = 0;
-    out->base = SIZE_MAX;
-    out->ratio = (sb_interval){NAN, NAN, NAN, NAN, NAN};
-    out->p = out->p_adjusted = out->a12 = out->mde = out->run_sd = NAN;
-    out->verdict = SB_VERDICT_NONE;
-    out->test = "none: the call failed";
+        return SB_OK;
+    return sb__out_size(sb__out_size_of(out), comparison_sizes,
+                        NCOMPARISON_SIZES, "sb_comparison", who, err);
+}
+
+/* The whole comparison c into the caller's out, as much as its size
+ * holds; nothing for a NULL out or one of an unknown size. */
+static void put_comparison(sb_comparison *out, const sb_comparison *c)
+{
+    if (out && comparison_size(out, "", NULL) == SB_OK)
+        sb__out_put(out, sb__out_size_of(out), c);
+}
+
+/* What a failed call leaves in its comparison: no verdict, no ratio, so
+ * that it cannot be read as a result (statbench.h, enum sb_verdict).
+ * none fills the library's whole struct c; no_comparison the caller's
+ * out, as far as its size holds. */
+static void none(sb_comparison *c)
+{
+    memset(c, 0, sizeof *c);
+    c->size = sizeof *c;
+    c->valid = 0;
+    c->base = SIZE_MAX;
+    c->ratio = (sb_interval){NAN, NAN, NAN, NAN, NAN};
+    c->p = c->p_adjusted = c->a12 = c->mde = c->run_sd = NAN;
+    c->verdict = SB_VERDICT_NONE;
+    c->test = "none: the call failed";
+}
+
+static void no_comparison(sb_comparison *out)
+{
+    sb_comparison c;
+
+    none(&c);
+    put_comparison(out, &c);
+}
+
+/* A caller's comparison c in the library's whole layout, *full: the
+ * fields its size holds, the later ones as a failed call leaves them.
+ * SB_EINVAL for an unknown size (*full then says no comparison). */
+static int get_comparison(const sb_comparison *c, sb_comparison *full)
+{
+    size_t size = sb__out_size_of(c);
+
+    none(full);
+    if (sb__out_size(size, comparison_sizes, NCOMPARISON_SIZES,
+                     "sb_comparison", "", NULL) != SB_OK)
+        return SB_EINVAL;
+    memcpy(full, c, size);
+    full->size = sizeof *full;
+    return SB_OK;
 }
 
 /* run judged against the host profile below dir, the verdict recorded
@@ -82,6 +132,10 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
 
     if (run_new)
         *run_new = NULL;
+    /* Before anything is written to it: a size this library does not
+     * know is a layout it must not write. */
+    if ((rc = comparison_size(out, "sb_compare_functions", err)) != SB_OK)
+        return rc;
     no_comparison(out);
     if (!baseline || !candidate || !out)
         return sb__error(err, SB_EINVAL, "sb_compare_functions: %s is NULL",
@@ -129,7 +183,7 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
     if (rc == SB_OK) {
         const sb_comparison *c = sb_run_comparison(run, 1);
         if (c) {
-            *out = *c;
+            put_comparison(out, c);
         } else {
             rc = sb__error(err, SB_ENUMERIC, "no comparison could be made");
         }
@@ -152,14 +206,16 @@ int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
             const sb_measure_options *m, const sb_analysis_options *a,
             sb_comparison *out, int *outcome, sb_error *err)
 {
-    sb_comparison c;
+    sb_comparison c = {.size = sizeof c};
     int rc;
 
     /* A failed call fails the gate, whatever the caller does with the
      * status: a gate must not pass what it could not measure. */
     if (outcome)
         *outcome = SB_GATE_FAIL;
-    else {
+    if ((rc = comparison_size(out, "sb_gate", err)) != SB_OK)
+        return rc;
+    if (!outcome) {
         no_comparison(out);
         return sb__error(err, SB_EINVAL, "sb_gate: outcome is NULL");
     }
@@ -168,14 +224,20 @@ int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,
         no_comparison(out);
         return rc;
     }
-    if (out)
-        *out = c;
+    put_comparison(out, &c);
     *outcome = sb_gate_judge(&c, a, NULL, NULL, NULL, 0);
     return SB_OK;
 }
 
-int sb_comparison_regressed(const sb_comparison *c, double threshold)
+int sb_comparison_regressed(const sb_comparison *in, double threshold)
 {
+    sb_comparison full;
+    const sb_comparison *c = in ? &full : NULL;
+
+    /* A comparison of a layout this library does not know cannot be
+     * read: a gate must not pass it. */
+    if (in && get_comparison(in, &full) != SB_OK)
+        return 1;
     /* Slower (significant, the whole interval above 1) and by more than
      * the threshold: a difference too small to matter never fails.  A
      * comparison that could not be made (a cell without samples) fails:
@@ -220,19 +282,23 @@ static void put_text(char *buf, size_t len, size_t *at, const char *s)
     put(buf, len, at, "%s", tmp);
 }
 
-int sb_gate_judge(const sb_comparison *c, const sb_analysis_options *a,
+int sb_gate_judge(const sb_comparison *in, const sb_analysis_options *a,
                   const char *what, const char *baseline_from, char *buf,
                   size_t len)
 {
     sb_analysis_options d;
     const sb_analysis_options *opt = &d;
+    sb_comparison full;
+    const sb_comparison *c = in ? &full : NULL;
     double th;
-    int out, policy, bad_opt = 0;
+    int out, policy, bad_opt = 0, bad_size = 0;
     size_t at = 0;
     const char *why;
 
     if (sb__analysis_get(a, &d, "sb_gate_judge", NULL) != SB_OK)
         bad_opt = 1; /* d holds the defaults; the gate fails below */
+    if (in && get_comparison(in, &full) != SB_OK)
+        bad_size = 1; /* full says no comparison: the gate fails */
     th = opt->threshold;
     policy = opt->inconclusive;
     if (buf && len)
@@ -280,6 +346,19 @@ int sb_gate_judge(const sb_comparison *c, const sb_analysis_options *a,
         out = SB_GATE_FAIL;
         why = "the analysis options' size is unknown to this library "
               "(fill them with sb_analysis_options_init)";
+    }
+    if (bad_size) {
+        char size[64];
+        out = SB_GATE_FAIL;
+        snprintf(size, sizeof size, "sb_comparison.size %zu",
+                 sb__out_size_of(in));
+        put(buf, len, &at, "FAIL ");
+        put_text(buf, len, &at, what);
+        put(buf, len, &at,
+            ": %s: unknown to this library (%zu; set it to "
+            "sizeof(sb_comparison))",
+            size, sizeof(sb_comparison));
+        return out;
     }
     put(buf, len, &at, "%s ", out == SB_GATE_FAIL   ? "FAIL"
                               : out == SB_GATE_WARN ? "WARN"

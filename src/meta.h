@@ -14,7 +14,8 @@ void sb__meta_fill(sb_meta *meta);
  * a cell's buffers with (sb_metric_choose). */
 void sb__meta_l2(sb_meta *meta);
 /* The probes' figures unknown (NAN; probe.c fills them): a run made or
- * loaded without them must not show zeros. */
+ * loaded without them must not show zeros.  Also sets the size fields of
+ * the structs a meta embeds (timer, env): every meta passes here. */
 void sb__meta_probe_unknown(sb_meta *meta);
 
 /* Append one line, printf-style, to meta->notes (cut at its size). */

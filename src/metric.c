@@ -78,14 +78,17 @@ void sb__metric_values(int metric, const double *ticks, const double *clock,
                      : NAN;
 }
 
-int sb_run_clock(const sb_run *run, sb_clock_summary *out)
+/* The layouts of sb_clock_summary a caller may have, the current
+ * first. */
+static const size_t clock_sizes[] = {sizeof(sb_clock_summary)};
+
+/* sb_run_clock into the library's whole struct. */
+static int run_clock(const sb_run *run, sb_clock_summary *out)
 {
     size_t ninv = 0, total = 0, most = 0, m = 0, *at;
     double *inv, *x;
 
-    if (!run || !out)
-        return SB_EINVAL;
-    *out = (sb_clock_summary){0, 0, NAN, NAN, 0, NAN};
+    *out = (sb_clock_summary){sizeof *out, 0, 0, NAN, NAN, 0, NAN};
     for (size_t i = 0; i < run->ncells; i++) {
         if (run->cells[i].invocations > ninv)
             ninv = run->cells[i].invocations;
@@ -136,4 +139,24 @@ int sb_run_clock(const sb_run *run, sb_clock_summary *out)
     free(x);
     free(at);
     return SB_OK;
+}
+
+int sb_run_clock(const sb_run *run, sb_clock_summary *out, sb_error *err)
+{
+    sb_clock_summary full;
+    size_t size;
+    int rc;
+
+    if (!run || !out)
+        return sb__error(err, SB_EINVAL, "sb_run_clock: %s is NULL",
+                         !run ? "run" : "out");
+    size = sb__out_size_of(out);
+    if ((rc = sb__out_size(size, clock_sizes,
+                           sizeof clock_sizes / sizeof *clock_sizes,
+                           "sb_clock_summary", "sb_run_clock", err)) != SB_OK)
+        return rc;
+    if ((rc = run_clock(run, &full)) == SB_ENOMEM)
+        sb__error(err, rc, "sb_run_clock: out of memory");
+    sb__out_put(out, size, &full);
+    return rc;
 }

@@ -1482,24 +1482,44 @@ const double *sb_run_sample_probes(const sb_run *run, size_t i)
     return run->samples[i].probes;
 }
 
-int sb_run_held_samples(const sb_run *run, size_t i, sb_held_samples *out)
+/* The layouts of sb_held_samples a caller may have, the current
+ * first. */
+static const size_t held_sizes[] = {sizeof(sb_held_samples)};
+
+int sb_run_held_samples(const sb_run *run, size_t i, sb_held_samples *out,
+                        sb_error *err)
 {
     const sb__cell_held *h;
-    if (!run || !out || i >= run->ncells)
-        return SB_EINVAL;
-    memset(out, 0, sizeof *out);
+    sb_held_samples full = {.size = sizeof full};
+    size_t size;
+    int rc;
+
+    if (!run || !out)
+        return sb__error(err, SB_EINVAL, "sb_run_held_samples: %s is NULL",
+                         !run ? "run" : "out");
+    if (i >= run->ncells)
+        return sb__error(err, SB_EINVAL,
+                         "sb_run_held_samples: cell %zu: the run has %zu", i,
+                         run->ncells);
+    size = sb__out_size_of(out);
+    if ((rc = sb__out_size(size, held_sizes,
+                           sizeof held_sizes / sizeof *held_sizes,
+                           "sb_held_samples", "sb_run_held_samples", err)) !=
+        SB_OK)
+        return rc;
     h = run->held ? &run->held[i] : NULL;
-    if (!h || !h->n)
-        return SB_OK;
-    out->n = h->n;
-    out->ticks = h->ticks;
-    out->flags = h->cols.flags;
-    out->clock = h->cols.clock;
-    out->probes = h->cols.probes;
-    for (size_t j = 0; j < run_ncounters(run); j++)
-        out->counters[j] = h->cols.counters[j];
-    out->invocation_samples = h->inv_n;
-    out->at = h->at;
+    if (h && h->n) {
+        full.n = h->n;
+        full.ticks = h->ticks;
+        full.flags = h->cols.flags;
+        full.clock = h->cols.clock;
+        full.probes = h->cols.probes;
+        for (size_t j = 0; j < run_ncounters(run); j++)
+            full.counters[j] = h->cols.counters[j];
+        full.invocation_samples = h->inv_n;
+        full.at = h->at;
+    }
+    sb__out_put(out, size, &full);
     return SB_OK;
 }
 

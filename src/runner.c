@@ -39,6 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "env_internal.h"
 #include "measure.h"
 #include "meta.h"
 #include "metric.h"
@@ -469,7 +470,8 @@ static void audit_env(const sb_measure_options *opt, sb_env *env)
     int cpu = -1;
     if (!opt->no_pin && sched_getaffinity(0, sizeof allowed, &allowed) == 0)
         cpu = sb__choose_cpu(opt, &allowed, NULL, 0);
-    sb_env_audit(cpu, env);
+    /* The library's own full struct: no caller's size to check. */
+    sb__env_audit_at("", cpu, 0.1, env);
 }
 
 /* The budget of invocation i, in *b: an equal share of what is left

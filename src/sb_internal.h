@@ -32,6 +32,22 @@
  * code so that callers can write "return sb__error(err, SB_EINVAL, ...)". */
 int sb__error(sb_error *err, int code, const char *fmt, ...) SB__PRINTF(3, 4);
 
+/* A struct the library fills in the caller's memory (sb_comparison,
+ * sb_timer_info, ...): its layouts are prefixes of each other, with a
+ * size_t size first, which the caller sets to the sizeof it compiled.
+ * sb__out_size: SB_OK when size is one of known[] (nknown sizes, the
+ * current layout's first), else SB_EINVAL naming who, what (the struct)
+ * and the size; the caller's memory is then not to be written at all,
+ * since its layout is unknown.  sb__out_put: the first size bytes of
+ * full (the library's whole struct) into out, for a size sb__out_size
+ * accepted, out's size field left at size: nothing past it is written. */
+int sb__out_size(size_t size, const size_t *known, size_t nknown,
+                 const char *what, const char *who, sb_error *err);
+void sb__out_put(void *out, size_t size, const void *full);
+/* The size field of out, a struct of that kind (read without assuming
+ * out's type or alignment). */
+size_t sb__out_size_of(const void *out);
+
 /* results.c (here, not in run_internal.h, because the writers use them
  * and see the run only through the public accessors): the cells of one
  * kernel and size start at first and end before the returned index (the

@@ -14,7 +14,7 @@
  *      anything that can fail (checks input, allocates, reads, measures):
  *        an int status and an optional sb_error, as above; an owned
  *        output is set to NULL and a comparison to SB_VERDICT_NONE when
- *        the call fails;
+ *        the call fails (one of an unknown size is left untouched);
  *      accessors by index (sb_plan_cell, sb_kernel_at, sb_run_cell,
  *        sb_run_comparison, ...): NULL for a bad index or a NULL object;
  *        counts are 0 for a NULL object;
@@ -34,6 +34,22 @@
  *    struct as the caller compiled it: the library refuses a size it
  *    does not know and reads an older one with the newer fields at their
  *    defaults.
+ *  - Structs the library fills in the caller's memory (sb_comparison,
+ *    sb_timer_info, sb_env, sb_clock_summary, sb_held_samples) start
+ *    with a size field too, which the caller sets before the call:
+ *        sb_timer_info t = {.size = sizeof t};
+ *    (in C++: sb_timer_info t{}; t.size = sizeof t;).  The library writes only the first size bytes, in the layout of that
+ *    size (a newer library, an older caller: the older layout, without
+ *    the fields added since), and refuses a size it does not know (0,
+ *    one too small for the first layout, a newer header's) with
+ *    SB_EINVAL naming the struct and the size, writing nothing.  Their
+ *    fields are only ever added at the end.  The statistics' small
+ *    values (sb_interval, sb_summary, sb_outliers, sb_mad_outliers,
+ *    sb_levels, sb_spread) and sb_error are fixed for good: a new figure
+ *    comes as a new type and function.
+ *  - Structs the library owns and hands out by pointer (sb_cell_result,
+ *    sb_meta, sb_progress) may grow at their end: read them through the
+ *    pointer, never copy one or step over an array of them.
  *  - The library never prints, never exits and never aborts.  GSL's default
  *    error handler is switched off, for the whole process, by sb_init()
  *    and by every entry point that calls GSL (see sb_init).  PAPI is
@@ -55,6 +71,39 @@
  *    object must not be used from two threads at once.  sb_run_execute_new()
  *    changes the calling thread's CPU affinity while it runs and restores it
  *    afterwards.
+ *  - Forks: with invocations > 1 (the default), sb_run_execute_new,
+ *    sb_compare_functions and sb_gate fork() the calling process once
+ *    per invocation, from the calling thread, and wait for each child;
+ *    the first start of PAPI in a process forks once more, for a trial
+ *    start.  A caller that has threads must know:
+ *     - only the calling thread exists in the child: a lock another
+ *       thread held at the fork stays held there for good, so code the
+ *       child runs must not take a lock other threads use (glibc's
+ *       malloc and stdio are safe: glibc holds their locks across fork);
+ *       a child stuck on one is killed once max_time and 10 s more have
+ *       passed after the run's deadline, and the run ends with that
+ *       invocation reported killed.  A lock of the library's own, held
+ *       for moments around PAPI's start by another thread's run, can be
+ *       caught so too;
+ *     - the child runs the plan and nothing else: it pins itself, maps
+ *       the buffers, opens the counters, measures, and so calls the
+ *       caller's code of the plan (kernels' fn, setup and teardown, the
+ *       sb_bench_add functions and their sb_bench_hooks) and the
+ *       progress and progress_state callbacks; it writes its samples to
+ *       the parent through a pipe and leaves with _exit: no atexit
+ *       handler, no flush of stdio buffers it inherited, no destructor.
+ *       What that code changes in memory stays in the child;
+ *     - handlers registered with pthread_atfork run at each of these
+ *       forks (the library registers none), and the child inherits the
+ *       signal dispositions and the calling thread's signal mask;
+ *     - each fork copies the process's page tables (about 30 ms per GiB
+ *       touched), and with sb_measure_options.mlock (the default) the
+ *       child's mlockall copies every private writable page the process
+ *       has, since Linux breaks copy-on-write to lock it: a process with
+ *       a large heap pays that memory and time in every invocation
+ *       (256 MiB: 256 MiB more, 134 ms, on a 2-vCPU guest); set mlock 0
+ *       there.
+ *    With invocations 1 the plan is measured in the calling thread.
  *  - Stack: a run needs about 100 KiB of the calling thread's stack (the
  *    environment audit, the runner's records, PAPI's start); below that
  *    (ulimit -s 64) the process dies of SIGSEGV, which no check inside
@@ -594,8 +643,11 @@ SB_API int sb_timer_parse(const char *name);
 
 /* The timer a run uses, measured once per process.
  * Ticks are TSC reference cycles (constant rate, not core clock cycles) for
- * SB_TIMER_TSC and nanoseconds for SB_TIMER_CLOCK; hz converts them. */
+ * SB_TIMER_TSC and nanoseconds for SB_TIMER_CLOCK; hz converts them.
+ * Filled by the library in the caller's memory: set size first (see the
+ * conventions above). */
 typedef struct sb_timer_info {
+    size_t size;             /* sizeof(sb_timer_info), set by the caller */
     enum sb_timer_kind kind;
     double hz;               /* ticks per second */
     const char *hz_source;   /* "cpuid 0x15", "hypervisor leaf", "calibrated" */
@@ -611,7 +663,10 @@ typedef struct sb_timer_info {
  * first call in a process takes about 50 ms (frequency calibration); the
  * rate is then kept for the process and its forks (an invariant TSC's
  * rate does not change), and later calls only measure the overheads.
- * Returns SB_OK, SB_EINVAL for a NULL out, or SB_ESYS. */
+ *     sb_timer_info t = {.size = sizeof t};
+ *     rc = sb_timer_init(&t, 0, &err);
+ * Returns SB_OK, SB_EINVAL for a NULL out or an unknown out->size (out
+ * untouched), or SB_ESYS. */
 SB_API int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err);
 
 /* ------------------------------------------------------------------------ */
@@ -1049,6 +1104,12 @@ enum sb_reject_reason {
     SB_REJECT_NREASONS
 };
 
+/* The room for reasons in the per-reason arrays of sb_cell_result
+ * (rejected, disturbed): a fixed part of the ABI, above
+ * SB_REJECT_NREASONS, so that a new reason takes a spare slot and moves
+ * no field.  Slots from SB_REJECT_NREASONS on are 0. */
+#define SB_REJECT_SLOTS 16
+
 /* Name of a reject reason ("context-switch"). */
 SB_API const char *sb_reject_name(int reason);
 SB_API int sb_reject_parse(const char *name);
@@ -1056,7 +1117,9 @@ SB_API int sb_reject_parse(const char *name);
 /* Invocations whose probe figures a run's sb_meta keeps one by one. */
 #define SB_PROBE_MAX_INV 128
 
-/* Most counters read around a sample. */
+/* Most counters read around a sample.  A capacity fixed for the ABI:
+ * sb_meta, sb_cell_result and sb_held_samples hold arrays of it, so
+ * raising it is an incompatible change (a new soname). */
 #define SB_MAX_COUNTERS 12
 
 /* One counter of one cell: its count per call, the median over samples of
@@ -1068,14 +1131,24 @@ typedef struct sb_counter_result {
     double per_byte;        /* per_call.estimate / size; NAN for size 0 */
 } sb_counter_result;
 
-/* What a run measured for one cell.  Owned by the run. */
+/* What a run measured for one cell.  Owned by the run: the library makes
+ * every sb_cell_result, and a caller reads one through the pointer
+ * sb_run_cell gives, never declaring, copying or stepping over an array
+ * of them (use sb_run_cell for each i).  So a newer library may make the
+ * struct longer without harm to a program built with this header, as
+ * long as no field that program knows moves.  Hence: fields are only
+ * added at the very end, and nothing before the end has a size that can
+ * change.  The arrays sized by the header's constants, which were in the
+ * middle, come last, and are sized by capacities fixed for the ABI: a new
+ * reject reason fills a spare slot of SB_REJECT_SLOTS instead of
+ * lengthening rejected and disturbed, which would move every field
+ * after them.  tests/test_abi.c holds this order. */
 typedef struct sb_cell_result {
     sb_cell cell;
     size_t iters;          /* iterations per sample (calibrated k) */
     size_t nsamples;       /* samples kept */
     double *ticks;         /* nsamples values: timer ticks per iteration,
                               timer overhead subtracted, in measured order */
-    size_t rejected[SB_REJECT_NREASONS];
     size_t rejected_total;
     size_t warmup_samples; /* samples spent warming up (not kept) */
     double calls;          /* kernel calls in all samples taken (kept or
@@ -1085,9 +1158,6 @@ typedef struct sb_cell_result {
     double sys_seconds;    /* the thread's system CPU time over them
                               (getrusage; per call: divide by calls) */
     size_t ncounters;
-    sb_counter_result counters[SB_MAX_COUNTERS];
-    size_t disturbed[SB_REJECT_NREASONS]; /* samples that showed each
-                              disturbance, rejected or not (--reject none) */
     int reached_precision; /* 1 when the CI reached the precision target
                               (always 1 with precision 0: no target) */
     sb_summary ticks_summary; /* descriptive statistics of all kept samples
@@ -1139,9 +1209,15 @@ typedef struct sb_cell_result {
     /* Core cycles per byte with their interval: core_cycles divided by
      * the size, estimate and ends alike (the same interval, at the same
      * level, not a second one); NAN without a core clock or for size 0.
-     * Its estimate is core_cycles_per_byte.  Last, so that the fields
-     * before keep their places for a program built with 0.1's header. */
+     * Its estimate is core_cycles_per_byte. */
     sb_interval core_per_byte;
+    /* The arrays.  Samples rejected for each reason, and samples that
+     * showed each disturbance, rejected or not (--reject none):
+     * SB_REJECT_NREASONS of each in use, the other slots 0. */
+    size_t rejected[SB_REJECT_SLOTS];
+    size_t disturbed[SB_REJECT_SLOTS];
+    sb_counter_result counters[SB_MAX_COUNTERS]; /* ncounters in use */
+    /* Fields added later go here, after everything above. */
 } sb_cell_result;
 
 /* Where a comparison's variation between runs comes from.  Two cells of
@@ -1162,8 +1238,15 @@ enum sb_run_level {
 SB_API const char *sb_run_level_name(int level);
 SB_API int sb_run_level_parse(const char *name);
 
-/* A comparison of one cell against a baseline cell. */
+/* A comparison of one cell against a baseline cell.  The library fills
+ * it in the caller's memory (sb_compare_functions, sb_gate: set size
+ * first, see the conventions above) and in a run's (sb_run_comparison,
+ * with the library's size); sb_gate_judge and sb_comparison_regressed
+ * read one of a known size.  A comparison of the caller's own making
+ * starts {.size = sizeof(sb_comparison), ...}. */
 typedef struct sb_comparison {
+    size_t size;           /* sizeof(sb_comparison) as the caller compiled
+                              it, or the library's in a run's */
     int valid;             /* 0: this cell has no baseline */
     size_t base;           /* index of the baseline cell (in its run) */
     sb_interval ratio;     /* median time of the cell / of the baseline:
@@ -1200,16 +1283,24 @@ typedef struct sb_env_item {
 
 /* The environment audit of a run: CPU frequency governor and scaling
  * driver, turbo/boost, a busy SMT sibling, a virtual machine,
- * nohz_full/isolcpus, load average, transparent huge pages, ASLR. */
+ * nohz_full/isolcpus, load average, transparent huge pages, ASLR.
+ * Filled by the library in the caller's memory: set size first (see the
+ * conventions above).  n never exceeds the items the caller's size
+ * holds. */
 typedef struct sb_env {
+    size_t size;           /* sizeof(sb_env), set by the caller */
     size_t n;
     sb_env_item items[SB_ENV_MAX];
 } sb_env;
 
 /* Audit the machine for the CPU the run will pin to (-1: none).  Takes
- * about 100 ms (it samples the SMT sibling's load).  Never fails: what
- * cannot be read is reported as unknown. */
-SB_API void sb_env_audit(int cpu, sb_env *out);
+ * about 100 ms (it samples the SMT sibling's load).
+ *     sb_env env = {.size = sizeof env};
+ *     rc = sb_env_audit(cpu, &env, &err);
+ * What cannot be read is reported as unknown, not as an error: the only
+ * errors are SB_EINVAL for a NULL out or an unknown out->size (out
+ * untouched). */
+SB_API int sb_env_audit(int cpu, sb_env *out, sb_error *err);
 
 /* The CPU a run pins to when sb_measure_options.cpu is -1: the last
  * isolated CPU (isolcpus=) that is online, else the last CPU this process
@@ -1217,7 +1308,13 @@ SB_API void sb_env_audit(int cpu, sb_env *out);
  * would use. */
 SB_API int sb_cpu_default(void);
 
-/* Metadata of a run: where and how it was measured. */
+/* Metadata of a run: where and how it was measured.  Owned by the run
+ * (sb_run_meta, sb_run_run_meta), and grows at its end only.  It embeds
+ * an sb_timer_info and an sb_env (their size fields are the library's)
+ * and arrays of SB_MAX_COUNTERS, SB_ENV_MAX and SB_PROBE_MAX_INV in its
+ * middle: a field added to either struct, or a larger constant, would
+ * move the fields after it, and so is an incompatible change (a new
+ * soname). */
 typedef struct sb_meta {
     char cpu_model[128];
     char kernel_version[256]; /* uname -s, -r and -m */
@@ -1421,21 +1518,27 @@ SB_API const double *sb_run_sample_probes(const sb_run *run, size_t i);
  * values (counters[j] for j below sb_meta.ncounters, NULL where none);
  * invocation_samples[g] of them belong to invocation g (of the cell's
  * invocations), and at[q] is held sample q's place among the samples its
- * invocation recorded, kept and held, in the order measured. */
+ * invocation recorded, kept and held, in the order measured.  The
+ * struct is filled by the library in the caller's memory: set size first
+ * (see the conventions above). */
 typedef struct sb_held_samples {
+    size_t size;           /* sizeof(sb_held_samples), set by the caller */
     size_t n;
     const double *ticks;
     const unsigned char *flags;
     const double *clock;
     const double *probes;
-    const double *counters[SB_MAX_COUNTERS];
     const size_t *invocation_samples;
     const size_t *at;
+    const double *counters[SB_MAX_COUNTERS];
 } sb_held_samples;
-/* Fill *out with cell i's held samples (n 0: none).  SB_EINVAL for a bad
- * i or a NULL. */
+/* Fill *out with cell i's held samples (n 0: none):
+ *     sb_held_samples h = {.size = sizeof h};
+ *     rc = sb_run_held_samples(run, i, &h, &err);
+ * SB_EINVAL for a bad i, a NULL or an unknown out->size (out
+ * untouched). */
 SB_API int sb_run_held_samples(const sb_run *run, size_t i,
-                               sb_held_samples *out);
+                               sb_held_samples *out, sb_error *err);
 
 /* The split of sorted invocation clocks into states (clock levels): a new
  * state starts where a clock exceeds the one below it by more than this
@@ -1445,8 +1548,11 @@ SB_API int sb_run_held_samples(const sb_run *run, size_t i,
 
 /* The core clock seen over a run, for the header's clock line.  An
  * invocation's effective clock is the median of the known clocks of its
- * kept samples, every cell's together, times the timer's rate. */
+ * kept samples, every cell's together, times the timer's rate.  Filled
+ * by the library in the caller's memory: set size first (see the
+ * conventions above). */
 typedef struct sb_clock_summary {
+    size_t size;        /* sizeof(sb_clock_summary), set by the caller */
     size_t invocations; /* invocations with a known clock */
     size_t total;       /* invocations that delivered samples */
     double lo_hz, hi_hz; /* the slowest and fastest of them; NAN without */
@@ -1455,8 +1561,13 @@ typedef struct sb_clock_summary {
                            (sb_run_core_clock); NAN without */
 } sb_clock_summary;
 
-/* Fill *out for run.  SB_EINVAL for a NULL argument, SB_ENOMEM. */
-SB_API int sb_run_clock(const sb_run *run, sb_clock_summary *out);
+/* Fill *out for run:
+ *     sb_clock_summary c = {.size = sizeof c};
+ *     rc = sb_run_clock(run, &c, &err);
+ * SB_EINVAL for a NULL argument or an unknown out->size (out untouched),
+ * SB_ENOMEM. */
+SB_API int sb_run_clock(const sb_run *run, sb_clock_summary *out,
+                        sb_error *err);
 
 /* The counters a run would read by default on this machine, for a
  * listing: the hardware presets (PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM,
@@ -1711,6 +1822,9 @@ SB_API void sb_do_not_optimize_escape(volatile void *p);
  * With m->profile_dir, the run is judged against this host's profile
  * first (sb_run_set_profile: a run measured on a shared core gets an
  * inconclusive verdict) and then gives it its figures.
+ * out->size must be set first (sb_comparison c = {.size = sizeof c}): a
+ * size this library does not know is SB_EINVAL, before anything is
+ * measured, and out is left untouched.
  * Returns SB_OK or an error from sb_run_execute_new, or the profile's
  * (SB_EIO: a profile file refused, naming it; SB_ESYS). */
 SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
@@ -1744,7 +1858,8 @@ enum sb_gate_outcome {
  * comparison that could not be made (c NULL, not valid, verdict none, a
  * ratio that is NAN) and for an inconclusive one whose interval reaches
  * past 1 + threshold under SB_INCONCLUSIVE_FAIL (WARN and PASS under
- * the other policies); PASS otherwise.  The threshold is the one the
+ * the other policies), and for a c whose size this library does not
+ * know (the line names it); PASS otherwise.  The threshold is the one the
  * verdict was given at, a->threshold, a fraction (0.10 for 10%): the
  * command line's --threshold 10 is the same value in percent.  Returns
  * an enum sb_gate_outcome. */
@@ -1756,8 +1871,9 @@ SB_API int sb_gate_judge(const sb_comparison *c,
 /* Whether a comparison is a regression: its verdict is slower (the
  * adjusted p below alpha and the whole interval above 1) and the ratio
  * exceeds 1 + threshold; or it could not be made (a cell without
- * samples, non-positive times: the ratio is NAN), since a gate must not
- * pass what it could not measure.  1 or 0. */
+ * samples, non-positive times: the ratio is NAN, or a size this library
+ * does not know), since a gate must not pass what it could not measure.
+ * 1 or 0. */
 SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
 
 /* A one-call regression gate for a test program: as
@@ -1767,8 +1883,9 @@ SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
  * beyond a->threshold, or undecided under SB_INCONCLUSIVE_FAIL (the
  * default).  Call sb_gate_judge on out for the gate's one-line account.
  * Returns SB_OK, or an error status with *outcome SB_GATE_FAIL and out
- * (optional) holding no verdict: SB_EINVAL (a NULL function or outcome,
- * n 0, a bad option), SB_ENOSAMPLES when a function has no valid sample
+ * (optional; its size set, as for sb_compare_functions) holding no
+ * verdict: SB_EINVAL (a NULL function or outcome, n 0, a bad option, an
+ * out of unknown size, left untouched), SB_ENOSAMPLES when a function has no valid sample
  * (every call failed, see sb_kernel_failed, or every sample was
  * disturbed), or another error of sb_compare_functions. */
 SB_API int sb_gate(sb_kernel_fn baseline, sb_kernel_fn candidate, size_t n,

@@ -185,14 +185,18 @@ void sb__timer_calibrate_once(void)
 #endif
 }
 
-int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err)
+/* The layouts of sb_timer_info a caller may have, the current first (a
+ * field added later goes at the end, and the size before it stays
+ * here). */
+static const size_t timer_sizes[] = {sizeof(sb_timer_info)};
+
+/* sb_timer_init into the library's whole struct. */
+static int timer_init(sb_timer_info *out, int force_clock, sb_error *err)
 {
     struct timespec ts;
 
-    sb_init();
-    if (!out)
-        return sb__error(err, SB_EINVAL, "sb_timer_init: out is NULL");
     memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
     if (clock_gettime(CLOCK_MONOTONIC_RAW, &ts) != 0)
         return sb__error(err, SB_ESYS, "clock_gettime(CLOCK_MONOTONIC_RAW) "
                                        "failed");
@@ -231,4 +235,23 @@ int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err)
     if (!(out->hz > 0) || !isfinite(out->overhead))
         return sb__error(err, SB_ESYS, "timer calibration failed");
     return SB_OK;
+}
+
+int sb_timer_init(sb_timer_info *out, int force_clock, sb_error *err)
+{
+    sb_timer_info full;
+    size_t size;
+    int rc;
+
+    sb_init();
+    if (!out)
+        return sb__error(err, SB_EINVAL, "sb_timer_init: out is NULL");
+    size = sb__out_size_of(out);
+    if ((rc = sb__out_size(size, timer_sizes,
+                           sizeof timer_sizes / sizeof *timer_sizes,
+                           "sb_timer_info", "sb_timer_init", err)) != SB_OK)
+        return rc;
+    rc = timer_init(&full, force_clock, err);
+    sb__out_put(out, size, &full);
+    return rc;
 }

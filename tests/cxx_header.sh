@@ -49,11 +49,15 @@ int main()
 {
     sb_measure_options m;
     sb_analysis_options a;
+    sb_timer_info t{}; /* a struct the library fills: the size first */
+    t.size = sizeof t;
     sb_measure_options_init(&m);
     sb_analysis_options_init(&a);
     a.metric = SB_METRIC_CYCLES; /* a typed enum: assigned from its own */
     return std::strcmp(sb_version(), SB_VERSION_STRING) == 0 &&
-                   m.size == sizeof m && a.size == sizeof a
+                   m.size == sizeof m && a.size == sizeof a &&
+                   sb_timer_init(&t, 1, nullptr) == SB_OK &&
+                   t.size == sizeof t && t.kind == SB_TIMER_CLOCK
                ? 0
                : 1;
 }
@@ -62,12 +66,12 @@ CXX
     "$cxx" -Wall -Wextra -Werror $inc "$tmp/v.cc" \
         -L"$(dirname "$lib")" -lstatbench -o "$tmp/v" 2>"$tmp/err"
     rc=$?
-    check "$cxx: a C++ program calling the _init functions links (rc $rc)" \
+    check "$cxx: a C++ program calling the _init functions and sb_timer_init links (rc $rc)" \
         test "$rc" -eq 0
     [ "$rc" -eq 0 ] || diag "$(head -n 5 "$tmp/err")"
     LD_LIBRARY_PATH=$(dirname "$lib") "$tmp/v"
     rc=$?
-    check "and sees sb_version() == SB_VERSION_STRING (rc $rc)" \
+    check "and sees sb_version() == SB_VERSION_STRING, a timer filled (rc $rc)" \
         test "$rc" -eq 0
 else
     skip "a C++ program calling the library" "no .libs/libstatbench.so"

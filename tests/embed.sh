@@ -44,6 +44,8 @@ check "statbench.pc and libstatbench.so.N are installed" \
     test -n "$pc" -a -n "$lib"
 check "and the schema, where the man page says" \
     sh -c "find '$tmp/root' -path '*/share/doc/statbench/schema.md' | grep -q ."
+check "but not the libtool archive libstatbench.la" \
+    sh -c "! find '$tmp/root' -name 'libstatbench.la' | grep -q ."
 if [ -z "$pc" ] || [ -z "$lib" ]; then
     done_testing
     exit $?
@@ -70,6 +72,14 @@ export PKG_CONFIG_PATH
 flags=$(pkg-config --cflags --libs statbench)
 rc=$?
 check "pkg-config --cflags --libs statbench (rc $rc)" test "$rc" -eq 0
+# A shared library brings its own dependencies: building against it
+# needs no .pc file of GSL, jansson or PAPI (no -dev package of theirs).
+PKG_CONFIG_LIBDIR=$tmp/pc pkg-config --cflags --libs statbench \
+    >"$tmp/pc.out" 2>&1
+rc=$?
+check "and with statbench.pc the only .pc file it sees (rc $rc)" \
+    test "$rc" -eq 0
+[ "$rc" -eq 0 ] || diag "$(head -n 3 "$tmp/pc.out")"
 # shellcheck disable=SC2086
 "$CC" -std=c11 -O3 -Wall -Wextra -Werror "$tmp/gate.c" $flags \
     -o "$tmp/gate" 2>"$tmp/cc.err"

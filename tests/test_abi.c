@@ -15,6 +15,22 @@
  *    exactly that size, so that a sanitizer build catches a stray read).
  *  - The size field of sb_kernel: anything but sizeof(sb_kernel) is
  *    refused.
+ *  - The size fields of the structs the library fills in the caller's
+ *    memory (sb_timer_info, sb_env, sb_clock_summary, sb_held_samples,
+ *    sb_comparison): the full size is filled, and nothing past it (guard
+ *    bytes after a heap block of exactly that size stay as they were);
+ *    0, a size too small for the first layout, a smaller and a larger
+ *    one are refused with SB_EINVAL naming the struct and the size, and
+ *    nothing at all is written.  sb_gate_judge and
+ *    sb_comparison_regressed fail a comparison of an unknown size.
+ *  - The writing of an older layout (sb__out_put), which each of them
+ *    keeps for when it grows: a v1 caller's block gets v1's fields of the
+ *    library's v2, its size field stays v1's, and the guard bytes after
+ *    it stay as they were.
+ *  - The layouts, field by field in the documented order: no field can
+ *    be added before another (or an array grow) without this test
+ *    failing; in sb_cell_result the arrays come last, with room for
+ *    SB_REJECT_SLOTS reasons.
  */
 #include "config.h"
 
@@ -23,8 +39,13 @@
 #include <string.h>
 
 #include "plan.h"
+#include "sb_internal.h"
 #include "statbench.h"
 #include "tap.h"
+
+/* Bytes after a caller's struct that the library must never write. */
+#define GUARD 64
+#define GUARD_BYTE 0xa5
 
 static void nop(void *dst, const void *src, size_t n, void *state)
 {
@@ -67,7 +88,8 @@ static void refused_everywhere(sb_plan *plan, const sb_measure_options *m,
 {
     sb_error err = {0};
     sb_run *run = (sb_run *)&err; /* set to NULL on refusal */
-    sb_comparison c = {.valid = 1, .verdict = SB_VERDICT_EQUIVALENT,
+    sb_comparison c = {.size = sizeof c, .valid = 1,
+                       .verdict = SB_VERDICT_EQUIVALENT,
                        .ratio = {1, 0.99, 1.01, 0.95, 0.95}};
     char line[256];
 
@@ -105,7 +127,8 @@ static void refused_everywhere(sb_plan *plan, const sb_measure_options *m,
                strstr(err.text, "sb_run_execute_new") != NULL,
            "naming it, no run: %s", err.text);
     err.text[0] = '\0';
-    TAP_IS_INT(sb_compare_functions(nop, nop, 64, m, a, &(sb_comparison){0},
+    TAP_IS_INT(sb_compare_functions(nop, nop, 64, m, a,
+                                    &(sb_comparison){.size = sizeof c},
                                     NULL, &err),
                SB_EINVAL, "sb_compare_functions refuses %s", want);
     tap_ok(strstr(err.text, want) != NULL, "naming it: %s", err.text);
@@ -232,11 +255,322 @@ static void test_kernel_size(void)
     sb_plan_free(plan);
 }
 
+/* ---- The structs the library fills ------------------------------------ */
+
+/* One of the calls that fill a struct in the caller's memory: fill(out,
+ * err) calls it on out; what is the struct's name. */
+struct filler {
+    const char *what;
+    size_t size;
+    int (*fill)(void *out, sb_error *err);
+};
+
+/* A run of synthetic samples for the fillers that read one. */
+static sb_run *fill_run;
+
+static int fill_timer(void *out, sb_error *err)
+{
+    return sb_timer_init(out, 1, err);
+}
+
+static int fill_env(void *out, sb_error *err)
+{
+    return sb_env_audit(-1, out, err);
+}
+
+static int fill_clock(void *out, sb_error *err)
+{
+    return sb_run_clock(fill_run, out, err);
+}
+
+static int fill_held(void *out, sb_error *err)
+{
+    return sb_run_held_samples(fill_run, 0, out, err);
+}
+
+/* Refused before anything is measured, or filled with no comparison and
+ * SB_EINVAL for n 0: cheap either way. */
+static int fill_compare(void *out, sb_error *err)
+{
+    return sb_compare_functions(nop, nop, 0, NULL, NULL, out, NULL, err);
+}
+
+static int fill_gate(void *out, sb_error *err)
+{
+    int outcome;
+    return sb_gate(nop, nop, 0, NULL, NULL, out, &outcome, err);
+}
+
+/* A heap block of size bytes and GUARD guard bytes, the size field set. */
+static unsigned char *guarded(size_t size, size_t field)
+{
+    unsigned char *b = malloc(size + GUARD);
+    if (b) {
+        memset(b, GUARD_BYTE, size + GUARD);
+        if (size >= sizeof field)
+            memcpy(b, &field, sizeof field);
+    }
+    return b;
+}
+
+static int guard_intact(const unsigned char *b, size_t size)
+{
+    for (size_t i = 0; i < GUARD; i++)
+        if (b[size + i] != GUARD_BYTE)
+            return 0;
+    return 1;
+}
+
+static void test_filled(const struct filler *f)
+{
+    /* 8: a size field and nothing else, too small for the first
+     * layout. */
+    const size_t bad[] = {0, sizeof(size_t), f->size - 8, f->size + 8};
+    unsigned char *b = guarded(f->size, f->size);
+    sb_error err = {0};
+    size_t size = 0;
+    int rc;
+
+    if (!tap_ok(b != NULL, "%s: a block of %zu bytes", f->what, f->size))
+        return;
+    rc = f->fill(b, &err);
+    /* sb_compare_functions and sb_gate fail for n 0, after writing their
+     * output: no comparison. */
+    tap_ok(rc == SB_OK || (rc == SB_EINVAL && strstr(err.text, "n is 0")),
+           "%s: its own size is filled (%s)", f->what,
+           rc == SB_OK ? "SB_OK" : err.text);
+    memcpy(&size, b, sizeof size);
+    TAP_IS_INT(size, f->size, "%s: the size field is kept", f->what);
+    tap_ok(guard_intact(b, f->size), "%s: nothing written past its %zu bytes",
+           f->what, f->size);
+    free(b);
+
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        /* The block as big as the caller says, or a size field alone. */
+        size_t have = bad[i] > sizeof(size_t) ? bad[i] : sizeof(size_t);
+        unsigned char *copy;
+        char want[64];
+
+        b = guarded(have, bad[i]);
+        copy = malloc(have + GUARD);
+        if (!b || !copy) {
+            free(b);
+            free(copy);
+            continue;
+        }
+        memcpy(copy, b, have + GUARD);
+        snprintf(want, sizeof want, "%s.size %zu", f->what, bad[i]);
+        err.text[0] = '\0';
+        TAP_IS_INT(f->fill(b, &err), SB_EINVAL, "%s is refused", want);
+        tap_ok(strstr(err.text, want) != NULL, "naming it: %s", err.text);
+        tap_ok(memcmp(b, copy, have + GUARD) == 0,
+               "%s: nothing is written", want);
+        free(b);
+        free(copy);
+    }
+}
+
+static void test_fillers(void)
+{
+    const struct filler fillers[] = {
+        {"sb_timer_info", sizeof(sb_timer_info), fill_timer},
+        {"sb_env", sizeof(sb_env), fill_env},
+        {"sb_clock_summary", sizeof(sb_clock_summary), fill_clock},
+        {"sb_held_samples", sizeof(sb_held_samples), fill_held},
+        {"sb_comparison", sizeof(sb_comparison), fill_compare},
+        {"sb_comparison", sizeof(sb_comparison), fill_gate},
+    };
+    sb_error err = {0};
+    int rc = sb_run_from_samples_new(
+        (const char *const[]){"x"},
+        (const double *const[]){(const double[]){1, 2, 3}},
+        (const size_t[]){3}, 1, NULL, 1, &fill_run, &err);
+
+    if (!tap_ok(rc == SB_OK, "a run of samples to read (%s)", err.text))
+        return;
+    for (size_t i = 0; i < sizeof fillers / sizeof fillers[0]; i++)
+        test_filled(&fillers[i]);
+    sb_run_free(fill_run);
+    fill_run = NULL;
+}
+
+/* A comparison of a size this library does not know is never a pass,
+ * even one that would pass (equivalent, ratio 1) at its own size. */
+static void test_comparison_read(void)
+{
+    sb_comparison c = {.size = sizeof c, .valid = 1,
+                       .ratio = {1, 0.999, 1.001, 0.95, 0.95},
+                       .p = 0.5, .p_adjusted = 0.5, .mde = 0.01,
+                       .verdict = SB_VERDICT_EQUIVALENT, .test = "t"};
+    char line[256], want[64];
+
+    TAP_IS_INT(sb_gate_judge(&c, NULL, "a vs b", NULL, line, sizeof line),
+               SB_GATE_PASS, "sb_gate_judge: an equivalent comparison passes");
+    TAP_IS_INT(sb_comparison_regressed(&c, 0.01), 0,
+               "sb_comparison_regressed: and did not regress");
+    for (int i = 0; i < 3; i++) {
+        c.size = i == 0 ? 0 : i == 1 ? sizeof c + 8 : sizeof c - 8;
+        snprintf(want, sizeof want, "sb_comparison.size %zu", c.size);
+        TAP_IS_INT(sb_gate_judge(&c, NULL, "a vs b", NULL, line, sizeof line),
+                   SB_GATE_FAIL, "sb_gate_judge fails %s", want);
+        tap_ok(strstr(line, "FAIL a vs b: ") == line &&
+                   strstr(line, want) != NULL,
+               "saying so: %s", line);
+        TAP_IS_INT(sb_comparison_regressed(&c, 0.01), 1,
+                   "sb_comparison_regressed counts %s as a regression", want);
+    }
+}
+
+/* The writing of an older layout, for the day a filled struct grows: the
+ * library's "w2" added c to a "w1" of size and a; a w1 caller's block of
+ * exactly w1's size gets w2's a, keeps its size field, and not a byte
+ * past it is written. */
+struct w2 {
+    size_t size;
+    double a;
+    double c;
+};
+
+static void test_older_fill(void)
+{
+    const size_t w1 = offsetof(struct w2, c);
+    const size_t known[] = {sizeof(struct w2), w1};
+    const struct w2 full = {sizeof(struct w2), 2.5, 7.0};
+    unsigned char *b = guarded(w1, w1);
+    sb_error err = {0};
+    struct w2 seen;
+    size_t size;
+
+    if (!tap_ok(b != NULL, "a w1 caller's block (%zu bytes)", w1))
+        return;
+    memcpy(&size, b, sizeof size);
+    TAP_IS_INT(sb__out_size(size, known, 2, "w2", "test", &err), SB_OK,
+               "an older known size is accepted");
+    sb__out_put(b, size, &full);
+    memcpy(&seen, b, w1);
+    TAP_IS_INT(seen.size, w1, "its size field stays the caller's");
+    TAP_IS_REL(seen.a, 2.5, 0, "its field is the library's value");
+    tap_ok(guard_intact(b, w1), "nothing written past its %zu bytes", w1);
+    TAP_IS_INT(sb__out_size(w1 - 8, known, 2, "w2", "test", &err), SB_EINVAL,
+               "a size neither layout has is refused");
+    tap_ok(strstr(err.text, "w2.size 8") != NULL &&
+               strstr(err.text, "sizeof(w2)") != NULL,
+           "naming the struct, the size and the fix: %s", err.text);
+    free(b);
+}
+
+/* ---- The layouts ---------------------------------------------------- */
+
+/* One field of a struct: where it is, its size and alignment. */
+struct field {
+    const char *name;
+    size_t off, size, align;
+};
+#define F(T, m)                                                       \
+    {#m, offsetof(T, m), sizeof(((T *)0)->m),                         \
+     _Alignof(__typeof__(((T *)0)->m))}
+
+/* The fields f[0..n) are T's, in this order, each right after the one
+ * before (at its end, rounded up to its own alignment: nothing between
+ * them), the first at 0 and the last at the end of T.  A field added
+ * anywhere but the end, or an array made longer, moves a field after it
+ * and fails here; one added at the end fails the last check, until it is
+ * listed here too. */
+static void check_layout(const char *type, size_t size, size_t align,
+                         const struct field *f, size_t n)
+{
+    size_t end;
+    int ok = 1;
+
+    if (f[0].off != 0) {
+        tap_diag("%s.%s is at %zu, not first", type, f[0].name, f[0].off);
+        ok = 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        size_t want = f[i - 1].off + f[i - 1].size;
+        want = (want + f[i].align - 1) / f[i].align * f[i].align;
+        if (f[i].off != want) {
+            tap_diag("%s.%s is at %zu, not right after %s (%zu): a field "
+                     "added before it, or one before grew",
+                     type, f[i].name, f[i].off, f[i - 1].name, want);
+            ok = 0;
+        }
+    }
+    end = f[n - 1].off + f[n - 1].size;
+    end = (end + align - 1) / align * align;
+    if (end != size) {
+        tap_diag("%s ends at %zu, its last listed field (%s) at %zu: list "
+                 "the fields added after it", type, size, f[n - 1].name,
+                 end);
+        ok = 0;
+    }
+    tap_ok(ok, "%s: %zu fields in the documented order, nothing between",
+           type, n);
+}
+
+#define LAYOUT(T, ...)                                                   \
+    do {                                                                 \
+        const struct field f_[] = {__VA_ARGS__};                         \
+        check_layout(#T, sizeof(T), _Alignof(T), f_,                     \
+                     sizeof f_ / sizeof f_[0]);                          \
+    } while (0)
+
+static void test_layouts(void)
+{
+    typedef sb_cell_result R;
+    LAYOUT(sb_cell_result, F(R, cell), F(R, iters), F(R, nsamples), F(R, ticks),
+           F(R, rejected_total), F(R, warmup_samples), F(R, calls),
+           F(R, user_seconds), F(R, sys_seconds), F(R, ncounters),
+           F(R, reached_precision), F(R, ticks_summary), F(R, invocations),
+           F(R, inv_nsamples), F(R, inv_median), F(R, levels),
+           F(R, interval), F(R, method), F(R, mad), F(R, lag1),
+           F(R, autocorrelated), F(R, mde), F(R, mbps),
+           F(R, cycles_per_byte), F(R, rel_halfwidth), F(R, metric),
+           F(R, core_cycles), F(R, core_cycles_per_byte),
+           F(R, clock_samples), F(R, runs), F(R, run_median),
+           F(R, run_levels), F(R, core_per_byte),
+           /* The arrays, last. */
+           F(R, rejected), F(R, disturbed), F(R, counters));
+    TAP_IS_INT(sizeof(((R *)0)->rejected) / sizeof(size_t), SB_REJECT_SLOTS,
+               "sb_cell_result.rejected has SB_REJECT_SLOTS slots");
+    TAP_IS_INT(sizeof(((R *)0)->disturbed) / sizeof(size_t), SB_REJECT_SLOTS,
+               "sb_cell_result.disturbed has SB_REJECT_SLOTS slots");
+    tap_ok(SB_REJECT_NREASONS <= SB_REJECT_SLOTS,
+           "the %d reasons fit in the %d slots", SB_REJECT_NREASONS,
+           SB_REJECT_SLOTS);
+
+    LAYOUT(sb_comparison, F(sb_comparison, size), F(sb_comparison, valid),
+           F(sb_comparison, base), F(sb_comparison, ratio),
+           F(sb_comparison, p), F(sb_comparison, p_adjusted),
+           F(sb_comparison, a12), F(sb_comparison, mde),
+           F(sb_comparison, verdict), F(sb_comparison, test),
+           F(sb_comparison, run_level), F(sb_comparison, run_sd),
+           F(sb_comparison, withheld));
+    LAYOUT(sb_timer_info, F(sb_timer_info, size), F(sb_timer_info, kind),
+           F(sb_timer_info, hz), F(sb_timer_info, hz_source),
+           F(sb_timer_info, invariant), F(sb_timer_info, overhead),
+           F(sb_timer_info, bare_overhead), F(sb_timer_info, reason));
+    LAYOUT(sb_clock_summary, F(sb_clock_summary, size),
+           F(sb_clock_summary, invocations), F(sb_clock_summary, total),
+           F(sb_clock_summary, lo_hz), F(sb_clock_summary, hi_hz),
+           F(sb_clock_summary, states), F(sb_clock_summary, median_hz));
+    LAYOUT(sb_held_samples, F(sb_held_samples, size), F(sb_held_samples, n),
+           F(sb_held_samples, ticks), F(sb_held_samples, flags),
+           F(sb_held_samples, clock), F(sb_held_samples, probes),
+           F(sb_held_samples, invocation_samples), F(sb_held_samples, at),
+           F(sb_held_samples, counters));
+    LAYOUT(sb_env, F(sb_env, size), F(sb_env, n), F(sb_env, items));
+}
+
 int main(void)
 {
     test_version();
     test_options_size();
     test_older_size();
     test_kernel_size();
+    test_fillers();
+    test_comparison_read();
+    test_older_fill();
+    test_layouts();
     return tap_done();
 }

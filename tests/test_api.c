@@ -325,8 +325,8 @@ static int options_env_null(void)
 {
     sb_measure_options_init(NULL);
     sb_analysis_options_init(NULL);
-    sb_env_audit(-1, NULL);
-    return sb_strerror(12345) != NULL && sb_kernel_find(NULL) == NULL &&
+    return sb_env_audit(-1, NULL, NULL) == SB_EINVAL &&
+           sb_strerror(12345) != NULL && sb_kernel_find(NULL) == NULL &&
            sb_kernel_at(sb_kernel_count()) == NULL &&
            !sb_kernel_available(NULL, NULL) &&
            sb_counters_available(NULL, NULL, 8) == 8;
@@ -514,7 +514,7 @@ static int load_null(void)
 static int gate_null(void)
 {
     sb_error e = {0, ""};
-    sb_comparison c;
+    sb_comparison c = {.size = sizeof c};
     char buf[8] = "z";
     int ok, gate;
 
@@ -532,6 +532,7 @@ static int gate_null(void)
                       "outcome is NULL");
     /* n = 0 times nothing: an error naming n, never a comparison. */
     memset(&c, 0, sizeof c);
+    c.size = sizeof c;
     ok = ok && einval(sb_compare_functions(nop, nop, 0, NULL, NULL, &c, NULL,
                                            &e), &e, "n is 0");
     ok = ok && c.verdict == SB_VERDICT_NONE && !c.valid &&
@@ -723,7 +724,8 @@ static int own_memory(void)
  * comparison that could not be made; on comparisons written by hand. */
 static void check_regressed(void)
 {
-    sb_comparison c = {.valid = 1,
+    sb_comparison c = {.size = sizeof(sb_comparison),
+                       .valid = 1,
                        .ratio = {1.005, 1.003, 1.007, 0.95, 0.95},
                        .p = 1e-6,
                        .p_adjusted = 1e-6,

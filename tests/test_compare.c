@@ -857,9 +857,11 @@ static void check_gate_judge(void)
     tap_ok(strstr(line, "FAIL") == line && strstr(line, "no comparison"),
            "and says so: %s", line);
     memset(&c, 0, sizeof c);
+    c.size = sizeof c;
     TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_FAIL,
                "gate: a zeroed comparison (verdict none) fails");
-    c = (sb_comparison){.valid = 1, .ratio = {1.5, 1.4, 1.6, 0.95, 0.95},
+    c = (sb_comparison){.size = sizeof c,
+                        .valid = 1, .ratio = {1.5, 1.4, 1.6, 0.95, 0.95},
                         .p = 0.001, .p_adjusted = 0.001, .a12 = NAN,
                         .mde = 0.02, .verdict = SB_VERDICT_SLOWER,
                         .test = "t"};

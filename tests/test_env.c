@@ -78,7 +78,7 @@ static void remove_tree(const char *dir)
 static void check_tree(const char *tree, int cpu, const struct want *w)
 {
     char root[1200];
-    sb_env env;
+    sb_env env = {.size = sizeof env};
 
     snprintf(root, sizeof root, "%s/%s", fixtures, tree);
     memset(&env, 0x5a, sizeof env);
@@ -105,7 +105,7 @@ static void test_load_between(void)
 {
     char dir[] = "/tmp/sb_env_loadXXXXXX";
     const sb_env_item *load = NULL;
-    sb_env env;
+    sb_env env = {.size = sizeof env};
     int ok;
 
     if (!mkdtemp(dir)) {
@@ -252,7 +252,7 @@ static void test_vm(void)
  * nothing warns, no advice. */
 static void check_unknown(const char *root, const char *what)
 {
-    sb_env env;
+    sb_env env = {.size = sizeof env};
     int all = 1;
 
     memset(&env, 0x5a, sizeof env);
@@ -442,11 +442,13 @@ static void test_smt_judge(void)
 /* Every item of an audit of this machine is well formed. */
 static void check_real(int cpu)
 {
-    sb_env env;
+    sb_env env = {.size = sizeof env};
     int ok = 1;
 
     memset(&env, 0x5a, sizeof env);
-    sb_env_audit(cpu, &env);
+    env.size = sizeof env;
+    TAP_IS_INT(sb_env_audit(cpu, &env, NULL), SB_OK,
+               "real system, cpu %d: audited", cpu);
     TAP_IS_INT(env.n, NKEYS, "real system, cpu %d: %zu items", cpu, NKEYS);
     for (size_t i = 0; i < env.n && i < SB_ENV_MAX; i++) {
         const sb_env_item *it = &env.items[i];
@@ -626,7 +628,7 @@ static void test_default_cpu(void)
 
 int main(void)
 {
-    sb_env env;
+    sb_env env = {.size = sizeof env};
 
     tap_fixture(fixtures, sizeof fixtures, "env");
     tap_ok(access(fixtures, R_OK) == 0, "fixtures at %s (set top_srcdir)",
@@ -648,8 +650,9 @@ int main(void)
     sb__env_audit_at("/nonexistent/statbench/root", 0, 0, &env);
     TAP_IS_INT(errno, EDOM, "errno is kept");
 
-    /* NULL arguments do nothing. */
-    sb_env_audit(0, NULL);
+    /* A NULL out is refused; a NULL root does nothing. */
+    TAP_IS_INT(sb_env_audit(0, NULL, NULL), SB_EINVAL,
+               "sb_env_audit refuses a NULL out");
     env.n = 7;
     sb__env_audit_at(NULL, 0, 0, &env);
     TAP_IS_INT(env.n, 7, "NULL root leaves out alone");

@@ -356,6 +356,7 @@ static void test_gate(void)
      * caller's reused variable might: the failed call must overwrite
      * it. */
     memset(&c, 0, sizeof c);
+    c.size = sizeof c;
     c.valid = 1;
     c.verdict = SB_VERDICT_EQUIVALENT;
     c.ratio.estimate = c.ratio.lo = c.ratio.hi = 1;

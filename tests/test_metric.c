@@ -275,7 +275,7 @@ static void test_two_states(void)
 {
     sb_run *run = two_state_run(3, 2, SB_METRIC_AUTO, NO_CELL);
     const sb_cell_result *c, *s, *d;
-    sb_clock_summary cs;
+    sb_clock_summary cs = {.size = sizeof cs};
     sb_analysis_options a;
     sb_error err = {0};
     char line[256], *text;
@@ -309,7 +309,8 @@ static void test_two_states(void)
     TAP_IS_REL(c->mbps.estimate, 4096 * 2e9 / c->interval.estimate / 1e6,
                1e-12, "two states: MB/s from the time");
 
-    if (tap_ok(sb_run_clock(run, &cs) == SB_OK, "two states: clock summary")) {
+    if (tap_ok(sb_run_clock(run, &cs, NULL) == SB_OK,
+               "two states: clock summary")) {
         TAP_IS_INT(cs.invocations, NINV, "two states: clock of every "
                                          "invocation");
         TAP_IS_INT(cs.states, 2, "two states: 2 states");

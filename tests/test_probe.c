@@ -984,7 +984,7 @@ static void test_chains_here(void)
     sb_meta m;
     sb__probe p;
     sb_error e = {0};
-    sb_timer_info t;
+    sb_timer_info t = {.size = sizeof t};
 
     memset(&m, 0, sizeof m);
     if (sb_timer_init(&t, 0, &e) != SB_OK) {

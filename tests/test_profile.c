@@ -669,7 +669,7 @@ static void test_gate(void)
 {
     char gdir[4200], path[4200], *text;
     sb_measure_options m;
-    sb_comparison c;
+    sb_comparison c = {.size = sizeof c};
     sb_run *run = NULL;
     sb_profile_key key;
     sb_error err = {0};

@@ -178,7 +178,7 @@ static int same_decision(const sb_run *x, const sb_run *y, const char **w)
 {
     for (size_t i = 0; i < NCELLS; i++) {
         const sb_cell_result *a = sb_run_cell(x, i), *b = sb_run_cell(y, i);
-        sb_held_samples ha, hb;
+        sb_held_samples ha = {.size = sizeof ha}, hb = {.size = sizeof hb};
         *w = "kept samples";
         if (a->nsamples != b->nsamples ||
             memcmp(a->ticks, b->ticks, a->nsamples * sizeof *a->ticks) ||
@@ -193,8 +193,8 @@ static int same_decision(const sb_run *x, const sb_run *y, const char **w)
         if (memcmp(&a->interval, &b->interval, sizeof a->interval))
             return 0;
         *w = "held samples";
-        sb_run_held_samples(x, i, &ha);
-        sb_run_held_samples(y, i, &hb);
+        sb_run_held_samples(x, i, &ha, NULL);
+        sb_run_held_samples(y, i, &hb, NULL);
         if (ha.n != hb.n ||
             (ha.n && (memcmp(ha.ticks, hb.ticks, ha.n * sizeof *ha.ticks) ||
                       memcmp(ha.at, hb.at, ha.n * sizeof *ha.at) ||
@@ -226,11 +226,11 @@ static void check_round_trip(void)
     sb_error e = {0};
     char *t = x ? json_of(x) : NULL, *t2;
     const char *w = "";
-    sb_held_samples h;
+    sb_held_samples h = {.size = sizeof h};
 
     if (!tap_ok(t != NULL, "a synthetic run with held samples, as JSON"))
         return;
-    sb_run_held_samples(x, 0, &h);
+    sb_run_held_samples(x, 0, &h, NULL);
     tap_ok(h.n > 0 && h.probes && h.at,
            "it holds %zu samples of cell 0, with readings and places", h.n);
     y = load_text(t, &e);
@@ -276,8 +276,8 @@ static void check_fresh(void)
         sb_error e = {0};
         size_t before[NCELLS], same_pool = 1;
         for (size_t i = 0; x && i < NCELLS; i++) {
-            sb_held_samples h;
-            sb_run_held_samples(x, i, &h);
+            sb_held_samples h = {.size = sizeof h};
+            sb_run_held_samples(x, i, &h, NULL);
             before[i] = sb_run_cell(x, i)->nsamples + h.n;
         }
         if (!tap_ok(x && fresh && redecide(x, margin, &e) == SB_OK,
@@ -288,8 +288,8 @@ static void check_fresh(void)
         for (size_t i = 0; i < NCELLS; i++) {
             const sb_cell_result *a = sb_run_cell(x, i);
             const sb_cell_result *b = sb_run_cell(fresh, i);
-            sb_held_samples h;
-            sb_run_held_samples(x, i, &h);
+            sb_held_samples h = {.size = sizeof h};
+            sb_run_held_samples(x, i, &h, NULL);
             same_pool &= a->nsamples + h.n == before[i] &&
                          a->rejected[SB_REJECT_SHARED_CORE] == h.n &&
                          a->rejected_total == h.n;
@@ -400,7 +400,7 @@ static void check_refusals(void)
     sb_error e = {0};
     const sb_run *both[2];
     char warn[1024];
-    sb_held_samples h, hm;
+    sb_held_samples h = {.size = sizeof h}, hm = {.size = sizeof hm};
 
     if (!tap_ok(t != NULL, "a run to spoil"))
         return;
@@ -457,8 +457,8 @@ static void check_refusals(void)
     tap_ok(sb_run_merge_new(both, 2, &merged, warn, sizeof warn, &e) ==
                SB_OK,
            "the run merged with itself (%s)", e.text);
-    sb_run_held_samples(x, 0, &h);
-    if (merged && sb_run_held_samples(merged, 0, &hm) == SB_OK)
+    sb_run_held_samples(x, 0, &h, NULL);
+    if (merged && sb_run_held_samples(merged, 0, &hm, NULL) == SB_OK)
         tap_ok(hm.n == 2 * h.n && !memcmp(hm.ticks, h.ticks,
                                           h.n * sizeof *h.ticks) &&
                    !memcmp(hm.at + h.n, h.at, h.n * sizeof *h.at),
@@ -480,7 +480,7 @@ static void check_measured(void)
     sb_measure_options o;
     sb_run *run = NULL;
     sb_error e = {0};
-    sb_held_samples h;
+    sb_held_samples h = {.size = sizeof h};
     const sb_cell_result *r;
     size_t finite = 0;
 
@@ -501,7 +501,7 @@ static void check_measured(void)
     sb__probe_force = 0;
     sb_plan_free(plan);
     r = sb_run_cell(run, 0);
-    sb_run_held_samples(run, 0, &h);
+    sb_run_held_samples(run, 0, &h, NULL);
     tap_ok(h.n > 0 && h.n <= r->rejected[SB_REJECT_SHARED_CORE],
            "held %zu of the %zu rejected for a shared core", h.n,
            r->rejected[SB_REJECT_SHARED_CORE]);
@@ -553,7 +553,7 @@ static void check_recorded_host(void)
     for (int pass = 0; pass < 2; pass++) {
         const sb_cell_result *r;
         const double *clk;
-        sb_held_samples h;
+        sb_held_samples h = {.size = sizeof h};
         double *all, *quiet, *kept, p10, qmed, kmed;
         size_t n = 0, nq = 0, nk = 0, kq = 0;
         if (pass && !tap_ok(redecide(run, 0, &e) == SB_OK,
@@ -561,7 +561,7 @@ static void check_recorded_host(void)
             break;
         r = sb_run_cell(run, 0);
         clk = sb_run_sample_clock(run, 0);
-        sb_run_held_samples(run, 0, &h);
+        sb_run_held_samples(run, 0, &h, NULL);
         all = malloc((r->nsamples + h.n + 1) * sizeof *all);
         quiet = malloc((r->nsamples + h.n + 1) * sizeof *quiet);
         kept = malloc((r->nsamples + 1) * sizeof *kept);

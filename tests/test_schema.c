@@ -291,9 +291,9 @@ static int same_custom(int id, const sb_run *a, const sb_run *b, size_t i)
                (!p || same_doubles(p, q, r->nsamples * SB_PROBE_READINGS));
     }
     case SB__JC_HELD: {
-        sb_held_samples h, g;
-        if (sb_run_held_samples(a, i, &h) != SB_OK ||
-            sb_run_held_samples(b, i, &g) != SB_OK || h.n != g.n)
+        sb_held_samples h = {.size = sizeof h}, g = {.size = sizeof g};
+        if (sb_run_held_samples(a, i, &h, NULL) != SB_OK ||
+            sb_run_held_samples(b, i, &g, NULL) != SB_OK || h.n != g.n)
             return 0;
         return !h.n ||
                (same_doubles(h.ticks, g.ticks, h.n) &&

@@ -41,7 +41,7 @@ static double min_ticks(int tsc, size_t work, double overhead)
 
 static void check_timer(int force_clock)
 {
-    sb_timer_info t;
+    sb_timer_info t = {.size = sizeof t};
     sb_error err = {0};
     int rc = sb_timer_init(&t, force_clock, &err);
     const char *which = force_clock ? "clock" : "default";
@@ -106,7 +106,7 @@ static void check_timer(int force_clock)
  * anyway, so only a calibrated one shows the cache. */
 static void check_rate_kept(void)
 {
-    sb_timer_info a, b;
+    sb_timer_info a = {.size = sizeof a}, b = {.size = sizeof b};
     if (sb_timer_init(&a, 0, NULL) != SB_OK ||
         sb_timer_init(&b, 0, NULL) != SB_OK || a.kind != SB_TIMER_TSC) {
         tap_skip("the calibrated rate is kept: no TSC here");

@@ -11,13 +11,17 @@
 
 int cmd_check_env(int argc, char **argv, struct cli *cli)
 {
-    sb_env env;
+    sb_env env = {.size = sizeof env};
+    sb_error err = {0};
     int cpu = cli->mopt.cpu >= 0 ? cli->mopt.cpu : sb_cpu_default(), warns = 0;
 
     cli_check_cpu(cli);
     if (optind < argc)
         die_usage("check-env takes no file: unexpected '%s'", argv[optind]);
-    sb_env_audit(cpu, &env);
+    if (sb_env_audit(cpu, &env, &err) != SB_OK) {
+        say("%s", err.text);
+        return 1;
+    }
     printf("statbench %s check-env: the environment of CPU %d\n\n",
            sb_version(), cpu);
     for (size_t i = 0; i < env.n; i++) {

@@ -296,10 +296,10 @@ static json_t *sizes(const size_t *v, size_t n)
 static json_t *held(const sb_run *run, size_t idx)
 {
     const sb_cell_result *r = sb_run_cell(run, idx);
-    sb_held_samples h;
+    sb_held_samples h = {.size = sizeof h};
     json_t *o, *fl, *sc;
 
-    if (sb_run_held_samples(run, idx, &h) != SB_OK || !h.n)
+    if (sb_run_held_samples(run, idx, &h, NULL) != SB_OK || !h.n)
         return json_null();
     fl = json_array();
     for (size_t i = 0; fl && h.flags && i < h.n; i++)

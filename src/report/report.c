@@ -124,10 +124,10 @@ int sb__report_any_clock(const sb_run *run)
 size_t sb__report_clock_line(const sb_run *run, char *buf, size_t len)
 {
     const sb_timer_info *t = &sb_run_meta(run)->timer;
-    sb_clock_summary c;
+    sb_clock_summary c = {.size = sizeof c};
     char of[32] = "";
 
-    if (sb_run_clock(run, &c) != SB_OK || c.invocations == 0) {
+    if (sb_run_clock(run, &c, NULL) != SB_OK || c.invocations == 0) {
         /* Why, when the probe said (refused, not x86-64, no PMU). */
         const char *why = sb_run_meta(run)->probe_note;
         snprintf(buf, len,
