@@ -770,6 +770,65 @@ static int places(double s)
     return s >= 10 ? 0 : s >= 1 ? 1 : 2;
 }
 
+/* Trial calls before the first whole call of a large cell (check_budget):
+ * for cells of at least TRIAL_FROM bytes, the first trial of TRIAL_FIRST. */
+#define TRIAL_FROM ((size_t)64 << 20)
+#define TRIAL_FIRST ((size_t)4 << 20)
+
+/* Whether check_budget may estimate a call of cell c from calls of
+ * smaller sizes: a built-in kernel that makes its own memory of the size
+ * it is given (an mmap, a malloc), so that its call costs about in
+ * proportion to that size (a page fault per page) and a smaller call
+ * leaves nothing that later calls would see; and a cell large enough for
+ * one whole call to outlast a budget (1000 rounds of 16 MiB took 10 s in
+ * thread 001; 11 GiB took 37 s a call here).  A kernel of the caller's
+ * own may ignore n (a pool set up for the cell's size): its trial would
+ * say nothing, and only the test hook (measure.h) tries it. */
+static int trial_applies(const sb_cell *c)
+{
+    const sb_kernel *k = c->kernel;
+    if (c->size < TRIAL_FROM || !(k->flags & SB_KERNEL_OWN_MEMORY))
+        return 0;
+    return SB__TRIAL_FORCE || sb_kernel_find(k->name) == k;
+}
+
+/* Wall seconds of one call of cell c's kernel on n bytes. */
+static double time_call(const sb_cell *c, struct work *w, size_t n)
+{
+    double t0 = sb__now();
+    c->kernel->fn(w->dst, w->src, n, w->state);
+    return sb__now() - t0;
+}
+
+/* The seconds one call of cell c takes, estimated before any call of its
+ * own size (trial_applies): a call of 4 MiB, then of 4 times more each
+ * time up to a 16th of the cell, each scaled to the cell's size.  The
+ * larger trials correct the smaller: the cost per page here is 0.9 us at
+ * 1 to 4 MiB and 2.3 us from 16 MiB on (the zeroing leaves the caches).
+ * Each size is called twice and the faster call counts: a wait for the
+ * CPU during one must not refuse a plan that fits (two calls of one size
+ * differed by 1.5 to 9 times here while the machine was busy).  It
+ * stops at the first estimate above bound.  The
+ * trials cost about a sixth of the cell's call when they go all the way,
+ * and an eighth of bound when they stop (each size is 4 times the one
+ * before, which was within bound).  *trial: the size of the last. */
+static double trial_cost(const sb_cell *c, struct work *w, double bound,
+                         size_t *trial)
+{
+    size_t n = c->size, s = TRIAL_FIRST;
+    size_t last = (n / 16) & ~(size_t)(SB_PAGE_SIZE - 1);
+    double est;
+
+    for (;;) {
+        double t = fmin(time_call(c, w, s), time_call(c, w, s));
+        est = t * (double)n / (double)s;
+        *trial = s;
+        if (est > bound || s >= last)
+            return est;
+        s = s > last / 4 ? last : 4 * s;
+    }
+}
+
 /* Whether the plan can keep to the run's time budget, judged in the first
  * invocation once it is set up (issue 10: a budget of 1 s ran for 55 s,
  * its warm-up alone taking 16 samples of each of 10000 cells in each of 6
@@ -784,24 +843,62 @@ static int places(double s)
  * refused (SB_EINVAL) with the time the whole plan needs: every
  * invocation's setup, warm-up (16 samples a cell) and --min-samples
  * rounds.  When only that fuller need exceeds the budget, a note says so:
- * the deadlines then give cells fewer samples. */
+ * the deadlines then give cells fewer samples.
+ *
+ * A cell whose one call may itself outlast the budget (an 11 GiB
+ * mmap_touch: 37 s a call, and a budget of 0.1 s was refused only after
+ * 74 s, the two calls of this sample) is first estimated from trial calls
+ * of a fraction of its size (trial_cost), and refused before any whole
+ * call when the six calls this invocation cannot do without (this
+ * sample's two and the next two samples') and four in each later
+ * invocation would not fit, beside what the cells before it will take.
+ * The refusal names the cell and its cost a call. */
 static int check_budget(const sb_plan *plan, const sb_measure_options *opt,
                         const sb__budget *bud, struct work *w,
                         struct probe *pr, double overhead, double target_s,
                         sb__invocation *inv, sb_error *err)
 {
-    size_t n = sb_plan_count(plan), done = 0, later;
+    size_t n = sb_plan_count(plan), done = 0, later, worst = 0;
     double now = sb__now(), setup = now - bud->started, t, check = 0;
-    double hard = 0, full = 0, left, need, spent;
+    double hard = 0, full = 0, left, need, spent, worst_call = 0;
+    /* The goal is to end within max(1.2 max_time, max_time + 2 s); half
+     * of that allowance may go to what cannot be cut, the rest is kept
+     * for the analysis and the machine's hiccups. */
+    double allow = 0.5 * fmax(0.2 * opt->max_time, 2.0), committed = 0;
 
     later = bud->invocations_left ? bud->invocations_left - 1 : 0;
+    spent = bud->started - bud->run_started; /* before this invocation */
     for (size_t i = 0; i < n; i++) {
+        const sb_cell *c = sb_plan_cell(plan, i);
         struct sample s;
         double call, sample;
         size_t from = pr->ncost;
         if (i > 0 && sb__now() > bud->run_deadline)
             break; /* the rest is extrapolated */
-        take_sample(sb_plan_cell(plan, i), &w[i], 1, pr, overhead, &s);
+        if (trial_applies(c)) {
+            double calls = 6 + 4 * (double)later, est;
+            double room = fmax(bud->run_deadline - sb__now(), 0) + allow -
+                          (double)later * setup - committed;
+            size_t trial = 0;
+            est = trial_cost(c, &w[i], room / calls, &trial);
+            if (calls * est > room) {
+                /* The plan's need as below, from what is known: the
+                 * cells so far and this one's estimate. */
+                double f = full + 16 * est +
+                           (8 + (double)opt->min_samples) *
+                               (fmax(est, target_s) + est);
+                need = spent + (double)(later + 1) * (setup + f);
+                return sb__error(err, SB_EINVAL,
+                                 "the plan needs about %.*f s (kernel %s, "
+                                 "%zu bytes: about %.*f s a call, from a "
+                                 "trial of %.3g MiB), more than --max-time "
+                                 "%g: raise --max-time or shrink the plan",
+                                 places(need), need, c->kernel->name,
+                                 c->size, places(est), est,
+                                 (double)trial / (1 << 20), opt->max_time);
+            }
+        }
+        take_sample(c, &w[i], 1, pr, overhead, &s);
         call = s.ticks / pr->hz;
         if (!(call > 0))
             call = 0;
@@ -811,31 +908,40 @@ static int check_budget(const sb_plan *plan, const sb_measure_options *opt,
         hard += 2 * (2 * call);
         full += 8 * (2 * call) + (8 + (double)opt->min_samples) *
                                      (sample + call);
+        /* What the cells so far will still take that no deadline cuts. */
+        committed += (4 + 4 * (double)later) * call;
+        if (call > worst_call) {
+            worst_call = call;
+            worst = i;
+        }
         done++;
     }
     check /= (double)done; /* the mean checks of one sample */
     t = (double)n / (double)done; /* extrapolation to every cell */
     hard = t * (hard + 2 * check * (double)done);
     full = t * (full + check * (double)done * (16 + (double)opt->min_samples));
-    spent = bud->started - bud->run_started; /* before this invocation */
     need = spent + (double)(later + 1) * (setup + full);
     left = bud->run_deadline - sb__now();
-    /* The goal is to end within max(1.2 max_time, max_time + 2 s); half
-     * of that allowance may go to what cannot be cut, the rest is kept
-     * for the analysis and the machine's hiccups.  A plan that would
-     * overrun by more is refused now rather than run.  Time already
-     * overrun (a setup under valgrind) is spent either way: only what is
-     * still to come counts. */
-    if (hard + (double)later * (setup + hard) >
-        fmax(left, 0) + 0.5 * fmax(0.2 * opt->max_time, 2.0))
+    /* A plan that would overrun by more than the allowance is refused now
+     * rather than run.  Time already overrun (a setup under valgrind) is
+     * spent either way: only what is still to come counts.  When one
+     * cell's calls are most of it, the line names that cell. */
+    if (hard + (double)later * (setup + hard) > fmax(left, 0) + allow) {
+        char why[128] = "";
+        const sb_cell *c = sb_plan_cell(plan, worst);
+        if (8 * worst_call >= hard)
+            snprintf(why, sizeof why, "; kernel %s, %zu bytes: about %.*f "
+                     "s a call", c->kernel->name, c->size,
+                     places(worst_call), worst_call);
         return sb__error(err, SB_EINVAL,
                          "the plan needs about %.*f s (%zu invocation%s of "
-                         "%.*f s for %zu cell%s and --min-samples %zu), more "
-                         "than --max-time %g: raise --max-time or shrink the "
-                         "plan", places(need), need, later + 1,
+                         "%.*f s for %zu cell%s and --min-samples %zu%s), "
+                         "more than --max-time %g: raise --max-time or "
+                         "shrink the plan", places(need), need, later + 1,
                          later ? "s" : "", places(setup + full), setup + full,
                          n, n == 1 ? "" : "s",
-                         opt->min_samples, opt->max_time);
+                         opt->min_samples, why, opt->max_time);
+    }
     if (need > opt->max_time)
         sb__meta_note(&inv->meta, "budget: the plan needs about %.*f s for "
                          "--min-samples %zu in every cell, more than "
