@@ -73,6 +73,9 @@
  *     reason to reject: the alloc kernels take them by design.  A sample
  *     in which the kernel reported a failed call (sb_kernel_failed) is
  *     rejected under every policy: its time is not that of the work.
+ *     A cell whose samples cannot dodge the waits for the CPU (three in
+ *     four waited: keep_wait_from) keeps those that waited, the wait
+ *     taken off their ticks (wait_in_sample, record_sample).
  *  7. Stop when every cell has opt->min_samples and the interval of its
  *     median meets the precision target by the one rule of the results
  *     (stop_rule: sb__cell_interval, sb__precision_met; order
@@ -160,6 +163,8 @@ struct work {
     double per_iter;   /* ticks per call, from the warm-up */
     int keep_irq;      /* samples too long to dodge interrupts: an
                           interrupt is no reason to reject them */
+    int keep_wait;     /* samples that cannot dodge the waits for the CPU
+                          (keep_wait_from): kept, the wait taken off */
     int fail_errno;    /* of the last failed call in a sample, for the
                           note (sb_kernel_failed) */
 };
@@ -195,6 +200,9 @@ struct probe {
     size_t nclk, nshare;
     size_t nforced;                /* samples seen by the test hook */
     double waited;                 /* seconds waited for a quiet core */
+    double gap_min;                /* the fewest ticks of a sample's
+                                      checks inside its run_delay window
+                                      (take_sample), INFINITY: none yet */
 };
 
 /* What one sample saw. */
@@ -205,6 +213,13 @@ struct sample {
     double ldst;    /* the contention probe beside it, core cycles per rep
                        (ticks per rep without a clock); NAN: none */
     double user, sys; /* CPU seconds of the thread during it */
+    double wait;    /* ticks per iteration that the thread waited for
+                       its CPU inside the timed region (estimated from
+                       run_delay, take_sample); 0: none */
+    double wait_s, timed_s; /* that wait and the timed region, seconds */
+    int voluntary;  /* a voluntary context switch (or none could be
+                       read): a sleep, whose time run_delay does not
+                       hold */
     double ctr[SB_MAX_COUNTERS]; /* per iteration; NAN when unread */
     double probes[SB_PROBE_READINGS]; /* sb_run_sample_probes' readings */
 };
@@ -525,6 +540,34 @@ static void force_probes(struct probe *pr, struct sample *s)
         s->flags |= 1u << SB_REJECT_SHARED_CORE;
 }
 
+/* How long the thread waited for its CPU inside a sample's timed region,
+ * into s (wait, wait_s, timed_s): run_delay grew by ns between its two
+ * reads, which hold the timed region (timed ticks, the timer's overhead
+ * taken off) and gap ticks of the checks beside it.  A quiet sample's
+ * checks take pr->gap_min (the fewest seen); any more the gap took was
+ * a wait there, outside the timed region, and is not taken off the
+ * sample.  So the wait counted is ns less the gap's excess, within 0 and
+ * the timed ticks: exact to the checks' own jitter (a few tenths of a
+ * microsecond, against waits of milliseconds). */
+static void wait_in_sample(struct probe *pr, struct sample *s, uint64_t ns,
+                           double gap, double timed, size_t k)
+{
+    double wait = (double)ns * 1e-9 * pr->hz;
+
+    /* A wait only lengthens a gap: the fewest of all the samples' is a
+     * quiet one's. */
+    if (!(gap >= pr->gap_min))
+        pr->gap_min = gap;
+    if (isfinite(pr->gap_min) && gap > pr->gap_min)
+        wait -= gap - pr->gap_min;
+    if (!(timed > 0))
+        timed = 0;
+    wait = fmin(fmax(wait, 0), timed);
+    s->wait = wait / (double)k;
+    s->wait_s = wait / pr->hz;
+    s->timed_s = timed / pr->hz;
+}
+
 /* One sample of k iterations with its checks (see the top of the file).
  * Hot: one untimed call first brings the buffers back into the cache.
  * Cold: the buffers are flushed from every cache level instead (k is then
@@ -535,7 +578,8 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     sb_kernel_fn fn = c->kernel->fn;
     struct rusage a, b;
     uint64_t va[SB_MAX_COUNTERS], vb[SB_MAX_COUNTERS];
-    uint64_t c0, c1, c2, c3, t, dirq = 0, cb, ca, lb, la, rd0 = 0, rd1 = 0;
+    uint64_t c0, c1, c2, c2b, c3, t, dirq = 0, cb, ca, lb, la, rd0 = 0,
+             rd1 = 0;
     int ok_ru, ok_ctr, cpu0, cpu1, tsc = pr->tsc, e, ok_rd;
     size_t failed;
 
@@ -575,6 +619,7 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     /* run_delay inside getrusage's window: a wait always shows a switch
      * too (the reject counts name the wait). */
     ok_rd = ok_rd && sb__probe_run_delay(&pr->cp, &rd1) == 0;
+    c2b = sb__timer_start(tsc);
     ok_ru = getrusage(RUSAGE_THREAD, &b) == 0 && ok_ru;
     dirq = 0;
     if (pr->irq_ok && irq_update(pr, c2, &dirq) != 0)
@@ -598,6 +643,10 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
 
     probe_values(pr, s, t, cb, ca, lb, la);
     s->flags = 0;
+    s->voluntary = !ok_ru || a.ru_nvcsw != b.ru_nvcsw;
+    wait_in_sample(pr, s, ok_rd && rd1 > rd0 ? rd1 - rd0 : 0,
+                   (double)((c1 - c0) + (c2b - c2)), (double)t - overhead,
+                   k);
     if (ok_rd && rd1 > rd0)
         s->flags |= 1u << SB_REJECT_CPU_WAIT;
     if (sb__probe_contended(s->ldst, pr->quiet.level, pr->quiet.margin) &&
@@ -1239,6 +1288,7 @@ static int probe_open(struct probe *pr, const sb_measure_options *opt,
     counter_overhead(pr);
 
     pr->rebase_ticks = (uint64_t)(1e-3 * pr->hz);
+    pr->gap_min = INFINITY;
     if (sb__irq_open(&pr->irq, inv->meta.cpu, why, sizeof why) == 0 &&
         sb__irq_read(&pr->irq, &pr->irq_first) == 0) {
         pr->irq_ok = 1;
@@ -1253,13 +1303,45 @@ static int probe_open(struct probe *pr, const sb_measure_options *opt,
     return open_probes(pr, inv, err);
 }
 
+/* Whether cell w, r can no longer dodge the waits for its CPU: checked
+ * when its samples taken in this invocation reach 16, 32, 64, ... (this
+ * one counted), and once true for the rest of the invocation.  At least
+ * three in four of them waited: a sample that outlasts the scheduler's
+ * slice (a 16 MiB mmap_touch call, milliseconds, against 3 ms slices)
+ * waits whenever another task shares the CPU, and rejecting them leaves
+ * the cell empty (426 of 438 samples of a 16 MiB mmap_touch rejected for
+ * a wait at a load of 2.6 on 2 CPUs, all 221 at a load of 7), or keeps
+ * only the luckiest few.  A sample of 50 us waits far less often: a cell
+ * of them that can still dodge the waits keeps rejecting them, which
+ * costs nothing but the sample.  Three in four, not the one in two of
+ * the interrupts' rule (choose_irq_exemptions), so that a cell does not
+ * cross it by chance when every other sample waits. */
+static void keep_wait_from(struct work *w, const sb__raw_cell *r)
+{
+    size_t taken = r->nsamples;
+    for (int q = 0; q < SB_REJECT_NREASONS; q++)
+        taken += r->rejected[q];
+    taken++; /* this sample */
+    if (!w->keep_wait && taken >= 16 && !(taken & (taken - 1)) &&
+        4 * r->disturbed[SB_REJECT_CPU_WAIT] >= 3 * taken)
+        w->keep_wait = 1;
+}
+
 /* One sample taken for cell r: its CPU time and disturbances counted, then
  * kept or rejected by the policy (design.md, protocol steps 5 and 7).
+ * keep: disturbances that are no reason to reject it (the refill's).  A
+ * sample that waited for its CPU, in a cell that cannot dodge the waits
+ * (keep_wait_from) or with SB_REJECT_CPU_WAIT in keep, is kept with the
+ * wait taken off its time, and with the context switch and the timer
+ * interrupt that came with the wait; not when it also switched
+ * voluntarily (a sleep, whose time is not in run_delay).
  * Returns SB_OK, or SB_ENOMEM when keeping it failed. */
-static int record_sample(const sb_measure_options *opt, const struct work *w,
+static int record_sample(const sb_measure_options *opt, struct work *w,
                          sb__raw_cell *r, const struct sample *v,
                          unsigned keep)
 {
+    const unsigned wait = 1u << SB_REJECT_CPU_WAIT;
+    struct sample u;
     /* CPU time over every sample taken, kept or not: getrusage moves at
      * the timer tick, and the samples that hold a tick are the ones with
      * an interrupt, so counting only kept samples would count none. */
@@ -1275,28 +1357,40 @@ static int record_sample(const sb_measure_options *opt, const struct work *w,
         r->rejected[SB_REJECT_KERNEL_FAILED]++;
         return SB_OK;
     }
-    if (opt->reject == SB_REJECT_DISTURBED &&
-        (v->flags & ~(keep | (w->keep_irq ? 1u << SB_REJECT_INTERRUPT
-                                          : 0u)))) {
-        /* Counted under the strongest evidence it showed: a wait for
-         * the CPU comes with a context switch and says more. */
-        unsigned f = v->flags;
-        int why = f & (1u << SB_REJECT_CPU_WAIT)      ? SB_REJECT_CPU_WAIT
-                  : f & (1u << SB_REJECT_CTXSW)       ? SB_REJECT_CTXSW
-                  : f & (1u << SB_REJECT_MIGRATION)   ? SB_REJECT_MIGRATION
-                  : f & (1u << SB_REJECT_SHARED_CORE) &&
-                          !(f & (1u << SB_REJECT_INTERRUPT) && !w->keep_irq)
-                      ? SB_REJECT_SHARED_CORE
-                      : SB_REJECT_INTERRUPT;
+    if (opt->reject != SB_REJECT_DISTURBED)
+        return push_sample(r, v);
+    keep_wait_from(w, r);
+    u = *v;
+    if ((v->flags & wait) && (w->keep_wait || (keep & wait)) &&
+        !v->voluntary) {
+        keep |= wait | 1u << SB_REJECT_CTXSW | 1u << SB_REJECT_INTERRUPT;
+        u.ticks -= u.wait;
+    } else
+        keep &= ~wait;
+    if (w->keep_irq)
+        keep |= 1u << SB_REJECT_INTERRUPT;
+    if (v->flags & ~keep) {
+        /* Counted under the strongest evidence it showed that is not
+         * kept: a wait for the CPU comes with a context switch and says
+         * more; a wait taken off leaves what else the sample showed. */
+        unsigned f = v->flags & ~keep;
+        int why = f & (1u << SB_REJECT_CPU_WAIT)    ? SB_REJECT_CPU_WAIT
+                  : f & (1u << SB_REJECT_CTXSW)     ? SB_REJECT_CTXSW
+                  : f & (1u << SB_REJECT_MIGRATION) ? SB_REJECT_MIGRATION
+                  : f & (1u << SB_REJECT_INTERRUPT) ? SB_REJECT_INTERRUPT
+                                                    : SB_REJECT_SHARED_CORE;
         r->rejected[why]++;
         /* Rejected for a shared core alone: held, for an analysis that
          * decides again from the probes (record, then decide). */
-        if ((f & ~(keep | (w->keep_irq ? 1u << SB_REJECT_INTERRUPT : 0u))) ==
-            1u << SB_REJECT_SHARED_CORE)
-            return hold_sample(r, v);
+        if (f == 1u << SB_REJECT_SHARED_CORE)
+            return hold_sample(r, &u);
         return SB_OK;
     }
-    return push_sample(r, v);
+    if (v->flags & wait) {
+        r->waited += u.wait_s;
+        r->waited_timed += u.timed_s;
+    }
+    return push_sample(r, &u);
 }
 
 /* The probes' figures of the invocation (sb_meta's probe fields). */
@@ -1696,10 +1790,17 @@ static int run_rounds(struct held *h, const sb_measure_options *opt,
  * cells take more samples, until each has one, for at most a tenth of the
  * invocation's budget (20 ms at least) past the deadline and 64 samples
  * each: only a persistent disturbance, or a kernel whose calls keep
- * failing, leaves a cell empty.  From the 33rd on, a sample whose only
- * disturbance is a shared core is kept with its flag: a core shared for
- * the whole run is what the cell measured, and the run's notes say so
- * ("measured on a shared core"), rather than an empty cell failing it. */
+ * failing, leaves a cell empty.  A sample that waited for the CPU is kept
+ * from the refill's second sample on, with the wait taken off its time
+ * (record_sample): a CPU busy with another task throughout must not leave
+ * a cell empty when the wait can be counted.  A sample whose only other
+ * disturbance is a shared core is kept with its flag once the cell has
+ * taken 32 samples in the invocation (its rounds' included) or half the
+ * refill's time is gone: a core shared for the whole run is what the
+ * cell measured, and the run's notes say so ("measured on a shared
+ * core"), rather than an empty cell failing it.  Counted in samples
+ * alone, a cell of 20 ms samples (a 16 MiB mmap_touch on a busy CPU)
+ * never got that far in a refill of 0.2 s. */
 static int fill_empty_cells(struct held *h, const sb_measure_options *opt,
                             double overhead, double deadline, double budget,
                             const sb__stop *stop, sb__invocation *inv,
@@ -1707,24 +1808,29 @@ static int fill_empty_cells(struct held *h, const sb_measure_options *opt,
 {
     /* From now when the deadline has passed already: a budget of 10 ms
      * is gone in the setup, and the refill must still get its time. */
-    double hard = fmax(deadline, sb__now()) + fmax(0.1 * budget, 0.02);
+    double start = fmax(deadline, sb__now());
+    double hard = start + fmax(0.1 * budget, 0.02);
+    double half = start + 0.5 * (hard - start);
 
     for (int extra = 0; extra < 64 && sb__now() < hard; extra++) {
         int wanting = 0;
         for (size_t i = 0; i < h->n && !sb__stopped(stop); i++) {
+            sb__raw_cell *r = &inv->cells[i];
             struct sample v;
-            if (inv->cells[i].nsamples || !inv->cells[i].iters)
+            unsigned keep = 0;
+            size_t taken = 0;
+            if (r->nsamples || !r->iters)
                 continue;
             wanting = 1;
-            take_sample(sb_plan_cell(h->plan, i), &h->w[i],
-                        inv->cells[i].iters, &h->pr, overhead, &v);
-            /* Past half the refill a sample whose only fault is a shared
-             * core is kept, flagged: a core shared throughout is a
-             * result to mark ("measured on a shared core"), not a cell
-             * to leave empty. */
-            if (record_sample(opt, &h->w[i], &inv->cells[i], &v,
-                              extra >= 32 ? 1u << SB_REJECT_SHARED_CORE
-                                          : 0u) != SB_OK)
+            for (int q = 0; q < SB_REJECT_NREASONS; q++)
+                taken += r->rejected[q];
+            if (taken >= 32 || sb__now() >= half)
+                keep |= 1u << SB_REJECT_SHARED_CORE;
+            if (extra >= 1)
+                keep |= 1u << SB_REJECT_CPU_WAIT;
+            take_sample(sb_plan_cell(h->plan, i), &h->w[i], r->iters,
+                        &h->pr, overhead, &v);
+            if (record_sample(opt, &h->w[i], r, &v, keep) != SB_OK)
                 return sb__error(err, SB_ENOMEM,
                                  "out of memory for samples");
         }
