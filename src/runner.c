@@ -757,7 +757,8 @@ static void note_shared_cells(sb_run *run)
  * that waited, each with the wait taken off its time (measure.c,
  * keep_wait_from): its figure is the time the thread ran, not that of a
  * quiet machine, and a note says so, with how many samples waited and
- * how much of their time the waits were.  One cell is named; more are
+ * how much of their time the waits were (as measured, before the
+ * analysis' outlier policy).  One cell is named; more are
  * counted, the first named.  Only under SB_REJECT_DISTURBED: with
  * --reject none every sample is kept as it was. */
 static void note_waited_cells(sb_run *run, const struct machine_totals *tot)
@@ -894,6 +895,10 @@ static int finish_run(sb_run *run, int rc, struct machine_totals *tot,
         run->meta.check_cost_seconds =
             tot->ncost ? sb__median_inplace(tot->check_cost, tot->ncost)
                        : NAN;
+        /* Before the invocations' notes of probe_totals: sb_meta.notes
+         * is 512 bytes, and a figure that is not a quiet machine's must
+         * not lose its note to them. */
+        note_waited_cells(run, tot);
         probe_totals(run, tot);
     }
     free(tot->check_cost);
@@ -915,8 +920,6 @@ static int finish_run(sb_run *run, int rc, struct machine_totals *tot,
         rc = sb__run_analyse(run, err);
     if (rc == SB_OK && sb__run_adopt_benches(run) != SB_OK)
         rc = sb__error(err, SB_ENOMEM, "out of memory");
-    if (rc == SB_OK)
-        note_waited_cells(run, tot);
     free(tot->waited_cell);
     free(tot->waited_timed_cell);
     if (rc != SB_OK) {

@@ -52,8 +52,14 @@ check "a figure, or the line that says the machine is too busy (rc $rc)" \
 check "  never 'no valid sample'" \
     sh -c "! grep -q 'no valid sample' '$tmp/busy.err'"
 
-# Kept samples that waited (flag 32 in the JSON) are named in a note.
+# Kept samples that waited (flag 32 in the JSON) are named in a note, and
+# the row is marked w, with the mark's line below the table; without
+# them, neither.
 if figure; then
+    waited=$("$PY" -c 'import json, sys
+c = json.load(open(sys.argv[1]))["cells"][0]
+print(sum(1 for f in c["samples_flags"] if f & 32))' "$tmp/busy.json")
+    diag "$waited kept samples waited for the CPU"
     check_json "  kept samples that waited for the CPU are named in a note" \
         "$tmp/busy.json" <<'PYEOF'
 c = d["cells"][0]
@@ -64,8 +70,20 @@ note = [x for x in d["meta"]["notes"]
 assert (waited == 0 and not any("busy CPU" in x for x in d["meta"]["notes"])) \
     or note, (waited, d["meta"]["notes"])
 PYEOF
+    marked() {
+        awk '$1 == "mmap_touch" && $2 == 16777216 && $NF == "w"' \
+            "$tmp/busy.out" | grep -q . &&
+            grep -q "^w 1 cell measured on a busy CPU: its samples could not dodge the waits for it" \
+                "$tmp/busy.out"
+    }
+    if [ "$waited" -gt 0 ]; then
+        check "  the row is marked w, and the mark explained" marked
+    else
+        check "  no kept sample waited: no w mark" sh -c "! grep -q '^w ' '$tmp/busy.out'"
+    fi
 else
     skip "  kept samples that waited for the CPU are named in a note" \
         "no figure (rc $rc)"
+    skip "  the row is marked w" "no figure (rc $rc)"
 fi
 done_testing
