@@ -94,6 +94,11 @@ static void test_forced(void)
         tap_ok(r->rejected[SB_REJECT_CPU_WAIT] >= 15,
                "  its first 15 samples rejected for the wait (%zu)",
                r->rejected[SB_REJECT_CPU_WAIT]);
+        /* The refill would give it one sample: the rounds keep the rest
+         * of their 64 from the 16th on. */
+        tap_ok(r->nsamples >= 16,
+               "  the rounds kept their samples from the 16th on (%zu)",
+               r->nsamples);
         TAP_IS_INT(kept_waited(run), r->nsamples,
                    "  every kept sample flagged cpu-wait");
         tap_ok(strstr(sb_run_meta(run)->notes,
