@@ -73,6 +73,9 @@
  *     reason to reject: the alloc kernels take them by design.  A sample
  *     in which the kernel reported a failed call (sb_kernel_failed) is
  *     rejected under every policy: its time is not that of the work.
+ *     A cell whose samples cannot dodge the waits for the CPU (three in
+ *     four waited: keep_wait_from) keeps those that waited, the wait
+ *     taken off their ticks (wait_in_sample, record_sample).
  *  7. Stop when every cell has opt->min_samples and the interval of its
  *     median meets the precision target by the one rule of the results
  *     (stop_rule: sb__cell_interval, sb__precision_met; order
@@ -160,6 +163,8 @@ struct work {
     double per_iter;   /* ticks per call, from the warm-up */
     int keep_irq;      /* samples too long to dodge interrupts: an
                           interrupt is no reason to reject them */
+    int keep_wait;     /* samples that cannot dodge the waits for the CPU
+                          (keep_wait_from): kept, the wait taken off */
     int fail_errno;    /* of the last failed call in a sample, for the
                           note (sb_kernel_failed) */
 };
@@ -195,6 +200,9 @@ struct probe {
     size_t nclk, nshare;
     size_t nforced;                /* samples seen by the test hook */
     double waited;                 /* seconds waited for a quiet core */
+    double gap_min;                /* the fewest ticks of a sample's
+                                      checks inside its run_delay window
+                                      (take_sample), INFINITY: none yet */
 };
 
 /* What one sample saw. */
@@ -205,6 +213,13 @@ struct sample {
     double ldst;    /* the contention probe beside it, core cycles per rep
                        (ticks per rep without a clock); NAN: none */
     double user, sys; /* CPU seconds of the thread during it */
+    double wait;    /* ticks per iteration that the thread waited for
+                       its CPU inside the timed region (estimated from
+                       run_delay, take_sample); 0: none */
+    double wait_s, timed_s; /* that wait and the timed region, seconds */
+    int voluntary;  /* a voluntary context switch (or none could be
+                       read): a sleep, whose time run_delay does not
+                       hold */
     double ctr[SB_MAX_COUNTERS]; /* per iteration; NAN when unread */
     double probes[SB_PROBE_READINGS]; /* sb_run_sample_probes' readings */
 };
@@ -525,6 +540,34 @@ static void force_probes(struct probe *pr, struct sample *s)
         s->flags |= 1u << SB_REJECT_SHARED_CORE;
 }
 
+/* How long the thread waited for its CPU inside a sample's timed region,
+ * into s (wait, wait_s, timed_s): run_delay grew by ns between its two
+ * reads, which hold the timed region (timed ticks, the timer's overhead
+ * taken off) and gap ticks of the checks beside it.  A quiet sample's
+ * checks take pr->gap_min (the fewest seen); any more the gap took was
+ * a wait there, outside the timed region, and is not taken off the
+ * sample.  So the wait counted is ns less the gap's excess, within 0 and
+ * the timed ticks: exact to the checks' own jitter (a few tenths of a
+ * microsecond, against waits of milliseconds). */
+static void wait_in_sample(struct probe *pr, struct sample *s, uint64_t ns,
+                           double gap, double timed, size_t k)
+{
+    double wait = (double)ns * 1e-9 * pr->hz;
+
+    /* A wait only lengthens a gap: the fewest of all the samples' is a
+     * quiet one's. */
+    if (!(gap >= pr->gap_min))
+        pr->gap_min = gap;
+    if (isfinite(pr->gap_min) && gap > pr->gap_min)
+        wait -= gap - pr->gap_min;
+    if (!(timed > 0))
+        timed = 0;
+    wait = fmin(fmax(wait, 0), timed);
+    s->wait = wait / (double)k;
+    s->wait_s = wait / pr->hz;
+    s->timed_s = timed / pr->hz;
+}
+
 /* One sample of k iterations with its checks (see the top of the file).
  * Hot: one untimed call first brings the buffers back into the cache.
  * Cold: the buffers are flushed from every cache level instead (k is then
@@ -535,7 +578,8 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     sb_kernel_fn fn = c->kernel->fn;
     struct rusage a, b;
     uint64_t va[SB_MAX_COUNTERS], vb[SB_MAX_COUNTERS];
-    uint64_t c0, c1, c2, c3, t, dirq = 0, cb, ca, lb, la, rd0 = 0, rd1 = 0;
+    uint64_t c0, c1, c2, c2b, c3, t, dirq = 0, cb, ca, lb, la, rd0 = 0,
+             rd1 = 0;
     int ok_ru, ok_ctr, cpu0, cpu1, tsc = pr->tsc, e, ok_rd;
     size_t failed;
 
@@ -575,6 +619,7 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     /* run_delay inside getrusage's window: a wait always shows a switch
      * too (the reject counts name the wait). */
     ok_rd = ok_rd && sb__probe_run_delay(&pr->cp, &rd1) == 0;
+    c2b = sb__timer_start(tsc);
     ok_ru = getrusage(RUSAGE_THREAD, &b) == 0 && ok_ru;
     dirq = 0;
     if (pr->irq_ok && irq_update(pr, c2, &dirq) != 0)
@@ -598,6 +643,10 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
 
     probe_values(pr, s, t, cb, ca, lb, la);
     s->flags = 0;
+    s->voluntary = !ok_ru || a.ru_nvcsw != b.ru_nvcsw;
+    wait_in_sample(pr, s, ok_rd && rd1 > rd0 ? rd1 - rd0 : 0,
+                   (double)((c1 - c0) + (c2b - c2)), (double)t - overhead,
+                   k);
     if (ok_rd && rd1 > rd0)
         s->flags |= 1u << SB_REJECT_CPU_WAIT;
     if (sb__probe_contended(s->ldst, pr->quiet.level, pr->quiet.margin) &&
@@ -770,6 +819,65 @@ static int places(double s)
     return s >= 10 ? 0 : s >= 1 ? 1 : 2;
 }
 
+/* Trial calls before the first whole call of a large cell (check_budget):
+ * for cells of at least TRIAL_FROM bytes, the first trial of TRIAL_FIRST. */
+#define TRIAL_FROM ((size_t)64 << 20)
+#define TRIAL_FIRST ((size_t)4 << 20)
+
+/* Whether check_budget may estimate a call of cell c from calls of
+ * smaller sizes: a built-in kernel that makes its own memory of the size
+ * it is given (an mmap, a malloc), so that its call costs about in
+ * proportion to that size (a page fault per page) and a smaller call
+ * leaves nothing that later calls would see; and a cell large enough for
+ * one whole call to outlast a budget (1000 rounds of 16 MiB took 10 s in
+ * thread 001; 11 GiB took 37 s a call here).  A kernel of the caller's
+ * own may ignore n (a pool set up for the cell's size): its trial would
+ * say nothing, and only the test hook (measure.h) tries it. */
+static int trial_applies(const sb_cell *c)
+{
+    const sb_kernel *k = c->kernel;
+    if (c->size < TRIAL_FROM || !(k->flags & SB_KERNEL_OWN_MEMORY))
+        return 0;
+    return SB__TRIAL_FORCE || sb_kernel_find(k->name) == k;
+}
+
+/* Wall seconds of one call of cell c's kernel on n bytes. */
+static double time_call(const sb_cell *c, struct work *w, size_t n)
+{
+    double t0 = sb__now();
+    c->kernel->fn(w->dst, w->src, n, w->state);
+    return sb__now() - t0;
+}
+
+/* The seconds one call of cell c takes, estimated before any call of its
+ * own size (trial_applies): a call of 4 MiB, then of 4 times more each
+ * time up to a 16th of the cell, each scaled to the cell's size.  The
+ * larger trials correct the smaller: the cost per page here is 0.9 us at
+ * 1 to 4 MiB and 2.3 us from 16 MiB on (the zeroing leaves the caches).
+ * Each size is called twice and the faster call counts: a wait for the
+ * CPU during one must not refuse a plan that fits (two calls of one size
+ * differed by 1.5 to 9 times here while the machine was busy).  It
+ * stops at the first estimate above bound.  The
+ * trials cost about a sixth of the cell's call when they go all the way,
+ * and an eighth of bound when they stop (each size is 4 times the one
+ * before, which was within bound).  *trial: the size of the last. */
+static double trial_cost(const sb_cell *c, struct work *w, double bound,
+                         size_t *trial)
+{
+    size_t n = c->size, s = TRIAL_FIRST;
+    size_t last = (n / 16) & ~(size_t)(SB_PAGE_SIZE - 1);
+    double est;
+
+    for (;;) {
+        double t = fmin(time_call(c, w, s), time_call(c, w, s));
+        est = t * (double)n / (double)s;
+        *trial = s;
+        if (est > bound || s >= last)
+            return est;
+        s = s > last / 4 ? last : 4 * s;
+    }
+}
+
 /* Whether the plan can keep to the run's time budget, judged in the first
  * invocation once it is set up (issue 10: a budget of 1 s ran for 55 s,
  * its warm-up alone taking 16 samples of each of 10000 cells in each of 6
@@ -784,24 +892,62 @@ static int places(double s)
  * refused (SB_EINVAL) with the time the whole plan needs: every
  * invocation's setup, warm-up (16 samples a cell) and --min-samples
  * rounds.  When only that fuller need exceeds the budget, a note says so:
- * the deadlines then give cells fewer samples. */
+ * the deadlines then give cells fewer samples.
+ *
+ * A cell whose one call may itself outlast the budget (an 11 GiB
+ * mmap_touch: 37 s a call, and a budget of 0.1 s was refused only after
+ * 74 s, the two calls of this sample) is first estimated from trial calls
+ * of a fraction of its size (trial_cost), and refused before any whole
+ * call when the six calls this invocation cannot do without (this
+ * sample's two and the next two samples') and four in each later
+ * invocation would not fit, beside what the cells before it will take.
+ * The refusal names the cell and its cost a call. */
 static int check_budget(const sb_plan *plan, const sb_measure_options *opt,
                         const sb__budget *bud, struct work *w,
                         struct probe *pr, double overhead, double target_s,
                         sb__invocation *inv, sb_error *err)
 {
-    size_t n = sb_plan_count(plan), done = 0, later;
+    size_t n = sb_plan_count(plan), done = 0, later, worst = 0;
     double now = sb__now(), setup = now - bud->started, t, check = 0;
-    double hard = 0, full = 0, left, need, spent;
+    double hard = 0, full = 0, left, need, spent, worst_call = 0;
+    /* The goal is to end within max(1.2 max_time, max_time + 2 s); half
+     * of that allowance may go to what cannot be cut, the rest is kept
+     * for the analysis and the machine's hiccups. */
+    double allow = 0.5 * fmax(0.2 * opt->max_time, 2.0), committed = 0;
 
     later = bud->invocations_left ? bud->invocations_left - 1 : 0;
+    spent = bud->started - bud->run_started; /* before this invocation */
     for (size_t i = 0; i < n; i++) {
+        const sb_cell *c = sb_plan_cell(plan, i);
         struct sample s;
         double call, sample;
         size_t from = pr->ncost;
         if (i > 0 && sb__now() > bud->run_deadline)
             break; /* the rest is extrapolated */
-        take_sample(sb_plan_cell(plan, i), &w[i], 1, pr, overhead, &s);
+        if (trial_applies(c)) {
+            double calls = 6 + 4 * (double)later, est;
+            double room = fmax(bud->run_deadline - sb__now(), 0) + allow -
+                          (double)later * setup - committed;
+            size_t trial = 0;
+            est = trial_cost(c, &w[i], room / calls, &trial);
+            if (calls * est > room) {
+                /* The plan's need as below, from what is known: the
+                 * cells so far and this one's estimate. */
+                double f = full + 16 * est +
+                           (8 + (double)opt->min_samples) *
+                               (fmax(est, target_s) + est);
+                need = spent + (double)(later + 1) * (setup + f);
+                return sb__error(err, SB_EINVAL,
+                                 "the plan needs about %.*f s (kernel %s, "
+                                 "%zu bytes: about %.*f s a call, from a "
+                                 "trial of %.3g MiB), more than --max-time "
+                                 "%g: raise --max-time or shrink the plan",
+                                 places(need), need, c->kernel->name,
+                                 c->size, places(est), est,
+                                 (double)trial / (1 << 20), opt->max_time);
+            }
+        }
+        take_sample(c, &w[i], 1, pr, overhead, &s);
         call = s.ticks / pr->hz;
         if (!(call > 0))
             call = 0;
@@ -811,31 +957,40 @@ static int check_budget(const sb_plan *plan, const sb_measure_options *opt,
         hard += 2 * (2 * call);
         full += 8 * (2 * call) + (8 + (double)opt->min_samples) *
                                      (sample + call);
+        /* What the cells so far will still take that no deadline cuts. */
+        committed += (4 + 4 * (double)later) * call;
+        if (call > worst_call) {
+            worst_call = call;
+            worst = i;
+        }
         done++;
     }
     check /= (double)done; /* the mean checks of one sample */
     t = (double)n / (double)done; /* extrapolation to every cell */
     hard = t * (hard + 2 * check * (double)done);
     full = t * (full + check * (double)done * (16 + (double)opt->min_samples));
-    spent = bud->started - bud->run_started; /* before this invocation */
     need = spent + (double)(later + 1) * (setup + full);
     left = bud->run_deadline - sb__now();
-    /* The goal is to end within max(1.2 max_time, max_time + 2 s); half
-     * of that allowance may go to what cannot be cut, the rest is kept
-     * for the analysis and the machine's hiccups.  A plan that would
-     * overrun by more is refused now rather than run.  Time already
-     * overrun (a setup under valgrind) is spent either way: only what is
-     * still to come counts. */
-    if (hard + (double)later * (setup + hard) >
-        fmax(left, 0) + 0.5 * fmax(0.2 * opt->max_time, 2.0))
+    /* A plan that would overrun by more than the allowance is refused now
+     * rather than run.  Time already overrun (a setup under valgrind) is
+     * spent either way: only what is still to come counts.  When one
+     * cell's calls are most of it, the line names that cell. */
+    if (hard + (double)later * (setup + hard) > fmax(left, 0) + allow) {
+        char why[128] = "";
+        const sb_cell *c = sb_plan_cell(plan, worst);
+        if (8 * worst_call >= hard)
+            snprintf(why, sizeof why, "; kernel %s, %zu bytes: about %.*f "
+                     "s a call", c->kernel->name, c->size,
+                     places(worst_call), worst_call);
         return sb__error(err, SB_EINVAL,
                          "the plan needs about %.*f s (%zu invocation%s of "
-                         "%.*f s for %zu cell%s and --min-samples %zu), more "
-                         "than --max-time %g: raise --max-time or shrink the "
-                         "plan", places(need), need, later + 1,
+                         "%.*f s for %zu cell%s and --min-samples %zu%s), "
+                         "more than --max-time %g: raise --max-time or "
+                         "shrink the plan", places(need), need, later + 1,
                          later ? "s" : "", places(setup + full), setup + full,
                          n, n == 1 ? "" : "s",
-                         opt->min_samples, opt->max_time);
+                         opt->min_samples, why, opt->max_time);
+    }
     if (need > opt->max_time)
         sb__meta_note(&inv->meta, "budget: the plan needs about %.*f s for "
                          "--min-samples %zu in every cell, more than "
@@ -1133,6 +1288,7 @@ static int probe_open(struct probe *pr, const sb_measure_options *opt,
     counter_overhead(pr);
 
     pr->rebase_ticks = (uint64_t)(1e-3 * pr->hz);
+    pr->gap_min = INFINITY;
     if (sb__irq_open(&pr->irq, inv->meta.cpu, why, sizeof why) == 0 &&
         sb__irq_read(&pr->irq, &pr->irq_first) == 0) {
         pr->irq_ok = 1;
@@ -1147,13 +1303,45 @@ static int probe_open(struct probe *pr, const sb_measure_options *opt,
     return open_probes(pr, inv, err);
 }
 
+/* Whether cell w, r can no longer dodge the waits for its CPU: checked
+ * when its samples taken in this invocation reach 16, 32, 64, ... (this
+ * one counted), and once true for the rest of the invocation.  At least
+ * three in four of them waited: a sample that outlasts the scheduler's
+ * slice (a 16 MiB mmap_touch call, milliseconds, against 3 ms slices)
+ * waits whenever another task shares the CPU, and rejecting them leaves
+ * the cell empty (426 of 438 samples of a 16 MiB mmap_touch rejected for
+ * a wait at a load of 2.6 on 2 CPUs, all 221 at a load of 7), or keeps
+ * only the luckiest few.  A sample of 50 us waits far less often: a cell
+ * of them that can still dodge the waits keeps rejecting them, which
+ * costs nothing but the sample.  Three in four, not the one in two of
+ * the interrupts' rule (choose_irq_exemptions), so that a cell does not
+ * cross it by chance when every other sample waits. */
+static void keep_wait_from(struct work *w, const sb__raw_cell *r)
+{
+    size_t taken = r->nsamples;
+    for (int q = 0; q < SB_REJECT_NREASONS; q++)
+        taken += r->rejected[q];
+    taken++; /* this sample */
+    if (!w->keep_wait && taken >= 16 && !(taken & (taken - 1)) &&
+        4 * r->disturbed[SB_REJECT_CPU_WAIT] >= 3 * taken)
+        w->keep_wait = 1;
+}
+
 /* One sample taken for cell r: its CPU time and disturbances counted, then
  * kept or rejected by the policy (design.md, protocol steps 5 and 7).
+ * keep: disturbances that are no reason to reject it (the refill's).  A
+ * sample that waited for its CPU, in a cell that cannot dodge the waits
+ * (keep_wait_from) or with SB_REJECT_CPU_WAIT in keep, is kept with the
+ * wait taken off its time, and with the context switch and the timer
+ * interrupt that came with the wait; not when it also switched
+ * voluntarily (a sleep, whose time is not in run_delay).
  * Returns SB_OK, or SB_ENOMEM when keeping it failed. */
-static int record_sample(const sb_measure_options *opt, const struct work *w,
+static int record_sample(const sb_measure_options *opt, struct work *w,
                          sb__raw_cell *r, const struct sample *v,
                          unsigned keep)
 {
+    const unsigned wait = 1u << SB_REJECT_CPU_WAIT;
+    struct sample u;
     /* CPU time over every sample taken, kept or not: getrusage moves at
      * the timer tick, and the samples that hold a tick are the ones with
      * an interrupt, so counting only kept samples would count none. */
@@ -1169,28 +1357,40 @@ static int record_sample(const sb_measure_options *opt, const struct work *w,
         r->rejected[SB_REJECT_KERNEL_FAILED]++;
         return SB_OK;
     }
-    if (opt->reject == SB_REJECT_DISTURBED &&
-        (v->flags & ~(keep | (w->keep_irq ? 1u << SB_REJECT_INTERRUPT
-                                          : 0u)))) {
-        /* Counted under the strongest evidence it showed: a wait for
-         * the CPU comes with a context switch and says more. */
-        unsigned f = v->flags;
-        int why = f & (1u << SB_REJECT_CPU_WAIT)      ? SB_REJECT_CPU_WAIT
-                  : f & (1u << SB_REJECT_CTXSW)       ? SB_REJECT_CTXSW
-                  : f & (1u << SB_REJECT_MIGRATION)   ? SB_REJECT_MIGRATION
-                  : f & (1u << SB_REJECT_SHARED_CORE) &&
-                          !(f & (1u << SB_REJECT_INTERRUPT) && !w->keep_irq)
-                      ? SB_REJECT_SHARED_CORE
-                      : SB_REJECT_INTERRUPT;
+    if (opt->reject != SB_REJECT_DISTURBED)
+        return push_sample(r, v);
+    keep_wait_from(w, r);
+    u = *v;
+    if ((v->flags & wait) && (w->keep_wait || (keep & wait)) &&
+        !v->voluntary) {
+        keep |= wait | 1u << SB_REJECT_CTXSW | 1u << SB_REJECT_INTERRUPT;
+        u.ticks -= u.wait;
+    } else
+        keep &= ~wait;
+    if (w->keep_irq)
+        keep |= 1u << SB_REJECT_INTERRUPT;
+    if (v->flags & ~keep) {
+        /* Counted under the strongest evidence it showed that is not
+         * kept: a wait for the CPU comes with a context switch and says
+         * more; a wait taken off leaves what else the sample showed. */
+        unsigned f = v->flags & ~keep;
+        int why = f & (1u << SB_REJECT_CPU_WAIT)    ? SB_REJECT_CPU_WAIT
+                  : f & (1u << SB_REJECT_CTXSW)     ? SB_REJECT_CTXSW
+                  : f & (1u << SB_REJECT_MIGRATION) ? SB_REJECT_MIGRATION
+                  : f & (1u << SB_REJECT_INTERRUPT) ? SB_REJECT_INTERRUPT
+                                                    : SB_REJECT_SHARED_CORE;
         r->rejected[why]++;
         /* Rejected for a shared core alone: held, for an analysis that
          * decides again from the probes (record, then decide). */
-        if ((f & ~(keep | (w->keep_irq ? 1u << SB_REJECT_INTERRUPT : 0u))) ==
-            1u << SB_REJECT_SHARED_CORE)
-            return hold_sample(r, v);
+        if (f == 1u << SB_REJECT_SHARED_CORE)
+            return hold_sample(r, &u);
         return SB_OK;
     }
-    return push_sample(r, v);
+    if (v->flags & wait) {
+        r->waited += u.wait_s;
+        r->waited_timed += u.timed_s;
+    }
+    return push_sample(r, &u);
 }
 
 /* The probes' figures of the invocation (sb_meta's probe fields). */
@@ -1590,10 +1790,17 @@ static int run_rounds(struct held *h, const sb_measure_options *opt,
  * cells take more samples, until each has one, for at most a tenth of the
  * invocation's budget (20 ms at least) past the deadline and 64 samples
  * each: only a persistent disturbance, or a kernel whose calls keep
- * failing, leaves a cell empty.  From the 33rd on, a sample whose only
- * disturbance is a shared core is kept with its flag: a core shared for
- * the whole run is what the cell measured, and the run's notes say so
- * ("measured on a shared core"), rather than an empty cell failing it. */
+ * failing, leaves a cell empty.  A sample that waited for the CPU is kept
+ * from the refill's second sample on, with the wait taken off its time
+ * (record_sample): a CPU busy with another task throughout must not leave
+ * a cell empty when the wait can be counted.  A sample whose only other
+ * disturbance is a shared core is kept with its flag once the cell has
+ * taken 32 samples in the invocation (its rounds' included) or half the
+ * refill's time is gone: a core shared for the whole run is what the
+ * cell measured, and the run's notes say so ("measured on a shared
+ * core"), rather than an empty cell failing it.  Counted in samples
+ * alone, a cell of 20 ms samples (a 16 MiB mmap_touch on a busy CPU)
+ * never got that far in a refill of 0.2 s. */
 static int fill_empty_cells(struct held *h, const sb_measure_options *opt,
                             double overhead, double deadline, double budget,
                             const sb__stop *stop, sb__invocation *inv,
@@ -1601,24 +1808,29 @@ static int fill_empty_cells(struct held *h, const sb_measure_options *opt,
 {
     /* From now when the deadline has passed already: a budget of 10 ms
      * is gone in the setup, and the refill must still get its time. */
-    double hard = fmax(deadline, sb__now()) + fmax(0.1 * budget, 0.02);
+    double start = fmax(deadline, sb__now());
+    double hard = start + fmax(0.1 * budget, 0.02);
+    double half = start + 0.5 * (hard - start);
 
     for (int extra = 0; extra < 64 && sb__now() < hard; extra++) {
         int wanting = 0;
         for (size_t i = 0; i < h->n && !sb__stopped(stop); i++) {
+            sb__raw_cell *r = &inv->cells[i];
             struct sample v;
-            if (inv->cells[i].nsamples || !inv->cells[i].iters)
+            unsigned keep = 0;
+            size_t taken = 0;
+            if (r->nsamples || !r->iters)
                 continue;
             wanting = 1;
-            take_sample(sb_plan_cell(h->plan, i), &h->w[i],
-                        inv->cells[i].iters, &h->pr, overhead, &v);
-            /* Past half the refill a sample whose only fault is a shared
-             * core is kept, flagged: a core shared throughout is a
-             * result to mark ("measured on a shared core"), not a cell
-             * to leave empty. */
-            if (record_sample(opt, &h->w[i], &inv->cells[i], &v,
-                              extra >= 32 ? 1u << SB_REJECT_SHARED_CORE
-                                          : 0u) != SB_OK)
+            for (int q = 0; q < SB_REJECT_NREASONS; q++)
+                taken += r->rejected[q];
+            if (taken >= 32 || sb__now() >= half)
+                keep |= 1u << SB_REJECT_SHARED_CORE;
+            if (extra >= 1)
+                keep |= 1u << SB_REJECT_CPU_WAIT;
+            take_sample(sb_plan_cell(h->plan, i), &h->w[i], r->iters,
+                        &h->pr, overhead, &v);
+            if (record_sample(opt, &h->w[i], r, &v, keep) != SB_OK)
                 return sb__error(err, SB_ENOMEM,
                                  "out of memory for samples");
         }

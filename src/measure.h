@@ -61,6 +61,18 @@ int sb__measure(const sb_plan *plan, const sb_measure_options *opt,
                 sb__invocation *inv, sb_error *err);
 void sb__invocation_free(sb__invocation *inv);
 
+/* Test hook, as probe.h's: a test program that defines int
+ * sb__trial_force non-zero makes check_budget (measure.c) time trial
+ * calls of every kernel with SB_KERNEL_OWN_MEMORY, its own included, not
+ * only of the built-in ones, so that a test can count the calls and
+ * sizes a budget check makes.  The library holds no definition. */
+#if defined(__GNUC__)
+extern int sb__trial_force __attribute__((weak, visibility("hidden")));
+#define SB__TRIAL_FORCE (&sb__trial_force ? sb__trial_force : 0)
+#else
+#define SB__TRIAL_FORCE 0
+#endif
+
 /* The stop rule's question for one cell (design.md, protocol step 6):
  * whether its samples so far, in the metric sb_metric_choose gives it
  * (a->metric, opt->cache, l2_bytes, its clocks), meet a->precision;

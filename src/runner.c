@@ -113,6 +113,7 @@ static const struct wire_field cell_wire[] = {
     WIRE(sb__raw_cell, rejected),  WIRE(sb__raw_cell, disturbed),
     WIRE(sb__raw_cell, user),      WIRE(sb__raw_cell, sys),
     WIRE(sb__raw_cell, calls),     WIRE(sb__raw_cell, nsamples),
+    WIRE(sb__raw_cell, waited),    WIRE(sb__raw_cell, waited_timed),
 };
 #define NWIRE(list) (sizeof list / sizeof *list)
 
@@ -559,6 +560,10 @@ struct machine_totals {
     char unverified_why[256];
     int verified;
     double verified_ratio; /* the first passed check's imul/add ratio */
+    /* Per cell (ncells entries, or NULL before the first invocation):
+     * sb__raw_cell.waited and waited_timed summed over the invocations,
+     * for note_waited_cells. */
+    double *waited_cell, *waited_timed_cell;
 };
 
 /* An invocation's probe figures into the totals. */
@@ -713,9 +718,20 @@ static int add_invocation(sb_run *run, sb__invocation *inv,
         run->interrupted = 1;
         sb__stop_set(stop); /* the child was asked to stop */
     }
-    for (size_t c = 0; c < run->ncells && rc == SB_OK; c++)
+    if (!tot->waited_cell && run->ncells) {
+        tot->waited_cell = calloc(run->ncells, sizeof *tot->waited_cell);
+        tot->waited_timed_cell =
+            calloc(run->ncells, sizeof *tot->waited_timed_cell);
+    }
+    for (size_t c = 0; c < run->ncells && rc == SB_OK; c++) {
+        if (tot->waited_cell && tot->waited_timed_cell &&
+            c < inv->ncells) {
+            tot->waited_cell[c] += inv->cells[c].waited;
+            tot->waited_timed_cell[c] += inv->cells[c].waited_timed;
+        }
         if (sb__run_add_invocation(run, c, &inv->cells[c]) != SB_OK)
             rc = sb__error(err, SB_ENOMEM, "out of memory");
+    }
     sb__invocation_free(inv);
     return rc;
 }
@@ -736,6 +752,63 @@ static void note_shared_cells(sb_run *run)
                           "on a shared core (all %zu samples contended)",
                           r->cell.kernel->name, r->cell.size,
                           r->cell.src_align, r->cell.dst_align, shared);
+    }
+}
+
+/* A cell whose samples could not dodge the waits for its CPU kept those
+ * that waited, each with the wait taken off its time (measure.c,
+ * keep_wait_from): its figure is the time the thread ran, not that of a
+ * quiet machine, and a note says so, with how many samples waited and
+ * how much of their time the waits were (as measured, before the
+ * analysis' outlier policy).  One cell is named; more are
+ * counted, the first named.  Only under SB_REJECT_DISTURBED: with
+ * --reject none every sample is kept as it was. */
+static void note_waited_cells(sb_run *run, const struct machine_totals *tot)
+{
+    size_t cells = 0, kept = 0, all = 0, first = 0;
+    double waited = 0, timed = 0;
+
+    if (run->measure.reject != SB_REJECT_DISTURBED || !run->samples)
+        return;
+    for (size_t i = 0; i < run->ncells; i++) {
+        const sb_cell_result *r = &run->cells[i];
+        const unsigned char *fl = run->samples[i].flags;
+        size_t k = 0;
+        for (size_t q = 0; fl && q < r->nsamples; q++)
+            k += (fl[q] & (1u << SB_REJECT_CPU_WAIT)) != 0;
+        if (!k)
+            continue;
+        if (!cells++)
+            first = i;
+        kept += k;
+        all += r->nsamples;
+        if (tot->waited_cell && tot->waited_timed_cell) {
+            waited += tot->waited_cell[i];
+            timed += tot->waited_timed_cell[i];
+        }
+    }
+    if (!cells)
+        return;
+    {
+        const sb_cell *c = &run->cells[first].cell;
+        char share[64] = "";
+        if (timed > 0)
+            snprintf(share, sizeof share, ", %.0f%% of their time,",
+                     100 * waited / timed);
+        if (cells == 1)
+            sb__meta_note(&run->meta,
+                          "kernel %s, %zu bytes, offsets %zu/%zu: measured "
+                          "on a busy CPU: %zu of its %zu samples waited "
+                          "for it, kept with the wait%s taken off",
+                          c->kernel->name, c->size, c->src_align,
+                          c->dst_align, kept, all, share);
+        else
+            sb__meta_note(&run->meta,
+                          "%zu cells (kernel %s, %zu bytes, ...) measured "
+                          "on a busy CPU: %zu of their %zu samples waited "
+                          "for it, kept with the wait%s taken off",
+                          cells, c->kernel->name, c->size, kept, all,
+                          share);
     }
 }
 
@@ -824,6 +897,10 @@ static int finish_run(sb_run *run, int rc, struct machine_totals *tot,
         run->meta.check_cost_seconds =
             tot->ncost ? sb__median_inplace(tot->check_cost, tot->ncost)
                        : NAN;
+        /* Before the invocations' notes of probe_totals: sb_meta.notes
+         * is 512 bytes, and a figure that is not a quiet machine's must
+         * not lose its note to them. */
+        note_waited_cells(run, tot);
         probe_totals(run, tot);
     }
     free(tot->check_cost);
@@ -845,6 +922,8 @@ static int finish_run(sb_run *run, int rc, struct machine_totals *tot,
         rc = sb__run_analyse(run, err);
     if (rc == SB_OK && sb__run_adopt_benches(run) != SB_OK)
         rc = sb__error(err, SB_ENOMEM, "out of memory");
+    free(tot->waited_cell);
+    free(tot->waited_timed_cell);
     if (rc != SB_OK) {
         sb_run_free(run);
         return rc;

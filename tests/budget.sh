@@ -63,6 +63,18 @@ check_case() { # NAME DESCRIPTION ARGS...
 
 check_case cells "10000 cells (--size 1..10000)" --size 1..10000
 check_case mmap "a 256 MiB mmap_touch" -k mmap_touch -s 256M
+# One call of 1 GiB outlasts the budget here (0.4-0.6 s, six of them
+# cannot be cut): refused on trial calls of a fraction of the size, with
+# the cell and its cost a call named (a machine fast enough runs it).
+check_case mmap1g "a 1 GiB mmap_touch" -k mmap_touch -s 1G --invocations 1
+if [ "$rc" -eq 2 ]; then
+    check "  the refusal names the cell and its cost a call" \
+        grep -q "kernel mmap_touch, 1073741824 bytes: about [0-9.]* s a call, from a trial of [0-9.]* MiB" \
+        "$tmp/mmap1g.err"
+else
+    skip "  the refusal names the cell and its cost a call" \
+        "not refused here (rc $rc, $took ms)"
+fi
 check_case long "--sample-us 200000" -k libc -s 4K --sample-us 200000
 check_case many "--invocations 1000" -k libc -s 4K --invocations 1000
 

@@ -138,7 +138,19 @@ static size_t report_empty_cells(const sb_run *run)
                 used += (size_t)snprintf(why + used, sizeof why - used,
                                          "%s%s %zu", used ? ", " : "",
                                          sb_reject_name(k), r->rejected[k]);
-        if (r->rejected_total)
+        /* Rejected for a busy CPU or core, which the run could neither
+         * dodge nor count (measure.c keeps the waits it can): what the
+         * machine did, and what to do about it. */
+        if (r->rejected_total && !r->rejected[SB_REJECT_KERNEL_FAILED] &&
+            2 * (r->rejected[SB_REJECT_CPU_WAIT] +
+                 r->rejected[SB_REJECT_SHARED_CORE]) >= r->rejected_total)
+            say("%s, %zu bytes, offsets %zu/%zu: the machine is too busy "
+                "for this cell: all %zu samples taken were rejected (%s): "
+                "measure it where no other task shares its CPU or core "
+                "(--cpu), or keep them with --reject none",
+                r->cell.kernel->name, r->cell.size, r->cell.src_align,
+                r->cell.dst_align, r->rejected_total, why);
+        else if (r->rejected_total)
             say("%s, %zu bytes, offsets %zu/%zu: no valid sample: all %zu "
                 "taken were rejected (%s)",
                 r->cell.kernel->name, r->cell.size, r->cell.src_align,

@@ -165,6 +165,18 @@ size_t sb__report_short_cells(const sb_run *run)
     return k;
 }
 
+int sb__report_cell_waited(const sb_run *run, size_t i)
+{
+    const sb_cell_result *r = sb_run_cell(run, i);
+    const unsigned char *fl = sb_run_sample_flags(run, i);
+    if (!r || !fl || sb_run_measure_options(run)->reject != SB_REJECT_DISTURBED)
+        return 0;
+    for (size_t q = 0; q < r->nsamples; q++)
+        if (fl[q] & (1u << SB_REJECT_CPU_WAIT))
+            return 1;
+    return 0;
+}
+
 /* The median time per call split between user and system time in the
  * proportion getrusage measured over all samples taken.  getrusage counts
  * at the scheduler tick and over a slightly longer span than the timed

@@ -32,6 +32,11 @@ int sb__report_cell_short(const sb_cell_result *r);
 /* The number of cells of the run that sb__report_cell_short marks. */
 size_t sb__report_short_cells(const sb_run *run);
 
+/* 1 when cell i of the run kept samples that waited for the CPU, the
+ * wait taken off their time (measure.c: a cell that could not dodge the
+ * waits): under --reject disturbed, a kept sample flagged cpu-wait. */
+int sb__report_cell_waited(const sb_run *run, size_t i);
+
 /* The median time per call split between user (sys 0) and system (sys 1)
  * time; NAN when too few CPU-time ticks were counted. */
 double sb__report_cpu_share(const sb_cell_result *r, int sys,

@@ -578,8 +578,10 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
     /* '~' warns when the reported interval is built from one process's
      * samples; the invocation-level interval uses one median per process
      * and is not narrowed by correlated samples. */
-    fprintf(f, "%s%s\n", sb__report_cell_short(r) ? " *" : "",
-            r->autocorrelated && !inv ? " ~" : "");
+    /* 'w': the time is the thread's on its CPU, the waits taken off. */
+    fprintf(f, "%s%s%s\n", sb__report_cell_short(r) ? " *" : "",
+            r->autocorrelated && !inv ? " ~" : "",
+            sb__report_cell_waited(run, i) ? " w" : "");
 }
 
 /* The 2D alignment matrix of one kernel and size: median MB/s with rows
@@ -725,7 +727,7 @@ static void runs_table(const sb_run *run, FILE *f)
 static int table(const sb_run *run, FILE *f)
 {
     size_t n = sb_run_count(run), short_cells = sb__report_short_cells(run);
-    size_t autocorr = 0;
+    size_t autocorr = 0, waited = 0;
     int cmp = sb__report_any_comparison(run), ext = external(run);
     int clk = !ext && sb__report_any_clock(run);
     int inv = sb_run_invocations(run) > 1, headed = 0;
@@ -738,6 +740,7 @@ static int table(const sb_run *run, FILE *f)
         const sb_cell_result *r = sb_run_cell(run, i);
         if (r->autocorrelated && !inv)
             autocorr++;
+        waited += (size_t)sb__report_cell_waited(run, i);
     }
     /* Rows: external data, or every copy, clear and system-call cell not
      * shown in a matrix.  Matrices are only for the plain table. */
@@ -799,6 +802,13 @@ static int table(const sb_run *run, FILE *f)
                 autocorr, autocorr == 1 ? "" : "s",
                 *sb_run_command(run) ? "--invocations"
                                      : "invocations where it is measured");
+    if (waited)
+        fprintf(f,
+                "w %zu cell%s measured on a busy CPU: %s samples could not "
+                "dodge the waits for it, and those that waited are kept "
+                "with the wait taken off their time.\n",
+                waited, waited == 1 ? "" : "s",
+                waited == 1 ? "its" : "their");
     if (inv && !ext)
         fprintf(f,
                 "btw%%: share of the sample variance that lies between "
