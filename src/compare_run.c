@@ -43,6 +43,7 @@
 
 #include "plan.h"
 #include "run_internal.h"
+#include "stats_internal.h"
 #include "timer.h"
 
 #define COMPARE_BOOTSTRAP 1000
@@ -224,6 +225,38 @@ static double side_estimate(const struct side *s)
     v = sb__median_inplace(w, n);
     free(w);
     return v;
+}
+
+int sb__cell_mde(const sb_run *run, size_t i, double *mde)
+{
+    const sb_cell_result *r = &run->cells[i];
+    struct side s;
+    double se = NAN;
+    int rc;
+
+    *mde = NAN;
+    if (r->invocations < 2 || !r->inv_nsamples)
+        return SB_OK;
+    if (side_make(run, i, (int)r->metric, 1.0, &s) != SB_OK)
+        return SB_ENOMEM;
+    rc = SB_OK;
+    if (s.m >= COMPARE_BOOT_MIN_UNITS && all_positive(s.med, s.m)) {
+        /* What the comparison's bootstrap resamples on this side. */
+        rc = sb__median_boot_log_sd(s.med, s.m, &se, NULL);
+    } else if (s.m >= 2 && all_positive(s.med, s.m)) {
+        /* Welch's t of the comparison: the standard error of the mean
+         * log unit median. */
+        double mean = 0, ss = 0;
+        for (size_t k = 0; k < s.m; k++)
+            mean += (log(s.med[k]) - mean) / (double)(k + 1);
+        for (size_t k = 0; k < s.m; k++)
+            ss += (log(s.med[k]) - mean) * (log(s.med[k]) - mean);
+        se = sqrt(ss / (double)(s.m - 1) / (double)s.m);
+    }
+    if (rc == SB_OK && isfinite(se))
+        *mde = sb_stats_mde(se, 2.0 * (double)s.m - 2.0, 0.05, 0.8);
+    side_free(&s);
+    return rc == SB_ENOMEM ? SB_ENOMEM : SB_OK;
 }
 
 /* A single run (one) against a side merged from several (runs): the

@@ -187,6 +187,18 @@ double sb__precision_width(const sb_interval *ci);
  * (the stop rule, its interval, verdicts between runs) asks this. */
 void sb__cell_metric_values(const sb_run *run, size_t i, double *out);
 
+/* compare_run.c: cell i's smallest detectable change (its result's
+ * mde): what the comparison of this run with another like it, told
+ * --run-sd 0, calls at 80% power and alpha 0.05.  From the same unit
+ * medians the comparison takes (side_make: invocations, or a merged
+ * run's runs, in the cell's metric), the standard error of the log
+ * median that comparison's bootstrap sees on one side (with fewer than
+ * its 5 units, Welch's: of the mean log), and Student t quantiles with
+ * the 2m - 2 degrees of freedom of m units a side.  NAN with fewer than
+ * two units or a non-positive median (the caller keeps its figure from
+ * the cell's interval); SB_ENOMEM. */
+int sb__cell_mde(const sb_run *run, size_t i, double *mde);
+
 /* results.c: a new run with ncells empty cells and the options m and a
  * (NULL: the defaults), without m's callbacks; NULL on ENOMEM. */
 sb_run *sb__run_alloc(size_t ncells, const sb_measure_options *m,

@@ -81,5 +81,14 @@ double sb__boot_p(const double *rs, size_t B, double null);
  * where at least 10 replicates lie beyond 1, else the normal tail of the
  * replicates' log ratios. */
 double sb__boot_p_resolved(const double *rs, size_t B);
+/* The bootstrap standard error (Efron and Tibshirani 1993, ch. 6) of
+ * log(median(x)), x[0..n-1] positive and finite, n >= 2, computed
+ * exactly, as if from infinitely many resamples: the standard deviation
+ * of the resampled median's logarithm over its exact distribution
+ * (bootstrap.c, median_boot_exact).  *total (optional) the probability
+ * summed, 1 up to rounding and the negligible terms left out.
+ * SB_EINVAL for bad arguments, SB_ENOMEM. */
+int sb__median_boot_log_sd(const double *x, size_t n, double *sd,
+                           double *total);
 
 #endif

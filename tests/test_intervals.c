@@ -532,6 +532,69 @@ static int run_fixture(const char *name, size_t counts[5])
     return tap_fixture_close(&fx, bad || in_set || in_boot);
 }
 
+/* ---- the exact bootstrap standard error of a log median ---------------- */
+
+/* sb__median_boot_log_sd against tests/fixtures/make_boot_sd_ref.py
+ * (mpmath, 50 digits): for n <= 10 a brute force over every resample's
+ * counts with its multinomial probability, for 20, 21, 40 and 41 the
+ * order statistics' law summed over every term, neither the C code's
+ * conditional products nor its truncation.  Data: x_i = 1000 exp(0.03
+ * z_i), z_i the script's list Z.  Also: a monotone transform (x times
+ * 7) leaves it, the probabilities sum to 1, and it is 0 for equal
+ * values. */
+static void check_boot_log_sd(void)
+{
+    static const double z[] = {
+        0.31, -1.2,  0.05, 2.1,  -0.44, 0.9,  -0.02, 1.3,  -1.7, 0.6,
+        0.11, -0.8,  0.4,  1.05, -0.3,  0.75, -1.1,  0.2,  1.6,  -0.55,
+        0.0,  0.95,  -0.15, -2.0, 0.5,  1.2,  -0.65, 0.35, -0.9, 0.8,
+        0.15, -1.4,  1.8,  -0.25, 0.45, -0.7, 1.0,   -0.05, 0.65, -1.3,
+        0.25};
+    static const struct {
+        size_t n;
+        double sd;
+    } ref[] = {
+        {2, 0.016016482032358428},   {3, 0.017918333255821164},
+        {4, 0.022448643124425468},   {5, 0.019293167361279381},
+        {6, 0.01540736157887385},    {7, 0.012089169333442893},
+        {8, 0.012635033541554906},   {9, 0.014075138140768289},
+        {10, 0.011431767633210719},  {20, 0.0071755616018934101},
+        {21, 0.0063671157688679831}, {40, 0.0051336346156036369},
+        {41, 0.0047181029652330478},
+    };
+    double x[41], y[41], worst = 0, worst_total = 0, sd, sd7, total;
+    int ok = 1;
+
+    for (size_t i = 0; i < sizeof ref / sizeof *ref; i++) {
+        size_t n = ref[i].n;
+        for (size_t j = 0; j < n; j++) {
+            x[j] = 1000 * exp(0.03 * z[j]);
+            y[j] = 7 * x[j];
+        }
+        if (sb__median_boot_log_sd(x, n, &sd, &total) != SB_OK ||
+            sb__median_boot_log_sd(y, n, &sd7, NULL) != SB_OK) {
+            ok = 0;
+            continue;
+        }
+        worst = fmax(worst, fabs(sd / ref[i].sd - 1));
+        worst = fmax(worst, fabs(sd7 / ref[i].sd - 1));
+        worst_total = fmax(worst_total, fabs(total - 1));
+    }
+    tap_ok(ok && worst < 1e-12 && worst_total < 1e-12,
+           "exact bootstrap sd of log medians, n 2-10, 20, 21, 40, 41: "
+           "within %.1e of mpmath, probabilities summing to 1 within %.1e",
+           worst, worst_total);
+    for (size_t j = 0; j < 8; j++)
+        x[j] = 1234.5;
+    tap_ok(sb__median_boot_log_sd(x, 8, &sd, NULL) == SB_OK && sd == 0,
+           "exact bootstrap sd of 8 equal values: 0");
+    x[3] = -1;
+    tap_ok(sb__median_boot_log_sd(x, 8, &sd, NULL) == SB_EINVAL &&
+               sb__median_boot_log_sd(x, 1, &sd, NULL) == SB_EINVAL,
+           "exact bootstrap sd: a non-positive value or one value is "
+           "SB_EINVAL");
+}
+
 /* ---- p = 0.5 is the median's interval --------------------------------- */
 
 static void check_half_is_median(void)
@@ -1069,6 +1132,7 @@ int main(void)
         tap_at_least(counts[4], 6, "bootstrap sets");
     }
     check_half_is_median();
+    check_boot_log_sd();
     check_bad_input();
     check_properties();
     check_speed();
