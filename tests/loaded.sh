@@ -83,6 +83,23 @@ check "the table header names the builds" \
     sh -c '"$1" report "$2" | grep -q "^loaded:   new = sbk_copy from $3/kheavy.so"' \
     sh "$STATBENCH" "$tmp/run.json" "$tmp"
 
+# ---- merged: the records kept, another build under one name warned -----
+# shellcheck disable=SC2086
+sb_ok run2.txt "a second run, the builds swapped under the names" \
+    --kernel-from "$tmp/kheavy.so:sbk_copy=old" \
+    --kernel-from "$tmp/kplain.so:sbk_copy=new" $quick --seed 2 \
+    -o "$tmp/run2.json"
+"$STATBENCH" merge "$tmp/run.json" "$tmp/run2.json" -o "$tmp/merged.json" \
+    >/dev/null 2>"$tmp/merge.err"
+check "merge keeps the first run's records" "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+lk = {k["name"]: k["path"] for k in d["loaded_kernels"]}
+assert lk == {"old": sys.argv[2] + "/kplain.so", "new": sys.argv[2] + "/kheavy.so"}, lk' \
+    "$tmp/merged.json" "$tmp"
+check "merge warns that a name is another build in the second run" \
+    grep -q "run 2: kernel old is another build" "$tmp/merge.err"
+
 # ---- the objects gone ----------------------------------------------------
 mv "$tmp/kplain.so" "$tmp/kplain.keep"
 mv "$tmp/kheavy.so" "$tmp/kheavy.keep"
