@@ -285,7 +285,8 @@ int sb_kernel_verify(const sb_kernel *k, const sb_plan *plan, sb_error *err)
         return sb__error(err, SB_ESYS, "sb_kernel_verify: pipe: %s",
                          strerror(errno));
     }
-    fflush(NULL); /* nothing buffered is written twice */
+    /* The child ends with _exit: nothing the caller buffered is
+     * written twice. */
     pid = fork();
     if (pid < 0) {
         close(fds[0]);

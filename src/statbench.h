@@ -643,8 +643,8 @@ SB_API const sb_kernel_origin *sb_kernel_loaded(const sb_kernel *k);
  * must make dst equal src and leave src as it was; a clear must zero dst;
  * neither may touch a guard byte.  When the cells of k hold more than
  * 4096 cells or 256 MiB, a representative set is checked: every size at
- * the first cell's offsets, and every offset pair at the smallest size
- * and at the largest size up to 64 KiB.  SB_OK; SB_EINVAL naming the cell
+ * its first cell in the plan, and every offset pair at its smallest size
+ * and at its largest size up to 64 KiB.  SB_OK; SB_EINVAL naming the cell
  * and the first wrong byte ("kernel k, 4096 bytes, offsets 0/0: dst[4095]
  * is 0x00, expected 0x5b"), for a kernel of another family or with
  * SB_KERNEL_OWN_MEMORY, or when plan has no cell of k; SB_ENOMEM;
