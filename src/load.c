@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "loaded.h"
 #include "plan.h"
 #include "report/schema.h"
 #include "meta.h"
@@ -918,6 +919,52 @@ static int load_stand_ins(sb_run *run, json_t *cells)
     return rc;
 }
 
+/* The kernels loaded from shared objects, where each came from: kept as
+ * written (the file need not exist here), so that a report or a
+ * comparison of the run can still name the builds.  Absent in a run
+ * without them; an entry that is not what the writer writes refuses the
+ * file, naming it. */
+static int load_loaded(sb_run *run, json_t *root, const char *name,
+                       sb_error *err)
+{
+    json_t *a = json_object_get(root, SB__JK_LOADED_KERNELS), *e;
+    size_t i;
+
+    if (!a)
+        return SB_OK;
+    if (!json_is_array(a) || json_array_size(a) > run->ncells)
+        return sb__error(err, SB_EIO,
+                         "%s: \"" SB__JK_LOADED_KERNELS "\" is not a list "
+                         "of at most %zu kernels (one per cell at most)",
+                         name, run->ncells);
+    json_array_foreach(a, i, e)
+    {
+        json_t *bid = json_object_get(e, "build_id");
+        json_t *sz = json_object_get(e, "file_size");
+        json_t *mt = json_object_get(e, "file_mtime");
+        sb_kernel_origin o = {
+            .name = get_str(e, "name"),
+            .path = get_str(e, "path"),
+            .symbol = get_str(e, "symbol"),
+            .build_id = json_is_string(bid) ? json_string_value(bid) : ""};
+        if (!json_is_object(e) || !o.name || !o.path || !o.symbol ||
+            (bid && !json_is_string(bid) && !json_is_null(bid)) ||
+            !json_is_integer(sz) || json_integer_value(sz) < 0 ||
+            !json_is_integer(mt))
+            return sb__error(err, SB_EIO,
+                             "%s: \"" SB__JK_LOADED_KERNELS "[%zu]\": not "
+                             "an object of strings name, path, symbol, "
+                             "build_id (or null) and integers file_size, "
+                             "file_mtime",
+                             name, i);
+        o.file_size = (uint64_t)json_integer_value(sz);
+        o.file_mtime = (int64_t)json_integer_value(mt);
+        if (sb__run_add_loaded(run, &o) != SB_OK)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    return SB_OK;
+}
+
 /* A run merged from several (statbench merge): the runs' metadata and
  * the run of every invocation.  Absent in a single run. */
 static int load_merged(sb_run *run, json_t *root, const char *name,
@@ -1211,6 +1258,8 @@ int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
         run->invocations = run->cells[0].invocations;
     }
     rc = load_merged(run, root, name, err);
+    if (rc == SB_OK)
+        rc = load_loaded(run, root, name, err);
     if (rc != SB_OK)
         goto out;
     if (opt) {

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loaded.h"
 #include "plan.h"
 #include "run_internal.h"
 
@@ -62,6 +63,36 @@ static const char *cell_name(const sb_cell *c, char *buf, size_t len)
 }
 
 /* The differences of run r from run 0 that make a warning. */
+/* The loaded kernels' records of every run, once per name (the first
+ * run's); a name that came from another build in a later run is a
+ * warning: its cells are merged by name all the same. */
+static int merge_loaded(sb_run *m, const sb_run *const *runs, size_t n,
+                        char *warnings, size_t len)
+{
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < sb_run_loaded_count(runs[r]); i++) {
+            const sb_kernel_origin *o = sb_run_loaded(runs[r], i);
+            for (size_t j = 0; j < m->nloaded; j++) {
+                const sb_kernel_origin *f = &m->loaded[j];
+                if (strcmp(f->name, o->name))
+                    continue;
+                if (strcmp(f->build_id, o->build_id) ||
+                    (!f->build_id[0] && (f->file_size != o->file_size ||
+                                         f->file_mtime != o->file_mtime)))
+                    warn(warnings, len,
+                         "run %zu: kernel %s is another build (%s), not "
+                         "that of the first run with it (%s)",
+                         r + 1, o->name,
+                         o->build_id[0] ? o->build_id : o->path,
+                         f->build_id[0] ? f->build_id : f->path);
+                break;
+            }
+            if (sb__run_add_loaded(m, o) != SB_OK)
+                return SB_ENOMEM;
+        }
+    return SB_OK;
+}
+
 static void compare_meta(const sb_run *a, const sb_run *b, size_t r,
                          char *buf, size_t len)
 {
@@ -505,6 +536,10 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
         goto fail;
     }
     m->ncells = ncells;
+    if ((rc = merge_loaded(m, runs, n, warnings, len)) != SB_OK) {
+        rc = sb__error(err, rc, "out of memory");
+        goto fail;
+    }
     m->meta = runs[0]->meta;
     m->imported = runs[0]->imported;
     m->nruns = nruns;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "loaded.h"
 #include "plan.h"
 #include "run_internal.h"
 #include "sysinfo.h"
@@ -691,8 +692,15 @@ int sb__run_adopt_benches(sb_run *run)
     size_t nb = 0;
     sb_kernel *own;
 
-    for (size_t i = 0; i < run->ncells; i++)
-        nb += run->cells[i].cell.kernel->setup == bench_setup;
+    /* Kernels loaded from shared objects are adopted alike, and the run
+     * keeps where each came from. */
+    for (size_t i = 0; i < run->ncells; i++) {
+        const sb_kernel *k = run->cells[i].cell.kernel;
+        const sb_kernel_origin *o = sb_kernel_loaded(k);
+        nb += k->setup == bench_setup || o;
+        if (o && sb__run_add_loaded(run, o) != SB_OK)
+            return SB_ENOMEM;
+    }
     if (nb == 0 || run->own_kernels)
         return SB_OK;
     own = calloc(nb, sizeof *own);
@@ -702,7 +710,7 @@ int sb__run_adopt_benches(sb_run *run)
     for (size_t i = 0; i < run->ncells; i++) {
         const sb_kernel *k = run->cells[i].cell.kernel;
         size_t j;
-        if (k->setup != bench_setup)
+        if (k->setup != bench_setup && !sb_kernel_loaded(k))
             continue;
         for (j = 0; j < run->nown; j++)
             if (!strcmp(own[j].name, k->name))
@@ -716,7 +724,11 @@ int sb__run_adopt_benches(sb_run *run)
             own[run->nown++] = (sb_kernel){.size = sizeof(sb_kernel),
                                            .name = name,
                                            .family = k->family,
-                                           .description = k->description};
+                                           .description =
+                                               sb_kernel_loaded(k)
+                                                   ? "a kernel loaded from a "
+                                                     "shared object"
+                                                   : k->description};
         }
         run->cells[i].cell.kernel = &own[j];
     }

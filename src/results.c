@@ -35,6 +35,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 
+#include "loaded.h"
 #include "metric.h"
 #include "meta.h"
 #include "plan.h"
@@ -1393,6 +1394,7 @@ void sb_run_free(sb_run *run)
     free(run->title);
     free(run->inv_clock);
     free(run->inv_quiet);
+    sb__run_free_loaded(run);
     free(run);
 }
 

@@ -132,6 +132,10 @@ struct sb_run {
      * NAN where unknown.  Set by sb__run_invocation_probe. */
     size_t nprobe;
     double *inv_clock, *inv_quiet;
+    /* The kernels of the run loaded from shared objects (where each came
+     * from: sb_run_loaded), nloaded of them, owned; NULL when none. */
+    sb_kernel_origin *loaded;
+    size_t nloaded;
 };
 
 /* results.c: record invocation g's effective core clock and its

@@ -628,6 +628,86 @@ SB_API const sb_kernel *sb_kernel_find(const char *name);
  * unavailable. */
 SB_API int sb_kernel_available(const sb_kernel *k, const char **why);
 
+/* ---- Kernels loaded from shared objects --------------------------------- */
+
+struct sb_plan;
+struct sb_run;
+
+/* Where a loaded kernel came from.  Strings are never NULL. */
+typedef struct sb_kernel_origin {
+    const char *name;     /* the kernel's name in the run */
+    const char *path;     /* the file as given (control characters '?') */
+    const char *symbol;   /* the function's symbol */
+    const char *build_id; /* the ELF GNU build-id in hex, "" without one */
+    uint64_t file_size;   /* the file's size in bytes when loaded */
+    int64_t file_mtime;   /* its modification time, seconds since 1970 */
+} sb_kernel_origin;
+
+/* A kernel from a shared object: the function symbol of path, of the
+ * sb_kernel_fn shape, measured under name (NULL: the symbol) in family
+ * SB_FAMILY_COPY or SB_FAMILY_CLEAR.  The object needs no statbench
+ * header.  When it also exports
+ *     int SYMBOL_init(void **state, size_t n);
+ *     void SYMBOL_fini(void *state);
+ * they become the kernel's setup and teardown: init is called before a
+ * cell of n bytes is measured, in each invocation, and returns 0 or an
+ * errno value (which fails the run, naming it); the state it sets is fn's
+ * last argument and fini's argument.
+ *
+ * Each file is opened with dlmopen(LM_ID_NEWLM, path, RTLD_NOW |
+ * RTLD_LOCAL), in a link-map namespace of its own, so that two builds of
+ * one library with the same symbols load side by side; the same file
+ * loaded again (by any path) shares its namespace, and the last
+ * sb_kernel_load_free of its kernels closes it.  A namespace costs a copy
+ * of the object's dependencies, the C library included (its own malloc
+ * heap), and glibc allows about 16 per process, fewer when each takes
+ * static TLS (libc does; about 10 here).  The object cannot use symbols
+ * of the program that loads it (sb_kernel_failed among them), and an
+ * object whose dependencies cannot be loaded in a new namespace is
+ * refused with glibc's reason.
+ *
+ * path must contain a '/' (nothing is taken from the library search path
+ * by surprise); symbol must be a C identifier; name is letters, digits,
+ * '_', '.' and '-', at most 64, not a built-in kernel's.  SB_EINVAL, with
+ * a one-line message naming the value, for those, a file that is missing,
+ * not a regular file, not an ELF shared object or cannot be loaded, and a
+ * symbol it lacks; SB_ENOMEM.  *out is then NULL.  The kernel is the
+ * caller's to free with sb_kernel_load_free, after the plans that hold
+ * it; a run made from them keeps its own record (sb_run_loaded) and
+ * outlives it.  Its speed means nothing until sb_kernel_verify passed. */
+SB_API int sb_kernel_load_new(const char *path, const char *symbol,
+                              const char *name, int family, sb_kernel **out,
+                              sb_error *err);
+SB_API void sb_kernel_load_free(sb_kernel *k);
+
+/* Where k was loaded from, or NULL when k is not a loaded kernel.  Owned
+ * by k. */
+SB_API const sb_kernel_origin *sb_kernel_loaded(const sb_kernel *k);
+
+/* Check a copy or clear kernel byte for byte on the cells of plan that
+ * use it, before they are measured: at each size and offset pair, with
+ * the rest of the destination's pages as guard bytes before and after it
+ * (the source's too), in a forked process (a kernel that crashes is
+ * refused, not fatal), its setup and teardown around two calls.  A copy
+ * must make dst equal src and leave src as it was; a clear must zero dst;
+ * neither may touch a guard byte.  When the cells of k hold more than
+ * 4096 cells or 256 MiB, a representative set is checked: every size at
+ * its first cell in the plan, and every offset pair at its smallest size
+ * and at its largest size up to 64 KiB.  SB_OK; SB_EINVAL naming the cell
+ * and the first wrong byte ("kernel k, 4096 bytes, offsets 0/0: dst[4095]
+ * is 0x00, expected 0x5b"), for a kernel of another family or with
+ * SB_KERNEL_OWN_MEMORY, or when plan has no cell of k; SB_ENOMEM;
+ * SB_ESYS when the check cannot fork. */
+SB_API int sb_kernel_verify(const sb_kernel *k, const struct sb_plan *plan,
+                            sb_error *err);
+
+/* The loaded kernels a run measured, as it recorded them (also read back
+ * from a saved run, whose file need not exist any more): 0 .. count - 1;
+ * NULL for a bad index.  Owned by the run. */
+SB_API size_t sb_run_loaded_count(const struct sb_run *run);
+SB_API const sb_kernel_origin *sb_run_loaded(const struct sb_run *run,
+                                             size_t i);
+
 /* ------------------------------------------------------------------------ */
 /* Timer                                                                     */
 /* ------------------------------------------------------------------------ */

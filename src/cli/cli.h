@@ -13,6 +13,7 @@
 #define DEFAULT_SIZE 10240
 #define DEFAULT_ALLOC_SIZE (16u << 20)
 #define MAX_OUTPUTS 8
+#define MAX_KERNEL_FROM 32
 #define EXIT_USAGE 2
 
 /* The subcommands, as bits: each option of the table names those that
@@ -38,6 +39,9 @@ struct cli {
     const char *outputs[MAX_OUTPUTS];
     int noutputs;
     const char *families, *save, *against, *plot;
+    /* --kernel-from PATH:SYMBOL[=NAME][:clear], as given, in order. */
+    const char *kernel_from[MAX_KERNEL_FROM];
+    int nkernel_from;
     int plot_kind;
     int kernel_given, max_time_given;
     /* The analysis options given (--ci, --outliers, ...), each once with

@@ -449,6 +449,160 @@ static void add_named_kernels(sb_plan *plan, const struct cli *cli,
     free(copy);
 }
 
+/* What cmd_measure holds while bad input may still end the process
+ * (die_usage exits from inside the checks): kept in static storage, so
+ * that at such an exit it is reachable memory rather than lost, whatever
+ * the compiler keeps in registers (valgrind.sh fails a definite leak).
+ * Volatile: stores to a static nothing reads are otherwise dropped. */
+static struct {
+    sb_plan *volatile plan;
+    sb_run *volatile against, *volatile prior;
+    sb_kernel *volatile loaded[MAX_KERNEL_FROM];
+} held;
+
+/* One --kernel-from SPEC, PATH:SYMBOL[=NAME][:clear], taken apart: a
+ * trailing :clear or :copy is the family when a ':' is still left before
+ * it (so PATH:clear is the symbol clear), the last ':' then splits PATH
+ * from SYMBOL, and a '=' after it starts NAME.  Pieces are new strings
+ * in *buf (one allocation, the caller's to free). */
+struct kernel_spec {
+    char *buf, *path, *symbol, *name; /* name NULL: none given */
+    int family;
+};
+
+/* The spec as messages show it: cut, its control characters '?'. */
+static void spec_shown(const char *spec, char *out, size_t len)
+{
+    snprintf(out, len, "%.200s%s", spec, strlen(spec) > 200 ? "..." : "");
+    sb__clean_text(out);
+}
+
+static void parse_kernel_spec(const char *spec, struct kernel_spec *k)
+{
+    char shown[256], *colon, *eq;
+    size_t len;
+
+    spec_shown(spec, shown, sizeof shown);
+    k->family = SB_FAMILY_COPY;
+    k->buf = strdup(spec);
+    if (!k->buf) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        exit(1);
+    }
+    len = strlen(k->buf);
+    for (int f = SB_FAMILY_COPY; f <= SB_FAMILY_CLEAR; f++) {
+        const char *fam = sb_family_name(f);
+        size_t fl = strlen(fam);
+        if (len > fl + 1 && k->buf[len - fl - 1] == ':' &&
+            !strcmp(k->buf + len - fl, fam)) {
+            k->buf[len - fl - 1] = '\0';
+            if (strchr(k->buf, ':')) {
+                k->family = f;
+                break;
+            }
+            k->buf[len - fl - 1] = ':'; /* PATH:clear: the symbol clear */
+        }
+    }
+    colon = strrchr(k->buf, ':');
+    if (!colon || colon == k->buf || !colon[1]) {
+        const char *why = !colon            ? "no ':' before the symbol"
+                          : colon == k->buf ? "no path before the ':'"
+                                            : "no symbol after the last ':'";
+        free(k->buf);
+        die_usage("--kernel-from '%s': use PATH:SYMBOL[=NAME][:clear] (%s)",
+                  shown, why);
+    }
+    *colon = '\0';
+    k->path = k->buf;
+    k->symbol = colon + 1;
+    k->name = NULL;
+    if ((eq = strchr(k->symbol, '='))) {
+        *eq = '\0';
+        k->name = eq + 1;
+        if (!*k->name || !*k->symbol) {
+            const char *why = *k->symbol ? "an empty NAME after '='"
+                                         : "no symbol before '='";
+            free(k->buf);
+            die_usage("--kernel-from '%s': %s", shown, why);
+        }
+    }
+}
+
+/* Every --kernel-from loaded, before anything is measured: a spec that
+ * cannot be loaded is one line and exit 2.  Two specs of one SYMBOL and
+ * no NAME would be two rows of one name: refused, asking for names. */
+static void load_kernels(const struct cli *cli)
+{
+    struct kernel_spec spec[MAX_KERNEL_FROM];
+
+    for (int i = 0; i < cli->nkernel_from; i++) {
+        char shown[256];
+        const char *name;
+        sb_error err = {0};
+        sb_kernel *k = NULL;
+
+        spec_shown(cli->kernel_from[i], shown, sizeof shown);
+        parse_kernel_spec(cli->kernel_from[i], &spec[i]);
+        name = spec[i].name ? spec[i].name : spec[i].symbol;
+        for (int j = 0; j < i; j++) {
+            const char *other = spec[j].name ? spec[j].name : spec[j].symbol;
+            char sym[160];
+            if (strcmp(name, other))
+                continue;
+            snprintf(sym, sizeof sym, "%.150s", name);
+            sb__clean_text(sym);
+            for (int q = 0; q <= i; q++)
+                free(spec[q].buf);
+            if (!spec[i].name && !spec[j].name)
+                die_usage("--kernel-from '%s': the symbol %s is given twice "
+                          "without a name: name them, e.g. "
+                          "PATH:%s=old and PATH:%s=new",
+                          shown, sym, sym, sym);
+            die_usage("--kernel-from '%s': the name %s is given twice", shown,
+                      sym);
+        }
+        if (sb_kernel_load_new(spec[i].path, spec[i].symbol, spec[i].name,
+                               spec[i].family, &k, &err) != SB_OK) {
+            for (int q = 0; q <= i; q++)
+                free(spec[q].buf);
+            if (err.code == SB_ENOMEM) {
+                say("%s", err.text);
+                exit(1);
+            }
+            die_usage("--kernel-from '%s': %s", shown, err.text);
+        }
+        held.loaded[i] = k;
+    }
+    for (int i = 0; i < cli->nkernel_from; i++)
+        free(spec[i].buf);
+}
+
+/* Each loaded kernel checked byte for byte on its cells of the plan: a
+ * wrong kernel's speed means nothing. */
+static void verify_loaded(const sb_plan *plan, const struct cli *cli)
+{
+    for (int i = 0; i < cli->nkernel_from; i++) {
+        sb_error err = {0};
+        char shown[256];
+        if (sb_kernel_verify(held.loaded[i], plan, &err) == SB_OK)
+            continue;
+        spec_shown(cli->kernel_from[i], shown, sizeof shown);
+        if (err.code != SB_EINVAL) {
+            say("--kernel-from '%s': %s", shown, err.text);
+            exit(1);
+        }
+        die_usage("--kernel-from '%s': refused: %s", shown, err.text);
+    }
+}
+
+static void free_loaded(const struct cli *cli)
+{
+    for (int i = 0; i < cli->nkernel_from; i++) {
+        sb_kernel_load_free(held.loaded[i]);
+        held.loaded[i] = NULL;
+    }
+}
+
 static void add_cells(sb_plan *plan, const struct cli *cli)
 {
     struct lists l = {0};
@@ -461,9 +615,12 @@ static void add_cells(sb_plan *plan, const struct cli *cli)
         if ((fams & (1u << k->family)) && sb_kernel_available(k, NULL))
             add_kernel(plan, k, &l);
     }
-    /* --family alone measures its kernels; with --kernel, both. */
-    if (!cli->families || cli->kernel_given)
+    /* --family or --kernel-from alone measures its kernels; with
+     * --kernel, both. */
+    if ((!cli->families && !cli->nkernel_from) || cli->kernel_given)
         add_named_kernels(plan, cli, fams, &l);
+    for (int i = 0; i < cli->nkernel_from; i++)
+        add_kernel(plan, held.loaded[i], &l);
     free(l.sz);
     free(l.al);
     free(l.dal);
@@ -1036,16 +1193,6 @@ static int interrupted(const sb_run *run, int status)
     return signal_status(got_signal ? got_signal : *run_signal);
 }
 
-/* What cmd_measure holds while bad input may still end the process
- * (die_usage exits from inside the checks): kept in static storage, so
- * that at such an exit it is reachable memory rather than lost, whatever
- * the compiler keeps in registers (valgrind.sh fails a definite leak).
- * Volatile: stores to a static nothing reads are otherwise dropped. */
-static struct {
-    sb_plan *volatile plan;
-    sb_run *volatile against, *volatile prior;
-} held;
-
 int cmd_measure(int argc, char **argv, struct cli *cli)
 {
     sb_plan *plan = held.plan = sb_plan_new();
@@ -1069,6 +1216,7 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
         fprintf(stderr, "%s: out of memory\n", progname);
         return 1;
     }
+    load_kernels(cli);
     add_cells(plan, cli);
     if (cli->baseline)
         check_baseline(plan, cli->baseline);
@@ -1079,11 +1227,13 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     if (sb_analysis_options_check(&cli->aopt, &err) != SB_OK ||
         sb_plan_check(plan, &cli->mopt, &err) != SB_OK)
         die_usage("%s", err.text);
+    verify_loaded(plan, cli);
     profile_check(cli, profile_dir, sizeof profile_dir);
     if (!(run = measure(plan, cli, &status))) {
         sb_run_free(against);
         sb_run_free(prior);
         sb_plan_free(plan);
+        free_loaded(cli);
         return status;
     }
     profile_status = profile_judge(run, profile_dir, cli, &figures);
@@ -1109,5 +1259,6 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     status = interrupted(run, status);
     sb_run_free(run);
     sb_plan_free(plan);
+    free_loaded(cli);
     return status;
 }

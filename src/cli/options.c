@@ -207,6 +207,15 @@ static void set_output(struct cli *cli, const struct cli_option *o,
     cli->outputs[cli->noutputs++] = arg;
 }
 
+static void set_kernel_from(struct cli *cli, const struct cli_option *o,
+                            const char *arg)
+{
+    (void)o;
+    if (cli->nkernel_from == MAX_KERNEL_FROM)
+        die_usage("--kernel-from: at most %d kernels", MAX_KERNEL_FROM);
+    cli->kernel_from[cli->nkernel_from++] = arg;
+}
+
 static void set_plot(struct cli *cli, const struct cli_option *o,
                      const char *arg)
 {
@@ -327,6 +336,17 @@ static const struct cli_option options[] = {
     STRING("family", 0, "LIST", M, families,
            "every available kernel of these families: copy,\n"
            "clear, alloc, syscall"),
+    SPECIAL("kernel-from", 0, "SPEC", M, set_kernel_from,
+            "a kernel from a shared object, SPEC\n"
+            "PATH:SYMBOL[=NAME][:clear]: the function SYMBOL\n"
+            "of the sb_kernel_fn shape, measured as NAME\n"
+            "(default SYMBOL), a copy unless :clear ends SPEC;\n"
+            "PATH must contain a '/'; SYMBOL_init and\n"
+            "SYMBOL_fini, when exported, are its setup and\n"
+            "teardown; each file in a namespace of its own\n"
+            "(dlmopen), so two builds of one library load side\n"
+            "by side; checked byte for byte before measuring;\n"
+            "may be given up to 32 times"),
     STRING("size", 's', "LIST", M, sizes,
            "bytes per call (default " STR(DEFAULT_SIZE) ": the size of the\n"
            "threads' cptimer runs; source and destination\n"

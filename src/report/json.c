@@ -478,6 +478,29 @@ static int merged(const sb_run *run, json_t *root)
            json_object_set_new(root, SB__JK_INVOCATION_RUN, inv);
 }
 
+/* The kernels loaded from shared objects: where each came from, so that
+ * a comparison can tell which builds it compared. */
+static int loaded(const sb_run *run, json_t *root)
+{
+    json_t *a = json_array();
+    int bad = !a;
+
+    for (size_t i = 0; !bad && i < sb_run_loaded_count(run); i++) {
+        const sb_kernel_origin *o = sb_run_loaded(run, i);
+        json_t *e = json_pack(
+            "{s:o, s:o, s:o, s:o, s:I, s:I}", "name", str(o->name), "path",
+            str(o->path), "symbol", str(o->symbol), "build_id",
+            o->build_id[0] ? str(o->build_id) : json_null(), "file_size",
+            (json_int_t)o->file_size, "file_mtime", (json_int_t)o->file_mtime);
+        bad = !e || json_array_append_new(a, e) != 0;
+    }
+    if (bad) {
+        json_decref(a);
+        return -1;
+    }
+    return json_object_set_new(root, SB__JK_LOADED_KERNELS, a);
+}
+
 int sb__write_json(const sb_run *run, FILE *f, sb_error *err)
 {
     json_t *cells = json_array(), *root;
@@ -504,7 +527,8 @@ int sb__write_json(const sb_run *run, FILE *f, sb_error *err)
      * own unit: the loader must know not to read them as times. */
     if (sb_run_imported(run))
         json_object_set_new(root, SB__JK_IMPORTED, json_true());
-    if (sb_run_runs(run) >= 2 && merged(run, root) != 0) {
+    if ((sb_run_runs(run) >= 2 && merged(run, root) != 0) ||
+        (sb_run_loaded_count(run) && loaded(run, root) != 0)) {
         json_decref(root);
         return sb__error(err, SB_ENOMEM, "building the JSON failed");
     }

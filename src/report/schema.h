@@ -82,6 +82,8 @@
 #define SB__JK_PROBES "probes"
 #define SB__JK_INV_CLOCK "invocation_clock"
 #define SB__JK_INV_QUIET "invocation_contention_quiet"
+/* The kernels loaded from shared objects (top level, read by hand). */
+#define SB__JK_LOADED_KERNELS "loaded_kernels"
 
 /* Values that both sides spell: the TSC timer's kind, the reject policy
  * that keeps disturbed samples. */

@@ -399,6 +399,19 @@ static void header(const sb_run *run, FILE *f)
                 sb_run_interrupted(run) ? ", INTERRUPTED: partial results"
                                         : "");
     }
+    /* Which build each loaded kernel came from: a comparison of two
+     * builds names them.  The strings were cleaned when recorded. */
+    for (size_t i = 0; i < sb_run_loaded_count(run); i++) {
+        const sb_kernel_origin *lk = sb_run_loaded(run, i);
+        if (lk->build_id[0])
+            fprintf(f, "loaded:   %s = %s from %s, build-id %s\n", lk->name,
+                    lk->symbol, lk->path, lk->build_id);
+        else
+            fprintf(f, "loaded:   %s = %s from %s, %llu bytes, mtime "
+                       "%lld\n", lk->name, lk->symbol, lk->path,
+                    (unsigned long long)lk->file_size,
+                    (long long)lk->file_mtime);
+    }
 }
 
 static size_t outlier_count(const sb_cell_result *r)

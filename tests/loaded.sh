@@ -1,0 +1,173 @@
+#!/bin/sh
+# loaded.sh: --kernel-from, kernels from shared objects (the objects of
+# tests/kernel_so.c, built by make check).  Two builds with the same
+# symbol load side by side under two names and share one run, the heavy
+# one slower by far (a relation within the run, never a time); init and
+# fini are called; the byte check refuses a kernel that skips the last
+# byte and one that writes past the end, naming the cell; bad specs are
+# one line and exit 2, hostile paths shown cleaned; --baseline on a
+# loaded kernel gives ratios; the JSON records path, symbol and build;
+# a saved run reads back when the objects are gone.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+python_scratch sbloaded "kernels from shared objects"
+
+libs="$top_builddir/tests/.libs"
+if [ ! -f "$libs/kplain.so" ]; then
+    skip "kernels from shared objects" "no tests/.libs/kplain.so (no shared libraries)"
+    done_testing
+    exit $?
+fi
+# Copies of their own: the saved run must read back once they are gone.
+cp "$libs/kplain.so" "$libs/kheavy.so" "$libs/kshort.so" "$libs/kover.so" \
+    "$tmp/" || exit 1
+quick="-s 4096 --max-time 3 --invocations 2 --max-invocations 2 --no-profile -q"
+SBK_MARK="$tmp/fini.txt"
+export SBK_MARK
+
+# ---- two builds in one run ----------------------------------------------
+# shellcheck disable=SC2086
+sb_ok run.txt "two builds of one symbol under two names" \
+    --kernel-from "$tmp/kplain.so:sbk_copy=old" \
+    --kernel-from "$tmp/kheavy.so:sbk_copy=new" $quick --baseline old \
+    -o "$tmp/run.json" -o "$tmp/run.csv"
+check_json "both in the run, the heavy one the slower by far, with a ratio" \
+    "$tmp/run.json" <<'EOF'
+cells = {c["kernel"]: c for c in d["cells"]}
+assert sorted(cells) == ["new", "old"], sorted(cells)
+assert all(c["family"] == "copy" and c["samples"] > 0 for c in cells.values())
+old, new = cells["old"]["interval"]["estimate"], cells["new"]["interval"]["estimate"]
+# Three times the work (~3 quietly); shared rounds treat both alike.
+assert new / old > 1.5, (old, new)
+r = cells["new"]["comparison"]["ratio"]["estimate"]
+assert r > 1.5, r
+assert cells["old"]["comparison"] is None or "ratio" not in (cells["old"]["comparison"] or {})
+EOF
+check_json "the JSON records each loaded kernel's path, symbol and build" \
+    "$tmp/run.json" <<EOF
+lk = {k["name"]: k for k in d["loaded_kernels"]}
+assert sorted(lk) == ["new", "old"], lk
+assert lk["old"]["path"] == "$tmp/kplain.so", lk["old"]["path"]
+assert lk["new"]["path"] == "$tmp/kheavy.so"
+assert all(k["symbol"] == "sbk_copy" for k in lk.values())
+import os
+for k in lk.values():
+    st = os.stat(k["path"])
+    assert k["file_size"] == st.st_size and k["file_mtime"] == int(st.st_mtime), k
+    assert k["build_id"] is None or len(k["build_id"]) >= 8, k
+assert lk["old"]["build_id"] != lk["new"]["build_id"] or lk["old"]["build_id"] is None
+EOF
+if command -v readelf >/dev/null 2>&1; then
+    want=$(readelf -n "$tmp/kplain.so" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+    check "the build-id is the one readelf reads ($want)" "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+lk = {k["name"]: k for k in d["loaded_kernels"]}
+sys.exit(lk["old"]["build_id"] != (sys.argv[2] or None))' "$tmp/run.json" "$want"
+else
+    skip "the build-id is the one readelf reads" "no readelf"
+fi
+check "the CSV has rows under the names" \
+    sh -c 'cut -d, -f1 "$1" | sort | tr "\n" " " | grep -qx "kernel new old "' \
+    sh "$tmp/run.csv"
+check "init and fini around every cell (fini lines with size and calls)" \
+    "$PY" -c '
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+# The byte check (one per kernel) and each cell of each invocation.
+assert len(lines) == 2 + 2 * 2, lines
+for l in lines:
+    m = re.fullmatch(r"fini n=4096 calls=(\d+)", l)
+    assert m and int(m.group(1)) > 0, l' "$SBK_MARK"
+check "the table header names the builds" \
+    sh -c '"$1" report "$2" | grep -q "^loaded:   new = sbk_copy from $3/kheavy.so"' \
+    sh "$STATBENCH" "$tmp/run.json" "$tmp"
+
+# ---- merged: the records kept, another build under one name warned -----
+# shellcheck disable=SC2086
+sb_ok run2.txt "a second run, the builds swapped under the names" \
+    --kernel-from "$tmp/kheavy.so:sbk_copy=old" \
+    --kernel-from "$tmp/kplain.so:sbk_copy=new" $quick --seed 2 \
+    -o "$tmp/run2.json"
+"$STATBENCH" merge "$tmp/run.json" "$tmp/run2.json" -o "$tmp/merged.json" \
+    >/dev/null 2>"$tmp/merge.err"
+check "merge keeps the first run's records" "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+lk = {k["name"]: k["path"] for k in d["loaded_kernels"]}
+assert lk == {"old": sys.argv[2] + "/kplain.so", "new": sys.argv[2] + "/kheavy.so"}, lk' \
+    "$tmp/merged.json" "$tmp"
+check "merge warns that a name is another build in the second run" \
+    grep -q "run 2: kernel old is another build" "$tmp/merge.err"
+
+# ---- the objects gone ----------------------------------------------------
+mv "$tmp/kplain.so" "$tmp/kplain.keep"
+mv "$tmp/kheavy.so" "$tmp/kheavy.keep"
+sb_ok rep.json "report of the saved run with the objects gone" \
+    report "$tmp/run.json" -f json
+check_json "it keeps the cells and the records" "$tmp/rep.json" <<'EOF'
+assert sorted(c["kernel"] for c in d["cells"]) == ["new", "old"]
+assert sorted(k["name"] for k in d["loaded_kernels"]) == ["new", "old"]
+EOF
+sb_ok cmp.txt "compare of the saved run with the objects gone" \
+    compare "$tmp/run.json" "$tmp/run.json"
+mv "$tmp/kplain.keep" "$tmp/kplain.so"
+mv "$tmp/kheavy.keep" "$tmp/kheavy.so"
+
+# ---- clear, the alignment matrix, cold -----------------------------------
+# shellcheck disable=SC2086
+sb_ok clear.csv "a clear kernel (:clear) over an alignment matrix, cold" \
+    --kernel-from "$tmp/kplain.so:sbk_clear:clear" -s 4096 --align 0..3 \
+    --dst-align 0,5 --cache cold --max-time 3 --invocations 1 \
+    --no-profile -q -f csv
+check "its 8 rows are of the clear family" sh -c \
+    'test "$(grep -c "^sbk_clear,clear,4096," "$1")" -eq 8' sh "$tmp/clear.csv"
+
+# ---- the byte check ------------------------------------------------------
+check "a copy that skips its last byte is refused, naming the cell" \
+    bad_input "kernel sbk_copy, 4096 bytes, offsets 0/0: dst[4095] is 0x00" \
+    --kernel-from "$tmp/kshort.so:sbk_copy" $quick
+check "a copy that writes a byte past the end is refused" \
+    bad_input "kernel sbk_copy, 4096 bytes, offsets 0/0: dst[4096] (a guard byte 1 past the end)" \
+    --kernel-from "$tmp/kover.so:sbk_copy" $quick
+check "at another offset pair, that pair is named" \
+    bad_input "kernel sbk_copy, 100 bytes, offsets 3/1: dst[100]" \
+    --kernel-from "$tmp/kover.so:sbk_copy" -s 100 -a 3 --dst-align 1 \
+    --max-time 3 --invocations 1 --no-profile -q
+check "a copy loaded as a clear is refused" \
+    bad_input "(a clear zeroes dst)" \
+    --kernel-from "$tmp/kplain.so:sbk_copy:clear" $quick
+check "a kernel that crashes is refused, not fatal" \
+    bad_input "died of signal" --kernel-from "$tmp/kplain.so:sbk_crash" $quick
+
+# ---- bad specs -----------------------------------------------------------
+check "a missing file" \
+    bad_input "$tmp/none.so: No such file or directory" \
+    --kernel-from "$tmp/none.so:sbk_copy" $quick
+printf 'not an object\n' >"$tmp/text.so"
+check "a file that is no ELF object" \
+    bad_input "not a shared object (no ELF header)" \
+    --kernel-from "$tmp/text.so:sbk_copy" $quick
+check "a missing symbol" bad_input "no symbol 'nope' in it" \
+    --kernel-from "$tmp/kplain.so:nope" $quick
+check "a path without '/'" bad_input "the path must contain a '/'" \
+    --kernel-from "kplain.so:sbk_copy" $quick
+check "no symbol" bad_input "use PATH:SYMBOL[=NAME][:clear]" \
+    --kernel-from "$tmp/kplain.so" $quick
+check "one symbol twice without names: name them" \
+    bad_input "given twice without a name: name them, e.g. PATH:sbk_copy=old and PATH:sbk_copy=new" \
+    --kernel-from "$tmp/kplain.so:sbk_copy" \
+    --kernel-from "$tmp/kheavy.so:sbk_copy" $quick
+check "a built-in kernel's name" bad_input "the name of a built-in kernel" \
+    --kernel-from "$tmp/kplain.so:sbk_copy=libc" $quick
+check "an init that fails" bad_input "sbk_noinit_init(n = 4096) returned" \
+    --kernel-from "$tmp/kplain.so:sbk_noinit" $quick
+hostile=$(printf '%s/x\033[2J\nevil.so:f' "$tmp")
+check "a hostile path is shown cleaned, on one line" \
+    bad_input "x?[2J?evil.so" --kernel-from "$hostile" $quick
+check "... without its escape" sh -c '! grep -q "$(printf "\033")" "$1"' \
+    sh "$tmp/err"
+check "--baseline names a loaded kernel that is not there" \
+    bad_input "--baseline 'nobody'" \
+    --kernel-from "$tmp/kplain.so:sbk_copy" $quick --baseline nobody
+done_testing
