@@ -338,11 +338,6 @@ int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
     return SB_OK;
 }
 
-const char *sb_run_unit(const sb_run *run)
-{
-    return run ? run->unit : "";
-}
-
 /* ---- JSON ---------------------------------------------------------------- */
 
 static const char *get_str(json_t *o, const char *key)
