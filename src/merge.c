@@ -324,6 +324,11 @@ static int check_runs(const sb_run *const *runs, size_t n, size_t *total,
                              runs[0]->imported
                                  ? "holds samples measured elsewhere"
                                  : "was measured by statbench");
+        if (strcmp(runs[r]->unit, runs[0]->unit))
+            return sb__error(err, SB_EINVAL,
+                             "run %zu holds values in '%s', run 1 in '%s': "
+                             "not one measurement",
+                             r + 1, runs[r]->unit, runs[0]->unit);
         if (runs[r]->measure.cache != runs[0]->measure.cache)
             return sb__error(err, SB_EINVAL,
                              "run %zu measured with cache %s, run 1 with "
@@ -542,6 +547,7 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
     }
     m->meta = runs[0]->meta;
     m->imported = runs[0]->imported;
+    memcpy(m->unit, runs[0]->unit, sizeof m->unit);
     m->nruns = nruns;
     snprintf(m->hz_source, sizeof m->hz_source, "%s",
              runs[0]->meta.timer.hz_source ? runs[0]->meta.timer.hz_source

@@ -1462,6 +1462,11 @@ int sb_run_imported(const sb_run *run)
     return run ? run->imported : 0;
 }
 
+const char *sb_run_unit(const sb_run *run)
+{
+    return run ? run->unit : "";
+}
+
 const double *sb_run_counter_samples(const sb_run *run, size_t i,
                                      size_t j)
 {

@@ -116,6 +116,7 @@ struct sb_run {
     size_t nown;
     char hz_source[64];     /* a loaded run's timer.hz_source points here */
     int imported;           /* made by sb_run_from_samples_new: no machine */
+    char unit[16];          /* an imported run's unit ("ms"), or "" */
     /* ncells entries: the samples before the first outlier policy that
      * was not keep; NULL while none ran (the cells hold every sample). */
     sb__cell_before *before;

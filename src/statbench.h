@@ -1812,6 +1812,46 @@ SB_API int sb_run_from_samples_new(const char *const *names,
                                    uint64_t seed, sb_run **out,
                                    sb_error *err);
 
+/* One set of samples of sb_run_from_sets_new: the cell name with n
+ * values (any finite unit, as sb_run_from_samples_new's), invocation 0's
+ * first, split into invocations by invocation_samples (ninvocations
+ * counts adding up to n; NULL: one invocation of all n), and per value
+ * the run's ncounters counters, counters[s * ncounters + j] the value of
+ * counter_names[j] beside value s (NULL: none, every one NAN).  The
+ * arrays stay the caller's: the run copies them. */
+typedef struct sb_sample_set {
+    const char *name;
+    const double *values;
+    size_t n;
+    const size_t *invocation_samples;
+    size_t ninvocations;
+    const double *counters;
+} sb_sample_set;
+
+/* A run made from m sets of samples measured elsewhere, as
+ * sb_run_from_samples_new's, where each set may come from several
+ * invocations: a cell's interval is then over its invocations' medians,
+ * and two cells of as many invocations compare paired, invocation g
+ * with invocation g (sb_run_set_baselines: "paired t on log invocation
+ * medians"), which is what samples taken side by side in rounds need.
+ * ncounters (at most SB_MAX_COUNTERS) per-sample figures named
+ * counter_names (distinct, each of 1 to 63 bytes) get their intervals as
+ * a measured run's counters do; unit (at most 15 bytes, "ms"; NULL or
+ * "": the values' own) is what the reports call the values
+ * (sb_run_unit); notes (NULL: none) are lines of the run's notes, '\n'
+ * between them, cut at what sb_meta.notes holds.  SB_EINVAL for what
+ * sb_run_from_samples_new refuses, counts that do not add up, or a bad
+ * counter name or unit; SB_ENOMEM. */
+SB_API int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
+                                const char *const *counter_names,
+                                size_t ncounters, const char *unit,
+                                const char *notes,
+                                const sb_analysis_options *a, uint64_t seed,
+                                sb_run **out, sb_error *err);
+/* The unit of an imported run's values (sb_run_from_sets_new), "" when
+ * they are in their own unit. */
+SB_API const char *sb_run_unit(const sb_run *run);
+
 /* Record the command line in the run's metadata (argv is copied).
  * SB_EINVAL for a NULL run, a negative argc or a NULL argv[i]. */
 SB_API int sb_run_set_command(sb_run *run, int argc, char *const argv[],

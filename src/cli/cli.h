@@ -28,8 +28,15 @@ enum {
     SUB_MERGE = 1u << 6,
     SUB_ALL = (1u << 7) - 1,
     /* Outside SUB_ALL: profile takes only its own options and --help. */
-    SUB_PROFILE = 1u << 7
+    SUB_PROFILE = 1u << 7,
+    /* Outside SUB_ALL: cmd takes its own options and a few of the
+     * statistics and outputs. */
+    SUB_CMD = 1u << 8
 };
+
+/* statbench cmd: most commands, and --prepare given at most once per
+ * command. */
+#define CLI_MAX_COMMANDS 64
 
 struct cli_option;
 
@@ -58,6 +65,12 @@ struct cli {
     const struct cli_option *refused; /* the first option sub refuses */
     int argc;             /* the command line as typed, for the record */
     char **argv;
+    /* statbench cmd (cmd_cmd.c) */
+    size_t cmd_runs, cmd_warmup;
+    const char *cmd_prepare[CLI_MAX_COMMANDS];
+    size_t cmd_nprepare;
+    const char *cmd_shell;
+    int cmd_no_shell, cmd_show_output, cmd_ignore_failure;
     sb_measure_options mopt;  /* what is measured */
     sb_analysis_options aopt; /* how it is analysed */
 };
@@ -113,6 +126,7 @@ int cmd_analyze(int argc, char **argv, struct cli *cli);
 int cmd_check_env(int argc, char **argv, struct cli *cli);
 int cmd_noise(int argc, char **argv, struct cli *cli);
 int cmd_profile(int argc, char **argv, struct cli *cli);
+int cmd_cmd(int argc, char **argv, struct cli *cli);
 
 /* cmd_profile.c: the directory of the host profiles into buf:
  * $STATBENCH_STATE, else $XDG_STATE_HOME/statbench (an absolute one),

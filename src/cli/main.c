@@ -119,6 +119,7 @@ static const struct {
     {"report", SUB_REPORT, cmd_report},
     {"merge", SUB_MERGE, cmd_merge},
     {"profile", SUB_PROFILE, cmd_profile},
+    {"cmd", SUB_CMD, cmd_cmd},
 };
 
 int main(int argc, char **argv)

@@ -216,6 +216,17 @@ static void set_kernel_from(struct cli *cli, const struct cli_option *o,
     cli->kernel_from[cli->nkernel_from++] = arg;
 }
 
+/* --prepare: once for every command, or once per command in order. */
+static void set_prepare(struct cli *cli, const struct cli_option *o,
+                        const char *arg)
+{
+    (void)o;
+    if (cli->cmd_nprepare == CLI_MAX_COMMANDS)
+        die_usage("--prepare %s: at most %d, one per command", arg,
+                  CLI_MAX_COMMANDS);
+    cli->cmd_prepare[cli->cmd_nprepare++] = arg;
+}
+
 static void set_plot(struct cli *cli, const struct cli_option *o,
                      const char *arg)
 {
@@ -302,6 +313,7 @@ static void act(struct cli *cli, const struct cli_option *o, const char *arg)
  * and compare apply to a saved run. */
 #define ANALYSIS (1u << 9)
 #define PROF SUB_PROFILE
+#define CMD SUB_CMD
 /* The outputs of a run (formats, files, figures): noise and check-env
  * print a report of their own, in text, and refuse them rather than
  * ignore them. */
@@ -370,7 +382,7 @@ static const struct cli_option options[] = {
          "  Sizes take K, M, G suffixes (K = 1024).\n"
          "\n"
          "How to measure:\n"),
-    NUMBER("ci", "LEVEL", ALL | ANALYSIS, aopt.ci_level, 0, 100, 1, 100,
+    NUMBER("ci", "LEVEL", ALL | CMD | ANALYSIS, aopt.ci_level, 0, 100, 1, 100,
            " (a percentage)",
            "confidence level in percent, in (0, 100) (default 95)"),
     /* Also an analysis option: report, compare and analyze re-apply it
@@ -382,11 +394,12 @@ static const struct cli_option options[] = {
              "percent of its median (default 1); 0: no target,\n"
              "measure until --max-time, --max-samples or a stop\n"
              "(exactly --invocations invocations)"},
-    NUMBER("max-time", "SEC", M | NZ, mopt.max_time, 0, 1e7, 1, 1,
+    NUMBER("max-time", "SEC", M | NZ | CMD, mopt.max_time, 0, 1e7, 1, 1,
            " (seconds)",
            "time budget of the whole run, setup and warm-up\n"
            "included (default 30); a plan that cannot fit is\n"
-           "refused with the time it needs"),
+           "refused with the time it needs (cmd: stops after\n"
+           "the last whole round that fits)"),
     WHOLE("min-samples", "N", M, set_size_t, mopt.min_samples, 0, 100000000,
           "samples per cell before the stop rule (default 100)"),
     WHOLE("max-samples", "N", M, set_size_t, mopt.max_samples, 0, 100000000,
@@ -395,7 +408,7 @@ static const struct cli_option options[] = {
            " (microseconds)",
            "target length of one sample in microseconds\n"
            "(default 50)"),
-    {"seed", 0, "N", ALL, set_u64, FIELD(mopt.seed),
+    {"seed", 0, "N", ALL | CMD, set_u64, FIELD(mopt.seed),
      .help = "seed of the random cell order (default 1)"},
     WHOLE("cpu", "N", M | NZ | ENV, set_int, mopt.cpu, 0, 1u << 20,
           "CPU to pin to (default: the last allowed CPU)"),
@@ -431,6 +444,32 @@ static const struct cli_option options[] = {
           "cell misses the precision target (default 100;\n"
           "at or below --invocations: none beyond them)"),
     TEXT("\n"
+         "Commands (statbench cmd 'COMMAND'...: whole commands timed in "
+         "interleaved\n"
+         "rounds, each command once a round in a fresh random order):\n"),
+    WHOLE("runs", "N", CMD, set_size_t, cmd_runs, 2, 1000000,
+          "rounds (default 20; --max-time may stop sooner,\n"
+          "after a whole round, never before 2)"),
+    WHOLE("warmup", "N", CMD, set_size_t, cmd_warmup, 0, 1000000,
+          "untimed runs of each command first (default 0)"),
+    SPECIAL("prepare", 0, "CMD", CMD, set_prepare,
+            "run CMD, untimed, before every run of a command\n"
+            "(warm-up too): given once, for every command;\n"
+            "given once per command, the i-th for the i-th"),
+    STRING("shell", 0, "SHELL", CMD, cmd_shell,
+           "run each command as SHELL -c COMMAND (default\n"
+           "/bin/sh; SHELL is split into words as with -N)"),
+    FLAG("no-shell", 'N', CMD, cmd_no_shell, 1,
+         "run each command without a shell, split into words\n"
+         "at blanks ('...' and \"...\" quote, \\ escapes); an\n"
+         "unquoted | & ; < > ( ) $ ` * ? [ ~ # is refused"),
+    FLAG("show-output", 0, CMD, cmd_show_output, 1,
+         "pass the commands' stdout and stderr through\n"
+         "(default /dev/null; stdin is always /dev/null)"),
+    FLAG("ignore-failure", 'i', CMD, cmd_ignore_failure, 1,
+         "a run or prepare that exits non-zero or is killed\n"
+         "is counted and kept, not an error"),
+    TEXT("\n"
          "Statistics:\n"),
     ENUM("outliers", "POLICY", ALL | ANALYSIS, aopt.outliers, 3, "policy ",
          outlier_policy,
@@ -453,10 +492,11 @@ static const struct cli_option options[] = {
           1000000,
           "median CI of a single invocation by BCa bootstrap\n"
           "with N resamples (default 0: order statistics)"),
-    STRING("baseline", 0, "B", M, baseline,
+    STRING("baseline", 0, "B", M | CMD, baseline,
            "compare every row with a baseline: a kernel name\n"
            "(the same cell of that kernel) or align=N (the\n"
-           "same kernel at source offset N)"),
+           "same kernel at source offset N); cmd: a command\n"
+           "as given, or its number from 1 (default 1)"),
     ENUM("metric", "M", ALL | ANALYSIS, aopt.metric, 3, "metric ", metric,
          "what the stop rule, intervals and precision use:\n"
          "cycles (core cycles: ticks times the core clock\n"
@@ -469,9 +509,9 @@ static const struct cli_option options[] = {
              "separate runs when one is a single run (compare,\n"
              "--against): PCT, or unknown (default: from a side\n"
              "merged from several runs, else 3% assumed)"},
-    {"threshold", 0, "PCT", ALL | ANALYSIS, set_percent, FIELD(aopt.threshold),
+    {"threshold", 0, "PCT", ALL | CMD | ANALYSIS, set_percent, FIELD(aopt.threshold),
      .unit = "", .help = "practical threshold of verdicts (default 1)"},
-    NUMBER("alpha", "A", ALL | ANALYSIS, aopt.alpha, 0, 1, 1, 1, "",
+    NUMBER("alpha", "A", ALL | CMD | ANALYSIS, aopt.alpha, 0, 1, 1, 1, "",
            "significance level of verdicts (default 0.05)"),
     TEXT("\n"
          "Subcommands:\n"
@@ -506,15 +546,18 @@ static const struct cli_option options[] = {
          "                                    one per line; FILE2 is "
          "compared with\n"
          "                                    FILE\n"
+         "  statbench cmd 'A' 'B' ...         time whole commands in "
+         "interleaved\n"
+         "                                    rounds (see Commands above)\n"
          "\n"
          "Output:\n"),
-    SPECIAL("format", 'f', "FMT", RUN_OUT, set_format,
+    SPECIAL("format", 'f', "FMT", RUN_OUT | CMD, set_format,
             "table, csv, json, markdown or latex (default table)"),
-    SPECIAL("output", 'o', "FILE", RUN_OUT, set_output,
+    SPECIAL("output", 'o', "FILE", RUN_OUT | CMD, set_output,
             "write to FILE, in the format its ending names (.json,\n"
             ".csv, .tex, .md, .txt) or else FMT; may be given up\n"
             "to 8 times; the table still goes to stdout"),
-    FLAG("quiet", 'q', ALL, quiet, 1, "no progress line on stderr"),
+    FLAG("quiet", 'q', ALL | CMD, quiet, 1, "no progress line on stderr"),
     SPECIAL("plot", 0, "FILE", RUN_OUT, set_plot,
             "a figure with gnuplot: FILE.svg, .pdf or .png (the\n"
             ".gp script and .dat data are written beside it)"),
@@ -546,8 +589,8 @@ static const struct cli_option options[] = {
          "fail (default), warn or pass"),
     SPECIAL("list", 'l', NULL, ALL, act,
             "list the kernels and whether this CPU runs them"),
-    SPECIAL("help", 'h', NULL, ALL | PROF, act, "this help"),
-    SPECIAL("version", 'V', NULL, ALL | PROF, act, "version"),
+    SPECIAL("help", 'h', NULL, ALL | PROF | CMD, act, "this help"),
+    SPECIAL("version", 'V', NULL, ALL | PROF | CMD, act, "version"),
     TEXT("\n"
          "Throughput is in MB/s with 1 MB = 10^6 bytes.  Exit status: 0 "
          "success,\n"
@@ -817,7 +860,10 @@ void cli_check_subcommand(const struct cli *cli, const char *sub)
     if (cli->refused->subs == PROF)
         die_usage("'--%s' is an option of 'statbench profile' only",
                   cli->refused->name);
-    if (cli->sub & (SUB_NOISE | SUB_CHECK_ENV | SUB_PROFILE))
+    if (cli->refused->subs == CMD)
+        die_usage("'--%s' is an option of 'statbench cmd' only",
+                  cli->refused->name);
+    if (cli->sub & (SUB_NOISE | SUB_CHECK_ENV | SUB_PROFILE | SUB_CMD))
         die_usage("%s: '--%s' is not an option of this subcommand", sub,
                   cli->refused->name);
     die_usage("%s: '--%s' is an option of a measurement, not of this "

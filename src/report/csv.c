@@ -271,7 +271,8 @@ static void csv_row(const sb_run *run, size_t i, row *w)
     count(w, r->clock_samples);
     /* What the ticks_* columns count, and the timer's rate: ticks_median
      * / timer_hz is seconds per call. */
-    text(w, imported ? NULL : m->timer.kind == SB_TIMER_TSC ? "ticks" : "ns");
+    text(w, imported ? (*sb_run_unit(run) ? sb_run_unit(run) : NULL)
+         : m->timer.kind == SB_TIMER_TSC ? "ticks" : "ns");
     num(w, 17, imported || !(hz > 0) ? NAN : hz);
     /* Where the comparison's variation between runs came from. */
     text(w, c ? sb_run_level_name((int)c->run_level) : NULL);

@@ -527,6 +527,9 @@ int sb__write_json(const sb_run *run, FILE *f, sb_error *err)
      * own unit: the loader must know not to read them as times. */
     if (sb_run_imported(run))
         json_object_set_new(root, SB__JK_IMPORTED, json_true());
+    /* Their unit, when the maker of the run said it (statbench cmd). */
+    if (sb_run_imported(run) && *sb_run_unit(run))
+        json_object_set_new(root, SB__JK_UNIT, str(sb_run_unit(run)));
     if ((sb_run_runs(run) >= 2 && merged(run, root) != 0) ||
         (sb_run_loaded_count(run) && loaded(run, root) != 0)) {
         json_decref(root);

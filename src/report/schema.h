@@ -36,6 +36,7 @@
 #define SB__JK_INVOCATIONS_RUN "invocations_run"
 #define SB__JK_CELLS "cells"
 #define SB__JK_IMPORTED "imported"
+#define SB__JK_UNIT "unit"
 #define SB__JK_COMMAND "command"
 #define SB__JK_CPU_FEATURES "cpu_features"
 #define SB__JK_CPU "cpu"

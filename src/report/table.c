@@ -119,6 +119,22 @@ static void probes(const sb_meta *m, double elapsed, FILE *f)
     fputc('\n', f);
 }
 
+/* The run's notes, one "note:" line each. */
+static void notes(const sb_meta *m, FILE *f)
+{
+    const char *p = m->notes;
+
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        fputs("note:     ", f);
+        put(f, p, len);
+        fputc('\n', f);
+        p += len;
+        if (*p)
+            p++;
+    }
+}
+
 /* The header's lines on the machine: CPU, kernel, host, features, the
  * pinning, the timer and its overhead, the counters, the cost of the
  * checks, the environment's warnings and the notes. */
@@ -185,19 +201,7 @@ static void machine(const sb_run *run, FILE *f)
             puts_clean(f, m->env.items[i].advice);
             fputc('\n', f);
         }
-    {
-        /* notes: one warning per line */
-        const char *p = m->notes;
-        while (*p) {
-            size_t len = strcspn(p, "\n");
-            fputs("note:     ", f);
-            put(f, p, len);
-            fputc('\n', f);
-            p += len;
-            if (*p)
-                p++;
-        }
-    }
+    notes(m, f);
 }
 
 /* Where the variation between runs of the comparisons came from, when
@@ -341,10 +345,17 @@ static void header(const sb_run *run, FILE *f)
                 o->min_samples, o->max_samples, o->max_time,
                 o->sample_seconds * 1e6, sb_cache_name(o->cache));
     } else {
-        fprintf(f, "data:     %zu sample set%s, %g%% CI, values in their own "
-                   "unit\n",
+        fprintf(f, "data:     %zu sample set%s, %g%% CI, values in ",
                 sb_run_count(run), sb_run_count(run) == 1 ? "" : "s",
                 100 * an->ci_level);
+        if (*sb_run_unit(run))
+            puts_clean(f, sb_run_unit(run));
+        else
+            fputs("their own unit", f);
+        fputc('\n', f);
+        /* Imported runs of analyze have none; statbench cmd's say how
+         * its commands ran. */
+        notes(m, f);
     }
     /* Too few units for order statistics at the level: the estimate is
      * then the t interval's centre, not a median, and the line says so. */
@@ -422,11 +433,26 @@ static size_t outlier_count(const sb_cell_result *r)
                        : 0;
 }
 
+/* 1 when some comparison of run has cell i as its baseline. */
+static int is_baseline(const sb_run *run, size_t i)
+{
+    for (size_t j = 0; j < sb_run_count(run); j++) {
+        const sb_comparison *c = sb_run_comparison(run, j);
+        if (c && c->base == i)
+            return 1;
+    }
+    return 0;
+}
+
 static void comparison_columns(const sb_run *run, size_t i, FILE *f)
 {
     const sb_comparison *c = sb_run_comparison(run, i);
     if (!c) {
-        fprintf(f, " %7s %7s %7s %8s %-12s", "-", "-", "-", "-", "baseline");
+        /* A row compared with nothing (statbench cmd's shell start-up)
+         * is no baseline either. */
+        fprintf(f, " %7s %7s %7s %8s %-12s", "-", "-", "-", "-",
+                is_baseline(run, i) || !sb_run_imported(run) ? "baseline"
+                                                             : "-");
         return;
     }
     fprintf(f, " %7.4f %7.4f %7.4f %8.2g %-12s", c->ratio.estimate,
@@ -697,6 +723,42 @@ static void disturbance_table(const sb_run *run, FILE *f)
     }
 }
 
+/* The figures beside each value of imported sets (statbench cmd's
+ * rusage of every run), their medians, one row per set (their intervals
+ * are in the JSON and the CSV). */
+static void external_counters(const sb_run *run, FILE *f)
+{
+    const sb_meta *m = sb_run_meta(run);
+    size_t n = sb_run_count(run), nc = m->ncounters;
+
+    if (!nc)
+        return;
+    fprintf(f, "\nbeside each value (median):\n");
+    fprintf(f, "%-16s", "data");
+    for (size_t c = 0; c < nc; c++) {
+        const char *name = m->counter_names[c];
+        const char *colon = strstr(name, "::");
+        char col[17];
+        snprintf(col, sizeof col, "%.16s", colon ? colon + 2 : name);
+        sb__clean_text(col);
+        fprintf(f, " %16s", col);
+    }
+    fputc('\n', f);
+    for (size_t i = 0; i < n; i++) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        fprintf(f, "%-16s", r->cell.kernel->name);
+        for (size_t c = 0; c < nc; c++) {
+            const sb_interval *v =
+                c < r->ncounters ? &r->counters[c].per_call : NULL;
+            if (v && isfinite(v->estimate))
+                fprintf(f, " %16.6g", v->estimate);
+            else
+                fprintf(f, " %16s", "-");
+        }
+        fputc('\n', f);
+    }
+}
+
 /* A run merged from several (statbench merge): each run, and each cell's
  * runs with the between-run share of its invocation medians' variance. */
 static void runs_table(const sb_run *run, FILE *f)
@@ -794,6 +856,8 @@ static int table(const sb_run *run, FILE *f)
     free(matrix_w);
     if (!ext)
         disturbance_table(run, f);
+    else
+        external_counters(run, f);
     if (short_cells)
         fprintf(f,
                 "\n* %zu cell%s stopped short of the precision target "
