@@ -453,10 +453,16 @@ static void check_refusals(void)
     sb_run_free(y);
     free(bad);
 
-    both[0] = both[1] = x;
-    tap_ok(sb_run_merge_new(both, 2, &merged, warn, sizeof warn, &e) ==
-               SB_OK,
-           "the run merged with itself (%s)", e.text);
+    /* Merged with a copy of itself under another start time (one run
+     * given twice, the same start time and samples, is refused): the
+     * held samples come twice, each run's places kept. */
+    bad = edit(t, "\"start_time\": \"", "\"start_time\": \"later ");
+    y = bad ? load_text(bad, &e) : NULL;
+    both[0] = x;
+    both[1] = y;
+    tap_ok(y && sb_run_merge_new(both, 2, &merged, warn, sizeof warn, &e) ==
+                    SB_OK,
+           "the run merged with its copy of another start (%s)", e.text);
     sb_run_held_samples(x, 0, &h, NULL);
     if (merged && sb_run_held_samples(merged, 0, &hm, NULL) == SB_OK)
         tap_ok(hm.n == 2 * h.n && !memcmp(hm.ticks, h.ticks,
@@ -466,6 +472,8 @@ static void check_refusals(void)
     else
         tap_ok(0, "merged: held samples");
     sb_run_free(merged);
+    sb_run_free(y);
+    free(bad);
     free(t);
     sb_run_free(x);
 }
