@@ -879,7 +879,7 @@ static double trial_cost(const sb_cell *c, struct work *w, double bound,
 }
 
 /* Whether the plan can keep to the run's time budget, judged in the first
- * invocation once it is set up (issue 10: a budget of 1 s ran for 55 s,
+ * invocation once it is set up (a budget of 1 s once ran for 55 s,
  * its warm-up alone taking 16 samples of each of 10000 cells in each of 6
  * invocations).  One sample of one call per cell gives its cost and that
  * of the checks (a whole sample, re-warm call included, so that the

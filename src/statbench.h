@@ -545,7 +545,11 @@ enum sb_family {
 
 /* One call of a kernel: copy n bytes from src to dst, clear n bytes at dst,
  * allocate n bytes, ...  src and dst never overlap.  state is what setup
- * returned (NULL without setup). */
+ * returned (NULL without setup).  It must return: leaving it by longjmp,
+ * a C++ exception or pthread_exit skips the run's clean-up (with
+ * invocations 1, the calling thread stays pinned and the run's buffers
+ * stay mapped and locked); report a failure with sb_kernel_failed
+ * instead. */
 typedef void (*sb_kernel_fn)(void *dst, const void *src, size_t n,
                              void *state);
 
@@ -980,7 +984,9 @@ typedef struct sb_measure_options {
     size_t max_samples;     /* per cell; default 10000 */
     uint64_t seed;          /* order of cells in each round, and the
                                bootstrap's resamples; default 1 */
-    int cpu;                /* CPU to pin to; -1 picks one; default -1 */
+    int cpu;                /* CPU to pin to: in the calling thread's
+                               affinity mask, or an isolated CPU (another
+                               is SB_EINVAL); -1 picks one; default -1 */
     int no_pin;             /* 1: leave affinity alone; default 0 */
     double sample_seconds;  /* target length of one sample; default 50e-6 */
     int force_clock_timer;  /* 1: use clock_gettime instead of the TSC */
@@ -1742,7 +1748,7 @@ SB_API double sb_run_core_clock(const sb_run *run);
 
 /* Relative difference of two runs' core clocks above which they ran at
  * different clocks: under half the 3.5% of one clock step of the hosts
- * issue 12 measured, above the few tenths of a percent one run's clock
+ * measured on shared VMs, above the few tenths of a percent one run's clock
  * moves. */
 #define SB_CLOCK_DIFFER 0.015
 

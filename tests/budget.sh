@@ -1,5 +1,5 @@
 #!/bin/sh
-# budget.sh: --max-time is a budget (issue 10, case 10).  Each plan below
+# budget.sh: --max-time is a budget.  Each plan below
 # once ran far past a budget of 1 s (55 s, 26 s, 9.8 s and 45 s on the
 # machine of the report; 150+ s, 52 s, 21 s and 68 s on the development
 # VM): warm-up took 16 samples of every cell in every invocation whatever

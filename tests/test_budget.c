@@ -1,6 +1,6 @@
 /*
  * test_budget.c: max_time is a budget for kernels whose one call is long
- * (issue 10, case 10: a kernel of 1 s a call with a budget of 2 s ran for
+ * (a kernel of 1 s a call with a budget of 2 s once ran for
  * 34 s: warm-up took at least 16 samples of 2 calls in each of 6
  * invocations).
  *
