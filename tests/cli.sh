@@ -148,13 +148,16 @@ check "--plot with no ending" sh -c "cd '$tmp/plain' &&
     [ \$? -eq 2 ] && grep -q 'the file must end in' err && [ ! -s out ]"
 
 # --- interruption: SIGTERM ends a long run early, with its data -------------
-# The run below would take 60 s (--precision 0: no target it could reach
-# early, however quiet the machine); SIGTERM after 4 s must end it with
+# The run below would take 60 s (--precision 0 and a sample count out of
+# reach: nothing it could reach early, however quiet the machine: with
+# the default 10000 samples a quiet core filled both cells in under 4 s);
+# SIGTERM after 4 s must end it with
 # status 143 and the samples measured so far written, marked interrupted.
 # (4 s: a sanitizer build on a loaded machine took over 2 s to set up its
 # first invocation.)  The bound of 30 s only catches a run that ignores
 # the request.
 "$STATBENCH" -k duff -a 0,1 --max-time 60 --invocations 2 --precision 0 \
+    --min-samples 100000000 --max-samples 100000000 \
     -q -f json -o "$tmp/int.json" >"$tmp/int.txt" 2>"$tmp/int.err" &
 pid=$!
 sleep 4
