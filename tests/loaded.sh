@@ -170,4 +170,73 @@ check "... without its escape" sh -c '! grep -q "$(printf "\033")" "$1"' \
 check "--baseline names a loaded kernel that is not there" \
     bad_input "--baseline 'nobody'" \
     --kernel-from "$tmp/kplain.so:sbk_copy" $quick --baseline nobody
+
+# ---- statbench ab: the gate form -----------------------------------------
+# NEW three times OLD's work is slower beyond a 20% threshold: exit 1 and
+# the gate's FAIL line; the other way round it is faster: exit 0, and
+# without -q the PASS line.  Three times the work cannot come out below
+# 1.2 nor above 1/1.2 in shared rounds, however busy the machine.
+ab="-s 4096 --max-time 3 --no-profile --threshold 20"
+# shellcheck disable=SC2086
+"$STATBENCH" ab "$tmp/kplain.so" "$tmp/kheavy.so" --symbol sbk_copy $ab -q \
+    -o "$tmp/ab.json" >"$tmp/ab.out" 2>"$tmp/ab.err"
+rc=$?
+check "ab OLD HEAVY: slower, exit 1 (rc $rc)" test "$rc" -eq 1
+check "  the gate's line: new vs old, slower beyond the threshold" grep -q \
+    "FAIL new vs old, 4096 B (0/0): slower, beyond the threshold; .*baseline: old, in the same rounds" \
+    "$tmp/ab.err"
+check "  and the run's figures, in the table and -o" sh -c \
+    "grep -q '^new ' '$tmp/ab.out' && grep -q '^old ' '$tmp/ab.out' &&
+     grep -q '\"kernel\": \"new\"' '$tmp/ab.json'"
+# shellcheck disable=SC2086
+"$STATBENCH" ab "$tmp/kheavy.so" "$tmp/kplain.so" --symbol sbk_copy $ab \
+    >/dev/null 2>"$tmp/ab.err"
+rc=$?
+check "ab HEAVY OLD: faster, exit 0 (rc $rc)" test "$rc" -eq 0
+check "  the PASS line says faster" grep -q "PASS new vs old, 4096 B (0/0): faster" \
+    "$tmp/ab.err"
+# One object against itself at a threshold of 0.5% with two invocations:
+# the verdict is the machine's to make (most often inconclusive), so the
+# check is that the exit status follows from the gate's line, each way:
+# FAIL and slower 1, FAIL and inconclusive 3 (undecided), a pass 0.
+i=0
+while [ $i -lt 3 ]; do
+    # shellcheck disable=SC2086
+    "$STATBENCH" ab "$tmp/kplain.so" "$tmp/kplain.so" --symbol sbk_copy \
+        -s 4096 --max-time 1 --invocations 2 --max-invocations 2 \
+        --no-profile --threshold 0.5 --seed $((i + 1)) >/dev/null \
+        2>"$tmp/aa.err"
+    rc=$?
+    if grep -q "FAIL new vs old.*: slower" "$tmp/aa.err"; then want=1
+    elif grep -q "FAIL new vs old.*: inconclusive" "$tmp/aa.err"; then want=3
+    elif grep -q "PASS new vs old\|WARN new vs old" "$tmp/aa.err"; then want=0
+    else want=none
+    fi
+    check "ab OLD OLD, seed $((i + 1)): status $rc as its line says ($want)" \
+        test "$rc" = "$want"
+    if [ "$want" = 3 ]; then
+        check "  undecided: the line that says what to do" \
+            grep -q "cells undecided: a slowdown beyond the threshold is not ruled out" \
+            "$tmp/aa.err"
+    fi
+    i=$((i + 1))
+done
+# Bad input: one line, exit 2, before anything is measured.
+check "ab without --symbol" bad_input "ab: --symbol SYMBOL" \
+    ab "$tmp/kplain.so" "$tmp/kheavy.so"
+check "ab with one object" bad_input "ab takes two shared objects" \
+    ab "$tmp/kplain.so" --symbol sbk_copy
+check "ab with -k" bad_input "ab measures the two objects' SYMBOL only" \
+    ab "$tmp/kplain.so" "$tmp/kheavy.so" --symbol sbk_copy -k libc
+check "ab with --baseline" bad_input "--baseline and --against cannot be given" \
+    ab "$tmp/kplain.so" "$tmp/kheavy.so" --symbol sbk_copy --baseline old
+check "ab with a symbol neither has" bad_input "nosuch" \
+    ab "$tmp/kplain.so" "$tmp/kheavy.so" --symbol nosuch
+check "--symbol outside ab" bad_input "--symbol sbk_copy: an option of" \
+    -k libc --symbol sbk_copy
+( cd "$tmp" && "$STATBENCH" ab kplain.so kheavy.so --symbol sbk_copy $ab -q \
+    >/dev/null 2>"$tmp/rel.err" )
+rc=$?
+check "ab takes file names without '/' from the current directory (rc $rc)" \
+    test "$rc" -eq 1
 done_testing

@@ -15,6 +15,8 @@
 #define MAX_OUTPUTS 8
 #define MAX_KERNEL_FROM 32
 #define EXIT_USAGE 2
+/* statbench ab: the gate could not decide (neither 0 nor a slowdown). */
+#define EXIT_UNDECIDED 3
 
 /* The subcommands, as bits: each option of the table names those that
  * accept it. */
@@ -49,6 +51,8 @@ struct cli {
     /* --kernel-from PATH:SYMBOL[=NAME][:clear], as given, in order. */
     const char *kernel_from[MAX_KERNEL_FROM];
     int nkernel_from;
+    const char *ab_symbol; /* statbench ab --symbol */
+    int ab;                /* the measurement is statbench ab's */
     int plot_kind;
     int kernel_given, max_time_given;
     /* The analysis options given (--ci, --outliers, ...), each once with
@@ -119,6 +123,12 @@ void cli_check_cpu(const struct cli *cli);
 
 /* The subcommands: argv[optind..argc-1] are their operands. */
 int cmd_measure(int argc, char **argv, struct cli *cli);
+/* statbench ab OLD.so NEW.so --symbol S (cmd_ab.c): a measurement of
+ * both, judged by cli_ab_gate into the exit status (0 the same or
+ * faster, 1 slower beyond the threshold or not compared, EXIT_UNDECIDED
+ * undecided; status when it is already non-zero). */
+int cmd_ab(int argc, char **argv, struct cli *cli);
+int cli_ab_gate(const sb_run *run, const struct cli *cli, int status);
 int cmd_compare(int argc, char **argv, struct cli *cli);
 int cmd_report(int argc, char **argv, struct cli *cli);
 int cmd_merge(int argc, char **argv, struct cli *cli);

@@ -1208,6 +1208,9 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     int status = 1, no_common, profile_status;
     size_t empty;
 
+    if (cli->ab_symbol && !cli->ab)
+        die_usage("--symbol %s: an option of %s ab OLD.so NEW.so",
+                  cli->ab_symbol, progname);
     if (optind < argc)
         die_usage("unexpected argument '%s' (see %s --help)", argv[optind],
                   progname);
@@ -1246,6 +1249,8 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     if (cli->save)
         status = save_baseline(run, prior, cli, empty, status);
     sb_run_free(prior);
+    if (cli->ab)
+        status = cli_ab_gate(run, cli, status);
     if (against) {
         status = gate(run, against, cli->against, cli, status);
         sb_run_free(against);

@@ -120,6 +120,8 @@ static const struct {
     {"merge", SUB_MERGE, cmd_merge},
     {"profile", SUB_PROFILE, cmd_profile},
     {"cmd", SUB_CMD, cmd_cmd},
+    /* ab is a measurement: it takes the measuring options. */
+    {"ab", SUB_MEASURE, cmd_ab},
 };
 
 int main(int argc, char **argv)

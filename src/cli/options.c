@@ -549,6 +549,15 @@ static const struct cli_option options[] = {
          "  statbench cmd 'A' 'B' ...         time whole commands in "
          "interleaved\n"
          "                                    rounds (see Commands above)\n"
+         "  statbench ab OLD.so NEW.so --symbol S\n"
+         "                                    two builds of kernel S in the "
+         "same\n"
+         "                                    rounds: NEW/OLD per cell, a "
+         "gate's\n"
+         "                                    verdict; exit 0 same or "
+         "faster, 1\n"
+         "                                    slower, 2 error, 3 "
+         "undecided\n"
          "\n"
          "Output:\n"),
     SPECIAL("format", 'f', "FMT", RUN_OUT | CMD, set_format,
@@ -564,6 +573,9 @@ static const struct cli_option options[] = {
     ENUM("plot-kind", "KIND", RUN_OUT, plot_kind, 5, "", plot_kind,
          "auto, sweep, matrix, sizes or distribution\n"
          "(default auto: from the run's shape)"),
+    STRING("symbol", 0, "SYMBOL", M, ab_symbol,
+           "statbench ab OLD.so NEW.so: the kernel function both\n"
+           "export (SYMBOL:clear for a clear kernel)"),
     STRING("save", 0, "NAME", M, save,
            "keep the run as baseline NAME (JSON under\n"
            "$STATBENCH_BASELINES or ~/.local/share/statbench)"),

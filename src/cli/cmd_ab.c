@@ -1,0 +1,137 @@
+/*
+ * cmd_ab.c: statbench ab OLD.so NEW.so --symbol S, two builds of one
+ * kernel measured in the same interleaved rounds, judged as a gate.
+ *
+ * It is a measurement like any other: the two objects become two
+ * --kernel-from specs, "old" and "new", and --baseline old pairs every
+ * cell of new with old's cell of the same size and offsets, invocation by
+ * invocation (cmd_measure.c does the rest, outputs and --save included).
+ * What ab adds is the verdict per cell, in sb_gate_judge's words, and an
+ * exit status that tells a slowdown from a run that could not decide.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <getopt.h>
+
+#include "cli.h"
+
+/* One object's --kernel-from spec: PATH:SYMBOL=NAME, ":clear" for a
+ * clear kernel.  A path without '/' is a file of the current directory,
+ * named so (the loader takes nothing from the library search path). */
+static const char *ab_spec(const char *path, const char *symbol,
+                           const char *name, int clear)
+{
+    const char *dir = strchr(path, '/') ? "" : "./";
+    size_t len = strlen(dir) + strlen(path) + strlen(symbol) +
+                 strlen(name) + 16;
+    char *spec = malloc(len);
+
+    if (!spec)
+        die_usage("out of memory");
+    snprintf(spec, len, "%s%s:%s=%s%s", dir, path, symbol, name,
+             clear ? ":clear" : "");
+    return spec; /* the command line's: kept until exit */
+}
+
+int cmd_ab(int argc, char **argv, struct cli *cli)
+{
+    char symbol[256];
+    const char *colon;
+    int clear = 0;
+
+    if (argc - optind != 2)
+        die_usage("ab takes two shared objects: %s ab OLD.so NEW.so "
+                  "--symbol SYMBOL",
+                  progname);
+    if (!cli->ab_symbol || !*cli->ab_symbol)
+        die_usage("ab: --symbol SYMBOL names the kernel both objects "
+                  "export");
+    if (cli->nkernel_from || cli->kernel_given || cli->families)
+        die_usage("ab measures the two objects' SYMBOL only: -k, --family "
+                  "and --kernel-from belong to a plain measurement");
+    if (cli->baseline || cli->against)
+        die_usage("ab compares NEW with OLD in the same rounds: "
+                  "--baseline and --against cannot be given");
+    /* --symbol S:clear for a clear kernel, as a --kernel-from spec ends. */
+    colon = strrchr(cli->ab_symbol, ':');
+    if (colon && (!strcmp(colon, ":clear") || !strcmp(colon, ":copy"))) {
+        clear = !strcmp(colon, ":clear");
+        snprintf(symbol, sizeof symbol, "%.*s",
+                 (int)(colon - cli->ab_symbol), cli->ab_symbol);
+    } else
+        snprintf(symbol, sizeof symbol, "%s", cli->ab_symbol);
+    if (strlen(cli->ab_symbol) >= sizeof symbol)
+        die_usage("ab: --symbol of %zu characters, at most %zu",
+                  strlen(cli->ab_symbol), sizeof symbol - 1);
+    cli->kernel_from[cli->nkernel_from++] =
+        ab_spec(argv[optind], symbol, "old", clear);
+    cli->kernel_from[cli->nkernel_from++] =
+        ab_spec(argv[optind + 1], symbol, "new", clear);
+    cli->baseline = "old";
+    cli->ab = 1;
+    optind = argc;
+    return cmd_measure(argc, argv, cli);
+}
+
+int cli_ab_gate(const sb_run *run, const struct cli *cli, int status)
+{
+    const sb_analysis_options *o = sb_run_analysis_options(run);
+    size_t slower = 0, lost = 0, undecided = 0, judged = 0;
+    char what[200], line[1200];
+
+    for (size_t i = 0; i < sb_run_count(run); i++) {
+        const sb_comparison *c = sb_run_comparison(run, i);
+        const sb_cell_result *r = sb_run_cell(run, i);
+        int out;
+        /* old's own cells have no baseline; a cell without samples has
+         * failed above, in its own words. */
+        if (!c || !c->valid || strcmp(r->cell.kernel->name, "new"))
+            continue;
+        judged++;
+        snprintf(what, sizeof what, "new vs old, %zu B (%zu/%zu)",
+                 r->cell.size, r->cell.src_align, r->cell.dst_align);
+        out = sb_gate_judge(c, o, what, "old, in the same rounds", line,
+                            sizeof line);
+        if (out != SB_GATE_PASS || !cli->quiet)
+            say("%s", line);
+        if (out != SB_GATE_FAIL)
+            continue;
+        if (!r->nsamples || !isfinite(c->ratio.estimate))
+            lost++;
+        else if (c->verdict == SB_VERDICT_SLOWER)
+            slower++;
+        else
+            undecided++;
+    }
+    if (status != 0)
+        return status;
+    if (!judged) {
+        say("ab: no cell of new could be compared with old");
+        return 1;
+    }
+    if (lost) {
+        say("ab: %zu cell%s of new cannot be compared with old (no valid "
+            "samples)",
+            lost, lost == 1 ? "" : "s");
+        return 1;
+    }
+    if (slower) {
+        say("ab: new is slower than old beyond the threshold, with "
+            "significance, in %zu of %zu cells",
+            slower, judged);
+        return 1;
+    }
+    if (undecided) {
+        say("ab: %zu of %zu cells undecided: a slowdown beyond the "
+            "threshold is not ruled out (more --max-time or --invocations, "
+            "a larger --threshold, or --inconclusive warn)",
+            undecided, judged);
+        return EXIT_UNDECIDED;
+    }
+    return 0;
+}
