@@ -876,6 +876,23 @@ static void check_gate_judge(void)
     c.ratio = (sb_interval){1.05, 1.02, 1.08, 0.95, 0.95};
     TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_PASS,
                "gate: slower by 5%% at a 10%% threshold passes");
+    {
+        /* Slower, 5% past a 1% threshold, with an interval whose low end
+         * lies below 1 + threshold: the estimate decides, not the low
+         * end (a gate that waited for the whole interval to clear the
+         * threshold would pass this slowdown). */
+        sb_analysis_options one = oa;
+        sb_comparison s = c;
+        one.threshold = 0.01;
+        s.ratio = (sb_interval){1.05, 1.005, 1.09, 0.95, 0.95};
+        TAP_IS_INT(sb_gate_judge(&s, &one, NULL, NULL, line, sizeof line),
+                   SB_GATE_FAIL, "gate: slower 1.05 [1.005, 1.09] at a 1%% "
+                   "threshold fails");
+        tap_ok(strstr(line, "slower, beyond the threshold") != NULL,
+               "  as slower beyond the threshold: %s", line);
+        TAP_IS_INT(sb_comparison_regressed(&s, 0.01), 1,
+                   "  and sb_comparison_regressed agrees");
+    }
     TAP_IS_INT(sb_comparison_regressed(&c, 0.10), 0,
                "as sb_comparison_regressed says");
     /* Inconclusive, reaching 30% slower: the policy decides. */
