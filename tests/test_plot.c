@@ -793,10 +793,19 @@ static void test_caller_names(void)
                  {SB_PLOT_SWEEP, "caller names: sweep", "png"},
                  {SB_PLOT_MATRIX, "caller names: matrix", "svg"},
                  {SB_PLOT_DISTRIBUTION, "caller names: distribution", "svg"}};
-    char cwd[400], fig[600];
+    char cwd[400], fig[600], pname[2][64];
+    sb_kernel plain[2];
     spec c[8];
     size_t n;
 
+    for (int i = 0; i < 2; i++) {
+        size_t l = strlen(k[i].name);
+        memset(pname[i], 'a' + i, l);
+        pname[i][l] = '\0';
+        plain[i] = k[i];
+        plain[i].name = pname[i];
+        plain[i].description = "plain";
+    }
     snprintf(cwd, sizeof cwd, "%s/caller-cwd", dir);
     if (mkdir(cwd, 0700) != 0) {
         tap_ok(0, "caller names: directory: %s", strerror(errno));
@@ -826,6 +835,46 @@ static void test_caller_names(void)
                                                : i * 2 / run->ncells];
         snprintf(fig, sizeof fig, "%s/caller%zu.%s", dir, j, kinds[j].ending);
         hostile_plot(run, cwd, fig, dir, kinds[j].kind, kinds[j].what);
+        /* The same figure of kernels with plain names of the same
+         * lengths: the names may only ever be the text of literals, so
+         * the code around them is the same; and the data file holds
+         * comments and numbers only (a newline in a comment would make
+         * the rest of the name a line of data). */
+        {
+            char gp[700], pgp[700], dat[700], *a, *b, *sa, *sb, *d;
+            const char *bad = NULL;
+            size_t len;
+            snprintf(gp, sizeof gp, "%s/caller%zu.gp", dir, j);
+            snprintf(dat, sizeof dat, "%s/caller%zu.dat", dir, j);
+            snprintf(pgp, sizeof pgp, "%s/plain%zu.gp", dir, j);
+            for (size_t i = 0; i < run->ncells; i++)
+                run->cells[i].cell.kernel =
+                    &plain[run->cells[i].cell.kernel == &k[0] ? 0 : 1];
+            snprintf(fig, sizeof fig, "%s/plain%zu.%s", dir, j,
+                     kinds[j].ending);
+            sb_plot(run, fig, kinds[j].kind, NULL, NULL);
+            a = slurp(gp, &len);
+            b = slurp(pgp, &len);
+            d = slurp(dat, &len);
+            sa = a ? gp_skeleton(a) : NULL;
+            sb = b ? gp_skeleton(b) : NULL;
+            tap_ok(sa && sb && !strcmp(sa, sb),
+                   "%s: the script's code is that of plain names",
+                   kinds[j].what);
+            for (const char *p = d; p && *p && !bad; p += strcspn(p, "\n"),
+                            p += *p ? 1 : 0)
+                if (*p != '#' && *p != '\n' && !strchr("0123456789-N", *p))
+                    bad = p;
+            if (!tap_ok(d && !bad, "%s: the data file holds comments and "
+                        "numbers only", kinds[j].what))
+                tap_diag("  %.*s", bad ? (int)strcspn(bad, "\n") : 0,
+                         bad ? bad : "");
+            free(a);
+            free(b);
+            free(d);
+            free(sa);
+            free(sb);
+        }
         sb_run_free(run);
     }
 }
