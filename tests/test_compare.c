@@ -36,6 +36,7 @@
 
 #include "statbench.h"
 #include "stats_internal.h"
+#include "synth_run.h"
 #include "tap.h"
 
 #define REL_EXACT 1e-12
@@ -1104,6 +1105,78 @@ static void check_run_level(void)
            "0, refused");
 }
 
+/* A run of one cell (movsl, 4096 bytes): invocation g holds 5 samples
+ * of t[g] ticks at 1 GHz, analysed. */
+static sb_run *four_invocations(const double *t)
+{
+    sb_measure_options o;
+    sb_run *run;
+    double x[5];
+
+    sb_measure_options_init(&o);
+    run = sb__run_alloc(1, &o, NULL);
+    if (!run)
+        return NULL;
+    synth_tsc(run, 1e9);
+    run->cells[0].cell = (sb_cell){.kernel = sb_kernel_find("movsl"),
+                                   .size = 4096};
+    for (size_t g = 0; g < 4; g++) {
+        sb__raw_cell raw = {.nsamples = 5, .ticks = x};
+        for (size_t q = 0; q < 5; q++)
+            x[q] = t[g];
+        if (sb__run_add_invocation(run, 0, &raw) != SB_OK) {
+            sb_run_free(run);
+            return NULL;
+        }
+    }
+    return synth_analysed(run, 4);
+}
+
+/* A comparison's mde, and the gate's "smallest detectable change", for
+ * two separate runs of 4 invocations each (Welch on the logarithms of
+ * the invocation medians), the run-to-run sd told to be 0 (no widening).
+ * The reference is computed apart from the C code, in python3 with
+ * mpmath at 40 digits: x = log(baseline), y = log(candidate), v = s^2 /
+ * 4 for each side, se = sqrt(v_x + v_y), df by Welch-Satterthwaite
+ * (v_x + v_y)^2 / (v_x^2 / 3 + v_y^2 / 3) = 4.7604, and mde = (t_0.975
+ * + t_0.8) se, the t quantiles found by mpmath.findroot on the t CDF 1 -
+ * I_{df / (df + t^2)}(df / 2, 1 / 2) / 2 (mpmath.betainc): 2.6100 +
+ * 0.92379 times 0.0065063. */
+static void check_mde_reference(void)
+{
+    static const double base[] = {1000, 1010, 995, 1005},
+                        cand[] = {1100, 1090, 1120, 1105};
+    sb_run *b = four_invocations(base), *c = four_invocations(cand);
+    const sb_comparison *cmp;
+    char line[512], want[64];
+    size_t matched = 0;
+    sb_error err = {0};
+
+    if (!tap_ok(b && c, "mde: two runs of 4 invocations made"))
+        goto done;
+    c->analysis.run_sd = 0;
+    if (!tap_ok(sb_run_compare_to(c, b, &matched, &err) == SB_OK &&
+                    matched == 1,
+                "mde: compared (%s)", err.text))
+        goto done;
+    cmp = sb_run_comparison(c, 0);
+    tap_ok(cmp && cmp->valid && cmp->test && strstr(cmp->test, "Welch"),
+           "mde: by Welch's t on the logarithms (%s)",
+           cmp && cmp->test ? cmp->test : "-");
+    TAP_IS_REL(cmp->ratio.lo, 1.082423718226768, 1e-9,
+               "mde: the interval's low end as mpmath's exp(d - t se)");
+    TAP_IS_REL(cmp->mde, 0.0229919213250565, 1e-9,
+               "mde: (t_0.975 + t_0.8) se, as mpmath computes it");
+    sb_gate_judge(cmp, NULL, NULL, NULL, line, sizeof line);
+    snprintf(want, sizeof want, "smallest detectable change %.2g%%",
+             0.0229919213250565 * 100);
+    tap_ok(strstr(line, want) != NULL && strstr(line, "2.3%") != NULL,
+           "mde: the gate's line says '%s': %s", want, line);
+done:
+    sb_run_free(b);
+    sb_run_free(c);
+}
+
 /* Kruskal-Wallis against a reference written from the formula in python3
  * (average ranks by hand, the chi-squared tail from mpmath's regularized
  * upper incomplete gamma), one case without ties and one with. */
@@ -1142,6 +1215,7 @@ int main(void)
     }
     check_verdict();
     check_gate_judge();
+    check_mde_reference();
     check_holm_edges();
     check_hand();
     check_boot_test();
