@@ -940,6 +940,9 @@ static void check_gate_judge(void)
     c.ratio.hi = 1.10;
     TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_PASS,
                "gate: hi exactly 1 + threshold passes");
+    c.ratio.hi = 1.12;
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_FAIL,
+               "gate: inconclusive, hi 1.12 just past 1 + threshold, fails");
     c.ratio.hi = NAN;
     TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_FAIL,
                "gate: inconclusive with a NaN end fails");
