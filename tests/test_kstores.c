@@ -125,21 +125,23 @@ int main(void)
     static const size_t sizes[] = {0, 7, 8, 63, 64, 65, 127, 128, 200,
                                    255, 256, 257, 1000, 4096, 4096 + 13};
     struct kernel ks[] = {
-        {"int64", sb__copy_int64, 1, 8, 8, 8},
+        {"int64", sb__copy_int64, 1, 8, 8, 8, 0},
 #ifdef SB_HAVE_X86_64
         {"mmx_nt", sb__copy_mmx_nt,
          __builtin_cpu_supports("mmx") && __builtin_cpu_supports("sse"), 64,
-         64, 64},
-        {"sse2", sb__copy_sse2, __builtin_cpu_supports("sse2"), 16, 16, 16},
+         64, 64, 0},
+        {"sse2", sb__copy_sse2, __builtin_cpu_supports("sse2"), 16, 16, 16,
+         0},
         {"sse2_nt", sb__copy_sse2_nt, __builtin_cpu_supports("sse2"), 64, 64,
-         16},
-        {"avx2", sb__copy_avx2, __builtin_cpu_supports("avx2"), 32, 32, 32},
+         16, 0},
+        {"avx2", sb__copy_avx2, __builtin_cpu_supports("avx2"), 32, 32, 32,
+         0},
         {"avx2_nt", sb__copy_avx2_nt, __builtin_cpu_supports("avx2"), 64, 64,
-         32},
+         32, 0},
         {"avx512", sb__copy_avx512, __builtin_cpu_supports("avx512f"), 64, 64,
-         64},
+         64, 0},
         {"avx512_nt", sb__copy_avx512_nt, __builtin_cpu_supports("avx512f"),
-         64, 64, 64},
+         64, 64, 64, 0},
         /* The clears (clear_x86.c) whose stores are aligned: the
          * non-temporal ones fill whole lines, as the copies do. */
         {"clear_mmx_nt", sb__clear_mmx_nt,
