@@ -1108,9 +1108,17 @@ static void check_run_level(void)
            "0, refused");
 }
 
+static sb_run *n_invocations(const double *t, size_t n);
+
 /* A run of one cell (movsl, 4096 bytes): invocation g holds 5 samples
  * of t[g] ticks at 1 GHz, analysed. */
 static sb_run *four_invocations(const double *t)
+{
+    return n_invocations(t, 4);
+}
+
+/* The same with n invocations. */
+static sb_run *n_invocations(const double *t, size_t n)
 {
     sb_measure_options o;
     sb_run *run;
@@ -1123,7 +1131,7 @@ static sb_run *four_invocations(const double *t)
     synth_tsc(run, 1e9);
     run->cells[0].cell = (sb_cell){.kernel = sb_kernel_find("movsl"),
                                    .size = 4096};
-    for (size_t g = 0; g < 4; g++) {
+    for (size_t g = 0; g < n; g++) {
         sb__raw_cell raw = {.nsamples = 5, .ticks = x};
         for (size_t q = 0; q < 5; q++)
             x[q] = t[g];
@@ -1132,7 +1140,7 @@ static sb_run *four_invocations(const double *t)
             return NULL;
         }
     }
-    return synth_analysed(run, 4);
+    return synth_analysed(run, n);
 }
 
 /* A comparison's mde, and the gate's "smallest detectable change", for
@@ -1175,9 +1183,81 @@ static void check_mde_reference(void)
              0.0229919213250565 * 100);
     tap_ok(strstr(line, want) != NULL && strstr(line, "2.3%") != NULL,
            "mde: the gate's line says '%s': %s", want, line);
+    /* The cell's own mde, over its 4 invocations: the interval is t on
+     * the log medians (order statistics reach 87.5% at most), df 3;
+     * mde = (t_0.975,3 + t_0.8,3) sqrt(2) h / t_0.975,3 of its relative
+     * half-width h = (hi - lo) / 2 / estimate, by the same mpmath
+     * quantiles from the four logs' mean and sd: h 0.010246. */
+    tap_ok(strncmp(sb_run_cell(b, 0)->method, "t over log", 10) == 0,
+           "mde: the cell's interval is t on the log medians (%s)",
+           sb_run_cell(b, 0)->method);
+    TAP_IS_REL(sb_run_cell(b, 0)->rel_halfwidth, 0.01024606598512334, 1e-9,
+               "mde: the cell's relative half-width as mpmath's");
+    TAP_IS_REL(sb_run_cell(b, 0)->mde, 0.01894524748767477, 1e-9,
+               "mde: the cell's, with 3 degrees of freedom, as mpmath's");
+    {
+        /* Too few units on one side only (4 against 6) is too few for a
+         * bootstrap: Welch still. */
+        static const double six[] = {1100, 1090, 1120, 1105, 1095, 1110};
+        sb_run *d = n_invocations(six, 6);
+        const sb_comparison *w;
+        if (d && sb_run_compare_to(d, b, NULL, &err) == SB_OK &&
+            (w = sb_run_comparison(d, 0)) && w->test)
+            tap_ok(strstr(w->test, "Welch") != NULL,
+                   "4 invocations against 6: Welch, too few for a "
+                   "bootstrap on one side (%s)", w->test);
+        else
+            tap_ok(0, "4 invocations against 6 compared (%s)", err.text);
+        sb_run_free(d);
+    }
 done:
     sb_run_free(b);
     sb_run_free(c);
+}
+
+/* Two cells of one run, 6 invocations each, paired over invocations
+ * only when both have samples in every one: cell 0's first invocation
+ * and cell 1's second are empty, so the 5 medians left a side are of
+ * different invocations and must not be paired. */
+static void check_pairing_needs_every_invocation(void)
+{
+    sb_measure_options o;
+    sb_run *run;
+    double x[5];
+    size_t base[2] = {SIZE_MAX, 0};
+    sb_error err = {0};
+    const sb_comparison *c;
+    int ok = 1;
+
+    sb_measure_options_init(&o);
+    run = sb__run_alloc(2, &o, NULL);
+    if (!run) {
+        tap_ok(0, "pairing: run made");
+        return;
+    }
+    synth_tsc(run, 1e9);
+    run->cells[0].cell = (sb_cell){.kernel = sb_kernel_find("movsl"),
+                                   .size = 4096};
+    run->cells[1].cell = (sb_cell){.kernel = sb_kernel_find("libc"),
+                                   .size = 4096};
+    for (size_t g = 0; g < 6; g++)
+        for (size_t i = 0; i < 2; i++) {
+            sb__raw_cell raw = {.nsamples = g == i ? 0 : 5, .ticks = x};
+            for (size_t q = 0; q < 5; q++)
+                x[q] = (i ? 1100.0 : 1000.0) + 7.0 * (double)((g * 3) % 5);
+            ok = ok && sb__run_add_invocation(run, i, &raw) == SB_OK;
+        }
+    run = ok ? synth_analysed(run, 6) : run;
+    if (!tap_ok(ok && run, "pairing: a run with an empty invocation a cell"))
+        goto done;
+    c = sb_run_set_baselines(run, base, &err) == SB_OK
+            ? sb_run_comparison(run, 1)
+            : NULL;
+    tap_ok(c && c->valid && c->test && !strstr(c->test, "paired"),
+           "pairing: invocations empty on one side or the other are not "
+           "paired (%s)", c && c->test ? c->test : err.text);
+done:
+    sb_run_free(run);
 }
 
 /* Kruskal-Wallis against a reference written from the formula in python3
@@ -1219,6 +1299,7 @@ int main(void)
     check_verdict();
     check_gate_judge();
     check_mde_reference();
+    check_pairing_needs_every_invocation();
     check_holm_edges();
     check_hand();
     check_boot_test();

@@ -317,7 +317,9 @@ static sb_run *one_cell(double hz, const double *t, size_t ninv)
     run->cells[0].cell = (sb_cell){.kernel = sb_kernel_find("movsl"),
                                    .size = 4096};
     for (size_t g = 0; g < ninv; g++) {
-        sb__raw_cell raw = {.nsamples = SAMPLES, .ticks = x};
+        /* Each invocation also rejected one sample and made 10 calls. */
+        sb__raw_cell raw = {.nsamples = SAMPLES, .ticks = x, .calls = 10};
+        raw.rejected[SB_REJECT_CTXSW] = 1;
         for (size_t s = 0; s < SAMPLES; s++)
             x[s] = t[g];
         run->invocations++;
@@ -376,6 +378,84 @@ static void merge_kept(void)
     tap_ok(strstr(warn, "run 2: another timer") != NULL,
            "merge: the other rate is told: %s", warn);
     tap_ok(!sb_run_interrupted(m), "merge: two complete runs: complete");
+    sb_run_free(m);
+    m = NULL;
+    /* A rate 0.05% off is a calibration's jitter, one timer; 5% off is
+     * another timer.  One start time on two hosts is two runs; on one
+     * host, the same run given twice. */
+    snprintf(a->meta.start_time, sizeof a->meta.start_time, "%s",
+             "2026-12-02T10:00:00Z");
+    snprintf(b->meta.start_time, sizeof b->meta.start_time, "%s",
+             "2026-12-02T10:00:00Z");
+    snprintf(a->meta.hostname, sizeof a->meta.hostname, "%s", "one");
+    snprintf(b->meta.hostname, sizeof b->meta.hostname, "%s", "two");
+    b->meta.timer.hz = 1.0005e9;
+    tap_ok(sb_run_merge_new(in, 2, &m, warn, sizeof warn, &err) == SB_OK &&
+               !strstr(warn, "another timer") &&
+               !strstr(warn, "given twice") && strstr(warn, "another host"),
+           "merge: a rate 0.05%% off and one start time on two hosts: "
+           "neither another timer nor the same run: %s", warn);
+    sb_run_free(m);
+    m = NULL;
+    b->meta.timer.hz = 1.05e9;
+    snprintf(b->meta.hostname, sizeof b->meta.hostname, "%s", "one");
+    tap_ok(sb_run_merge_new(in, 2, &m, warn, sizeof warn, &err) == SB_OK &&
+               strstr(warn, "run 2: another timer") &&
+               strstr(warn, "the same run given twice?"),
+           "merge: a rate 5%% off is another timer, one start on one host "
+           "the same run twice: %s", warn);
+    sb_run_free(m);
+    m = NULL;
+    b->meta.timer.hz = 2e9;
+    a->meta.start_time[0] = b->meta.start_time[0] = '\0';
+    a->meta.hostname[0] = b->meta.hostname[0] = '\0';
+    if (!tap_ok(sb_run_merge_new(in, 2, &m, warn, sizeof warn, &err) ==
+                    SB_OK,
+                "merge: merged again (%s)", err.text))
+        goto done;
+    /* The runs' per-cell totals, each once: 2 rejects and 20 calls a run. */
+    tap_ok(sb_run_cell(m, 0)->rejected[SB_REJECT_CTXSW] == 4 &&
+               sb_run_cell(m, 0)->rejected_total == 4 &&
+               sb_run_cell(m, 0)->calls == 40,
+           "merge: the runs' rejects and calls added once each (%zu "
+           "rejected, %g calls)", sb_run_cell(m, 0)->rejected_total,
+           (double)sb_run_cell(m, 0)->calls);
+    {
+        /* A single run against the merged one, and the merged one
+         * against the single run: one interval, inverted, its ends
+         * swapped. */
+        static const double tc[] = {1300, 1320};
+        sb_run *c = one_cell(1e9, tc, 2);
+        const sb_comparison *x, *y;
+        if (c && sb_run_compare_to(c, m, NULL, &err) == SB_OK &&
+            sb_run_compare_to(m, c, NULL, &err) == SB_OK) {
+            x = sb_run_comparison(c, 0);
+            y = sb_run_comparison(m, 0);
+            tap_ok(x && y && x->valid && y->valid && x->test &&
+                       strstr(x->test, "single run against"),
+                   "merge: a single run against a merged one, by its run "
+                   "medians (%s)", x && x->test ? x->test : "-");
+            tap_ok(x && y && x->ratio.lo < x->ratio.estimate &&
+                       x->ratio.estimate < x->ratio.hi &&
+                       y->ratio.lo < y->ratio.estimate &&
+                       y->ratio.estimate < y->ratio.hi,
+                   "merge: both ways the estimate lies inside its interval "
+                   "([%g, %g] and [%g, %g])", x ? x->ratio.lo : NAN,
+                   x ? x->ratio.hi : NAN, y ? y->ratio.lo : NAN,
+                   y ? y->ratio.hi : NAN);
+            if (x && y) {
+                TAP_IS_REL(y->ratio.estimate, 1 / x->ratio.estimate, 1e-12,
+                           "merge: the other way, the inverse ratio");
+                TAP_IS_REL(y->ratio.lo, 1 / x->ratio.hi, 1e-12,
+                           "  whose low end is the inverse high end");
+                TAP_IS_REL(y->ratio.hi, 1 / x->ratio.lo, 1e-12,
+                           "  and high end the inverse low end");
+            }
+        } else {
+            tap_ok(0, "merge: single vs merged compared (%s)", err.text);
+        }
+        sb_run_free(c);
+    }
     sb_run_free(m);
     m = NULL;
 
