@@ -119,7 +119,8 @@ void sb__clear_mmx_nt(void *dst, const void *src, size_t n, void *state)
     sb__zero_small(d, head);
     d += head;
     n -= head;
-    for (; n >= 64; n -= 64, d += 64)
+    for (; n >= 64; n -= 64, d += 64) {
+        SB__CHECK_STORE(d, 64); /* the eight movntq: one line */
         __asm__ volatile("pxor   %%mm0, %%mm0\n\t"
                          "movntq %%mm0,   (%0)\n\t"
                          "movntq %%mm0,  8(%0)\n\t"
@@ -132,6 +133,7 @@ void sb__clear_mmx_nt(void *dst, const void *src, size_t n, void *state)
                          :
                          : "r"(d)
                          : "memory", "mm0");
+    }
     sb__zero_small(d, n);
     __asm__ volatile("sfence\n\t"
                      "emms" ::: "memory");
@@ -156,7 +158,10 @@ void sb__clear_mmx_nt(void *dst, const void *src, size_t n, void *state)
     } while (0)
 
 /* movntdq of a zeroed xmm to whole lines (destination aligned to 64), 64
- * bytes a loop, sfence. */
+ * bytes a loop, sfence.  Only whole lines: the 16-64 bytes left after the
+ * last one share a line with bytes outside the clear and take the scalar
+ * tail, as in the copies (a single-vector loop here would write a line
+ * partly through the non-temporal path). */
 __attribute__((target("sse2")))
 void sb__clear_sse2_nt(void *dst, const void *src, size_t n, void *state)
 {
@@ -169,7 +174,12 @@ void sb__clear_sse2_nt(void *dst, const void *src, size_t n, void *state)
     sb__zero_small(d, head);
     d += head;
     n -= head;
-    SB__CLEAR_BODY(16, "movntdq");
+    for (; n >= 64; n -= 64, d += 64) {
+        SB__VSTORE("movntdq", 16, d, z);
+        SB__VSTORE("movntdq", 16, d + 16, z);
+        SB__VSTORE("movntdq", 16, d + 32, z);
+        SB__VSTORE("movntdq", 16, d + 48, z);
+    }
     sb__zero_small(d, n);
     __asm__ volatile("sfence" ::: "memory");
 }

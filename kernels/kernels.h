@@ -75,10 +75,11 @@ void sb__clear_avx512(void *dst, const void *src, size_t n, void *state);
 /* The checking build: tests/test_kstores compiles the kernel files again
  * with -DSB_KERNEL_CHECK, and then each store of a kernel's main loop
  * (the qword moves of int64, the vector and line stores of the SIMD
- * copies) first reports its address and width to sb__check_store, which
- * only that test defines.  It asserts what each kernel's description
- * promises and the copied bytes cannot show: which pointer is aligned,
- * and that non-temporal stores fill whole 64-byte lines.  Without the
+ * copies and clears) first reports its address and width to
+ * sb__check_store, which only that test defines.  It asserts what each
+ * kernel's description promises and the copied bytes cannot show: which
+ * pointer is aligned, and that non-temporal stores fill whole 64-byte
+ * lines.  Without the
  * define the hook is nothing, and the library's kernels are the same
  * code (tests/codegen.sh checks them). */
 #ifdef SB_KERNEL_CHECK

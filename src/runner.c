@@ -300,6 +300,20 @@ static int await_child(int fd, const sb__stop *stop, pid_t pid,
     }
 }
 
+/* Test hook: a test program that defines int sb__runner_exit_after_send
+ * and sets it non-zero makes each forked invocation exit with that status
+ * once its data is sent (tests/test_failures.c), the one case of a child
+ * that no kernel can bring about (a kernel's exit() leaves before the
+ * data goes).  Weak and hidden, like sb__counters_no_perf (counters.h). */
+#if defined(__GNUC__)
+extern int sb__runner_exit_after_send
+    __attribute__((weak, visibility("hidden")));
+#define SB__RUNNER_EXIT_AFTER_SEND \
+    (&sb__runner_exit_after_send ? sb__runner_exit_after_send : 0)
+#else
+#define SB__RUNNER_EXIT_AFTER_SEND 0
+#endif
+
 /* Run invocation i in a child process and collect its data.  *died is
  * set when the child ended without sending its data (a signal other than
  * SIGINT and SIGTERM, or exit()), err then saying which and how. */
@@ -345,7 +359,7 @@ static int forked_invocation(const sb_plan *plan,
         close(fd[0]);
         rc = sb__measure(plan, opt, a, opt->seed + i, bud, stop, inv, &e);
         rc = send_invocation(fd[1], rc, &e, inv) == 0 ? 0 : 1;
-        _exit(rc);
+        _exit(rc ? rc : SB__RUNNER_EXIT_AFTER_SEND);
     }
     close(fd[1]);
     /* Past the run's deadline by the budget again and 10 s, no

@@ -227,6 +227,22 @@ check "  but a row with user and sys columns (a number or -)" \
     awk '$1 == "malloc_touch" && NF >= 12 &&
         ($8 == "-" || $8 + 0 == $8) && ($9 == "-" || $9 + 0 == $9) { ok = 1 }
         END { exit !ok }' "$tmp/alloc.txt"
+# ns/page is the per-call time over the pages: 1000 x us/call / (64K / 4K),
+# up to the printed digits (us/call to 0.01, ns/page to 0.1).
+check "  its ns/page is 1000 x us/call / pages" \
+    awk '/^kernel .*ns\/page/ { on = 1; next }
+         on && /^$/ { on = 0 }
+         on && $1 == "malloc_touch" {
+            rows++
+            want = 1000 * $3 / 16
+            d = $7 - want
+            if (d < 0) d = -d
+            if (d > 0.05 + 1000 * 0.005 / 16 + 1e-9) {
+                print "ns/page " $7 " for us/call " $3 ": want " want
+                bad++
+            }
+         }
+         END { exit !(rows == 1 && !bad) }' "$tmp/alloc.txt"
 
 # --- stdout on a full device: not a success ----------------------------------
 if [ -c /dev/full ]; then
@@ -402,6 +418,19 @@ sed 's/"seed": "18446744073709551615"/"seed": -1/' "$tmp/seed.json" \
 "$STATBENCH" report "$tmp/seed_old.json" -f json >"$tmp/seed3.json" 2>/dev/null
 check "  and the old form (-1) is read as the same 64 bits" \
     grep -q '"seed": "18446744073709551615"' "$tmp/seed3.json"
+# One past 2^64 - 1 must not wrap to 0 (nor any other seed): refused on
+# the command line, and the default (1, with a note) when loaded.
+check "--seed 2^64 is refused, not wrapped" \
+    bad_input "18446744073709551616" -k libc --seed 18446744073709551616
+check "--seed far past 2^64 is refused" \
+    bad_input "99999999999999999999" -k libc --seed 99999999999999999999
+sed 's/"seed": "18446744073709551615"/"seed": "18446744073709551616"/' \
+    "$tmp/seed.json" >"$tmp/seed_big.json"
+"$STATBENCH" report "$tmp/seed_big.json" -f json >"$tmp/seed4.json" \
+    2>/dev/null
+check "  a loaded seed of 2^64 is ignored: the default seed, and a note" \
+    sh -c "grep -q '\"seed\": 1,' '$tmp/seed4.json' &&
+           grep -q 'meta.seed is not a seed' '$tmp/seed4.json'"
 check "--metric: an unknown metric refused" \
     bad_input "'flops': unknown metric (use auto, time or cycles)" \
     --metric flops
@@ -444,6 +473,10 @@ check "missing option value" bad_input "--size" --size
 check "stray argument" bad_input "'extra'" extra
 check "precision below 0" bad_input "'-1'" --precision -1
 check "precision 100" bad_input "'100'" --precision 100
+check "--max-invocations past its maximum (1000)" \
+    bad_input "'1001': must be at most 1000" -k libc --max-invocations 1001
+check "--invocations past its maximum (1000)" \
+    bad_input "'1001': must be at most 1000" -k libc --invocations 1001
 check "precision not a number" bad_input "'x'" --precision x
 
 # --- --precision 0: no target --------------------------------------------

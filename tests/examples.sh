@@ -35,10 +35,67 @@ gate_unchanged() { # RC FILE
 check "examples/gate passes an unchanged function, or fails it as undecided (rc $rc)" \
     gate_unchanged "$rc" "$tmp/gate.out"
 [ "$rc" -eq 0 ] || diag "$(cat "$tmp/gate.out")"
+# Whatever the machine made of it, the line must follow from its own
+# figures by the gate's rules (threshold 5%, default policy fail), and
+# the exit status from the line: a pass whose interval reaches past 1.05,
+# "equivalent" with an interval outside [0.95, 1.05], "slower" with an
+# interval reaching 1, or a status that disagrees with the line, is a
+# broken gate on a quiet machine and on a noisy one alike.  (Printed to
+# 4 digits: a figure printed equal to a bound passes either way.)
+gate_consistent() { # RC FILE
+    awk -v rc="$1" '
+        /^(PASS|FAIL) candidate vs baseline: / {
+            lines++
+            out = $1
+            why = $0
+            sub(/^(PASS|FAIL) candidate vs baseline: /, "", why)
+            sub(/;.*/, "", why)
+            if (!match($0, /ratio [0-9.e+-]+ \[[0-9.e+-]+, [0-9.e+-]+\]/))
+                next
+            r = substr($0, RSTART + 6, RLENGTH - 6)
+            gsub(/[\[\],]/, " ", r)
+            split(r, f, " ")
+            est = f[1] + 0; lo = f[2] + 0; hi = f[3] + 0
+            have = 1
+            th = $0 ~ /; threshold 5%;/
+            mde = $0 ~ /; smallest detectable change [0-9.e+-]+%;/
+        }
+        END {
+            if (lines != 1 || !have || !th || !mde) {
+                print "no single gate line with a ratio, the 5% threshold " \
+                      "and the smallest detectable change"
+                exit 1
+            }
+            ok = 0
+            if (why == "slower, beyond the threshold")
+                ok = out == "FAIL" && lo >= 1 && est >= 1.05
+            else if (why == "slower, by less than the threshold")
+                ok = out == "PASS" && lo >= 1 && est <= 1.05
+            else if (why ~ /^inconclusive: /)
+                ok = out == "FAIL" && hi >= 1.05
+            else if (why ~ /^inconclusive, but the interval rules out/)
+                ok = out == "PASS" && hi <= 1.05
+            else if (why == "equivalent")
+                ok = out == "PASS" && lo >= 0.95 && hi <= 1.05
+            else if (why == "faster")
+                ok = out == "PASS" && hi <= 1
+            ok = ok && lo > 0 && lo <= est && est <= hi
+            ok = ok && (out == "PASS" ? rc == 0 : rc == 1)
+            if (!ok)
+                printf "%s (exit %s) does not follow from ratio %g [%g, %g]\n",
+                    out ": " why, rc, est, lo, hi
+            exit !ok
+        }' "$2"
+}
+check "examples/gate: the unchanged function's line and status follow from its interval" \
+    gate_consistent "$rc" "$tmp/gate.out"
 out=$("$ex/gate" slow 2>&1)
 rc=$?
 check "examples/gate fails a function twice as slow (rc $rc)" test "$rc" -eq 1
 [ "$rc" -eq 1 ] || diag "$out"
+printf '%s\n' "$out" >"$tmp/gate_slow_line.out"
+check "examples/gate: the slow function's line and status follow from its interval" \
+    gate_consistent "$rc" "$tmp/gate_slow_line.out"
 # Why: slower, or (a machine loaded enough to widen the interval, as in a
 # parallel distcheck) undecided with the interval reaching past the 5%
 # threshold; either way the line names the smallest detectable change.

@@ -36,6 +36,7 @@
 
 #include "statbench.h"
 #include "stats_internal.h"
+#include "synth_run.h"
 #include "tap.h"
 
 #define REL_EXACT 1e-12
@@ -878,6 +879,23 @@ static void check_gate_judge(void)
     c.ratio = (sb_interval){1.05, 1.02, 1.08, 0.95, 0.95};
     TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_PASS,
                "gate: slower by 5%% at a 10%% threshold passes");
+    {
+        /* Slower, 5% past a 1% threshold, with an interval whose low end
+         * lies below 1 + threshold: the estimate decides, not the low
+         * end (a gate that waited for the whole interval to clear the
+         * threshold would pass this slowdown). */
+        sb_analysis_options one = oa;
+        sb_comparison s = c;
+        one.threshold = 0.01;
+        s.ratio = (sb_interval){1.05, 1.005, 1.09, 0.95, 0.95};
+        TAP_IS_INT(sb_gate_judge(&s, &one, NULL, NULL, line, sizeof line),
+                   SB_GATE_FAIL, "gate: slower 1.05 [1.005, 1.09] at a 1%% "
+                   "threshold fails");
+        tap_ok(strstr(line, "slower, beyond the threshold") != NULL,
+               "  as slower beyond the threshold: %s", line);
+        TAP_IS_INT(sb_comparison_regressed(&s, 0.01), 1,
+                   "  and sb_comparison_regressed agrees");
+    }
     TAP_IS_INT(sb_comparison_regressed(&c, 0.10), 0,
                "as sb_comparison_regressed says");
     /* Inconclusive, reaching 30% slower: the policy decides. */
@@ -924,6 +942,9 @@ static void check_gate_judge(void)
     c.ratio.hi = 1.10;
     TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_PASS,
                "gate: hi exactly 1 + threshold passes");
+    c.ratio.hi = 1.12;
+    TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_FAIL,
+               "gate: inconclusive, hi 1.12 just past 1 + threshold, fails");
     c.ratio.hi = NAN;
     TAP_IS_INT(sb_gate_judge(&c, &oa, NULL, NULL, NULL, 0), SB_GATE_FAIL,
                "gate: inconclusive with a NaN end fails");
@@ -1089,6 +1110,158 @@ static void check_run_level(void)
            "0, refused");
 }
 
+static sb_run *n_invocations(const double *t, size_t n);
+
+/* A run of one cell (movsl, 4096 bytes): invocation g holds 5 samples
+ * of t[g] ticks at 1 GHz, analysed. */
+static sb_run *four_invocations(const double *t)
+{
+    return n_invocations(t, 4);
+}
+
+/* The same with n invocations. */
+static sb_run *n_invocations(const double *t, size_t n)
+{
+    sb_measure_options o;
+    sb_run *run;
+    double x[5];
+
+    sb_measure_options_init(&o);
+    run = sb__run_alloc(1, &o, NULL);
+    if (!run)
+        return NULL;
+    synth_tsc(run, 1e9);
+    run->cells[0].cell = (sb_cell){.kernel = sb_kernel_find("movsl"),
+                                   .size = 4096};
+    for (size_t g = 0; g < n; g++) {
+        sb__raw_cell raw = {.nsamples = 5, .ticks = x};
+        for (size_t q = 0; q < 5; q++)
+            x[q] = t[g];
+        if (sb__run_add_invocation(run, 0, &raw) != SB_OK) {
+            sb_run_free(run);
+            return NULL;
+        }
+    }
+    return synth_analysed(run, n);
+}
+
+/* A comparison's mde, and the gate's "smallest detectable change", for
+ * two separate runs of 4 invocations each (Welch on the logarithms of
+ * the invocation medians), the run-to-run sd told to be 0 (no widening).
+ * The reference is computed apart from the C code, in python3 with
+ * mpmath at 40 digits: x = log(baseline), y = log(candidate), v = s^2 /
+ * 4 for each side, se = sqrt(v_x + v_y), df by Welch-Satterthwaite
+ * (v_x + v_y)^2 / (v_x^2 / 3 + v_y^2 / 3) = 4.7604, and mde = (t_0.975
+ * + t_0.8) se, the t quantiles found by mpmath.findroot on the t CDF 1 -
+ * I_{df / (df + t^2)}(df / 2, 1 / 2) / 2 (mpmath.betainc): 2.6100 +
+ * 0.92379 times 0.0065063. */
+static void check_mde_reference(void)
+{
+    static const double base[] = {1000, 1010, 995, 1005},
+                        cand[] = {1100, 1090, 1120, 1105};
+    sb_run *b = four_invocations(base), *c = four_invocations(cand);
+    const sb_comparison *cmp;
+    char line[512], want[64];
+    size_t matched = 0;
+    sb_error err = {0};
+
+    if (!tap_ok(b && c, "mde: two runs of 4 invocations made"))
+        goto done;
+    c->analysis.run_sd = 0;
+    if (!tap_ok(sb_run_compare_to(c, b, &matched, &err) == SB_OK &&
+                    matched == 1,
+                "mde: compared (%s)", err.text))
+        goto done;
+    cmp = sb_run_comparison(c, 0);
+    tap_ok(cmp && cmp->valid && cmp->test && strstr(cmp->test, "Welch"),
+           "mde: by Welch's t on the logarithms (%s)",
+           cmp && cmp->test ? cmp->test : "-");
+    TAP_IS_REL(cmp->ratio.lo, 1.082423718226768, 1e-9,
+               "mde: the interval's low end as mpmath's exp(d - t se)");
+    TAP_IS_REL(cmp->mde, 0.0229919213250565, 1e-9,
+               "mde: (t_0.975 + t_0.8) se, as mpmath computes it");
+    sb_gate_judge(cmp, NULL, NULL, NULL, line, sizeof line);
+    snprintf(want, sizeof want, "smallest detectable change %.2g%%",
+             0.0229919213250565 * 100);
+    tap_ok(strstr(line, want) != NULL && strstr(line, "2.3%") != NULL,
+           "mde: the gate's line says '%s': %s", want, line);
+    /* The cell's own mde, over its 4 invocations: the interval is t on
+     * the log medians (order statistics reach 87.5% at most), df 3;
+     * mde = (t_0.975,3 + t_0.8,3) sqrt(2) h / t_0.975,3 of its relative
+     * half-width h = (hi - lo) / 2 / estimate, by the same mpmath
+     * quantiles from the four logs' mean and sd: h 0.010246. */
+    tap_ok(strncmp(sb_run_cell(b, 0)->method, "t over log", 10) == 0,
+           "mde: the cell's interval is t on the log medians (%s)",
+           sb_run_cell(b, 0)->method);
+    TAP_IS_REL(sb_run_cell(b, 0)->rel_halfwidth, 0.01024606598512334, 1e-9,
+               "mde: the cell's relative half-width as mpmath's");
+    TAP_IS_REL(sb_run_cell(b, 0)->mde, 0.01894524748767477, 1e-9,
+               "mde: the cell's, with 3 degrees of freedom, as mpmath's");
+    {
+        /* Too few units on one side only (4 against 6) is too few for a
+         * bootstrap: Welch still. */
+        static const double six[] = {1100, 1090, 1120, 1105, 1095, 1110};
+        sb_run *d = n_invocations(six, 6);
+        const sb_comparison *w;
+        if (d && sb_run_compare_to(d, b, NULL, &err) == SB_OK &&
+            (w = sb_run_comparison(d, 0)) && w->test)
+            tap_ok(strstr(w->test, "Welch") != NULL,
+                   "4 invocations against 6: Welch, too few for a "
+                   "bootstrap on one side (%s)", w->test);
+        else
+            tap_ok(0, "4 invocations against 6 compared (%s)", err.text);
+        sb_run_free(d);
+    }
+done:
+    sb_run_free(b);
+    sb_run_free(c);
+}
+
+/* Two cells of one run, 6 invocations each, paired over invocations
+ * only when both have samples in every one: cell 0's first invocation
+ * and cell 1's second are empty, so the 5 medians left a side are of
+ * different invocations and must not be paired. */
+static void check_pairing_needs_every_invocation(void)
+{
+    sb_measure_options o;
+    sb_run *run;
+    double x[5];
+    size_t base[2] = {SIZE_MAX, 0};
+    sb_error err = {0};
+    const sb_comparison *c;
+    int ok = 1;
+
+    sb_measure_options_init(&o);
+    run = sb__run_alloc(2, &o, NULL);
+    if (!run) {
+        tap_ok(0, "pairing: run made");
+        return;
+    }
+    synth_tsc(run, 1e9);
+    run->cells[0].cell = (sb_cell){.kernel = sb_kernel_find("movsl"),
+                                   .size = 4096};
+    run->cells[1].cell = (sb_cell){.kernel = sb_kernel_find("libc"),
+                                   .size = 4096};
+    for (size_t g = 0; g < 6; g++)
+        for (size_t i = 0; i < 2; i++) {
+            sb__raw_cell raw = {.nsamples = g == i ? 0 : 5, .ticks = x};
+            for (size_t q = 0; q < 5; q++)
+                x[q] = (i ? 1100.0 : 1000.0) + 7.0 * (double)((g * 3) % 5);
+            ok = ok && sb__run_add_invocation(run, i, &raw) == SB_OK;
+        }
+    run = ok ? synth_analysed(run, 6) : run;
+    if (!tap_ok(ok && run, "pairing: a run with an empty invocation a cell"))
+        goto done;
+    c = sb_run_set_baselines(run, base, &err) == SB_OK
+            ? sb_run_comparison(run, 1)
+            : NULL;
+    tap_ok(c && c->valid && c->test && !strstr(c->test, "paired"),
+           "pairing: invocations empty on one side or the other are not "
+           "paired (%s)", c && c->test ? c->test : err.text);
+done:
+    sb_run_free(run);
+}
+
 /* Kruskal-Wallis against a reference written from the formula in python3
  * (average ranks by hand, the chi-squared tail from mpmath's regularized
  * upper incomplete gamma), one case without ties and one with. */
@@ -1127,6 +1300,8 @@ int main(void)
     }
     check_verdict();
     check_gate_judge();
+    check_mde_reference();
+    check_pairing_needs_every_invocation();
     check_holm_edges();
     check_hand();
     check_boot_test();

@@ -38,8 +38,11 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sched.h>
+#include <semaphore.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +125,124 @@ static const sb_kernel control_kernel =
     TEST_KERNEL("test_control", SB_FAMILY_COPY, "memcpy, counted",
                 counted_copy, setup_control, 0);
 
+/* ---- The preempted kernel ------------------------------------------- */
+
+/* A CPU hog, a thread pinned to the measuring thread's CPU that spins
+ * while told to: on calls 1 mod 10 the kernel wakes it and yields until
+ * it has run, so that the sample loses its CPU to a runnable thread, an
+ * involuntary switch (sched_yield leaves the thread runnable), then
+ * stops it and yields until it sleeps again.  Whether the call was
+ * switched out involuntarily only is asked of getrusage, as the sleepy
+ * kernel asks; a call whose hog never ran (another CPU, a refused
+ * affinity) or that also switched voluntarily is not counted. */
+static struct {
+    pthread_t t;
+    pid_t pid;     /* the process that made it (0: none) */
+    sem_t wake;
+    atomic_int go, ran, idle, quit;
+} hog;
+
+static void *hog_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        atomic_store(&hog.idle, 1);
+        while (sem_wait(&hog.wake) != 0 && errno == EINTR)
+            ;
+        if (atomic_load(&hog.quit))
+            return NULL;
+        atomic_store(&hog.idle, 0);
+        atomic_store(&hog.ran, 1);
+        while (atomic_load(&hog.go))
+            ;
+    }
+}
+
+/* The hog of this process, made on first use (a forked invocation makes
+ * its own); 0 or -1. */
+static int hog_ready(void)
+{
+    if (hog.pid == getpid())
+        return 0;
+    memset(&hog, 0, sizeof hog);
+    if (sem_init(&hog.wake, 0, 0) != 0)
+        return -1;
+    atomic_store(&hog.idle, 0);
+    if (pthread_create(&hog.t, NULL, hog_main, NULL) != 0)
+        return -1;
+    hog.pid = getpid();
+    return 0;
+}
+
+static void hog_stop(void)
+{
+    if (hog.pid != getpid())
+        return;
+    atomic_store(&hog.quit, 1);
+    sem_post(&hog.wake);
+    pthread_join(hog.t, NULL);
+    sem_destroy(&hog.wake);
+    hog.pid = 0;
+}
+
+static void rusage_switches(long *vol, long *invol)
+{
+    struct rusage u;
+    if (getrusage(RUSAGE_THREAD, &u) == 0) {
+        *vol = u.ru_nvcsw;
+        *invol = u.ru_nivcsw;
+    } else {
+        *vol = *invol = -1;
+    }
+}
+
+static struct calls preempted_calls;
+
+static void preempted_copy(void *dst, const void *src, size_t n,
+                           void *state)
+{
+    struct calls *c = state;
+    memcpy(dst, src, n);
+    if (c->n % 10 == 1 && hog_ready() == 0) {
+        cpu_set_t set;
+        long v0, i0, v1, i1;
+        int cpu = sched_getcpu(), tries;
+        CPU_ZERO(&set);
+        if (cpu >= 0)
+            CPU_SET(cpu, &set);
+        rusage_switches(&v0, &i0);
+        if (cpu >= 0 &&
+            pthread_setaffinity_np(hog.t, sizeof set, &set) == 0) {
+            atomic_store(&hog.ran, 0);
+            atomic_store(&hog.go, 1);
+            sem_post(&hog.wake);
+            for (tries = 0; !atomic_load(&hog.ran) && tries < 100000; tries++)
+                sched_yield();
+            atomic_store(&hog.go, 0);
+            for (tries = 0; !atomic_load(&hog.idle) && tries < 100000; tries++)
+                sched_yield();
+        }
+        rusage_switches(&v1, &i1);
+        if (c->n < MAX_CALLS)
+            c->slept[c->n] = v0 >= 0 && v1 == v0 && i1 > i0 ? SWITCHED
+                                                            : NO_SWITCH;
+    }
+    c->n++;
+}
+
+static int setup_preempted(void **state, const sb_cell *cell, sb_error *err)
+{
+    (void)cell, (void)err;
+    memset(&preempted_calls, 0, sizeof preempted_calls);
+    *state = &preempted_calls;
+    return SB_OK;
+}
+
+static const sb_kernel preempted_kernel =
+    TEST_KERNEL("test_preempted", SB_FAMILY_COPY,
+                "memcpy; a CPU hog on its CPU on calls 1 mod 10",
+                preempted_copy, setup_preempted, 0);
+
 /* ---- The page-faulting kernel --------------------------------------- */
 
 static void fresh_pages(void *dst, const void *src, size_t n, void *state)
@@ -193,8 +314,18 @@ static size_t sleeps_in_rounds(const struct calls *c, int *odd_only,
     return n;
 }
 
+static int run_pair_of(const sb_kernel *k, int reject, sb_run **run,
+                       sb_error *err);
+
 /* Measure the sleepy and the control cell; SB_OK or the error. */
 static int run_pair(int reject, sb_run **run, sb_error *err)
+{
+    return run_pair_of(&sleepy_kernel, reject, run, err);
+}
+
+/* Measure cell k and the control cell; SB_OK or the error. */
+static int run_pair_of(const sb_kernel *k, int reject, sb_run **run,
+                       sb_error *err)
 {
     sb_plan *plan = sb_plan_new();
     sb_measure_options o;
@@ -203,7 +334,7 @@ static int run_pair(int reject, sb_run **run, sb_error *err)
     options(&o, reject);
     if (!plan)
         return SB_ENOMEM;
-    rc = sb_plan_add(plan, &sleepy_kernel, 4096, 0, 0, err);
+    rc = sb_plan_add(plan, k, 4096, 0, 0, err);
     if (rc == SB_OK)
         rc = sb_plan_add(plan, &control_kernel, 4096, 0, 0, err);
     if (rc == SB_OK)
@@ -661,6 +792,79 @@ static void test_no_perf(void)
     sb_run_free(run);
 }
 
+/* Without perf_event_open, a sample preempted by a CPU hog on its CPU (an
+ * involuntary switch only: no sleep, no block) is flagged, its
+ * context-switch count at least 1, and rejected: getrusage's count is
+ * both kinds of switch. */
+static void test_preempted_no_perf(void)
+{
+    sb_run *run = NULL;
+    sb_error e = {0};
+    const sb_cell_result *s;
+    const unsigned char *flags;
+    const double *cs;
+    size_t pre, all, base, missed = 0, low = 0;
+    int odd, ic, rc;
+
+    sb__counters_no_perf = 1;
+    rc = run_pair_of(&preempted_kernel, SB_REJECT_NONE, &run, &e);
+    sb__counters_no_perf = 0;
+    if (!tap_ok(rc == SB_OK, "preempted, without perf_event_open: measured "
+                "(%s)", e.text)) {
+        hog_stop();
+        return;
+    }
+    s = sb_run_cell(run, 0);
+    pre = sleeps_in_rounds(&preempted_calls, &odd, &all);
+    tap_diag("%zu of %zu hog calls in the rounds were preempted only", pre,
+             all);
+    if (pre == 0 || !odd || s->nsamples != ROUNDS) {
+        tap_skip("preempted samples: none preempted involuntarily (the hog "
+                 "could not share the CPU)");
+        sb_run_free(run);
+        hog_stop();
+        return;
+    }
+    flags = sb_run_sample_flags(run, 0);
+    ic = counter_index(sb_run_meta(run), "perf::CONTEXT-SWITCHES");
+    cs = ic >= 0 ? sb_run_counter_samples(run, 0, (size_t)ic) : NULL;
+    tap_ok(flags && cs && strstr(sb_run_meta(run)->counters, "getrusage"),
+           "per-sample flags and context switches, from getrusage");
+    if (flags && cs) {
+        base = preempted_calls.n - 2 * ROUNDS;
+        for (size_t i = 0; i < ROUNDS; i++) {
+            if (preempted_calls.slept[base + 2 * i + 1] != SWITCHED)
+                continue;
+            missed += !((flags[i] >> SB_REJECT_CTXSW) & 1);
+            low += !(cs[i] >= 1);
+        }
+        TAP_IS_INT(missed, 0, "every preempted sample flagged a context "
+                   "switch (%zu preempted)", pre);
+        TAP_IS_INT(low, 0, "every preempted sample counts a context switch");
+    }
+    tap_ok(s->disturbed[SB_REJECT_CTXSW] >= pre,
+           "preempted samples counted in disturbed[] (%zu >= %zu)",
+           s->disturbed[SB_REJECT_CTXSW], pre);
+    sb_run_free(run);
+    run = NULL;
+
+    /* Under the default policy they are rejected. */
+    sb__counters_no_perf = 1;
+    rc = run_pair_of(&preempted_kernel, SB_REJECT_DISTURBED, &run, &e);
+    sb__counters_no_perf = 0;
+    if (tap_ok(rc == SB_OK, "preempted, reject disturbed: measured (%s)",
+               e.text)) {
+        s = sb_run_cell(run, 0);
+        pre = sleeps_in_rounds(&preempted_calls, &odd, NULL);
+        tap_ok(switched(s) >= pre && s->disturbed[SB_REJECT_CTXSW] >= pre,
+               "every preempted sample rejected as a context switch or a "
+               "wait for the CPU (%zu rejected, %zu preempted)",
+               switched(s), pre);
+    }
+    sb_run_free(run);
+    hog_stop();
+}
+
 /* As an unprivileged user (when run as root): no SCHED_FIFO, a note. */
 struct child_report {
     int rc;
@@ -895,6 +1099,7 @@ int main(void)
     test_missing_counters();
     test_long_samples();
     test_no_perf();
+    test_preempted_no_perf();
     test_rt_privileged();
     test_unprivileged();
     return tap_done();

@@ -430,6 +430,34 @@ static void test_regressed(void)
 
 /* ---- A dead invocation --------------------------------------------------- */
 
+/* Set by test_exit_after_send: runner.c's hook, each forked invocation
+ * exits with this status once its data is sent. */
+int sb__runner_exit_after_send;
+
+/* A child that sent its data and then exited non-zero: not a success,
+ * and the error says both. */
+static void test_exit_after_send(void)
+{
+    sb_kernel k = {.size = sizeof(sb_kernel), .name = "sends_then_fails",
+                   .family = SB_FAMILY_COPY, .description = "memcpy",
+                   .fn = fine};
+    sb_measure_options o;
+    struct one t;
+    int rc;
+
+    run_options(&o, 10);
+    o.invocations = o.max_invocations = 2;
+    sb__runner_exit_after_send = 7;
+    rc = run_one(&t, &k, 64, &o);
+    sb__runner_exit_after_send = 0;
+    tap_ok(rc == SB_ESYS && !t.run &&
+               strstr(t.err.text, "invocation 0 sent its data but exited "
+                                  "with status 7"),
+           "an invocation that sent its data, then exited 7: an error "
+           "saying so: %s", t.err.text);
+    one_free(&t);
+}
+
 static void test_dead_invocation(int by_signal)
 {
     sb_kernel k = {.size = sizeof(sb_kernel),
@@ -660,6 +688,7 @@ int main(void)
     } else {
         tap_skip("dead invocations: no shared page");
     }
+    test_exit_after_send();
     test_rlimit();
     return tap_done();
 }

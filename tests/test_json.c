@@ -228,6 +228,41 @@ int main(void)
             "\"samples_ticks\": [1, 2], \"invocation_samples\": [1, 5]}]}",
             "does not add up", "invocation counts that do not add up");
     refused("{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+            "\"meta\": {\"timer\": {\"hz\": 1e9}}, \"cells\": [{\"kernel\": "
+            "\"x\", \"size\": 1, \"src_align\": 0, \"dst_align\": 0, "
+            "\"samples_ticks\": [1, 2, 3], \"invocation_samples\": [1, 1]}]}",
+            "does not add up", "invocation counts that add up to fewer "
+            "samples than there are");
+    {
+        /* A merged run of 2 runs, 2 invocations: the run numbers must lie
+         * below 2.  The same document with [0, 1] loads, so that the
+         * refusal is the run number's. */
+        static const char head[] =
+            "{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+            "\"meta\": {\"timer\": {\"hz\": 1e9}}, \"merged_runs\": "
+            "[{\"hostname\": \"a\"}, {\"hostname\": \"b\"}], "
+            "\"invocation_run\": ";
+        static const char tail[] =
+            ", \"cells\": [{\"kernel\": \"libc\", \"size\": 4096, "
+            "\"src_align\": 0, \"dst_align\": 0, \"samples_ticks\": "
+            "[100, 101, 102, 103], \"invocation_samples\": [2, 2]}]}";
+        char doc[1024];
+        sb_run *mr = NULL;
+        sb_error e = {0};
+        snprintf(doc, sizeof doc, "%s[0, 1]%s", head, tail);
+        tap_ok(load_doc(doc, &mr, &e) == SB_OK && sb_run_runs(mr) == 2 &&
+                   sb_run_invocation_run(mr, 1) == 1,
+               "a merged run tagging its invocations 0 and 1 loads (%s)",
+               e.text);
+        sb_run_free(mr);
+        snprintf(doc, sizeof doc, "%s[0, 2]%s", head, tail);
+        refused(doc, "invocation_run[1]\": not a run number below 2",
+                "a merged run's invocation_run holding n (2 of 2 runs)");
+        snprintf(doc, sizeof doc, "%s[0, -1]%s", head, tail);
+        refused(doc, "invocation_run[1]\": not a run number below 2",
+                "a negative run number");
+    }
+    refused("{\"schema\": \"statbench-run\", \"schema_version\": 1, "
             "\"meta\": {\"timer\": {\"hz\": 1e9}}, \"cells\": ["
             "{\"kernel\": \"libc\", \"size\": 4096, \"src_align\": 0, "
             "\"dst_align\": 0, \"samples_ticks\": [4, 4]}, "

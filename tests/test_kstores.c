@@ -1,6 +1,7 @@
 /*
- * test_kstores.c: the stores each copy kernel's main loop makes, against
- * what its description promises.  The copied bytes cannot
+ * test_kstores.c: the stores each copy kernel's main loop makes, and each
+ * aligned clear kernel's, against what its description promises.  The
+ * copied bytes cannot
  * show which pointer a kernel aligns, nor whether its non-temporal stores
  * fill whole lines: a kernel that aligns the source instead of the
  * destination, or heads to 16 bytes instead of 64, copies every byte
@@ -50,6 +51,7 @@ struct kernel {
     size_t a; /* the destination's alignment after the head */
     size_t l; /* the unit the main loop stores whole */
     size_t w; /* each store's alignment (and at least its width) */
+    int clear; /* a clear: the destination must end up zero */
 };
 
 static int by_address(const void *x, const void *y)
@@ -73,7 +75,12 @@ static int check_call(const struct kernel *k, unsigned char *dst,
     nstores = lost = 0;
     memset(dst - 64, 0xee, n + 128);
     k->fn(dst, src, n, NULL);
-    if (memcmp(dst, src, n) != 0) {
+    for (size_t i = 0; k->clear && i < n; i++)
+        if (dst[i] != 0) {
+            snprintf(why, len, "byte %zu not cleared", i);
+            return -1;
+        }
+    if (!k->clear && memcmp(dst, src, n) != 0) {
         snprintf(why, len, "bytes differ");
         return -1;
     }
@@ -119,21 +126,34 @@ int main(void)
     static const size_t sizes[] = {0, 7, 8, 63, 64, 65, 127, 128, 200,
                                    255, 256, 257, 1000, 4096, 4096 + 13};
     struct kernel ks[] = {
-        {"int64", sb__copy_int64, 1, 8, 8, 8},
+        {"int64", sb__copy_int64, 1, 8, 8, 8, 0},
 #ifdef SB_HAVE_X86_64
         {"mmx_nt", sb__copy_mmx_nt,
          __builtin_cpu_supports("mmx") && __builtin_cpu_supports("sse"), 64,
-         64, 64},
-        {"sse2", sb__copy_sse2, __builtin_cpu_supports("sse2"), 16, 16, 16},
+         64, 64, 0},
+        {"sse2", sb__copy_sse2, __builtin_cpu_supports("sse2"), 16, 16, 16,
+         0},
         {"sse2_nt", sb__copy_sse2_nt, __builtin_cpu_supports("sse2"), 64, 64,
-         16},
-        {"avx2", sb__copy_avx2, __builtin_cpu_supports("avx2"), 32, 32, 32},
+         16, 0},
+        {"avx2", sb__copy_avx2, __builtin_cpu_supports("avx2"), 32, 32, 32,
+         0},
         {"avx2_nt", sb__copy_avx2_nt, __builtin_cpu_supports("avx2"), 64, 64,
-         32},
+         32, 0},
         {"avx512", sb__copy_avx512, __builtin_cpu_supports("avx512f"), 64, 64,
-         64},
+         64, 0},
         {"avx512_nt", sb__copy_avx512_nt, __builtin_cpu_supports("avx512f"),
-         64, 64, 64},
+         64, 64, 64, 0},
+        /* The clears (clear_x86.c) whose stores are aligned: the
+         * non-temporal ones fill whole lines, as the copies do. */
+        {"clear_mmx_nt", sb__clear_mmx_nt,
+         __builtin_cpu_supports("mmx") && __builtin_cpu_supports("sse"), 64,
+         64, 64, 1},
+        {"clear_sse2_nt", sb__clear_sse2_nt, __builtin_cpu_supports("sse2"),
+         64, 64, 16, 1},
+        {"clear_avx2", sb__clear_avx2, __builtin_cpu_supports("avx2"), 32,
+         32, 32, 1},
+        {"clear_avx512", sb__clear_avx512, __builtin_cpu_supports("avx512f"),
+         64, 64, 64, 1},
 #endif
     };
     size_t big = 2 * 4096 + 4096;

@@ -300,10 +300,233 @@ done:
     sb_run_free(m2);
 }
 
+/* A measured-like run of one cell (movsl, 4096 bytes) at timer rate hz:
+ * invocations of SAMPLES samples, invocation g all t[g] ticks. */
+static sb_run *one_cell(double hz, const double *t, size_t ninv)
+{
+    sb_measure_options o;
+    sb_run *run;
+    double x[SAMPLES];
+
+    sb_measure_options_init(&o);
+    run = sb__run_alloc(1, &o, NULL);
+    if (!run)
+        return NULL;
+    run->meta.timer.kind = SB_TIMER_TSC;
+    run->meta.timer.hz = hz;
+    run->cells[0].cell = (sb_cell){.kernel = sb_kernel_find("movsl"),
+                                   .size = 4096};
+    for (size_t g = 0; g < ninv; g++) {
+        /* Each invocation also rejected one sample and made 10 calls. */
+        sb__raw_cell raw = {.nsamples = SAMPLES, .ticks = x, .calls = 10};
+        raw.rejected[SB_REJECT_CTXSW] = 1;
+        for (size_t s = 0; s < SAMPLES; s++)
+            x[s] = t[g];
+        run->invocations++;
+        if (sb__run_add_invocation(run, 0, &raw) != SB_OK) {
+            sb_run_free(run);
+            return NULL;
+        }
+    }
+    if (sb__run_analyse(run, NULL) != SB_OK) {
+        sb_run_free(run);
+        return NULL;
+    }
+    return run;
+}
+
+/* What the merge keeps of its inputs beyond their samples: the first
+ * run's timer rate for a run at another rate (its ticks converted), an
+ * interruption of any run, and the runs' host names, cleaned when they
+ * come from a file. */
+static void merge_kept(void)
+{
+    /* Run 1 at 1 GHz: invocations of 1000 and 1200 ticks (1 and 1.2 us);
+     * run 2 at 2 GHz: 3000 and 3400 ticks (1.5 and 1.7 us), 1500 and 1700
+     * ticks of run 1.  Run medians 1100 and 1600 of run 1's ticks. */
+    static const double ta[] = {1000, 1200}, tb[] = {3000, 3400};
+    double med[2] = {1100, 1600};
+    sb_run *a = one_cell(1e9, ta, 2), *b = one_cell(2e9, tb, 2), *m = NULL;
+    const sb_run *in[2];
+    char warn[2048];
+    sb_error err = {0};
+    sb_interval want;
+    const char *how;
+
+    if (!tap_ok(a && b, "merge: two runs of one cell made"))
+        goto done;
+    in[0] = a;
+    in[1] = b;
+    if (!tap_ok(sb_run_merge_new(in, 2, &m, warn, sizeof warn, &err) ==
+                    SB_OK,
+                "merge: runs at 1 and 2 GHz merge (%s)", err.text))
+        goto done;
+    sb__invocation_ci(med, 2, 0.95, &want, &how);
+    tap_ok(sb_run_meta(m)->timer.hz == 1e9 &&
+               sb_run_cell(m, 0)->run_median[0] == 1100 &&
+               sb_run_cell(m, 0)->run_median[1] == 1600,
+           "merge: run 2's medians in run 1's ticks (1100, 1600; got %g, "
+           "%g at %g Hz)", sb_run_cell(m, 0)->run_median[0],
+           sb_run_cell(m, 0)->run_median[1], sb_run_meta(m)->timer.hz);
+    TAP_IS_REL(sb_run_cell(m, 0)->interval.estimate, want.estimate, 1e-12,
+               "merge: the merged median in run 1's ticks");
+    /* 4096 bytes in estimate ticks of 1 ns: MB/s = 4096 / estimate *
+     * 1e3. */
+    TAP_IS_REL(sb_run_cell(m, 0)->mbps.estimate,
+               4096.0 / want.estimate * 1e3, 1e-12,
+               "merge: and its MB/s from run 1's rate");
+    tap_ok(strstr(warn, "run 2: another timer") != NULL,
+           "merge: the other rate is told: %s", warn);
+    tap_ok(!sb_run_interrupted(m), "merge: two complete runs: complete");
+    sb_run_free(m);
+    m = NULL;
+    /* A rate 0.05% off is a calibration's jitter, one timer; 5% off is
+     * another timer.  One start time on two hosts is two runs; on one
+     * host, the same run given twice. */
+    snprintf(a->meta.start_time, sizeof a->meta.start_time, "%s",
+             "2026-12-02T10:00:00Z");
+    snprintf(b->meta.start_time, sizeof b->meta.start_time, "%s",
+             "2026-12-02T10:00:00Z");
+    snprintf(a->meta.hostname, sizeof a->meta.hostname, "%s", "one");
+    snprintf(b->meta.hostname, sizeof b->meta.hostname, "%s", "two");
+    b->meta.timer.hz = 1.0005e9;
+    tap_ok(sb_run_merge_new(in, 2, &m, warn, sizeof warn, &err) == SB_OK &&
+               !strstr(warn, "another timer") &&
+               !strstr(warn, "given twice") && strstr(warn, "another host"),
+           "merge: a rate 0.05%% off and one start time on two hosts: "
+           "neither another timer nor the same run: %s", warn);
+    sb_run_free(m);
+    m = NULL;
+    b->meta.timer.hz = 1.05e9;
+    snprintf(b->meta.hostname, sizeof b->meta.hostname, "%s", "one");
+    tap_ok(sb_run_merge_new(in, 2, &m, warn, sizeof warn, &err) == SB_OK &&
+               strstr(warn, "run 2: another timer") &&
+               strstr(warn, "the same run given twice?"),
+           "merge: a rate 5%% off is another timer, one start on one host "
+           "the same run twice: %s", warn);
+    sb_run_free(m);
+    m = NULL;
+    b->meta.timer.hz = 2e9;
+    a->meta.start_time[0] = b->meta.start_time[0] = '\0';
+    a->meta.hostname[0] = b->meta.hostname[0] = '\0';
+    if (!tap_ok(sb_run_merge_new(in, 2, &m, warn, sizeof warn, &err) ==
+                    SB_OK,
+                "merge: merged again (%s)", err.text))
+        goto done;
+    /* The runs' per-cell totals, each once: 2 rejects and 20 calls a run. */
+    tap_ok(sb_run_cell(m, 0)->rejected[SB_REJECT_CTXSW] == 4 &&
+               sb_run_cell(m, 0)->rejected_total == 4 &&
+               sb_run_cell(m, 0)->calls == 40,
+           "merge: the runs' rejects and calls added once each (%zu "
+           "rejected, %g calls)", sb_run_cell(m, 0)->rejected_total,
+           (double)sb_run_cell(m, 0)->calls);
+    {
+        /* A single run against the merged one, and the merged one
+         * against the single run: one interval, inverted, its ends
+         * swapped. */
+        static const double tc[] = {1300, 1320};
+        sb_run *c = one_cell(1e9, tc, 2);
+        const sb_comparison *x, *y;
+        if (c && sb_run_compare_to(c, m, NULL, &err) == SB_OK &&
+            sb_run_compare_to(m, c, NULL, &err) == SB_OK) {
+            x = sb_run_comparison(c, 0);
+            y = sb_run_comparison(m, 0);
+            tap_ok(x && y && x->valid && y->valid && x->test &&
+                       strstr(x->test, "single run against"),
+                   "merge: a single run against a merged one, by its run "
+                   "medians (%s)", x && x->test ? x->test : "-");
+            tap_ok(x && y && x->ratio.lo < x->ratio.estimate &&
+                       x->ratio.estimate < x->ratio.hi &&
+                       y->ratio.lo < y->ratio.estimate &&
+                       y->ratio.estimate < y->ratio.hi,
+                   "merge: both ways the estimate lies inside its interval "
+                   "([%g, %g] and [%g, %g])", x ? x->ratio.lo : NAN,
+                   x ? x->ratio.hi : NAN, y ? y->ratio.lo : NAN,
+                   y ? y->ratio.hi : NAN);
+            if (x && y) {
+                TAP_IS_REL(y->ratio.estimate, 1 / x->ratio.estimate, 1e-12,
+                           "merge: the other way, the inverse ratio");
+                TAP_IS_REL(y->ratio.lo, 1 / x->ratio.hi, 1e-12,
+                           "  whose low end is the inverse high end");
+                TAP_IS_REL(y->ratio.hi, 1 / x->ratio.lo, 1e-12,
+                           "  and high end the inverse low end");
+            }
+        } else {
+            tap_ok(0, "merge: single vs merged compared (%s)", err.text);
+        }
+        sb_run_free(c);
+    }
+    sb_run_free(m);
+    m = NULL;
+
+    /* An interrupted run, first or second, makes the merge interrupted,
+     * in the run and in its JSON. */
+    for (int first = 0; first < 2; first++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+        a->interrupted = first;
+        b->interrupted = !first;
+        if (!tap_ok(sb_run_merge_new(in, 2, &m, NULL, 0, &err) == SB_OK,
+                    "merge: an interrupted and a complete run (%s)",
+                    err.text))
+            continue;
+        tap_ok(sb_run_interrupted(m), "merge: interrupted run %d: the "
+               "merge is interrupted", first ? 1 : 2);
+        f = open_memstream(&buf, &len);
+        if (f) {
+            sb_report(m, SB_FORMAT_JSON, f, NULL);
+            fclose(f);
+        }
+        tap_ok(buf && strstr(buf, "\"interrupted\": true"),
+               "  and its JSON says \"interrupted\": true");
+        free(buf);
+        sb_run_free(m);
+        m = NULL;
+    }
+    a->interrupted = b->interrupted = 0;
+
+    /* A host name from a file, hostile: cleaned by the loader, so the
+     * warnings (which quote it) hold no escape. */
+    {
+        static const char doc[] =
+            "{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+            "\"meta\": {\"hostname\": \"evil\\u001b[2J\\u009b1m\\nhost\", "
+            "\"timer\": {\"hz\": 1e9}}, \"cells\": [{\"kernel\": "
+            "\"movsl\", \"size\": 4096, \"src_align\": 0, "
+            "\"dst_align\": 0, \"samples_ticks\": [1000, 1000, 1100, "
+            "1100], \"invocation_samples\": [2, 2]}]}";
+        FILE *f = fmemopen((void *)doc, strlen(doc), "r");
+        sb_run *h = NULL;
+        if (f) {
+            if (sb_run_load_new(f, "evil.json", NULL, &h, &err) != SB_OK)
+                tap_diag("load: %s", err.text);
+            fclose(f);
+        }
+        if (tap_ok(h != NULL, "merge: a run with a hostile host loaded")) {
+            in[1] = h;
+            tap_ok(sb_run_merge_new(in, 2, &m, warn, sizeof warn, &err) ==
+                           SB_OK &&
+                       strstr(warn, "another host") &&
+                       !strchr(warn, '\x1b') && !strstr(warn, "\xc2\x9b") &&
+                       !strstr(warn, "evil?[2J?1m\nhost") &&
+                       strstr(warn, "evil?[2J?1m?host"),
+                   "merge: the loaded host's name reaches the warnings "
+                   "cleaned: %s", warn);
+        }
+        sb_run_free(h);
+    }
+done:
+    sb_run_free(a);
+    sb_run_free(b);
+    sb_run_free(m);
+}
+
 int main(void)
 {
     sb_init();
     coverage();
     merge_api();
+    merge_kept();
     return tap_done();
 }

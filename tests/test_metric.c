@@ -30,6 +30,7 @@
 #include <jansson.h>
 
 #include "measure.h"
+#include "metric.h"
 #include "report/report.h"
 #include "run_internal.h"
 #include "statbench.h"
@@ -909,6 +910,26 @@ static void test_matrix(void)
     sb_run_free(run);
 }
 
+/* A sample's core cycles are its ticks times its clock, and none (NaN)
+ * where the clock is unknown: not finite, negative, or 0 (a chain that
+ * could not be timed); in time, the ticks whatever the clock. */
+static void test_values(void)
+{
+    static const double ticks[] = {100, 200, 300, 400, 500};
+    const double clock[] = {1.5, 0, -1, NAN, INFINITY};
+    double out[5];
+    int none = 1;
+
+    sb__metric_values(SB_METRIC_CYCLES, ticks, clock, 5, out);
+    TAP_IS_REL(out[0], 150, 1e-15, "values: 100 ticks at 1.5 cycles a tick");
+    for (size_t s = 1; s < 5; s++)
+        none = none && isnan(out[s]);
+    tap_ok(none, "values: a clock of 0, -1, NaN or inf gives no cycles "
+           "(%g %g %g %g)", out[1], out[2], out[3], out[4]);
+    sb__metric_values(SB_METRIC_TIME, ticks, clock, 5, out);
+    tap_ok(out[1] == 200 && out[4] == 500, "values: in time, the ticks");
+}
+
 int main(void)
 {
     sb_init();
@@ -919,5 +940,6 @@ int main(void)
     test_per_byte();
     test_every_invocation();
     test_matrix();
+    test_values();
     return tap_done();
 }

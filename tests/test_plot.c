@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "gp_check.h"
+#include "run_internal.h"
 #include "statbench.h"
 #include "sysinfo.h"
 #include "tap.h"
@@ -771,6 +772,113 @@ static void test_hostile(void)
     }
 }
 
+/* A caller's own kernels (sb_kernel structs, not a loaded file, whose
+ * names the loader cleans) named with newlines and escapes: the figure
+ * writer's own cleaning is all that stands between such a name and a
+ * line of the script.  The runs are loaded, then their cells handed
+ * these kernels. */
+static void test_caller_names(void)
+{
+    static const sb_kernel k[] = {
+        {.size = sizeof(sb_kernel), .name = "nl\n`touch PWNED40`\nsystem "
+                                            "'touch PWNED41'\n#",
+         .family = SB_FAMILY_COPY, .description = "d\n!touch PWNED42"},
+        {.size = sizeof(sb_kernel), .name = "esc\x1b[2J\rprint 'x' \\",
+         .family = SB_FAMILY_COPY, .description = "e"},
+    };
+    static const struct {
+        int kind;
+        const char *what, *ending;
+    } kinds[] = {{SB_PLOT_SIZES, "caller names: sizes", "svg"},
+                 {SB_PLOT_SWEEP, "caller names: sweep", "png"},
+                 {SB_PLOT_MATRIX, "caller names: matrix", "svg"},
+                 {SB_PLOT_DISTRIBUTION, "caller names: distribution", "svg"}};
+    char cwd[400], fig[600], pname[2][64];
+    sb_kernel plain[2];
+    spec c[8];
+    size_t n;
+
+    for (int i = 0; i < 2; i++) {
+        size_t l = strlen(k[i].name);
+        memset(pname[i], 'a' + i, l);
+        pname[i][l] = '\0';
+        plain[i] = k[i];
+        plain[i].name = pname[i];
+        plain[i].description = "plain";
+    }
+    snprintf(cwd, sizeof cwd, "%s/caller-cwd", dir);
+    if (mkdir(cwd, 0700) != 0) {
+        tap_ok(0, "caller names: directory: %s", strerror(errno));
+        return;
+    }
+    for (size_t j = 0; j < sizeof kinds / sizeof kinds[0]; j++) {
+        sb_run *run;
+        n = 0;
+        for (size_t q = 0; q < 2; q++)
+            for (size_t s = 0; s < 3; s++) {
+                const char *nm = q ? "b" : "a";
+                double t = 1000 + 100.0 * (double)s + 50.0 * (double)q;
+                uint64_t seed = 700 + n;
+                if (kinds[j].kind == SB_PLOT_SIZES)
+                    c[n++] = (spec){nm, (size_t)1024 << s, 0, 0, t, seed};
+                else if (kinds[j].kind != SB_PLOT_MATRIX)
+                    c[n++] = (spec){nm, 4096, s, 0, t, seed};
+                else if (s < 2)
+                    c[n++] = (spec){"a", 4096, s, 8 * q, t, seed};
+            }
+        run = json_run("caller", "cpu", c, n);
+        if (!tap_ok(run != NULL, "%s: run loaded", kinds[j].what))
+            continue;
+        for (size_t i = 0; i < run->ncells; i++)
+            run->cells[i].cell.kernel = &k[kinds[j].kind == SB_PLOT_MATRIX
+                                               ? 0
+                                               : i * 2 / run->ncells];
+        snprintf(fig, sizeof fig, "%s/caller%zu.%s", dir, j, kinds[j].ending);
+        hostile_plot(run, cwd, fig, dir, kinds[j].kind, kinds[j].what);
+        /* The same figure of kernels with plain names of the same
+         * lengths: the names may only ever be the text of literals, so
+         * the code around them is the same; and the data file holds
+         * comments and numbers only (a newline in a comment would make
+         * the rest of the name a line of data). */
+        {
+            char gp[700], pgp[700], dat[700], *a, *b, *sa, *sb, *d;
+            const char *bad = NULL;
+            size_t len;
+            snprintf(gp, sizeof gp, "%s/caller%zu.gp", dir, j);
+            snprintf(dat, sizeof dat, "%s/caller%zu.dat", dir, j);
+            snprintf(pgp, sizeof pgp, "%s/plain%zu.gp", dir, j);
+            for (size_t i = 0; i < run->ncells; i++)
+                run->cells[i].cell.kernel =
+                    &plain[run->cells[i].cell.kernel == &k[0] ? 0 : 1];
+            snprintf(fig, sizeof fig, "%s/plain%zu.%s", dir, j,
+                     kinds[j].ending);
+            sb_plot(run, fig, kinds[j].kind, NULL, NULL);
+            a = slurp(gp, &len);
+            b = slurp(pgp, &len);
+            d = slurp(dat, &len);
+            sa = a ? gp_skeleton(a) : NULL;
+            sb = b ? gp_skeleton(b) : NULL;
+            tap_ok(sa && sb && !strcmp(sa, sb),
+                   "%s: the script's code is that of plain names",
+                   kinds[j].what);
+            for (const char *p = d; p && *p && !bad; p += strcspn(p, "\n"),
+                            p += *p ? 1 : 0)
+                if (*p != '#' && *p != '\n' && !strchr("0123456789-N", *p))
+                    bad = p;
+            if (!tap_ok(d && !bad, "%s: the data file holds comments and "
+                        "numbers only", kinds[j].what))
+                tap_diag("  %.*s", bad ? (int)strcspn(bad, "\n") : 0,
+                         bad ? bad : "");
+            free(a);
+            free(b);
+            free(d);
+            free(sa);
+            free(sb);
+        }
+        sb_run_free(run);
+    }
+}
+
 /* ---- Links and leftovers --------------------------------------------- */
 
 static void put_file(const char *path, const char *text)
@@ -953,6 +1061,7 @@ int main(void)
     test_distribution();
     test_errors();
     test_hostile();
+    test_caller_names();
     {
         sb_run *run = noise_run("links", "links");
         if (run) {

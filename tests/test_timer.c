@@ -117,6 +117,54 @@ static void check_rate_kept(void)
            "%.6f MHz)", a.hz / 1e6, a.hz_source, b.hz / 1e6);
 }
 
+/* The rate CPUID gives, through timer.h's hook: a rate within 0.5% of
+ * the calibration is taken, and hz_source names CPUID; one further off
+ * is not, and hz_source says so.  The calibration is kept for the
+ * process (check_rate_kept), so a first init without the hook gives it
+ * (when the CPU itself reports no rate: otherwise the first init took
+ * CPUID's, and the calibration cannot be read). */
+double sb__timer_cpuid_hz;
+
+static void check_cpuid_rate(void)
+{
+    static const struct {
+        double by;
+        int taken;
+    } cases[] = {{1.004, 1}, {0.996, 1}, {1.0, 1}, {1.006, 0}, {0.994, 0},
+                 {1.5, 0}};
+    sb_timer_info t;
+    double cal;
+
+    sb__timer_cpuid_hz = 0;
+    if (sb_timer_init(&t, 0, NULL) != SB_OK || t.kind != SB_TIMER_TSC ||
+        !strstr(t.hz_source, "calibrated against")) {
+        tap_skip("the CPUID rate rule: %s", t.kind == SB_TIMER_TSC
+                                                ? "the CPU reports a rate"
+                                                : "no TSC here");
+        return;
+    }
+    cal = t.hz;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double id = cal * cases[i].by;
+        int rc;
+        sb__timer_cpuid_hz = id;
+        rc = sb_timer_init(&t, 0, NULL);
+        if (cases[i].taken)
+            tap_ok(rc == SB_OK && t.hz == id &&
+                       strstr(t.hz_source, "cpuid") == t.hz_source,
+                   "a CPUID rate %.3f x the calibration is taken, named "
+                   "CPUID (%.6f MHz, %s)", cases[i].by, t.hz / 1e6,
+                   t.hz_source);
+        else
+            tap_ok(rc == SB_OK && t.hz == cal &&
+                       !strcmp(t.hz_source,
+                               "calibrated (CPUID rate disagreed)"),
+                   "a CPUID rate %.3f x the calibration is not: %.6f MHz "
+                   "(%s)", cases[i].by, t.hz / 1e6, t.hz_source);
+    }
+    sb__timer_cpuid_hz = 0;
+}
+
 static void nothing(void *dst, const void *src, size_t n, void *state)
 {
     (void)dst, (void)src, (void)n, (void)state;
@@ -193,6 +241,7 @@ int main(void)
     check_timer(0);
     check_timer(1);
     check_rate_kept();
+    check_cpuid_rate();
     check_subtracted();
     return tap_done();
 }
