@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation testing for statbench (issue 14): run.sh is the entry point.
+"""Mutation testing for statbench: run.sh is the entry point.
 
 Each mutant in mutants.txt is one small, realistic bug: a file, an exact
 snippet of the original code that must occur exactly once in that file,
