@@ -77,6 +77,18 @@ static int add_own_kernels(sb_run *run, const char *const *names,
     return SB_OK;
 }
 
+/* The metadata of a run of values measured elsewhere: this statbench,
+ * a clock of 1 Hz (the values are in their own unit), no CPU. */
+static void imported_meta(sb_run *run)
+{
+    snprintf(run->meta.statbench_version, sizeof run->meta.statbench_version,
+             "%s", PACKAGE_VERSION);
+    run->meta.timer.kind = SB_TIMER_CLOCK;
+    run->meta.timer.hz = 1;
+    run->meta.timer.hz_source = "samples measured elsewhere";
+    run->meta.cpu = -1;
+}
+
 int sb_run_from_samples_new(const char *const *names,
                             const double *const *values, const size_t *n,
                             size_t m, const sb_analysis_options *a,
@@ -131,12 +143,7 @@ int sb_run_from_samples_new(const char *const *names,
         sb_run_free(run);
         return sb__error(err, SB_ENOMEM, "out of memory");
     }
-    snprintf(run->meta.statbench_version, sizeof run->meta.statbench_version,
-             "%s", PACKAGE_VERSION);
-    run->meta.timer.kind = SB_TIMER_CLOCK;
-    run->meta.timer.hz = 1;
-    run->meta.timer.hz_source = "samples measured elsewhere";
-    run->meta.cpu = -1;
+    imported_meta(run);
     run->invocations = 1;
     for (size_t i = 0; i < m; i++) {
         sb__raw_cell raw = {.nsamples = n[i], .ticks = (double *)values[i]};
@@ -280,12 +287,7 @@ int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
     }
     snprintf(run->unit, sizeof run->unit, "%s", unit ? unit : "");
     sb__clean_text(run->unit);
-    snprintf(run->meta.statbench_version, sizeof run->meta.statbench_version,
-             "%s", PACKAGE_VERSION);
-    run->meta.timer.kind = SB_TIMER_CLOCK;
-    run->meta.timer.hz = 1;
-    run->meta.timer.hz_source = "samples measured elsewhere";
-    run->meta.cpu = -1;
+    imported_meta(run);
     for (size_t j = 0; j < ncounters; j++) {
         snprintf(run->meta.counter_names[j], sizeof run->meta.counter_names[j],
                  "%s", counter_names[j]);

@@ -151,6 +151,16 @@ size_t sb__report_clock_line(const sb_run *run, char *buf, size_t len)
     return c.states;
 }
 
+int sb__report_is_baseline(const sb_run *run, size_t i)
+{
+    for (size_t j = 0; j < sb_run_count(run); j++) {
+        const sb_comparison *c = sb_run_comparison(run, j);
+        if (c && c->base == i)
+            return 1;
+    }
+    return 0;
+}
+
 int sb__report_cell_short(const sb_cell_result *r)
 {
     return r->nsamples && !r->reached_precision;

@@ -29,6 +29,9 @@ int sb__report_any_comparison(const sb_run *run);
  * samples has no interval at all; it is reported as empty instead. */
 int sb__report_cell_short(const sb_cell_result *r);
 
+/* 1 when some comparison of run has cell i as its baseline. */
+int sb__report_is_baseline(const sb_run *run, size_t i);
+
 /* The number of cells of the run that sb__report_cell_short marks. */
 size_t sb__report_short_cells(const sb_run *run);
 

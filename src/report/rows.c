@@ -546,16 +546,6 @@ static void put_interval(const fmt *x, grid *g, size_t col,
     grid_take(g, col + 1, x->b);
 }
 
-/* 1 when some comparison of the run has cell i as its baseline. */
-static int is_baseline(const sb_run *run, size_t i)
-{
-    for (size_t j = 0; j < sb_run_count(run); j++) {
-        const sb_comparison *c = sb_run_comparison(run, j);
-        if (c && c->base == i)
-            return 1;
-    }
-    return 0;
-}
 
 /* The header row. */
 static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp,
@@ -659,7 +649,7 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
             grid_set(g, c++, "--");
             grid_set(g, c++, "--");
             grid_set(g, c++, "--");
-            grid_set(g, c++, is_baseline(run, i) ? "baseline" : "--");
+            grid_set(g, c++, sb__report_is_baseline(run, i) ? "baseline" : "--");
         } else {
             put_interval(x, g, c, &k->ratio);
             c += 2;

@@ -433,16 +433,6 @@ static size_t outlier_count(const sb_cell_result *r)
                        : 0;
 }
 
-/* 1 when some comparison of run has cell i as its baseline. */
-static int is_baseline(const sb_run *run, size_t i)
-{
-    for (size_t j = 0; j < sb_run_count(run); j++) {
-        const sb_comparison *c = sb_run_comparison(run, j);
-        if (c && c->base == i)
-            return 1;
-    }
-    return 0;
-}
 
 static void comparison_columns(const sb_run *run, size_t i, FILE *f)
 {
@@ -451,7 +441,7 @@ static void comparison_columns(const sb_run *run, size_t i, FILE *f)
         /* A row compared with nothing (statbench cmd's shell start-up)
          * is no baseline either. */
         fprintf(f, " %7s %7s %7s %8s %-12s", "-", "-", "-", "-",
-                is_baseline(run, i) || !sb_run_imported(run) ? "baseline"
+                sb__report_is_baseline(run, i) || !sb_run_imported(run) ? "baseline"
                                                              : "-");
         return;
     }
@@ -669,6 +659,23 @@ static void matrix(const sb_run *run, size_t first, size_t end, size_t w,
     }
 }
 
+
+/* The counters' column heads, the part after "::" (perf::PAGE-FAULTS:
+ * PAGE-FAULTS), 16 bytes at most (said so to the compiler too), then
+ * the line's end. */
+static void counter_columns(const sb_meta *m, FILE *f)
+{
+    for (size_t c = 0; c < m->ncounters; c++) {
+        const char *name = m->counter_names[c];
+        const char *colon = strstr(name, "::");
+        char col[17];
+        snprintf(col, sizeof col, "%.16s", colon ? colon + 2 : name);
+        sb__clean_text(col);
+        fprintf(f, " %16s", col);
+    }
+    fputc('\n', f);
+}
+
 /* Rejects and disturbances by reason, and the counters per call, one row
  * per cell: what every sample saw besides its time. */
 static void disturbance_table(const sb_run *run, FILE *f)
@@ -692,16 +699,7 @@ static void disturbance_table(const sb_run *run, FILE *f)
     fprintf(f, "%-13s %9s %4s %4s", "kernel", "size", "src", "dst");
     for (int k = 0; k < SB_REJECT_NREASONS; k++)
         fprintf(f, " %15s", sb_reject_name(k));
-    for (size_t c = 0; c < nc; c++) {
-        const char *name = m->counter_names[c];
-        const char *colon = strstr(name, "::");
-        char col[17];
-        /* At most the column's 16 bytes, said so to the compiler too. */
-        snprintf(col, sizeof col, "%.16s", colon ? colon + 2 : name);
-        sb__clean_text(col);
-        fprintf(f, " %16s", col);
-    }
-    fputc('\n', f);
+    counter_columns(m, f);
     for (size_t i = 0; i < n; i++) {
         const sb_cell_result *r = sb_run_cell(run, i);
         fprintf(f, "%-13s %9zu %4zu %4zu", r->cell.kernel->name,
@@ -735,15 +733,7 @@ static void external_counters(const sb_run *run, FILE *f)
         return;
     fprintf(f, "\nbeside each value (median):\n");
     fprintf(f, "%-16s", "data");
-    for (size_t c = 0; c < nc; c++) {
-        const char *name = m->counter_names[c];
-        const char *colon = strstr(name, "::");
-        char col[17];
-        snprintf(col, sizeof col, "%.16s", colon ? colon + 2 : name);
-        sb__clean_text(col);
-        fprintf(f, " %16s", col);
-    }
-    fputc('\n', f);
+    counter_columns(m, f);
     for (size_t i = 0; i < n; i++) {
         const sb_cell_result *r = sb_run_cell(run, i);
         fprintf(f, "%-16s", r->cell.kernel->name);
