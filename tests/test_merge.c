@@ -399,13 +399,41 @@ static void merge_kept(void)
     m = NULL;
     b->meta.timer.hz = 1.05e9;
     snprintf(b->meta.hostname, sizeof b->meta.hostname, "%s", "one");
+    /* Two single runs of one start second and host whose samples differ
+     * are two runs (two --append at once): no "given twice". */
     tap_ok(sb_run_merge_new(in, 2, &m, warn, sizeof warn, &err) == SB_OK &&
                strstr(warn, "run 2: another timer") &&
-               strstr(warn, "the same run given twice?"),
-           "merge: a rate 5%% off is another timer, one start on one host "
-           "the same run twice: %s", warn);
+               !strstr(warn, "given twice"),
+           "merge: a rate 5%% off is another timer; one start on one host "
+           "with other samples, two runs: %s", warn);
     sb_run_free(m);
     m = NULL;
+    {
+        /* The same samples, start and host: one run given twice,
+         * refused; on another host, two runs. */
+        sb_run *c = one_cell(1e9, ta, 2);
+        const sb_run *aa[2] = {a, c};
+        if (c) {
+            snprintf(c->meta.start_time, sizeof c->meta.start_time, "%s",
+                     a->meta.start_time);
+            snprintf(c->meta.hostname, sizeof c->meta.hostname, "%s",
+                     "one");
+        }
+        tap_ok(c && sb_run_merge_new(aa, 2, &m, NULL, 0, &err) ==
+                            SB_EINVAL &&
+                   !m && strstr(err.text, "run 2 is run 1 again"),
+               "merge: the same samples, start and host: refused (%s)",
+               err.text);
+        if (c)
+            snprintf(c->meta.hostname, sizeof c->meta.hostname, "%s",
+                     "two");
+        tap_ok(c && sb_run_merge_new(aa, 2, &m, NULL, 0, &err) == SB_OK,
+               "merge: the same samples and start on another host: two "
+               "runs (%s)", err.text);
+        sb_run_free(m);
+        m = NULL;
+        sb_run_free(c);
+    }
     b->meta.timer.hz = 2e9;
     a->meta.start_time[0] = b->meta.start_time[0] = '\0';
     a->meta.hostname[0] = b->meta.hostname[0] = '\0';
