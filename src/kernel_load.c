@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "loaded.h"
+#include "plan.h"
 #include "run_internal.h"
 
 /* One shared object, opened once for all its kernels. */
@@ -60,22 +61,13 @@ struct sb__loaded {
 
 /* ---- setup and teardown ------------------------------------------------- */
 
-/* The kernel teardown gets only the state: setup queues which kernel
- * each state came from, and teardown takes the oldest entry with that
- * state (the harness tears cells down in the order it set them up), so
- * that two kernels whose init gives the same state (NULL, say) each get
- * their own fini. */
-struct pending {
-    void *state;
-    const struct sb__loaded *l;
-    struct pending *next;
-};
-static _Thread_local struct pending *pending_head;
+/* Which loaded kernel each state came from (sb__pending): two whose
+ * init gives the same state (NULL, say) each get their own fini. */
+static _Thread_local sb__pending *pending_head;
 
 static int loaded_setup(void **state, const sb_cell *cell, sb_error *err)
 {
     const struct sb__loaded *l = (const struct sb__loaded *)cell->kernel;
-    struct pending *p, **tail;
 
     *state = NULL;
     if (l->init) {
@@ -90,31 +82,19 @@ static int loaded_setup(void **state, const sb_cell *cell, sb_error *err)
                              why);
         }
     }
-    p = malloc(sizeof *p);
-    if (!p) {
+    if (sb__pending_push(&pending_head, *state, l) != SB_OK) {
         if (l->fini)
             l->fini(*state);
         return sb__error(err, SB_ENOMEM, "out of memory");
     }
-    *p = (struct pending){.state = *state, .l = l};
-    for (tail = &pending_head; *tail; tail = &(*tail)->next)
-        ;
-    *tail = p;
     return SB_OK;
 }
 
 static void loaded_teardown(void *state)
 {
-    for (struct pending **at = &pending_head; *at; at = &(*at)->next) {
-        struct pending *p = *at;
-        if (p->state != state)
-            continue;
-        *at = p->next;
-        if (p->l->fini)
-            p->l->fini(state);
-        free(p);
-        return;
-    }
+    const struct sb__loaded *l = sb__pending_pop(&pending_head, state);
+    if (l && l->fini)
+        l->fini(state);
 }
 
 const sb_kernel_origin *sb_kernel_loaded(const sb_kernel *k)

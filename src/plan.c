@@ -557,21 +557,39 @@ int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
 
 /* ---- Named benchmarks (sb_bench_add) ------------------------------------ */
 
-/* The hooks' bookkeeping in the measuring thread: the kernel teardown
- * gets only the state, so bench_setup queues which bench each state came
- * from, and bench_teardown takes the oldest entry with that state (the
- * harness tears cells down in the order it set them up). */
-struct pending {
-    void *state;
-    const struct sb__bench *b;
-    struct pending *next;
-};
-static _Thread_local struct pending *pending_head;
+int sb__pending_push(sb__pending **head, void *state, const void *owner)
+{
+    sb__pending *p = malloc(sizeof *p), **tail;
+
+    if (!p)
+        return SB_ENOMEM;
+    *p = (sb__pending){.state = state, .owner = owner};
+    for (tail = head; *tail; tail = &(*tail)->next)
+        ;
+    *tail = p;
+    return SB_OK;
+}
+
+const void *sb__pending_pop(sb__pending **head, void *state)
+{
+    for (sb__pending **at = head; *at; at = &(*at)->next) {
+        sb__pending *p = *at;
+        const void *owner = p->owner;
+        if (p->state != state)
+            continue;
+        *at = p->next;
+        free(p);
+        return owner;
+    }
+    return NULL;
+}
+
+/* The hooks' bookkeeping in the measuring thread (sb__pending). */
+static _Thread_local sb__pending *pending_head;
 
 static int bench_setup(void **state, const sb_cell *cell, sb_error *err)
 {
     const struct sb__bench *b = (const struct sb__bench *)cell->kernel;
-    struct pending *p, **tail;
 
     /* Every bench is queued, hooks or not: two benches may share a state
      * pointer (NULL, say), and the queue must then pair each teardown
@@ -585,31 +603,19 @@ static int bench_setup(void **state, const sb_cell *cell, sb_error *err)
                                       "benchmark %s: its setup returned %d",
                                       b->name, rc);
     }
-    p = malloc(sizeof *p);
-    if (!p) {
+    if (sb__pending_push(&pending_head, b->state, b) != SB_OK) {
         if (b->teardown)
             b->teardown(b->state);
         return sb__error(err, SB_ENOMEM, "out of memory");
     }
-    *p = (struct pending){.state = b->state, .b = b};
-    for (tail = &pending_head; *tail; tail = &(*tail)->next)
-        ;
-    *tail = p;
     return SB_OK;
 }
 
 static void bench_teardown(void *state)
 {
-    for (struct pending **at = &pending_head; *at; at = &(*at)->next) {
-        struct pending *p = *at;
-        if (p->state != state)
-            continue;
-        *at = p->next;
-        if (p->b->teardown)
-            p->b->teardown(state);
-        free(p);
-        return;
-    }
+    const struct sb__bench *b = sb__pending_pop(&pending_head, state);
+    if (b && b->teardown)
+        b->teardown(state);
 }
 
 static struct sb__bench *bench_find(const sb_plan *plan, const char *name)
