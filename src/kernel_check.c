@@ -21,6 +21,9 @@
 
 #include "sb_internal.h"
 
+/* The byte check's time limit, in its forked process. */
+#define VERIFY_SECONDS 60
+
 /* Guard bytes hold GUARD; the source holds pattern(), which is never
  * GUARD nor 0, so that a copy past the end (of any source byte) and a
  * clear past the end (0) both change a guard.  A copy's destination
@@ -298,6 +301,10 @@ int sb_kernel_verify(const sb_kernel *k, const sb_plan *plan, sb_error *err)
     }
     if (pid == 0) {
         sb_error e = {0};
+        /* A kernel (or its init) that loops or blocks must not hold the
+         * run before its budget starts: the check has a minute. */
+        signal(SIGALRM, SIG_DFL);
+        alarm(VERIFY_SECONDS);
         close(fds[0]);
         for (size_t i = 0; i < npick && e.code == SB_OK; i++) {
             *at = pick[i];
@@ -328,7 +335,12 @@ int sb_kernel_verify(const sb_kernel *k, const sb_plan *plan, sb_error *err)
             snprintf(cell, sizeof cell, ", %zu bytes, offsets %zu/%zu",
                      c->size, c->src_align, c->dst_align);
         }
-        if (WIFSIGNALED(status))
+        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+            rc = sb__error(err, SB_EINVAL,
+                           "kernel %s%s: the byte check did not finish in "
+                           "%d s (a kernel or init that hangs?)",
+                           k->name, cell, VERIFY_SECONDS);
+        else if (WIFSIGNALED(status))
             rc = sb__error(err, SB_EINVAL,
                            "kernel %s%s: died of signal %d (%s) in the byte "
                            "check", k->name, cell, WTERMSIG(status),

@@ -902,7 +902,9 @@ static int reread_baseline(const char *path, const char *name, sb_run **now)
     sb_error err = {0};
     struct stat st;
     FILE *f;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    /* Not through a link planted since the start: the save refuses one
+     * (baseline_not_file), and its target must not be merged first. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 
     *now = NULL;
     if (fd < 0)
