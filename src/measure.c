@@ -578,7 +578,7 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     sb_kernel_fn fn = c->kernel->fn;
     struct rusage a, b;
     uint64_t va[SB_MAX_COUNTERS], vb[SB_MAX_COUNTERS];
-    uint64_t c0, c1, c2, c2b, c3, t, dirq = 0, cb, ca, lb, la, rd0 = 0,
+    uint64_t c0, c0w, c1, c2, c2b, c3, t, dirq = 0, cb, ca, lb, la, rd0 = 0,
              rd1 = 0;
     int ok_ru, ok_ctr, cpu0, cpu1, tsc = pr->tsc, e, ok_rd;
     size_t failed;
@@ -597,6 +597,11 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
         irq_update(pr, c0, &dirq);
     ok_ru = getrusage(RUSAGE_THREAD, &a) == 0;
     cpu0 = sched_getcpu();
+    /* The gap that prices a wait outside the timed region starts here, at
+     * run_delay's first read: the interrupt counts and getrusage above
+     * are outside its window, and a slow read of /proc/interrupts there
+     * must not be taken for a wait inside it. */
+    c0w = sb__timer_start(tsc);
     ok_rd = sb__probe_run_delay(&pr->cp, &rd0) == 0;
     /* The probes next to the timed region: contention, then the clock. */
     lb = sb__probe_time_ldst(&pr->cp);
@@ -645,7 +650,7 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     s->flags = 0;
     s->voluntary = !ok_ru || a.ru_nvcsw != b.ru_nvcsw;
     wait_in_sample(pr, s, ok_rd && rd1 > rd0 ? rd1 - rd0 : 0,
-                   (double)((c1 - c0) + (c2b - c2)), (double)t - overhead,
+                   (double)((c1 - c0w) + (c2b - c2)), (double)t - overhead,
                    k);
     if (ok_rd && rd1 > rd0)
         s->flags |= 1u << SB_REJECT_CPU_WAIT;
