@@ -1321,12 +1321,17 @@ static int probe_open(struct probe *pr, const sb_measure_options *opt,
  * costs nothing but the sample.  Three in four, not the one in two of
  * the interrupts' rule (choose_irq_exemptions), so that a cell does not
  * cross it by chance when every other sample waits. */
+static size_t rejected_of(const sb__raw_cell *r)
+{
+    size_t n = 0;
+    for (int q = 0; q < SB_REJECT_NREASONS; q++)
+        n += r->rejected[q];
+    return n;
+}
+
 static void keep_wait_from(struct work *w, const sb__raw_cell *r)
 {
-    size_t taken = r->nsamples;
-    for (int q = 0; q < SB_REJECT_NREASONS; q++)
-        taken += r->rejected[q];
-    taken++; /* this sample */
+    size_t taken = r->nsamples + rejected_of(r) + 1; /* 1: this sample */
     if (!w->keep_wait && taken >= 16 && !(taken & (taken - 1)) &&
         4 * r->disturbed[SB_REJECT_CPU_WAIT] >= 3 * taken)
         w->keep_wait = 1;
@@ -1422,9 +1427,7 @@ static void probe_figures(struct probe *pr, sb__invocation *inv)
     inv->meta.contention_margin = pr->quiet.margin;
     for (size_t i = 0; i < inv->ncells; i++) {
         const sb__raw_cell *r = &inv->cells[i];
-        taken += (double)r->nsamples;
-        for (int q = 0; q < SB_REJECT_NREASONS; q++)
-            taken += (double)r->rejected[q];
+        taken += (double)(r->nsamples + rejected_of(r));
         wait += (double)r->disturbed[SB_REJECT_CPU_WAIT];
         shared += (double)r->disturbed[SB_REJECT_SHARED_CORE];
     }
@@ -1823,13 +1826,10 @@ static int fill_empty_cells(struct held *h, const sb_measure_options *opt,
             sb__raw_cell *r = &inv->cells[i];
             struct sample v;
             unsigned keep = 0;
-            size_t taken = 0;
             if (r->nsamples || !r->iters)
                 continue;
             wanting = 1;
-            for (int q = 0; q < SB_REJECT_NREASONS; q++)
-                taken += r->rejected[q];
-            if (taken >= 32 || sb__now() >= half)
+            if (rejected_of(r) >= 32 || sb__now() >= half)
                 keep |= 1u << SB_REJECT_SHARED_CORE;
             if (extra >= 1)
                 keep |= 1u << SB_REJECT_CPU_WAIT;
