@@ -44,7 +44,6 @@
 #include "plan.h"
 #include "run_internal.h"
 #include "stats_internal.h"
-#include "timer.h"
 
 #define COMPARE_BOOTSTRAP 1000
 /* Fewest units (invocations, or runs of a merged run) on each side for

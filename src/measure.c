@@ -152,6 +152,7 @@
 #include "sysinfo.h"
 #include "timer.h"
 #include "timer_asm.h"
+#include "stats_internal.h"
 
 /* Per-cell working state of one invocation. */
 struct work {

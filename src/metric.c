@@ -21,7 +21,7 @@
 
 #include "metric.h"
 #include "run_internal.h"
-#include "timer.h"
+#include "stats_internal.h"
 
 int sb__metric_cache_resident(const sb_cell *cell, int cache,
                               size_t l2_bytes)

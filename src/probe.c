@@ -55,6 +55,7 @@
 #include "probe.h"
 #include "timer.h"
 #include "timer_asm.h"
+#include "stats_internal.h"
 
 /* Ops of the imul chain beside each sample, and reps of the contention
  * probe, chosen by measurement (README, "The probes"): 512 ops, about

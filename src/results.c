@@ -41,7 +41,7 @@
 #include "plan.h"
 #include "probe.h"
 #include "run_internal.h"
-#include "timer.h"
+#include "stats_internal.h"
 
 #define AUTOCORR_WARN 0.2
 

@@ -46,6 +46,7 @@
 #include "plan.h"
 #include "probe.h"
 #include "timer.h"
+#include "stats_internal.h"
 
 /* A sanitizer build (configure --enable-sanitizers): see the child in
  * forked_invocation. */

@@ -26,20 +26,13 @@
 
 #include "timer.h"
 #include "timer_asm.h"
+#include "stats_internal.h"
 
 double sb__now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-double sb__median_inplace(double *x, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    gsl_sort(x, 1, n);
-    return gsl_stats_median_from_sorted_data(x, 1, n);
 }
 
 __attribute__((noinline)) uint64_t

@@ -33,9 +33,4 @@ extern double sb__timer_cpuid_hz __attribute__((weak, visibility("hidden")));
 /* Seconds since an arbitrary start (CLOCK_MONOTONIC). */
 double sb__now(void);
 
-/* Median of a small array, which it sorts (used by every part that
- * summarises a few readings: the timer, the measuring loop, the
- * runner, the results). */
-double sb__median_inplace(double *x, size_t n);
-
 #endif

@@ -53,6 +53,11 @@ double sb__jackknife_accel(const double *jack, size_t n);
 double sb__jackknife_accel2(const double *jx, size_t nx, const double *jy,
                             size_t ny);
 
+/* Median of x[0..n-1], which it sorts; NAN when n is 0.  Every part that
+ * summarises a few readings (the timer, the measuring loop, the runner,
+ * the results) uses it: it is statistics, and lives here. */
+double sb__median_inplace(double *x, size_t n);
+
 /* The jackknife of the median in O(n): jack[i] receives the median of
  * sorted[0..n-1] (ascending, n >= 2) with sorted[i] left out, computed
  * as gsl_stats_median_from_sorted_data() computes it, so bit for bit the

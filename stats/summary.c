@@ -10,6 +10,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "sb_internal.h"
+#include "stats_internal.h"
 
 int sb_stats_summarize(const double *x, size_t n, double level,
                        double *work, sb_summary *out)
@@ -43,4 +44,12 @@ int sb_stats_summarize(const double *x, size_t n, double level,
     if ((rc = sb_stats_median_ci(work, n, level, &out->median)) != SB_OK)
         return rc;
     return sb_stats_tukey(work, n, &out->outliers);
+}
+
+double sb__median_inplace(double *x, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    gsl_sort(x, 1, n);
+    return gsl_stats_median_from_sorted_data(x, 1, n);
 }
