@@ -282,9 +282,15 @@ static void put_text(char *buf, size_t len, size_t *at, const char *s)
     put(buf, len, at, "%s", tmp);
 }
 
-int sb_gate_judge(const sb_comparison *in, const sb_analysis_options *a,
-                  const char *what, const char *baseline_from, char *buf,
-                  size_t len)
+/* What decided a comparison at the gate: sb_gate_judge's outcome told
+ * apart by cause, as the tally counts it. */
+enum gate_cause { G_PASS, G_WARN, G_SLOWER, G_LOST, G_UNDECIDED };
+
+/* The one judgement behind sb_gate_judge and sb_gate_tally_add: c under
+ * a's threshold and policy, its line in buf; *cause says what decided. */
+static int judge(const sb_comparison *in, const sb_analysis_options *a,
+                 const char *what, const char *baseline_from, char *buf,
+                 size_t len, enum gate_cause *cause)
 {
     sb_analysis_options d;
     const sb_analysis_options *opt = &d;
@@ -310,13 +316,16 @@ int sb_gate_judge(const sb_comparison *in, const sb_analysis_options *a,
 
     if (!c || !c->valid || c->verdict == SB_VERDICT_NONE) {
         out = SB_GATE_FAIL;
+        *cause = G_LOST;
         why = "no comparison (an error, or no baseline to compare with)";
     } else if (!isfinite(c->ratio.estimate)) {
         out = SB_GATE_FAIL;
+        *cause = G_LOST;
         why = "not comparable (no samples, or times that are not "
               "positive)";
     } else if (c->verdict == SB_VERDICT_SLOWER) {
         out = c->ratio.estimate > 1 + th ? SB_GATE_FAIL : SB_GATE_PASS;
+        *cause = out ? G_SLOWER : G_PASS;
         why = out ? "slower, beyond the threshold"
                   : "slower, by less than the threshold";
     } else if (c->verdict == SB_VERDICT_INCONCLUSIVE &&
@@ -325,6 +334,9 @@ int sb_gate_judge(const sb_comparison *in, const sb_analysis_options *a,
         out = policy == SB_INCONCLUSIVE_PASS   ? SB_GATE_PASS
               : policy == SB_INCONCLUSIVE_WARN ? SB_GATE_WARN
                                                : SB_GATE_FAIL;
+        *cause = out == SB_GATE_PASS   ? G_PASS
+                 : out == SB_GATE_WARN ? G_WARN
+                                       : G_UNDECIDED;
         /* A verdict withheld (a run measured on a shared core) is not
          * one short of evidence. */
         why = c->withheld
@@ -336,20 +348,24 @@ int sb_gate_judge(const sb_comparison *in, const sb_analysis_options *a,
                     "without significance";
     } else if (c->verdict == SB_VERDICT_INCONCLUSIVE) {
         out = SB_GATE_PASS;
+        *cause = G_PASS;
         why = "inconclusive, but the interval rules out a slowdown "
               "beyond the threshold";
     } else {
         out = SB_GATE_PASS;
+        *cause = G_PASS;
         why = sb_verdict_name(c->verdict);
     }
     if (bad_opt) {
         out = SB_GATE_FAIL;
+        *cause = G_LOST;
         why = "the analysis options' size is unknown to this library "
               "(fill them with sb_analysis_options_init)";
     }
     if (bad_size) {
         char size[64];
         out = SB_GATE_FAIL;
+        *cause = G_LOST;
         snprintf(size, sizeof size, "sb_comparison.size %zu",
                  sb__out_size_of(in));
         put(buf, len, &at, "FAIL ");
@@ -380,4 +396,104 @@ int sb_gate_judge(const sb_comparison *in, const sb_analysis_options *a,
     put(buf, len, &at, "; baseline: ");
     put_text(buf, len, &at, baseline_from);
     return out;
+}
+
+int sb_gate_judge(const sb_comparison *c, const sb_analysis_options *a,
+                  const char *what, const char *baseline_from, char *buf,
+                  size_t len)
+{
+    enum gate_cause cause;
+
+    return judge(c, a, what, baseline_from, buf, len, &cause);
+}
+
+/* The layouts of sb_gate_tally a caller may have, the current first. */
+static const size_t tally_sizes[] = {sizeof(sb_gate_tally)};
+#define NTALLY_SIZES (sizeof tally_sizes / sizeof *tally_sizes)
+
+/* A caller's tally t in the library's whole layout, *full (later fields
+ * 0, as a caller who zeroed an older layout would have them); SB_EINVAL
+ * for NULL or an unknown size, and then t must not be written. */
+static int get_tally(const sb_gate_tally *t, sb_gate_tally *full)
+{
+    size_t size;
+
+    memset(full, 0, sizeof *full);
+    full->size = sizeof *full;
+    if (!t)
+        return SB_EINVAL;
+    size = sb__out_size_of(t);
+    if (sb__out_size(size, tally_sizes, NTALLY_SIZES, "sb_gate_tally", "",
+                     NULL) != SB_OK)
+        return SB_EINVAL;
+    memcpy(full, t, size);
+    full->size = sizeof *full;
+    return SB_OK;
+}
+
+int sb_gate_tally_add(sb_gate_tally *t, const sb_comparison *c,
+                      const sb_analysis_options *a, const char *what,
+                      const char *baseline_from, char *buf, size_t len)
+{
+    sb_gate_tally full;
+    enum gate_cause cause;
+    int out;
+
+    if (get_tally(t, &full) != SB_OK) {
+        /* Nothing can be counted, so nothing may pass: the line says
+         * why in place of the comparison's. */
+        size_t at = 0;
+        if (buf && len)
+            buf[0] = '\0';
+        put(buf, len, &at, "FAIL ");
+        put_text(buf, len, &at, what ? what : "candidate vs baseline");
+        if (t)
+            put(buf, len, &at,
+                ": sb_gate_tally.size %zu: unknown to this library (%zu; "
+                "set it to sizeof(sb_gate_tally))",
+                sb__out_size_of(t), sizeof(sb_gate_tally));
+        else
+            put(buf, len, &at, ": sb_gate_tally_add: tally is NULL");
+        return SB_GATE_FAIL;
+    }
+    out = judge(c, a, what, baseline_from, buf, len, &cause);
+    full.judged++;
+    switch (cause) {
+    case G_PASS:
+        full.passed++;
+        break;
+    case G_WARN:
+        full.warned++;
+        break;
+    case G_SLOWER:
+        full.slower++;
+        break;
+    case G_LOST:
+        full.lost++;
+        break;
+    case G_UNDECIDED:
+        full.undecided++;
+        out = SB_GATE_UNDECIDED;
+        break;
+    }
+    sb__out_put(t, sb__out_size_of(t), &full);
+    return out;
+}
+
+int sb_gate_tally_outcome(const sb_gate_tally *t)
+{
+    sb_gate_tally full;
+
+    if (get_tally(t, &full) != SB_OK)
+        return SB_GATE_FAIL;
+    /* Counts that do not add up are no tally the library made (a caller
+     * who forgot to zero it): not a pass. */
+    if (full.judged == 0 || full.slower || full.lost ||
+        full.passed + full.warned + full.undecided != full.judged)
+        return SB_GATE_FAIL;
+    if (full.undecided)
+        return SB_GATE_UNDECIDED;
+    if (full.warned)
+        return SB_GATE_WARN;
+    return SB_GATE_PASS;
 }

@@ -23,7 +23,8 @@
  *      the _name/_parse pairs of enums: "?" (never NULL) for an unknown
  *        value, -1 for an unknown name;
  *      predicates (sb_kernel_available, sb_comparison_regressed): 1 or 0;
- *      decisions (sb_gate_judge, sb_stats_verdict): an enum value, which
+ *      decisions (sb_gate_judge, sb_gate_tally_add,
+ *        sb_gate_tally_outcome, sb_stats_verdict): an enum value, which
  *        says "no result" (SB_GATE_FAIL, SB_VERDICT_INCONCLUSIVE) for
  *        input they cannot judge.
  *  - Versions: SB_VERSION_MAJOR, _MINOR, _PATCH, _STRING and _NUMBER
@@ -35,8 +36,9 @@
  *    does not know and reads an older one with the newer fields at their
  *    defaults.
  *  - Structs the library fills in the caller's memory (sb_comparison,
- *    sb_timer_info, sb_env, sb_clock_summary, sb_held_samples) start
- *    with a size field too, which the caller sets before the call:
+ *    sb_timer_info, sb_env, sb_clock_summary, sb_held_samples,
+ *    sb_gate_tally) start with a size field too, which the caller sets
+ *    before the call:
  *        sb_timer_info t = {.size = sizeof t};
  *    (in C++: sb_timer_info t{}; t.size = sizeof t;).  The library writes only the first size bytes, in the layout of that
  *    size (a newer library, an older caller: the older layout, without
@@ -1966,8 +1968,17 @@ SB_API int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
 enum sb_gate_outcome {
     SB_GATE_PASS = 0,
     SB_GATE_FAIL = 1,
-    SB_GATE_WARN = 2 /* passed, with a reason to look (an inconclusive
-                        comparison under SB_INCONCLUSIVE_WARN) */
+    SB_GATE_WARN = 2,     /* passed, with a reason to look (an inconclusive
+                             comparison under SB_INCONCLUSIVE_WARN) */
+    SB_GATE_UNDECIDED = 3 /* neither shown the same or faster nor slower
+                             beyond the threshold: an inconclusive
+                             comparison whose interval reaches past
+                             1 + threshold, under SB_INCONCLUSIVE_FAIL.
+                             Only the tally (sb_gate_tally_add,
+                             sb_gate_tally_outcome) tells it apart:
+                             sb_gate_judge and sb_gate call it FAIL, so
+                             that a caller who tests for FAIL never
+                             passes it */
 };
 
 /* The gate's decision on comparison c, with a's threshold and
@@ -2001,6 +2012,56 @@ SB_API int sb_gate_judge(const sb_comparison *c,
  * does not know), since a gate must not pass what it could not measure.
  * 1 or 0. */
 SB_API int sb_comparison_regressed(const sb_comparison *c, double threshold);
+
+/* A gate over several comparisons (every size of a kernel, every kernel
+ * of a run), counted by what decided each: the one policy that turns
+ * the comparisons into the gate's outcome, which statbench's --against
+ * and ab use too.  The caller zeroes it and sets its size,
+ *     sb_gate_tally t = {.size = sizeof t};
+ * (see the conventions above: a size this library does not know is
+ * neither read nor written), adds each comparison with
+ * sb_gate_tally_add, and asks sb_gate_tally_outcome for the gate. */
+typedef struct sb_gate_tally {
+    size_t size;      /* sizeof(sb_gate_tally), set by the caller */
+    size_t judged;    /* comparisons added */
+    size_t passed;    /* PASS: the same, faster, slower by less than the
+                         threshold, or a slowdown beyond it ruled out
+                         (or undecided, under SB_INCONCLUSIVE_PASS) */
+    size_t warned;    /* WARN: undecided, under SB_INCONCLUSIVE_WARN */
+    size_t slower;    /* FAIL: slower beyond the threshold, with
+                         significance */
+    size_t lost;      /* FAIL: no comparison (c NULL, not valid, verdict
+                         none, a NAN ratio, a size or options unknown to
+                         this library) */
+    size_t undecided; /* UNDECIDED: inconclusive past the threshold under
+                         SB_INCONCLUSIVE_FAIL */
+} sb_gate_tally;
+
+/* Judge c as sb_gate_judge does (its one line in buf, with what,
+ * baseline_from, len as there) and count it in t.  Returns the
+ * comparison's outcome, told apart by cause: SB_GATE_PASS, SB_GATE_WARN,
+ * SB_GATE_FAIL (slower beyond the threshold, or no comparison) or
+ * SB_GATE_UNDECIDED (where sb_gate_judge says FAIL, "inconclusive").  A
+ * NULL t, or one whose size this library does not know, counts nothing,
+ * is left untouched and returns SB_GATE_FAIL, the line naming it. */
+SB_API int sb_gate_tally_add(sb_gate_tally *t, const sb_comparison *c,
+                             const sb_analysis_options *a,
+                             const char *what, const char *baseline_from,
+                             char *buf, size_t len);
+
+/* The whole gate's outcome: SB_GATE_FAIL when a comparison was slower
+ * beyond the threshold or could not be made, when none was judged (a
+ * gate that judged nothing must not pass), and for a NULL t, one of an
+ * unknown size or one whose counts do not add up to judged (not zeroed
+ * first); else SB_GATE_UNDECIDED when one was undecided (more
+ * time, a larger threshold or a quieter host would decide it: a test
+ * suite retries or skips rather than report a regression); else
+ * SB_GATE_WARN when one warned; else SB_GATE_PASS.  A failure outweighs
+ * an undecided comparison: a slowdown shown in one cell is a regression
+ * whatever the others could not decide.  As exit statuses (statbench ab
+ * and --against, examples/ref_gate.c): PASS and WARN 0, FAIL 1,
+ * UNDECIDED 3. */
+SB_API int sb_gate_tally_outcome(const sb_gate_tally *t);
 
 /* A one-call regression gate for a test program: as
  * sb_compare_functions, then the gate's decision, as sb_gate_judge takes

@@ -144,6 +144,40 @@ if command -v cmake >/dev/null 2>&1 && command -v ctest >/dev/null 2>&1; then
         [ "$1" -eq 0 ] && return 0
         grep -q 'statbench_gate .*Failed' "$2" && gate_undecided "$2" 1.05
     }
+    # The gate with a reference build in the same run, two copies of
+    # copy_build.c and a third doing three times the work.  ctest -V
+    # shows what ref_gate said, passed or not: the slow build must be
+    # failed for its slowdown ("not ok ... slower"), not for an error or
+    # an undecided run; the identical one is passed or skipped (undecided,
+    # exit status 3, SKIP_RETURN_CODE), or failed only with a slowdown
+    # line of the gate's own, which is the machine's verdict, not the
+    # test's to check.
+    (cd "$tmp/cmake" && ctest -V -R '^statbench_ref_gate_slow$') \
+        >"$tmp/ctest-rslow.log" 2>&1
+    rc=$?
+    ref_slow() { # RC LOG
+        passed "$1" "$2" &&
+            grep -q 'not ok [0-9]* - FAIL new vs reference, 4096 B: slower, beyond the threshold' "$2"
+    }
+    check "ctest: a build doing three times the work fails the reference gate (rc $rc)" \
+        ref_slow "$rc" "$tmp/ctest-rslow.log"
+    [ "$rc" -eq 0 ] || diag "$(tail -n 12 "$tmp/ctest-rslow.log")"
+    (cd "$tmp/cmake" && ctest -V -R '^statbench_ref_gate$') \
+        >"$tmp/ctest-ref.log" 2>&1
+    rc=$?
+    ref_ran() { # RC LOG
+        one_test "$2" || return 1
+        if grep -q 'statbench_ref_gate .*Passed' "$2"; then
+            [ "$1" -eq 0 ] && ! grep -q 'not ok\|# SKIP' "$2"
+        elif grep -q 'statbench_ref_gate .*Skipped' "$2"; then
+            [ "$1" -eq 0 ] && grep -q '# SKIP undecided' "$2"
+        else
+            [ "$1" -ne 0 ] && grep -q 'not ok [0-9]* - FAIL new vs reference, [0-9]* B: slower' "$2"
+        fi
+    }
+    check "ctest: two identical builds: passed, skipped as undecided, or failed by a verdict (rc $rc)" \
+        ref_ran "$rc" "$tmp/ctest-ref.log"
+    diag "$(grep 'ok [0-9]* - \|statbench_ref_gate ' "$tmp/ctest-ref.log")"
     (cd "$tmp/cmake" && ctest --output-on-failure -R '^statbench_gate_slow$') \
         >"$tmp/ctest-slow.log" 2>&1
     rc=$?
@@ -160,5 +194,7 @@ else
     skip "examples/cmake with CTest" "no cmake"
     skip "examples/cmake: the same work under CTest" "no cmake"
     skip "examples/cmake: twice the work under CTest" "no cmake"
+    skip "examples/cmake: the reference gate, three times the work" "no cmake"
+    skip "examples/cmake: the reference gate, identical builds" "no cmake"
 fi
 done_testing

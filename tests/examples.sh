@@ -108,6 +108,91 @@ gate_slower_why() { # FILE
 check "examples/gate says why: FAIL, slower (or undecided past 5%), the smallest detectable change" \
     gate_slower_why "$tmp/gate_slow.out"
 
+# The gate with a reference build in the same run: the same object
+# loaded twice (two copies of one file) and a build doing three times the
+# work.  Only the difference the test made is a verdict checked: three
+# times the work fails (exit 1, every size "not ok"); for the copies, what
+# the machine made of them is its own, and only that each TAP line and
+# the exit status follow from the line's figures by the gate's rules
+# (threshold 5%, default policy fail) is checked.
+libs="$top_builddir/tests/.libs"
+# ref_consistent RC FILE: the plan, one line a size, and the status.
+ref_consistent() {
+    awk -v rc="$1" '
+        /^1\.\.[0-9]+$/ { plan = substr($0, 4) + 0; next }
+        /^(not ok|ok) [0-9]+ - (PASS|FAIL) new vs reference, [0-9]+ B: / {
+            n++
+            tap = $1 == "not" ? "not ok" : "ok"
+            out = $0; sub(/^(not ok|ok) [0-9]+ - /, "", out)
+            why = out; sub(/^(PASS|FAIL) new vs reference, [0-9]+ B: /, "", why)
+            sub(/;.*/, "", why)
+            out = substr(out, 1, 4)
+            skip = $0 ~ / # SKIP undecided$/
+            if (!match($0, /ratio [0-9.e+-]+ \[[0-9.e+-]+, [0-9.e+-]+\]/)) {
+                bad = bad "no ratio in line " n "; "
+                next
+            }
+            r = substr($0, RSTART + 6, RLENGTH - 6)
+            gsub(/[\[\],]/, " ", r)
+            split(r, f, " ")
+            est = f[1] + 0; lo = f[2] + 0; hi = f[3] + 0
+            ok = 0
+            if (why == "slower, beyond the threshold")
+                ok = out == "FAIL" && tap == "not ok" && !skip && lo >= 1 && est >= 1.05
+            else if (why ~ /^inconclusive: /)
+                ok = out == "FAIL" && tap == "ok" && skip && hi >= 1.05
+            else if (why ~ /^inconclusive, but the interval rules out/ ||
+                     why == "equivalent" || why == "faster" ||
+                     why == "slower, by less than the threshold")
+                ok = out == "PASS" && tap == "ok" && !skip
+            ok = ok && lo > 0 && lo <= est && est <= hi
+            if (!ok)
+                bad = bad "line " n " (" tap ", " out ": " why ") does not follow from " est " [" lo ", " hi "]; "
+            fail += tap == "not ok"
+            undecided += skip
+            next
+        }
+        /^# / { next }
+        { bad = bad "an unexpected line: " $0 "; " }
+        END {
+            want = fail ? 1 : undecided ? 3 : 0
+            if (n != 2 || plan != n)
+                bad = bad "plan " plan ", " n " lines (two sizes); "
+            if (rc != want)
+                bad = bad "exit " rc ", the lines say " want "; "
+            if (bad != "")
+                print bad
+            exit bad != ""
+        }' "$2"
+}
+if [ -f "$libs/kplain.so" ] && [ -f "$libs/kheavy.so" ]; then
+    cp "$libs/kplain.so" "$tmp/ref.so" && cp "$libs/kplain.so" "$tmp/same.so" &&
+        cp "$libs/kheavy.so" "$tmp/heavy.so"
+    "$ex/ref_gate" "$tmp/ref.so" "$tmp/heavy.so" sbk_copy >"$tmp/rg.out" 2>&1
+    rc=$?
+    check "examples/ref_gate fails a build doing three times the work (rc $rc)" \
+        sh -c "[ $rc -eq 1 ] && [ \$(grep -c '^not ok [0-9]* - FAIL new vs reference, [0-9]* B: slower, beyond the threshold' '$tmp/rg.out') -eq 2 ]"
+    [ "$rc" -eq 1 ] || diag "$(cat "$tmp/rg.out")"
+    check "examples/ref_gate: its TAP lines and status follow from their figures" \
+        ref_consistent "$rc" "$tmp/rg.out"
+    "$ex/ref_gate" "$tmp/ref.so" "$tmp/same.so" sbk_copy >"$tmp/rg.out" 2>&1
+    rc=$?
+    check "examples/ref_gate: two copies of one build, lines and status consistent (rc $rc)" \
+        ref_consistent "$rc" "$tmp/rg.out"
+    diag "$(grep '^\(not \)\{0,1\}ok' "$tmp/rg.out")"
+    "$ex/ref_gate" "$tmp/ref.so" "$tmp/same.so" no_such_symbol \
+        >"$tmp/rg.out" 2>&1
+    rc=$?
+    check "examples/ref_gate: a missing symbol is an error, exit 2, named (rc $rc)" \
+        sh -c "[ $rc -eq 2 ] && grep -q \"no symbol 'no_such_symbol'\" '$tmp/rg.out'"
+    "$ex/ref_gate" "$tmp/ref.so" >/dev/null 2>&1
+    rc=$?
+    check "examples/ref_gate without its three arguments: usage, exit 2 (rc $rc)" \
+        test "$rc" -eq 2
+else
+    skip "examples/ref_gate" "no tests/.libs/kplain.so (no shared libraries)"
+fi
+
 # The TAP gate (make check also runs it as a test): four copies in one
 # call are "not ok", with the ratio and interval, and the exit status is
 # 1.  (Two copies came out inconclusive against the 25% threshold once,

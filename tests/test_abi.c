@@ -560,6 +560,10 @@ static void test_layouts(void)
            F(sb_held_samples, invocation_samples), F(sb_held_samples, at),
            F(sb_held_samples, counters));
     LAYOUT(sb_env, F(sb_env, size), F(sb_env, n), F(sb_env, items));
+    LAYOUT(sb_gate_tally, F(sb_gate_tally, size), F(sb_gate_tally, judged),
+           F(sb_gate_tally, passed), F(sb_gate_tally, warned),
+           F(sb_gate_tally, slower), F(sb_gate_tally, lost),
+           F(sb_gate_tally, undecided));
 }
 
 int main(void)

@@ -15,7 +15,8 @@
 #define MAX_OUTPUTS 8
 #define MAX_KERNEL_FROM 32
 #define EXIT_USAGE 2
-/* statbench ab: the gate could not decide (neither 0 nor a slowdown). */
+/* A gate (ab, --against) could not decide: neither the same or faster
+ * nor slower beyond the threshold (SB_GATE_UNDECIDED). */
 #define EXIT_UNDECIDED 3
 
 /* The subcommands, as bits: each option of the table names those that
@@ -129,6 +130,33 @@ int cmd_measure(int argc, char **argv, struct cli *cli);
  * undecided; status when it is already non-zero). */
 int cmd_ab(int argc, char **argv, struct cli *cli);
 int cli_ab_gate(const sb_run *run, const struct cli *cli, int status);
+
+/* cli_gate.c: the one gate of --against and ab.  What differs between
+ * them is words: */
+struct cli_gate {
+    const char *kernel;  /* only this kernel's cells are judged; NULL:
+                            every cell with a comparison */
+    const char *label;   /* a cell's line names "LABEL, SIZE B (S/D)";
+                            NULL: "KERNEL SIZE (S/D)" */
+    const char *from;    /* where the baseline came from (the lines) */
+    const char *prefix;  /* before each summary line ("ab: "), or NULL */
+    const char *subject; /* what is judged ("new", "this run") */
+    const char *versus;  /* against what ("old", "baseline 'x'") */
+    const char *advice;  /* what would decide an undecided cell */
+};
+/* Each compared cell of run judged and counted in t (sb_gate_tally_add),
+ * its line said unless it passed under quiet. */
+void cli_gate_cells(const sb_run *run, const struct cli_gate *g, int quiet,
+                    sb_gate_tally *t);
+/* The gate's exit status from t: status itself when it is already
+ * non-zero (an earlier failure keeps its own words); else a line per
+ * cause (no cell judged, not comparable, slower, undecided) and
+ * cli_gate_exit of sb_gate_tally_outcome. */
+int cli_gate_status(const sb_gate_tally *t, const struct cli_gate *g,
+                    int status);
+/* A gate's outcome as an exit status: PASS and WARN 0, UNDECIDED
+ * EXIT_UNDECIDED, FAIL (and anything else) 1. */
+int cli_gate_exit(int outcome);
 int cmd_compare(int argc, char **argv, struct cli *cli);
 int cmd_report(int argc, char **argv, struct cli *cli);
 int cmd_merge(int argc, char **argv, struct cli *cli);

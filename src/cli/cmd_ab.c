@@ -7,11 +7,11 @@
  * cell of new with old's cell of the same size and offsets, invocation by
  * invocation (cmd_measure.c does the rest, outputs and --save included).
  * What ab adds is the verdict per cell, in sb_gate_judge's words, and an
- * exit status that tells a slowdown from a run that could not decide.
+ * exit status that tells a slowdown from a run that could not decide:
+ * the gate --against uses too (cli_gate.c), with ab's words.
  */
 #include "config.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,58 +80,19 @@ int cmd_ab(int argc, char **argv, struct cli *cli)
 
 int cli_ab_gate(const sb_run *run, const struct cli *cli, int status)
 {
-    const sb_analysis_options *o = sb_run_analysis_options(run);
-    size_t slower = 0, lost = 0, undecided = 0, judged = 0;
-    char what[200], line[1200];
+    /* old's own cells have no baseline; only new's are judged. */
+    const struct cli_gate g = {
+        .kernel = "new",
+        .label = "new vs old",
+        .from = "old, in the same rounds",
+        .prefix = "ab: ",
+        .subject = "new",
+        .versus = "old",
+        .advice = "more --max-time or --invocations, a larger --threshold, "
+                  "or --inconclusive warn",
+    };
+    sb_gate_tally t = {.size = sizeof t};
 
-    for (size_t i = 0; i < sb_run_count(run); i++) {
-        const sb_comparison *c = sb_run_comparison(run, i);
-        const sb_cell_result *r = sb_run_cell(run, i);
-        int out;
-        /* old's own cells have no baseline; a cell without samples has
-         * failed above, in its own words. */
-        if (!c || !c->valid || strcmp(r->cell.kernel->name, "new"))
-            continue;
-        judged++;
-        snprintf(what, sizeof what, "new vs old, %zu B (%zu/%zu)",
-                 r->cell.size, r->cell.src_align, r->cell.dst_align);
-        out = sb_gate_judge(c, o, what, "old, in the same rounds", line,
-                            sizeof line);
-        if (out != SB_GATE_PASS || !cli->quiet)
-            say("%s", line);
-        if (out != SB_GATE_FAIL)
-            continue;
-        if (!r->nsamples || !isfinite(c->ratio.estimate))
-            lost++;
-        else if (c->verdict == SB_VERDICT_SLOWER)
-            slower++;
-        else
-            undecided++;
-    }
-    if (status != 0)
-        return status;
-    if (!judged) {
-        say("ab: no cell of new could be compared with old");
-        return 1;
-    }
-    if (lost) {
-        say("ab: %zu cell%s of new cannot be compared with old (no valid "
-            "samples)",
-            lost, lost == 1 ? "" : "s");
-        return 1;
-    }
-    if (slower) {
-        say("ab: new is slower than old beyond the threshold, with "
-            "significance, in %zu of %zu cells",
-            slower, judged);
-        return 1;
-    }
-    if (undecided) {
-        say("ab: %zu of %zu cells undecided: a slowdown beyond the "
-            "threshold is not ruled out (more --max-time or --invocations, "
-            "a larger --threshold, or --inconclusive warn)",
-            undecided, judged);
-        return EXIT_UNDECIDED;
-    }
-    return 0;
+    cli_gate_cells(run, &g, cli->quiet, &t);
+    return cli_gate_status(&t, &g, status);
 }

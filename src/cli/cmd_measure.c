@@ -2,7 +2,8 @@
  * cmd_measure.c: statbench [OPTION]...: measure the cells the options
  * name, compare them with a baseline (--baseline, --against) and write
  * the outputs.  Exit status: 0 success, 1 a run or output failure (or,
- * with --against, a cell slower than its baseline), 2 bad input, 130,
+ * with --against, a cell slower than its baseline), 2 bad input, 3 with
+ * --against a cell undecided (EXIT_UNDECIDED), 130,
  * 143 or 129 when interrupted by SIGINT, SIGTERM or SIGHUP (partial
  * results are still written).
  */
@@ -995,8 +996,9 @@ static int save_baseline(const sb_run *run, const sb_run *prior,
     return status;
 }
 
-/* --against as a gate: status 1 when a cell is slower than its baseline
- * beyond the threshold, with significance, cannot be compared, or is
+/* --against as a gate (cli_gate.c, the one gate of ab too): status 1
+ * when a cell is slower than its baseline beyond the threshold, with
+ * significance, or cannot be compared; EXIT_UNDECIDED when a cell is
  * inconclusive past the threshold under --inconclusive fail (the
  * default; sb_gate_judge).  Each failing or warned cell gets the gate's
  * line (ratio, threshold, smallest detectable change, where the baseline
@@ -1004,64 +1006,37 @@ static int save_baseline(const sb_run *run, const sb_run *prior,
 static int gate(const sb_run *run, const sb_run *against, const char *name,
                 const struct cli *cli, int status)
 {
-    size_t slower = 0, lost = 0, undecided = 0;
     const sb_meta *m = sb_run_meta(against);
     const sb_analysis_options *o = sb_run_analysis_options(run);
-    char from[400], what[200], line[1200], assumed[200];
+    char from[400], versus[300], advice[400];
+    struct cli_gate g = {.subject = "this run"};
+    sb_gate_tally t = {.size = sizeof t};
 
-    snprintf(assumed, sizeof assumed,
-             "a baseline of several runs, whose spread replaces the %g%% "
-             "run-to-run sd assumed for one (--save NAME --append, or "
-             "--run-sd PCT), ",
-             100 * SB_RUN_SD_ASSUMED);
     snprintf(from, sizeof from, "saved baseline '%s', measured %s on %s",
              name, m->start_time[0] ? m->start_time : "at an unknown time",
              m->hostname[0] ? m->hostname : "an unknown host");
-    for (size_t i = 0; i < sb_run_count(run); i++) {
-        const sb_comparison *c = sb_run_comparison(run, i);
-        const sb_cell_result *r = sb_run_cell(run, i);
-        int out;
-        /* A cell without samples has failed above, in its own words; one
-         * without a baseline cell is not gated. */
-        if (!c || !r->nsamples)
-            continue;
-        snprintf(what, sizeof what, "%s %zu (%zu/%zu)", r->cell.kernel->name,
-                 r->cell.size, r->cell.src_align, r->cell.dst_align);
-        out = sb_gate_judge(c, o, what, from, line, sizeof line);
-        if (out != SB_GATE_PASS || !cli->quiet)
-            say("%s", line);
-        if (out != SB_GATE_FAIL)
-            continue;
-        if (!isfinite(c->ratio.estimate))
-            lost++;
-        else if (c->verdict == SB_VERDICT_SLOWER)
-            slower++;
-        else
-            undecided++;
-    }
-    if (lost && status == 0) {
-        say("%zu cell%s cannot be compared with baseline '%s' "
-            "(no valid samples there)",
-            lost, lost == 1 ? "" : "s", name);
-        status = 1;
-    }
-    if (slower && status == 0) {
-        say("%zu cell%s slower than baseline '%s' beyond the "
-            "threshold, with significance",
-            slower, slower == 1 ? "" : "s", name);
-        status = 1;
-    }
-    if (undecided && status == 0) {
-        say("%zu cell%s inconclusive against baseline '%s': a slowdown "
-            "beyond the threshold is not ruled out (%smore --max-time, a "
-            "larger --threshold, or --inconclusive warn)",
-            undecided, undecided == 1 ? "" : "s", name,
-            sb_run_runs(against) >= 2 || o->run_sd >= 0
-                ? "more runs in the baseline (--save NAME --append), "
-                : assumed);
-        status = 1;
-    }
-    return status;
+    snprintf(versus, sizeof versus, "baseline '%s'", name);
+    /* Two moments compare two hosts as much as two builds: where the
+     * baseline is a build that can be kept, one run of both decides what
+     * a second run against a saved one cannot. */
+    if (sb_run_runs(against) >= 2 || o->run_sd >= 0)
+        snprintf(advice, sizeof advice,
+                 "more runs in the baseline (--save NAME --append), more "
+                 "--max-time, a larger --threshold, --inconclusive warn, or "
+                 "both builds in one run: statbench ab");
+    else
+        snprintf(advice, sizeof advice,
+                 "a baseline of several runs, whose spread replaces the %g%% "
+                 "run-to-run sd assumed for one (--save NAME --append, or "
+                 "--run-sd PCT), more --max-time, a larger --threshold, "
+                 "--inconclusive warn, or both builds in one run: "
+                 "statbench ab",
+                 100 * SB_RUN_SD_ASSUMED);
+    g.from = from;
+    g.versus = versus;
+    g.advice = advice;
+    cli_gate_cells(run, &g, cli->quiet, &t);
+    return cli_gate_status(&t, &g, status);
 }
 
 /* The comparison --against or --baseline asks for; 1 when --against
@@ -1251,14 +1226,16 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     if (cli->save)
         status = save_baseline(run, prior, cli, empty, status);
     sb_run_free(prior);
+    /* Before the gate: a baseline with no cell in common is bad input,
+     * as with compare, not a gate that judged nothing. */
+    if (no_common && status == 0)
+        status = EXIT_USAGE;
     if (cli->ab)
         status = cli_ab_gate(run, cli, status);
     if (against) {
         status = gate(run, against, cli->against, cli, status);
         sb_run_free(against);
     }
-    if (no_common && status == 0)
-        status = EXIT_USAGE; /* as compare */
     if (profile_update(run, profile_dir, &figures) && status == 0)
         status = 1;
     if (profile_status && status == 0)
