@@ -20,12 +20,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "loaded.h"
@@ -57,6 +61,7 @@ struct sb__loaded {
     fini_fn fini;
     char description[256];
     char build_id[2 * 64 + 1];
+    char warning[512];
 };
 
 /* ---- setup and teardown ------------------------------------------------- */
@@ -157,18 +162,217 @@ static void read_build_id(int fd, off_t fsize, char *hex, size_t len)
     }
 }
 
+/* How long a trial load may take: a constructor that waits on something
+ * that never comes must not hold the caller. */
+#define TRIAL_SECONDS 10
+
+/* What a file's mode and its directory's allow others: "" when nothing,
+ * else a warning for the record.  Anyone who may write the file may
+ * change the code measured between two runs, or between the check and
+ * the run; anyone who may write a directory without the sticky bit may
+ * replace the file. */
+static void others_may_write(const char *path, const char *shown,
+                             const struct stat *st, char *buf, size_t len)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash && slash > path ? (size_t)(slash - path) : 1;
+    struct stat ds;
+
+    buf[0] = '\0';
+    if (st->st_mode & S_IWOTH) {
+        snprintf(buf, len,
+                 "%s is writable by others (mode %04o): anyone on this "
+                 "host may change the code measured",
+                 shown, (unsigned)(st->st_mode & 07777));
+        return;
+    }
+    if (dlen >= sizeof dir)
+        return;
+    memcpy(dir, path, dlen);
+    dir[dlen] = '\0';
+    if (stat(dir, &ds) == 0 && (ds.st_mode & S_IWOTH) &&
+        !(ds.st_mode & S_ISVTX))
+        snprintf(buf, len,
+                 "%s: its directory is writable by others without the "
+                 "sticky bit (mode %04o): anyone on this host may replace "
+                 "the file",
+                 shown, (unsigned)(ds.st_mode & 07777));
+}
+
+/* The name dlmopen is given for the file open at fd: the descriptor's
+ * own name under /proc, so that the file loaded is the one checked,
+ * whatever the path names by then; the path itself where /proc is not
+ * mounted. */
+static const char *load_name(int fd, const char *path, char *buf,
+                             size_t len)
+{
+    snprintf(buf, len, "/proc/self/fd/%d", fd);
+    return access(buf, F_OK) == 0 ? buf : path;
+}
+
+/* Load the file at name in a child first, its standard output and error
+ * caught: a constructor that prints (into the caller's output: a table,
+ * JSON), calls exit (which would end the caller's process) or never
+ * returns is refused before it runs in the caller.  The child loads,
+ * flushes the new namespace's own stdio (a libc of its own: its buffers
+ * are not the caller's), says it is done on a pipe and leaves with
+ * _exit, so that no handler of the caller runs there. */
+static int trial_load(const char *name, const char *shown, sb_error *err)
+{
+    int out[2], done[2];
+    pid_t pid;
+    char got[256], mark = 0;
+    size_t ngot = 0;
+    int status = 0, finished = 1, said = 0;
+    struct timespec t0, t;
+
+    if (pipe2(out, O_CLOEXEC) != 0)
+        return sb__error(err, SB_ESYS, "%s: cannot try the load: pipe: %s",
+                         shown, strerror(errno));
+    if (pipe2(done, O_CLOEXEC) != 0) {
+        int e = errno;
+        close(out[0]);
+        close(out[1]);
+        return sb__error(err, SB_ESYS, "%s: cannot try the load: pipe: %s",
+                         shown, strerror(e));
+    }
+    fflush(NULL); /* nothing of the caller's buffered output twice */
+    pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(out[0]);
+        close(out[1]);
+        close(done[0]);
+        close(done[1]);
+        return sb__error(err, SB_ESYS, "%s: cannot try the load: fork: %s",
+                         shown, strerror(e));
+    }
+    if (pid == 0) {
+        void *h;
+        if (dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0)
+            _exit(125);
+        h = dlmopen(LM_ID_NEWLM, name, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            /* The namespace's own fflush, from its own libc. */
+            int (*ff)(FILE *);
+            *(void **)&ff = dlsym(h, "fflush");
+            if (ff)
+                ff(NULL);
+        }
+        mark = h ? 'y' : 'n';
+        if (write(done[1], &mark, 1) != 1)
+            _exit(124);
+        _exit(0);
+    }
+    close(out[1]);
+    close(done[1]);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        struct pollfd p[2] = {{.fd = out[0], .events = POLLIN},
+                              {.fd = done[0], .events = POLLIN}};
+        long left;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        left = TRIAL_SECONDS * 1000L - ((t.tv_sec - t0.tv_sec) * 1000L +
+                                        (t.tv_nsec - t0.tv_nsec) / 1000000);
+        if (left <= 0) {
+            finished = 0;
+            break;
+        }
+        /* A closed pipe is -1 here, which poll skips. */
+        if (poll(p, 2, (int)left) < 0) {
+            if (errno == EINTR)
+                continue;
+            finished = 0; /* nothing more can be read: the child goes */
+            break;
+        }
+        if (p[0].revents) {
+            char b[256];
+            ssize_t n = read(out[0], b, sizeof b);
+            if (n > 0) {
+                size_t take = (size_t)n < sizeof got - 1 - ngot
+                                  ? (size_t)n
+                                  : sizeof got - 1 - ngot;
+                memcpy(got + ngot, b, take);
+                ngot += take;
+                said = 1;
+            } else if (n == 0 || errno != EINTR) {
+                close(out[0]);
+                out[0] = -1;
+            }
+        }
+        if (p[1].revents) {
+            ssize_t n = read(done[0], &mark, 1);
+            if (n != 0 && n != 1 && errno == EINTR)
+                continue;
+            close(done[0]);
+            done[0] = -1;
+        }
+        if (out[0] < 0 && done[0] < 0)
+            break;
+    }
+    if (out[0] >= 0)
+        close(out[0]);
+    if (done[0] >= 0)
+        close(done[0]);
+    /* Both pipes closed: the child has left, or is leaving (its
+     * descriptors close before it can be waited for), so it is waited
+     * for; past its time it is killed first. */
+    if (!finished)
+        kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    got[ngot] = '\0';
+    if (said) {
+        char *nl = strchr(got, '\n');
+        if (nl)
+            *nl = '\0';
+        sb__clean_text(got);
+        return sb__error(err, SB_EINVAL,
+                         "%s: loading it writes to standard output or error "
+                         "(a constructor that prints: \"%.80s\"), which "
+                         "would mix with the run's output",
+                         shown, got);
+    }
+    if (mark == 'y' && finished && WIFEXITED(status) &&
+        WEXITSTATUS(status) == 0)
+        return SB_OK;
+    if (mark == 'n')
+        return SB_OK; /* dlmopen's own reason follows, from the real load */
+    if (!finished)
+        return sb__error(err, SB_EINVAL,
+                         "%s: loading it did not finish in %d s (a "
+                         "constructor that waits), in a trial process",
+                         shown, TRIAL_SECONDS);
+    if (WIFEXITED(status))
+        return sb__error(err, SB_EINVAL,
+                         "%s: loading it ended the process, exit status %d "
+                         "(a constructor that calls exit), in a trial "
+                         "process",
+                         shown, WEXITSTATUS(status));
+    return sb__error(err, SB_EINVAL,
+                     "%s: loading it killed the process with signal %d "
+                     "(%s), in a trial process",
+                     shown, WTERMSIG(status), strsignal(WTERMSIG(status)));
+}
+
 /* The object at path, opened in a namespace of its own or shared with an
- * earlier load of the same file; its counted reference.  Called with
+ * earlier load of the same file; its counted reference.  The file is
+ * opened once: what is checked (a regular file, an ELF shared object,
+ * its build-id, who may write it) is what is loaded.  Called with
  * objects_lock held. */
 static int object_open(const char *path, const char *shown,
                        struct sb__object **out, char *build_id, size_t blen,
-                       sb_kernel_origin *o, sb_error *err)
+                       sb_kernel_origin *o, char *warning, size_t wlen,
+                       sb_error *err)
 {
     struct stat st;
     unsigned char magic[18];
     struct sb__object *obj;
+    char fdname[64];
+    const char *name;
     void *h;
-    int fd;
+    int fd, rc;
 
     *out = NULL;
     /* O_NONBLOCK: a FIFO planted under the name must not hold the call;
@@ -202,21 +406,31 @@ static int object_open(const char *path, const char *shown,
         }
     }
     read_build_id(fd, st.st_size, build_id, blen);
-    close(fd);
+    others_may_write(path, shown, &st, warning, wlen);
     o->file_size = (uint64_t)st.st_size;
     o->file_mtime = (int64_t)st.st_mtime;
 
     for (obj = objects; obj; obj = obj->next)
         if (obj->dev == st.st_dev && obj->ino == st.st_ino) {
+            close(fd);
             obj->refs++;
             *out = obj;
             return SB_OK;
         }
     obj = calloc(1, sizeof *obj);
-    if (!obj)
+    if (!obj) {
+        close(fd);
         return sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    name = load_name(fd, path, fdname, sizeof fdname);
+    if ((rc = trial_load(name, shown, err)) != SB_OK) {
+        close(fd);
+        free(obj);
+        return rc;
+    }
     dlerror();
-    h = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
+    h = dlmopen(LM_ID_NEWLM, name, RTLD_NOW | RTLD_LOCAL);
+    close(fd); /* the loader has mapped what it needs */
     if (!h) {
         const char *e = dlerror();
         char why[200];
@@ -247,6 +461,20 @@ static void object_close(struct sb__object *obj)
         }
     dlclose(obj->handle);
     free(obj);
+}
+
+/* Whether the symbol at addr is a function: its ELF symbol's type is
+ * STT_FUNC or STT_GNU_IFUNC.  A symbol the loader cannot describe is
+ * taken as one (dlsym found it; nothing says otherwise). */
+static int is_function(void *addr)
+{
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+
+    if (!dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+        return 1;
+    return ELF64_ST_TYPE(sym->st_info) == STT_FUNC ||
+           ELF64_ST_TYPE(sym->st_info) == STT_GNU_IFUNC;
 }
 
 /* A symbol name as C spells one: the loader looks up nothing else, and a
@@ -344,18 +572,25 @@ int sb_kernel_load_new(const char *path, const char *symbol,
     l->origin.path = dup_clean_len(path, 4096);
     l->origin.symbol = strdup(symbol);
     l->origin.build_id = l->build_id;
+    l->origin.warning = l->warning;
     if (!l->origin.name || !l->origin.path || !l->origin.symbol) {
         rc = sb__error(err, SB_ENOMEM, "out of memory");
         goto fail;
     }
     pthread_mutex_lock(&objects_lock);
     rc = object_open(path, shown, &l->obj, l->build_id, sizeof l->build_id,
-                     &l->origin, err);
+                     &l->origin, l->warning, sizeof l->warning, err);
     if (rc == SB_OK) {
         dlerror();
         fn = dlsym(l->obj->handle, symbol);
         if (!fn) {
             rc = sb__error(err, SB_EINVAL, "%s: no symbol '%s' in it",
+                           shown, symbol);
+        } else if (!is_function(fn)) {
+            rc = sb__error(err, SB_EINVAL,
+                           "%s: symbol '%s' is not a function (data, or "
+                           "another kind of symbol): a kernel is a "
+                           "function of the sb_kernel_fn shape",
                            shown, symbol);
         } else {
             snprintf(hook, sizeof hook, "%s_init", symbol);
@@ -434,13 +669,15 @@ int sb__run_add_loaded(sb_run *run, const sb_kernel_origin *o)
     n->path = dup_clean_len(o->path, 4096);
     n->symbol = dup_clean_len(o->symbol, 256);
     n->build_id = dup_clean_len(o->build_id ? o->build_id : "", 256);
+    n->warning = dup_clean_len(o->warning ? o->warning : "", 512);
     n->file_size = o->file_size;
     n->file_mtime = o->file_mtime;
-    if (!n->name || !n->path || !n->symbol || !n->build_id) {
+    if (!n->name || !n->path || !n->symbol || !n->build_id || !n->warning) {
         free((char *)n->name);
         free((char *)n->path);
         free((char *)n->symbol);
         free((char *)n->build_id);
+        free((char *)n->warning);
         return SB_ENOMEM;
     }
     run->nloaded++;
@@ -454,6 +691,7 @@ void sb__run_free_loaded(sb_run *run)
         free((char *)run->loaded[i].path);
         free((char *)run->loaded[i].symbol);
         free((char *)run->loaded[i].build_id);
+        free((char *)run->loaded[i].warning);
     }
     free(run->loaded);
     run->loaded = NULL;

@@ -1128,20 +1128,23 @@ static int load_loaded(sb_run *run, json_t *root, const char *name,
         json_t *bid = json_object_get(e, "build_id");
         json_t *sz = json_object_get(e, "file_size");
         json_t *mt = json_object_get(e, "file_mtime");
+        json_t *w = json_object_get(e, "warning");
         sb_kernel_origin o = {
             .name = get_str(e, "name"),
             .path = get_str(e, "path"),
             .symbol = get_str(e, "symbol"),
-            .build_id = json_is_string(bid) ? json_string_value(bid) : ""};
+            .build_id = json_is_string(bid) ? json_string_value(bid) : "",
+            .warning = json_is_string(w) ? json_string_value(w) : ""};
         if (!json_is_object(e) || !o.name || !o.path || !o.symbol ||
             (bid && !json_is_string(bid) && !json_is_null(bid)) ||
+            (w && !json_is_string(w)) ||
             !json_is_integer(sz) || json_integer_value(sz) < 0 ||
             !json_is_integer(mt))
             return sb__error(err, SB_EIO,
                              "%s: \"" SB__JK_LOADED_KERNELS "[%zu]\": not "
                              "an object of strings name, path, symbol, "
-                             "build_id (or null) and integers file_size, "
-                             "file_mtime",
+                             "build_id (or null), an optional string "
+                             "warning and integers file_size, file_mtime",
                              name, i);
         o.file_size = (uint64_t)json_integer_value(sz);
         o.file_mtime = (int64_t)json_integer_value(mt);

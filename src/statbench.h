@@ -647,6 +647,10 @@ typedef struct sb_kernel_origin {
     const char *build_id; /* the ELF GNU build-id in hex, "" without one */
     uint64_t file_size;   /* the file's size in bytes when loaded */
     int64_t file_mtime;   /* its modification time, seconds since 1970 */
+    const char *warning;  /* "" or, on one line, why the file deserves a
+                             look: writable by others, or in a directory
+                             others may write without the sticky bit
+                             (anyone could change the code measured) */
 } sb_kernel_origin;
 
 /* A kernel from a shared object: the function symbol of path, of the
@@ -660,9 +664,16 @@ typedef struct sb_kernel_origin {
  * errno value (which fails the run, naming it); the state it sets is fn's
  * last argument and fini's argument.
  *
- * Each file is opened with dlmopen(LM_ID_NEWLM, path, RTLD_NOW |
- * RTLD_LOCAL), in a link-map namespace of its own, so that two builds of
- * one library with the same symbols load side by side; the same file
+ * The file is opened once, and what is checked (a regular file, an ELF
+ * shared object, its build-id, who may write it) is what is loaded: its
+ * descriptor's name under /proc/self/fd goes to dlmopen(LM_ID_NEWLM,
+ * name, RTLD_NOW | RTLD_LOCAL), in a link-map namespace of its own, so
+ * that two builds of one library with the same symbols load side by
+ * side.  Before that, a forked child loads it once with its standard
+ * output and error caught, so that a constructor that prints, calls exit,
+ * dies or waits more than 10 s is refused (SB_EINVAL, saying which)
+ * before it runs in the caller: a fork and a load, a few milliseconds,
+ * once per file.  The same file
  * loaded again (by any path) shares its namespace, and the last
  * sb_kernel_load_free of its kernels closes it.  A namespace costs a copy
  * of the object's dependencies, the C library included (its own malloc
@@ -676,8 +687,10 @@ typedef struct sb_kernel_origin {
  * by surprise); symbol must be a C identifier; name is letters, digits,
  * '_', '.' and '-', at most 64, not a built-in kernel's.  SB_EINVAL, with
  * a one-line message naming the value, for those, a file that is missing,
- * not a regular file, not an ELF shared object or cannot be loaded, and a
- * symbol it lacks; SB_ENOMEM.  *out is then NULL.  The kernel is the
+ * not a regular file, not an ELF shared object or cannot be loaded, a
+ * symbol it lacks or one that is not a function; SB_ESYS when the trial
+ * cannot fork; SB_ENOMEM.  A file others may write is loaded, with
+ * sb_kernel_loaded(k)->warning saying so.  *out is then NULL.  The kernel is the
  * caller's to free with sb_kernel_load_free, after the plans that hold
  * it; a run made from them keeps its own record (sb_run_loaded) and
  * outlives it.  Its speed means nothing until sb_kernel_verify passed. */

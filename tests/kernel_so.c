@@ -7,6 +7,8 @@
  *   SBK_REPEAT  how many times sbk_copy copies (1; 3 for the heavy one)
  *   SBK_SHORT   1: sbk_copy skips the last byte
  *   SBK_OVER    1: sbk_copy writes one byte past the end
+ *   SBK_CTOR    1: a constructor prints when the object is loaded; 2: it
+ *               calls exit(7); 3: it waits (sleeps far past any limit)
  * No statbench header: a loaded kernel needs none.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -27,6 +29,9 @@
 #ifndef SBK_OVER
 #define SBK_OVER 0
 #endif
+#ifndef SBK_CTOR
+#define SBK_CTOR 0
+#endif
 
 /* The exports, declared (the warnings want a prototype for each). */
 void sbk_copy(void *dst, const void *src, size_t n, void *state);
@@ -37,6 +42,26 @@ void sbk_noinit(void *dst, const void *src, size_t n, void *state);
 int sbk_noinit_init(void **state, size_t n);
 void sbk_crash(void *dst, const void *src, size_t n, void *state);
 void sbk_count(void *dst, const void *src, size_t n, void *state);
+extern unsigned char sbk_table[64];
+
+/* A symbol that is data, not a function: loading it as a kernel must be
+ * refused, not called. */
+unsigned char sbk_table[64] = {1};
+
+#if SBK_CTOR
+/* What a careless library does when it is loaded: a banner on standard
+ * output, an exit from a check that failed, a wait for something that
+ * never comes.  Each would mix with, end or hold the caller's run. */
+__attribute__((constructor)) static void sbk_ctor(void)
+{
+    if (SBK_CTOR == 1)
+        printf("sbk: hello from a constructor\n");
+    else if (SBK_CTOR == 2)
+        exit(7);
+    else
+        sleep(600);
+}
+#endif
 
 /* What init makes: the cell's size and the calls counted by the kernel. */
 struct sbk_state {

@@ -30,7 +30,7 @@ if [ ! -f "$libs/kplain.so" ]; then
 fi
 # Copies of their own: the saved run must read back once they are gone.
 cp "$libs/kplain.so" "$libs/kheavy.so" "$libs/kshort.so" "$libs/kover.so" \
-    "$tmp/" || exit 1
+    "$libs/kprint.so" "$libs/kexit.so" "$tmp/" || exit 1
 quick="-s 4096 --max-time 3 --invocations 2 --max-invocations 2 --no-profile -q"
 SBK_MARK="$tmp/fini.txt"
 export SBK_MARK
@@ -160,6 +160,30 @@ check "a file that is no ELF object" \
     --kernel-from "$tmp/text.so:sbk_copy" $quick
 check "a missing symbol" bad_input "no symbol 'nope' in it" \
     --kernel-from "$tmp/kplain.so:nope" $quick
+check "a symbol that is data, not a function" \
+    bad_input "symbol 'sbk_table' is not a function" \
+    --kernel-from "$tmp/kplain.so:sbk_table" $quick
+# Constructors that print, exit or wait are refused from a trial load in
+# a child, before they run in statbench: nothing of theirs on stdout.
+check "an object whose constructor prints" \
+    bad_input 'loading it writes to standard output or error (a constructor that prints: "sbk: hello from a constructor")' \
+    --kernel-from "$tmp/kprint.so:sbk_copy" $quick
+check "  nothing of it reached statbench's output" \
+    sh -c '! grep -q "hello" "$1"' sh "$tmp/out"
+check "an object whose constructor calls exit" \
+    bad_input "loading it ended the process, exit status 7 (a constructor that calls exit)" \
+    --kernel-from "$tmp/kexit.so:sbk_copy" $quick
+cp "$tmp/kplain.so" "$tmp/open.so" && chmod 0666 "$tmp/open.so"
+# shellcheck disable=SC2086
+sb_ok open.txt "a file writable by others is loaded" \
+    --kernel-from "$tmp/open.so:sbk_copy" -f json $quick
+check "  with a warning that says so" \
+    grep -q "^statbench: warning: --kernel-from: $tmp/open.so is writable by others (mode 0666)" \
+    "$tmp/err"
+check "  kept in the run's record" "$PY" -c '
+import json, sys
+lk = json.load(open(sys.argv[1]))["loaded_kernels"]
+assert "writable by others" in lk[0]["warning"], lk' "$tmp/open.txt"
 check "a path without '/'" bad_input "the path must contain a '/'" \
     --kernel-from "kplain.so:sbk_copy" $quick
 check "no symbol" bad_input "use PATH:SYMBOL[=NAME][:clear]" \

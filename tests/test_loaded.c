@@ -1,7 +1,9 @@
 /*
  * test_loaded.c: kernels loaded from shared objects (sb_kernel_load_new)
  * and their byte check (sb_kernel_verify), on the objects built from
- * tests/kernel_so.c: the refusals and their messages, one namespace per
+ * tests/kernel_so.c: the refusals and their messages (constructors that
+ * print, exit or wait among them), the warning for a file others may
+ * write, one namespace per
  * file (the same file twice shares one), the origin a kernel and a run
  * record (also after the file is gone, through the JSON), init and fini
  * around the cells, a byte check that passes a right kernel at every
@@ -87,6 +89,17 @@ static void test_refusals(const char *tmp)
             "a directory");
     refused(path, "nope", NULL, SB_FAMILY_COPY, "no symbol 'nope'",
             "a missing symbol");
+    refused(path, "sbk_table", NULL, SB_FAMILY_COPY, "is not a function",
+            "a symbol that is data");
+    refused(so(text, sizeof text, "kprint"), "sbk_copy", NULL,
+            SB_FAMILY_COPY, "(a constructor that prints: \"sbk: hello",
+            "an object whose constructor prints");
+    refused(so(text, sizeof text, "kexit"), "sbk_copy", NULL, SB_FAMILY_COPY,
+            "ended the process, exit status 7",
+            "an object whose constructor calls exit (this process lives)");
+    refused(so(text, sizeof text, "kwait"), "sbk_copy", NULL, SB_FAMILY_COPY,
+            "did not finish in 10 s",
+            "an object whose constructor waits (killed after 10 s)");
     refused(path, "sbk copy", NULL, SB_FAMILY_COPY, "not a C identifier",
             "a symbol that is no identifier");
     refused(path, "sbk_copy", "libc", SB_FAMILY_COPY, "built-in",
@@ -111,6 +124,70 @@ static void test_refusals(const char *tmp)
                sb_kernel_loaded(NULL) == NULL,
            "a built-in kernel is no loaded one");
     sb_kernel_load_free(NULL); /* harmless */
+}
+
+/* Who may write the file: loaded either way, the warning says so, and
+ * the run's record keeps it. */
+static void test_writable(const char *tmp)
+{
+    char src[4200], path[4300], sub[4300], cmd[9000];
+    sb_kernel *k = NULL;
+    sb_error err = {0};
+    const sb_kernel_origin *o;
+
+    so(src, sizeof src, "kplain");
+    snprintf(path, sizeof path, "%s/open.so", tmp);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", src, path);
+    if (!tap_ok(system(cmd) == 0 && chmod(path, 0644) == 0,
+                "a private copy of kplain.so"))
+        return;
+    if (sb_kernel_load_new(path, "sbk_copy", "w", SB_FAMILY_COPY, &k,
+                           &err) == SB_OK) {
+        o = sb_kernel_loaded(k);
+        tap_ok(o && o->warning && o->warning[0] == '\0',
+               "mode 0644 in a private directory: no warning (%s)",
+               o && o->warning ? o->warning : "NULL");
+        sb_kernel_load_free(k);
+    } else
+        tap_ok(0, "mode 0644 loads: %s", err.text);
+    if (chmod(path, 0666) == 0 &&
+        sb_kernel_load_new(path, "sbk_copy", "w", SB_FAMILY_COPY, &k,
+                           &err) == SB_OK) {
+        o = sb_kernel_loaded(k);
+        tap_ok(o && strstr(o->warning, "writable by others (mode 0666)") &&
+                   strstr(o->warning, path),
+               "mode 0666: loaded, with a warning naming it: %s",
+               o ? o->warning : "?");
+        sb_kernel_load_free(k);
+    } else
+        tap_ok(0, "mode 0666 loads: %s", err.text);
+    /* A directory anyone may write, without the sticky bit: anyone may
+     * rename another file over this one. */
+    snprintf(sub, sizeof sub, "%s/open", tmp);
+    snprintf(path, sizeof path, "%s/open/k.so", tmp);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s'", sub, src,
+             path);
+    if (system(cmd) == 0 && chmod(sub, 0777) == 0 &&
+        sb_kernel_load_new(path, "sbk_copy", "w", SB_FAMILY_COPY, &k,
+                           &err) == SB_OK) {
+        o = sb_kernel_loaded(k);
+        tap_ok(o && strstr(o->warning, "directory is writable by others "
+                                       "without the sticky bit"),
+               "in a directory of mode 0777: a warning: %s",
+               o ? o->warning : "?");
+        sb_kernel_load_free(k);
+    } else
+        tap_ok(0, "in a directory of mode 0777 it loads: %s", err.text);
+    if (chmod(sub, 01777) == 0 &&
+        sb_kernel_load_new(path, "sbk_copy", "w", SB_FAMILY_COPY, &k,
+                           &err) == SB_OK) {
+        o = sb_kernel_loaded(k);
+        tap_ok(o && o->warning[0] == '\0',
+               "with the sticky bit (01777, as /tmp): no warning (%s)",
+               o ? o->warning : "?");
+        sb_kernel_load_free(k);
+    } else
+        tap_ok(0, "in a directory of mode 01777 it loads: %s", err.text);
 }
 
 /* The namespaces: sbk_count bumps its object's own counter. */
@@ -428,6 +505,7 @@ int main(void)
     snprintf(probe, sizeof probe, "%s/fini.txt", tmp);
     setenv("SBK_MARK", probe, 1);
     test_refusals(tmp);
+    test_writable(tmp);
     test_namespaces(tmp);
     test_verify();
     test_run(tmp);

@@ -570,8 +570,14 @@ static void load_kernels(const struct cli *cli)
                 say("%s", err.text);
                 exit(1);
             }
+            if (err.code == SB_ESYS) {
+                say("--kernel-from '%s': %s", shown, err.text);
+                exit(1);
+            }
             die_usage("--kernel-from '%s': %s", shown, err.text);
         }
+        if (sb_kernel_loaded(k)->warning[0])
+            say("warning: --kernel-from: %s", sb_kernel_loaded(k)->warning);
         held.loaded[i] = k;
     }
     for (int i = 0; i < cli->nkernel_from; i++)

@@ -492,7 +492,9 @@ static int loaded(const sb_run *run, json_t *root)
             str(o->path), "symbol", str(o->symbol), "build_id",
             o->build_id[0] ? str(o->build_id) : json_null(), "file_size",
             (json_int_t)o->file_size, "file_mtime", (json_int_t)o->file_mtime);
-        bad = !e || json_array_append_new(a, e) != 0;
+        if (e && o->warning && o->warning[0])
+            bad = json_object_set_new(e, "warning", str(o->warning)) != 0;
+        bad = bad || !e || json_array_append_new(a, e) != 0;
     }
     if (bad) {
         json_decref(a);
