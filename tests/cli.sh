@@ -352,6 +352,24 @@ check "--help exits 0 and shows the headline" \
     sh -c "'$STATBENCH' --help | grep -q -- '--kernel movsl --align 0..32 --ci 95'"
 check "--help names the default size and its reason" \
     sh -c "'$STATBENCH' --help | grep -q 'default 10240'"
+check "--help lists every subcommand" \
+    sh -c "[ \$('$STATBENCH' --help | grep -cE '^  statbench (check-env|noise|compare|report|merge|profile|analyze|cmd|ab) ') -eq 9 ]"
+# A subcommand's help is its own: its usage, and only the options it
+# takes (report re-renders: no --kernel; cmd: --runs, not --kernel).
+"$STATBENCH" report --help >"$tmp/help" 2>&1
+rc=$?
+check "report --help: its own usage, exit 0 (rc $rc)" \
+    sh -c "[ $rc -eq 0 ] && head -n 1 '$tmp/help' | grep -q '^Usage: statbench report RUN.json'"
+check "  its options, not a measurement's" \
+    sh -c "grep -q -- '--format FMT' '$tmp/help' && ! grep -q -- '--kernel' '$tmp/help'"
+"$STATBENCH" cmd --help >"$tmp/help" 2>&1
+check "cmd --help: its usage and --runs, no --kernel" \
+    sh -c "head -n 1 '$tmp/help' | grep -q \"^Usage: statbench cmd 'A' 'B'\" &&
+           grep -q -- '--runs N' '$tmp/help' && ! grep -q -- '--kernel' '$tmp/help'"
+"$STATBENCH" ab --help >"$tmp/help" 2>&1
+check "ab --help: its usage and the measuring options" \
+    sh -c "head -n 1 '$tmp/help' | grep -q '^Usage: statbench ab OLD.so NEW.so --symbol S' &&
+           grep -q -- '--max-time SEC' '$tmp/help'"
 check "--version" sh -c "'$STATBENCH' --version | grep -q '^statbench [0-9]'"
 "$STATBENCH" --list >"$tmp/list"
 for k in movsb movsl movsq duff libc; do

@@ -111,7 +111,10 @@ void cli_warn_two_runs(const sb_run *a, const char *name_a, const sb_run *b,
 /* options.c: the option table. */
 void cli_parse_options(int argc, char **argv, struct cli *cli);
 void cli_check_subcommand(const struct cli *cli, const char *sub);
-void cli_usage(FILE *f);
+/* --help: the whole list; with sub, a subcommand's name, its own usage
+ * and only the options it takes (the whole list for a name it does not
+ * know). */
+void cli_usage(FILE *f, const char *sub);
 void cli_analysis_over(const struct cli *cli, sb_analysis_options *a);
 int cli_list_counters(void);
 

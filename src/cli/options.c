@@ -287,16 +287,89 @@ int cli_list_counters(void)
 /* -l, -h and -V: an answer, then exit. */
 static void act(struct cli *cli, const struct cli_option *o, const char *arg)
 {
-    (void)cli, (void)arg;
+    (void)arg;
     switch (o->shortc) {
     case 'l':
         exit(list_kernels());
     case 'h':
-        cli_usage(stdout);
+        /* The subcommand, where one was named: main keeps it in argv[1]
+         * (anything else there is no subcommand's name). */
+        cli_usage(stdout, cli->argc > 1 ? cli->argv[1] : NULL);
         exit(0);
     default:
         printf("statbench %s\n", sb_version());
         exit(0);
+    }
+}
+
+/* ---- the subcommands, in --help and in each one's own ------------------ */
+
+/* Each subcommand: how it is called (after "statbench NAME") and what it
+ * does, its lines '\n' apart; the main help lists them, and NAME --help
+ * starts with them before the options NAME takes. */
+static const struct {
+    const char *name, *args, *what;
+    unsigned sub;
+} sub_help[] = {
+    {"check-env", "[--cpu N]",
+     "audit this machine for noise sources,\nwith advice for each finding",
+     SUB_CHECK_ENV},
+    {"noise", "[--max-time SEC]",
+     "measure this machine's timing jitter,\ninterrupt rate and "
+     "between-process\nvariation (default 10 s), and the\nsmallest change "
+     "a time budget detects",
+     SUB_NOISE},
+    {"compare", "A.json B.json",
+     "compare two saved runs cell by cell\n(B against A)", SUB_COMPARE},
+    {"report", "RUN.json", "re-render a saved run (--format, -o)",
+     SUB_REPORT},
+    {"merge", "A.json B.json ... -o ALL.json",
+     "several runs of one plan as one, each\nrun a level above its "
+     "invocations",
+     SUB_MERGE},
+    {"profile", "[--reset]",
+     "show (or delete) this host's profile:\nthe quiet figures of its "
+     "recent runs\nthat a run is judged against",
+     SUB_PROFILE},
+    {"analyze", "FILE [FILE2]",
+     "statistics of plain files of numbers,\none per line; FILE2 is "
+     "compared with\nFILE",
+     SUB_ANALYZE},
+    {"cmd", "'A' 'B' ...",
+     "time whole commands in interleaved\nrounds (see Commands)", SUB_CMD},
+    {"ab", "OLD.so NEW.so --symbol S",
+     "two builds of kernel S in the same\nrounds: NEW/OLD per cell, a "
+     "gate's\nverdict; exit 0 same or faster, 1\nslower, 2 error, 3 "
+     "undecided",
+     SUB_MEASURE},
+};
+#define NSUB_HELP (sizeof sub_help / sizeof *sub_help)
+
+/* lines, '\n' apart, the first after what is already on the line, the
+ * others indented to column indent. */
+static void put_lines(FILE *f, const char *lines, int indent)
+{
+    const char *nl;
+
+    while ((nl = strchr(lines, '\n'))) {
+        fprintf(f, "%.*s\n%*s", (int)(nl - lines), lines, indent, "");
+        lines = nl + 1;
+    }
+    fprintf(f, "%s\n", lines);
+}
+
+static void sub_list(FILE *f)
+{
+    fputs("\nSubcommands:\n", f);
+    for (size_t i = 0; i < NSUB_HELP; i++) {
+        char head[80];
+        snprintf(head, sizeof head, "  statbench %s %s", sub_help[i].name,
+                 sub_help[i].args);
+        if (strlen(head) > 34)
+            fprintf(f, "%s\n%36s", head, "");
+        else
+            fprintf(f, "%-34s  ", head);
+        put_lines(f, sub_help[i].what, 36);
     }
 }
 
@@ -513,52 +586,9 @@ static const struct cli_option options[] = {
      .unit = "", .help = "practical threshold of verdicts (default 1)"},
     NUMBER("alpha", "A", ALL | CMD | ANALYSIS, aopt.alpha, 0, 1, 1, 1, "",
            "significance level of verdicts (default 0.05)"),
+    /* The subcommands' list, from sub_help below. */
+    {.name = NULL, .help = NULL},
     TEXT("\n"
-         "Subcommands:\n"
-         "  statbench check-env [--cpu N]     audit this machine for noise "
-         "sources,\n"
-         "                                    with advice for each finding\n"
-         "  statbench noise [--max-time SEC]  measure this machine's timing "
-         "jitter,\n"
-         "                                    interrupt rate and "
-         "between-process\n"
-         "                                    variation (default 10 s), and "
-         "the\n"
-         "                                    smallest change a time budget "
-         "detects\n"
-         "  statbench compare A.json B.json   compare two saved runs cell by "
-         "cell\n"
-         "                                    (B against A)\n"
-         "  statbench report RUN.json         re-render a saved run "
-         "(--format, -o)\n"
-         "  statbench merge A.json B.json ... -o ALL.json\n"
-         "                                    several runs of one plan as "
-         "one, each\n"
-         "                                    run a level above its "
-         "invocations\n"
-         "  statbench profile [--reset]       show (or delete) this host's "
-         "profile:\n"
-         "                                    the quiet figures of its "
-         "recent runs\n"
-         "                                    that a run is judged against\n"
-         "  statbench analyze FILE [FILE2]    statistics of plain files of "
-         "numbers,\n"
-         "                                    one per line; FILE2 is "
-         "compared with\n"
-         "                                    FILE\n"
-         "  statbench cmd 'A' 'B' ...         time whole commands in "
-         "interleaved\n"
-         "                                    rounds (see Commands above)\n"
-         "  statbench ab OLD.so NEW.so --symbol S\n"
-         "                                    two builds of kernel S in the "
-         "same\n"
-         "                                    rounds: NEW/OLD per cell, a "
-         "gate's\n"
-         "                                    verdict; exit 0 same or "
-         "faster, 1\n"
-         "                                    slower, 2 error, 3 "
-         "undecided\n"
-         "\n"
          "Output:\n"),
     SPECIAL("format", 'f', "FMT", RUN_OUT | CMD, set_format,
             "table, csv, json, markdown or latex (default table)"),
@@ -610,36 +640,54 @@ static const struct cli_option options[] = {
          "or,\n"
          "with --against, a cell slower than its baseline), 2 bad input or a "
          "plan\n"
-         "that cannot fit in --max-time, 130/143 interrupted (partial "
-         "results\n"
-         "written).\n"),
+         "that cannot fit in --max-time, 3 with --against or ab a cell "
+         "undecided,\n"
+         "130/143 interrupted (partial results written).\n"),
 };
 
 #define NOPTIONS (sizeof options / sizeof *options)
 
 /* Each row as --help shows it: "  -k, --kernel LIST", the help beside it
  * from column 25, its further lines indented as far. */
-void cli_usage(FILE *f)
+static void option_row(FILE *f, const struct cli_option *o)
 {
+    char head[64];
+
+    snprintf(head, sizeof head, "  %c%c%s--%s%s%s", o->shortc ? '-' : ' ',
+             o->shortc ? o->shortc : ' ', o->shortc ? ", " : "  ", o->name,
+             o->arg ? " " : "", o->arg ? o->arg : "");
+    fprintf(f, "%-23s  ", head);
+    put_lines(f, o->help, 25);
+}
+
+void cli_usage(FILE *f, const char *sub)
+{
+    for (size_t k = 0; sub && k < NSUB_HELP; k++) {
+        if (strcmp(sub, sub_help[k].name))
+            continue;
+        /* A subcommand's own: how it is called, what it does, and only
+         * the options it takes. */
+        fprintf(f, "Usage: statbench %s %s [OPTION]...\n", sub_help[k].name,
+                sub_help[k].args);
+        fputs("  ", f);
+        put_lines(f, sub_help[k].what, 2);
+        fputs("\nOptions:\n", f);
+        for (size_t i = 0; i < NOPTIONS; i++)
+            if (options[i].name && (options[i].subs & sub_help[k].sub))
+                option_row(f, &options[i]);
+        fputs("\nThe whole list: statbench --help; the manual: man "
+              "statbench.\n",
+              f);
+        return;
+    }
     for (size_t i = 0; i < NOPTIONS; i++) {
         const struct cli_option *o = &options[i];
-        char head[64];
-        const char *h = o->help, *nl;
-
-        if (!o->name) {
-            fputs(h, f);
-            continue;
-        }
-        snprintf(head, sizeof head, "  %c%c%s--%s%s%s",
-                 o->shortc ? '-' : ' ', o->shortc ? o->shortc : ' ',
-                 o->shortc ? ", " : "  ", o->name, o->arg ? " " : "",
-                 o->arg ? o->arg : "");
-        fprintf(f, "%-23s  ", head);
-        while ((nl = strchr(h, '\n'))) {
-            fprintf(f, "%.*s\n%25s", (int)(nl - h), h, "");
-            h = nl + 1;
-        }
-        fprintf(f, "%s\n", h);
+        if (o->name)
+            option_row(f, o);
+        else if (o->help)
+            fputs(o->help, f);
+        else
+            sub_list(f);
     }
 }
 
