@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "loaded.h"
-#include "plan.h"
+#include "pending.h"
 #include "run_internal.h"
 
 /* One shared object, opened once for all its kernels. */

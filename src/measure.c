@@ -1925,6 +1925,7 @@ int sb__measure(const sb_plan *plan, const sb_measure_options *opt,
     }
     gsl_rng_set(h.rng, (unsigned long)seed);
     sb__meta_fill(&inv->meta);
+    sb__probe_name_meta(&inv->meta);
 
     rc = sb__pin(opt, &inv->meta, &h.saved, &h.restore, err);
     if (rc != SB_OK)

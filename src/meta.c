@@ -12,7 +12,6 @@
 
 #include "counters.h"
 #include "meta.h"
-#include "probe.h"
 #include "sysinfo.h"
 
 void sb__meta_probe_unknown(sb_meta *m)
@@ -58,10 +57,6 @@ void sb__meta_fill(sb_meta *meta)
         long n = sb__online_cpus("");
         meta->online_cpus = n > 0 ? (size_t)n : 0;
     }
-    /* The pattern probe.c's contention probe times: the host profile
-     * keys on it (probe.h). */
-    snprintf(meta->contention_probe, sizeof meta->contention_probe, "%s",
-             sb__probe_have_chains() ? SB__PROBE_PATTERN : "");
     sb__counters_describe(meta->counters, sizeof meta->counters);
 }
 

@@ -1,6 +1,9 @@
 /*
  * metric.c: what each cell is judged in, time or core cycles
- * (sb_metric_choose), and the core clock seen over a run (sb_run_clock).
+ * (sb_metric_choose), a cell's values in it and the medians of the units
+ * its interval is built over (sb__cell_metric_values, sb__unit_medians:
+ * what the analysis and the comparisons both read), and the core clock
+ * seen over a run (sb_run_clock).
  *
  * Why two metrics: the TSC counts reference ticks at a constant rate,
  * while a vCPU's core clock may step under it (by 3.5% every few tens of
@@ -159,4 +162,41 @@ int sb_run_clock(const sb_run *run, sb_clock_summary *out, sb_error *err)
         sb__error(err, rc, "sb_run_clock: out of memory");
     sb__out_put(out, size, &full);
     return rc;
+}
+
+void sb__cell_metric_values(const sb_run *run, size_t i, double *out)
+{
+    const sb_cell_result *r = &run->cells[i];
+    const double *clock = run->samples ? run->samples[i].clock : NULL;
+
+    /* NAN for a sample without a clock in a cell judged in cycles. */
+    sb__metric_values(r->metric, r->ticks, clock, r->nsamples, out);
+}
+
+int sb__unit_medians(const sb_run *run, double *med, size_t *m)
+{
+    size_t k = 0;
+
+    if (run->nruns >= 2 && run->inv_run && *m == run->invocations) {
+        /* Each run's median of its invocations' medians, in run order. */
+        double *work = malloc((*m + 1) * sizeof *work);
+        if (!work)
+            return SB_ENOMEM;
+        for (size_t u = 0; u < run->nruns; u++) {
+            size_t n = 0;
+            for (size_t g = 0; g < *m; g++)
+                if (run->inv_run[g] == u && isfinite(med[g]))
+                    work[n++] = med[g];
+            if (n)
+                med[k++] = sb__median_inplace(work, n);
+        }
+        free(work);
+        *m = k;
+        return SB_OK;
+    }
+    for (size_t g = 0; g < *m; g++)
+        if (isfinite(med[g]))
+            med[k++] = med[g];
+    *m = k;
+    return SB_OK;
 }

@@ -557,33 +557,6 @@ int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
 
 /* ---- Named benchmarks (sb_bench_add) ------------------------------------ */
 
-int sb__pending_push(sb__pending **head, void *state, const void *owner)
-{
-    sb__pending *p = malloc(sizeof *p), **tail;
-
-    if (!p)
-        return SB_ENOMEM;
-    *p = (sb__pending){.state = state, .owner = owner};
-    for (tail = head; *tail; tail = &(*tail)->next)
-        ;
-    *tail = p;
-    return SB_OK;
-}
-
-const void *sb__pending_pop(sb__pending **head, void *state)
-{
-    for (sb__pending **at = head; *at; at = &(*at)->next) {
-        sb__pending *p = *at;
-        const void *owner = p->owner;
-        if (p->state != state)
-            continue;
-        *at = p->next;
-        free(p);
-        return owner;
-    }
-    return NULL;
-}
-
 /* The hooks' bookkeeping in the measuring thread (sb__pending). */
 static _Thread_local sb__pending *pending_head;
 

@@ -4,23 +4,8 @@
 #ifndef SB_PLAN_H
 #define SB_PLAN_H
 
+#include "pending.h"
 #include "sb_internal.h"
-
-/* Which kernel a state came from, for a teardown that gets only the
- * state (named benchmarks, loaded kernels): setup pushes (state, owner)
- * at the tail, and teardown pops the oldest entry with that state (the
- * harness tears cells down in the order it set them up), so that two
- * kernels whose setup gives the same state (NULL, say) each get their
- * own teardown.  Each user keeps its own list, per measuring thread. */
-typedef struct sb__pending {
-    void *state;
-    const void *owner;
-    struct sb__pending *next;
-} sb__pending;
-/* SB_OK, or SB_ENOMEM (nothing queued). */
-int sb__pending_push(sb__pending **head, void *state, const void *owner);
-/* The owner of the oldest entry with state, removed; NULL when none. */
-const void *sb__pending_pop(sb__pending **head, void *state);
 
 /* bytes of source and destination buffer a plan needs (whole
  * pages); -1 when a size would overflow. */

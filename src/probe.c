@@ -547,6 +547,12 @@ static void open_schedstat(sb__probe *p)
     }
 }
 
+void sb__probe_name_meta(sb_meta *meta)
+{
+    snprintf(meta->contention_probe, sizeof meta->contention_probe, "%s",
+             sb__probe_have_chains() ? SB__PROBE_PATTERN : "");
+}
+
 int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
                    sb_error *err)
 {

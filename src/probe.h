@@ -159,6 +159,11 @@ int sb__probe_parse_schedstat(const char *text, uint64_t *run_delay);
 
 /* 1 when this build has the chains (x86-64). */
 int sb__probe_have_chains(void);
+/* The pattern the contention probe of this build times, in
+ * meta->contention_probe ("" without one): the host profile keys on
+ * it.  Here, not in meta.c, so that calls go from the probe to the
+ * meta and not back. */
+void sb__probe_name_meta(sb_meta *meta);
 /* A dependent chain of n imul r64, r64 (n a multiple of SB__PROBE_UNROLL),
  * and of n add r64, r64 (NOT add r64, imm, which recent Intel cores fold
  * at rename: 0.54 cycles per add measured on this project's VM). */

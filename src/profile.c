@@ -1134,7 +1134,7 @@ void sb_profile_key_this_host(sb_profile_key *out)
         out->microcode[0] = '\0';
     n = sb__online_cpus("");
     out->online_cpus = n > 0 ? (size_t)n : 0;
-    /* The probe this build times, as sb__meta_fill names it. */
+    /* The probe this build times, as sb__probe_name_meta names it. */
     snprintf(out->contention_probe, sizeof out->contention_probe, "%s",
              sb__probe_have_chains() ? SB__PROBE_PATTERN : "");
     out->probe_ldst_reps =

@@ -480,33 +480,6 @@ static int core_cycles(sb_run *run, size_t i, const sb_analysis_options *a,
     return rc;
 }
 
-int sb__unit_medians(const sb_run *run, double *med, size_t *m)
-{
-    size_t k = 0;
-
-    if (run->nruns >= 2 && run->inv_run && *m == run->invocations) {
-        /* Each run's median of its invocations' medians, in run order. */
-        double *work = malloc((*m + 1) * sizeof *work);
-        if (!work)
-            return SB_ENOMEM;
-        for (size_t u = 0; u < run->nruns; u++) {
-            size_t n = 0;
-            for (size_t g = 0; g < *m; g++)
-                if (run->inv_run[g] == u && isfinite(med[g]))
-                    work[n++] = med[g];
-            if (n)
-                med[k++] = sb__median_inplace(work, n);
-        }
-        free(work);
-        *m = k;
-        return SB_OK;
-    }
-    for (size_t g = 0; g < *m; g++)
-        if (isfinite(med[g]))
-            med[k++] = med[g];
-    *m = k;
-    return SB_OK;
-}
 
 /* A merged run: the cell's interval over its runs' medians, by the rule
  * over invocation medians (sb__invocation_ci), since invocations of one
@@ -1482,14 +1455,6 @@ const unsigned char *sb_run_sample_flags(const sb_run *run, size_t i)
     return run->samples[i].flags;
 }
 
-void sb__cell_metric_values(const sb_run *run, size_t i, double *out)
-{
-    const sb_cell_result *r = &run->cells[i];
-    const double *clock = run->samples ? run->samples[i].clock : NULL;
-
-    /* NAN for a sample without a clock in a cell judged in cycles. */
-    sb__metric_values(r->metric, r->ticks, clock, r->nsamples, out);
-}
 
 const double *sb_run_sample_clock(const sb_run *run, size_t i)
 {

@@ -185,7 +185,7 @@ int sb__precision_met(const sb_interval *ci, double target);
  * for sb_progress.widest. */
 double sb__precision_width(const sb_interval *ci);
 
-/* results.c: the values of cell i's kept samples, in measured order, in
+/* metric.c: the values of cell i's kept samples, in measured order, in
  * the metric the cell is judged in (its result's metric): ticks, or core
  * cycles (ticks times the sample's clock) for SB_METRIC_CYCLES.  Fills
  * out with the cell's nsamples values.  Everything that judges a cell
@@ -218,7 +218,7 @@ int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw);
  * every cell from its samples. */
 int sb__run_analyse(sb_run *run, sb_error *err);
 
-/* results.c: the medians of the units a cell's interval is built over,
+/* metric.c: the medians of the units a cell's interval is built over,
  * from its m invocation medians med[] (NAN: an invocation without
  * samples): for a run merged from several, each run's median of its
  * invocations' medians (the level above them); else the invocation

@@ -7,11 +7,17 @@ of more than one file.  -v also lists, per file, the headers it includes
 and the files it calls.  Run it after make, in the build directory."""
 import glob, os, re, subprocess, sys
 b = sys.argv[1]
-objs = glob.glob(os.path.join(b, '*/.libs/libsbcore_la-*.o'))
+# PIC objects under .libs, or beside their .lo in a build without shared
+# libraries: one per source either way.
+objs = (glob.glob(os.path.join(b, '**/.libs/libsbcore_la-*.o'), recursive=True) or
+        glob.glob(os.path.join(b, '**/libsbcore_la-*.o'), recursive=True))
 defs, undef = {}, {}
 for o in objs:
     name = re.sub(r'.*libsbcore_la-(.*)\.o', r'\1', o)
-    d = os.path.basename(os.path.dirname(os.path.dirname(o)))
+    d = os.path.dirname(o)
+    if os.path.basename(d) == '.libs':
+        d = os.path.dirname(d)
+    d = os.path.relpath(d, b)
     key = f'{d}/{name}.c'
     out = subprocess.run(['nm', o], capture_output=True, text=True).stdout
     undef[key] = set()

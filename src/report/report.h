@@ -2,7 +2,8 @@
  * report/report.h: what the writers of src/report/ share, never installed.
  * A writer sees the run only through the public accessors of statbench.h
  * (docs/design.md, "Who owns what"); this header adds the writers' entry
- * points and the few questions every writer asks the same way.
+ * points (report.c dispatches to them) and the few questions every
+ * writer asks the same way (ask.c).
  */
 #ifndef SB_REPORT_H
 #define SB_REPORT_H
@@ -19,6 +20,8 @@ int sb__write_csv(const sb_run *run, FILE *f, sb_error *err);
 int sb__write_json(const sb_run *run, FILE *f, sb_error *err);
 int sb__write_markdown(const sb_run *run, FILE *f, sb_error *err);
 int sb__write_latex(const sb_run *run, FILE *f, sb_error *err);
+
+/* ask.c: */
 
 /* 1 when some cell of the run has a comparison (a baseline or a run
  * compared against): the writers then add the comparison columns. */

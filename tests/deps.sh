@@ -1,0 +1,24 @@
+#!/bin/sh
+# deps.sh: no two source files of the library call each other, directly
+# or round a longer loop (docs/design.md, "Who owns what": calls go down
+# the data flow).  tools/deps.py reads the calls from the built objects'
+# symbols; a cycle is listed with the functions that close it.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+PY=${PYTHON:-python3}
+if ! command -v "$PY" >/dev/null 2>&1 || ! command -v nm >/dev/null 2>&1; then
+    skip "calls between the library's files" "no $PY or nm"
+    done_testing
+    exit $?
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbdeps.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+"$PY" "$top_srcdir/tools/deps.py" "$top_builddir" -v >"$tmp/out" 2>&1
+rc=$?
+check "tools/deps.py reads the objects (rc $rc)" test "$rc" -eq 0
+files=$(grep -c '^[a-z/_]*\.c: includes' "$tmp/out")
+# src/, src/report/, stats/ and kernels/: tens of files, or it read none.
+check "it found the library's files ($files)" test "$files" -ge 30
+check "no cycle of calls between files" grep -qx '0 cycle(s)' "$tmp/out"
+grep -q '^0 cycle(s)$' "$tmp/out" || diag "$(grep -A12 '^cycle' "$tmp/out")"
+done_testing
