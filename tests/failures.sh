@@ -144,7 +144,7 @@ sys.exit(json.load(open(sys.argv[1]))["cells"][0]["samples"] != 0)' \
             check "--against a baseline cell without samples: exit 1 (rc $rc)" \
                 test "$rc" -eq 1
             check "  with a line saying it cannot be compared" \
-                grep -q "1 cell cannot be compared with baseline 'edge'" \
+                grep -q "cannot be compared with baseline 'edge' in 1 of 1 cells" \
                 "$tmp/ag.err"
         else
             skip "--against a baseline cell without samples" \
