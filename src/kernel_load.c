@@ -15,6 +15,14 @@
  */
 #include "config.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SB_LOAD_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SB_LOAD_UNDER_ASAN 1
+#endif
+#endif
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -565,6 +573,16 @@ int sb_kernel_load_new(const char *path, const char *symbol,
                          "sb_kernel_load_new: family %d: a loaded kernel is "
                          "a copy or a clear (SB_FAMILY_COPY, "
                          "SB_FAMILY_CLEAR)", family);
+#ifdef SB_LOAD_UNDER_ASAN
+    /* AddressSanitizer stops the process when a new namespace loads its
+     * own C library ahead of the runtime, inside the load: refused here,
+     * with the reason, before anything is opened. */
+    return sb__error(err, SB_EUNAVAIL,
+                     "%s: this build has AddressSanitizer, which cannot "
+                     "follow the link-map namespace a kernel is loaded in "
+                     "(dlmopen): load kernels with a build without it",
+                     shown);
+#endif
     l = calloc(1, sizeof *l);
     if (!l)
         return sb__error(err, SB_ENOMEM, "out of memory");

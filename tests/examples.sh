@@ -165,7 +165,17 @@ ref_consistent() {
             exit bad != ""
         }' "$2"
 }
-if [ -f "$libs/kplain.so" ] && [ -f "$libs/kheavy.so" ]; then
+if [ -f "$libs/kplain.so" ] && grep -Eq '^(CFLAGS|LDFLAGS|AM_CFLAGS) *=.*-fsanitize=[a-z,]*address' \
+        "$top_builddir/Makefile" 2>/dev/null; then
+    # AddressSanitizer cannot follow a dlmopen namespace: such a build
+    # refuses the load with the reason, before opening anything.
+    cp "$libs/kplain.so" "$tmp/ref.so"
+    "$ex/ref_gate" "$tmp/ref.so" "$tmp/ref.so" sbk_copy >"$tmp/rg.out" 2>&1
+    rc=$?
+    check "examples/ref_gate in an AddressSanitizer build: the load refused, said why, exit 2 (rc $rc)" \
+        sh -c "[ $rc -eq 2 ] && grep -q 'this build has AddressSanitizer, which cannot follow' '$tmp/rg.out'"
+    [ "$rc" -eq 2 ] || diag "$(cat "$tmp/rg.out")"
+elif [ -f "$libs/kplain.so" ] && [ -f "$libs/kheavy.so" ]; then
     cp "$libs/kplain.so" "$tmp/ref.so" && cp "$libs/kplain.so" "$tmp/same.so" &&
         cp "$libs/kheavy.so" "$tmp/heavy.so"
     "$ex/ref_gate" "$tmp/ref.so" "$tmp/heavy.so" sbk_copy >"$tmp/rg.out" 2>&1

@@ -18,6 +18,15 @@ libs="$top_builddir/tests/.libs"
 # process): a sanitizer build skips.
 if grep -Eq '^(CFLAGS|LDFLAGS|AM_CFLAGS) *=.*-fsanitize' \
         "$top_builddir/Makefile" 2>/dev/null; then
+    if [ -f "$libs/kplain.so" ] && grep -Eq '^(CFLAGS|LDFLAGS|AM_CFLAGS) *=.*-fsanitize=[a-z,]*address' \
+            "$top_builddir/Makefile"; then
+        "$STATBENCH" --kernel-from "$libs/kplain.so:sbk_copy" -s 4096 \
+            --max-time 1 -q >"$tmp/asan.out" 2>"$tmp/asan.err"
+        rc=$?
+        check "an AddressSanitizer build refuses --kernel-from in one line, exit 2 (rc $rc)" \
+            sh -c "[ $rc -eq 2 ] && [ \$(wc -l <'$tmp/asan.err') -eq 1 ] && grep -q 'has AddressSanitizer' '$tmp/asan.err'"
+        [ "$rc" -eq 2 ] || diag "$(cat "$tmp/asan.err")"
+    fi
     skip "kernels from shared objects" \
         "sanitizer build (-fsanitize in the Makefile's flags)"
     done_testing
