@@ -431,18 +431,15 @@ static int load_meta_arrays(sb_run *run, json_t *m)
     {
         /* notes: one string per line */
         json_t *notes = json_object_get(m, SB__JK_NOTES), *v;
-        size_t i, used = 0;
+        size_t i;
         json_array_foreach(notes, i, v)
         {
-            size_t at = used + (used != 0);
-            if (!json_is_string(v) || used >= sizeof meta->notes - 1)
+            char line[sizeof meta->notes];
+            if (!json_is_string(v))
                 continue;
-            used += (size_t)snprintf(meta->notes + used,
-                                     sizeof meta->notes - used, "%s%s",
-                                     used ? "\n" : "", json_string_value(v));
-            if (at < sizeof meta->notes)
-                sb__clean_text(meta->notes + at); /* this note's text */
-            used = strlen(meta->notes);
+            snprintf(line, sizeof line, "%s", json_string_value(v));
+            sb__clean_text(line); /* a newline would split it */
+            sb__meta_note(meta, "%s", line);
         }
     }
     {

@@ -71,15 +71,34 @@ void sb__meta_l2(sb_meta *meta)
             meta->l2_bytes = c[i].bytes;
 }
 
+/* The line that ends the notes when one no longer fits whole. */
+#define SB__NOTES_FULL "(later notes dropped: the run's notes are full)"
+
 void sb__meta_note(sb_meta *meta, const char *fmt, ...)
 {
-    size_t used = strlen(meta->notes);
+    char line[sizeof meta->notes];
+    size_t used = strlen(meta->notes), len, room;
     va_list ap;
-    if (used && used + 1 < sizeof meta->notes)
-        meta->notes[used++] = '\n';
-    if (used + 1 >= sizeof meta->notes)
-        return;
+
     va_start(ap, fmt);
-    vsnprintf(meta->notes + used, sizeof meta->notes - used, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    len = strlen(line);
+    if (!len)
+        return;
+    /* A note goes in whole or not at all: a cut one reads as a wrong
+     * one ("kernel mmap_to").  Room is kept for the line that says
+     * notes were dropped, which comes once, last. */
+    if (used >= strlen(SB__NOTES_FULL) &&
+        !strcmp(meta->notes + used - strlen(SB__NOTES_FULL), SB__NOTES_FULL))
+        return;
+    room = sizeof meta->notes - 1 - used;
+    if ((used != 0) + len + 1 + strlen(SB__NOTES_FULL) <= room) {
+        snprintf(meta->notes + used, room + 1, "%s%s", used ? "\n" : "",
+                 line);
+        return;
+    }
+    if ((used != 0) + strlen(SB__NOTES_FULL) <= room)
+        snprintf(meta->notes + used, room + 1, "%s%s", used ? "\n" : "",
+                 SB__NOTES_FULL);
 }

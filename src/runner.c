@@ -913,8 +913,8 @@ static int finish_run(sb_run *run, int rc, struct machine_totals *tot,
             tot->ncost ? sb__median_inplace(tot->check_cost, tot->ncost)
                        : NAN;
         /* Before the invocations' notes of probe_totals: sb_meta.notes
-         * is 512 bytes, and a figure that is not a quiet machine's must
-         * not lose its note to them. */
+         * has a fixed size, and a figure that is not a quiet machine's
+         * must not lose its note to them. */
         note_waited_cells(run, tot);
         probe_totals(run, tot);
     }

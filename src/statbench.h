@@ -1434,8 +1434,10 @@ typedef struct sb_meta {
     double check_cost_seconds;    /* per sample: the disturbance checks and
                                      counter reads, outside the timed
                                      region */
-    char notes[512];       /* warnings of the run: "--rt: no privilege for
-                              SCHED_FIFO", ... one per line */
+    char notes[4096];      /* warnings of the run: "--rt: no privilege for
+                              SCHED_FIFO", ... one per line, each whole;
+                              a last line says when later ones were
+                              dropped */
     sb_env env;            /* the environment audit */
     size_t l2_bytes;       /* the L2 cache of the pinned CPU (sysfs), which
                               SB_METRIC_AUTO compares the buffers with;

@@ -366,6 +366,51 @@ int main(void)
         sb_run_free(r);
     }
     {
+        /* More notes than sb_meta.notes holds: each kept note is whole,
+         * in order, and the last line says the rest were dropped; a cut
+         * note would read as another one. */
+        char doc[20000], want[64];
+        size_t used, kept = 0, whole = 1;
+        const char *p;
+        used = (size_t)snprintf(doc, sizeof doc,
+                                "{\"schema\": \"statbench-run\", "
+                                "\"schema_version\": 1, \"meta\": "
+                                "{\"notes\": [");
+        for (int i = 0; i < 100; i++)
+            used += (size_t)snprintf(doc + used, sizeof doc - used,
+                                     "%s\"note %03d %s\"", i ? ", " : "", i,
+                                     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+        snprintf(doc + used, sizeof doc - used,
+                 "], \"timer\": {\"hz\": 1e9}}, \"cells\": [{\"kernel\": "
+                 "\"k\", \"size\": 1, \"src_align\": 0, \"dst_align\": 0, "
+                 "\"samples_ticks\": [1, 2]}]}");
+        FILE *f = fmemopen(doc, strlen(doc), "r");
+        sb_run *r = NULL;
+        sb_error e = {0};
+        if (tap_ok(f && sb_run_load_new(f, "doc", NULL, &r, &e) == SB_OK,
+                   "a run of 100 notes of 81 bytes loads: %s", e.text)) {
+            const char *n = sb_run_meta(r)->notes;
+            for (p = n; *p; kept++) {
+                size_t len = strcspn(p, "\n");
+                snprintf(want, sizeof want, "note %03zu ", kept);
+                if (p[len] != '\0') /* not the last line */
+                    whole &= len == 81 && !strncmp(p, want, 9);
+                else
+                    whole &= !strcmp(p, "(later notes dropped: the run's "
+                                        "notes are full)");
+                p += len + (p[len] == '\n');
+            }
+            tap_ok(whole && kept > 40 && kept < 100,
+                   "the %zu kept lines are whole notes in order, then the "
+                   "line saying the others were dropped (%zu bytes)",
+                   kept, strlen(n));
+        }
+        if (f)
+            fclose(f);
+        sb_run_free(r);
+    }
+    {
         /* sb__clean_text: bytes that are not UTF-8 too. */
         char t[] = "x\x9b\xc2\x9by\xe2\x82\xacz\xc3";
         sb__clean_text(t);

@@ -535,7 +535,7 @@ static void make_notes(const struct plan *p, size_t done, int budget,
         if (used < len)                                                     \
             used += (size_t)snprintf(notes + used, len - used, __VA_ARGS__); \
     } while (0)
-    /* sb_meta.notes holds 512 bytes: what a reader must know first. */
+    /* sb_meta.notes holds 4096 bytes: what a reader must know first. */
     ADD("cmd: %zu rounds (seed %llu), each command once a round in a "
         "fresh random order, after %zu warm-up run%s; a round is an "
         "invocation: CIs over rounds, ratios paired by round\n",
