@@ -70,10 +70,56 @@ struct command {
 };
 
 static volatile sig_atomic_t got_signal;
+/* Set by SIGALRM at the run's hard deadline (arm_deadline). */
+static volatile sig_atomic_t past_deadline;
+/* The command that was killed there, and the round it was in. */
+static size_t killed_cell = SIZE_MAX, killed_round;
+static int killed_timed;
 
 static void on_signal(int sig)
 {
     got_signal = sig;
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    past_deadline = 1;
+}
+
+static double deadline_of(double max_time)
+{
+    return max_time * 1.2 > max_time + 2 ? max_time * 1.2 : max_time + 2;
+}
+
+/* The run's hard deadline, seconds from now: the budget's promise,
+ * max(1.2 x --max-time, --max-time + 2 s), holds for a command that does
+ * not end.  The alarm repeats every 0.2 s past it, so that a wait4
+ * entered just after the first one is still interrupted.  No
+ * SA_RESTART, as for the stops. */
+static void arm_deadline(double max_time)
+{
+    struct sigaction sa;
+    struct itimerval it = {{0, 200000}, {0, 0}};
+    double d = deadline_of(max_time);
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    if (d > 1e8)
+        d = 1e8; /* far past any run, inside itimerval's range */
+    it.it_value.tv_sec = (time_t)d;
+    it.it_value.tv_usec = (suseconds_t)((d - (double)(time_t)d) * 1e6);
+    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+        it.it_value.tv_usec = 1;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void disarm_deadline(void)
+{
+    struct itimerval it = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &it, NULL);
 }
 
 /* SIGINT, SIGTERM and SIGHUP end the rounds: without SA_RESTART, so that
@@ -349,8 +395,13 @@ static int run_exe(const struct exe *e, int show, double *wall,
     sigemptyset(&none);
     posix_spawnattr_setsigdefault(&at, &all);
     posix_spawnattr_setsigmask(&at, &none);
+    /* A process group of its own (its id the command's pid): a stop or
+     * the deadline reaches what the command started too, a shell's
+     * pipeline or a program's children, not only the command. */
+    posix_spawnattr_setpgroup(&at, 0);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETSIGMASK);
+                                      POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETPGROUP);
     if (show)
         fflush(stdout);
     t0 = now();
@@ -361,19 +412,29 @@ static int run_exe(const struct exe *e, int show, double *wall,
         errno = rc;
         return -1;
     }
-    for (;;) {
+    for (int sent = 0;;) {
         pid_t w = wait4(pid, st, 0, ru);
         if (w == pid)
             break;
         if (w < 0 && errno == EINTR) {
             /* A stop asked of statbench alone (kill PID) reaches the
-             * command too: the run ends now, not at its own end. */
-            if (got_signal)
-                kill(pid, got_signal);
+             * command's group too: the run ends now, not at its own
+             * end.  Past the deadline the group is killed outright. */
+            if (past_deadline) {
+                if (!sent)
+                    kill(-pid, SIGKILL);
+                sent = 1;
+            } else if (got_signal && sent != got_signal) {
+                kill(-pid, got_signal);
+                sent = got_signal;
+            }
             continue;
         }
         return -1;
     }
+    /* What the command left running in its group goes with it. */
+    if (past_deadline || got_signal)
+        kill(-pid, SIGKILL);
     *wall = now() - t0;
     return 0;
 }
@@ -406,7 +467,8 @@ static void run_checked(const struct plan *p, const struct command *c,
             strerror(errno));
         exit(1);
     }
-    if ((WIFEXITED(st) && WEXITSTATUS(st) == 0) || got_signal)
+    if ((WIFEXITED(st) && WEXITSTATUS(st) == 0) || got_signal ||
+        past_deadline)
         return;
     status_text(st, sbuf, sizeof sbuf);
     if (!p->ignore) {
@@ -463,9 +525,21 @@ static void one_run(struct plan *p, size_t i, int timed, size_t nth,
         run_checked(p, c, &c->prep, what, nth, &pw, &pru, &c->prep_failed);
         if (got_signal)
             return;
+        if (past_deadline) {
+            killed_cell = i;
+            killed_round = nth;
+            killed_timed = timed;
+            return;
+        }
     }
     run_checked(p, c, &c->run, timed ? "timed run" : "warm-up run", nth,
                 &wall, &ru, &c->failed);
+    if (past_deadline) {
+        killed_cell = i;
+        killed_round = nth;
+        killed_timed = timed;
+        return;
+    }
     if (!timed)
         return;
     c->wall[r] = wall * 1e3;
@@ -484,8 +558,10 @@ static void one_run(struct plan *p, size_t i, int timed, size_t nth,
  * order.  Stops after a whole round when the next, as long as the mean
  * round so far, would end past --max-time (counted from the start,
  * warm-up included), but never before two rounds; or at a stop signal,
- * whose round is dropped.  Returns the whole rounds measured; *budget 1
- * when the budget stopped them. */
+ * whose round is dropped; or at the hard deadline (arm_deadline), where
+ * the command under way is killed and its round dropped.  Returns the
+ * whole rounds measured; *budget 1 when the budget stopped them, 2 when
+ * the deadline did. */
 static size_t rounds(struct plan *p, int *budget)
 {
     size_t *order = xmalloc(p->n * sizeof *order), done = 0;
@@ -493,19 +569,20 @@ static size_t rounds(struct plan *p, int *budget)
     double t0 = now(), r0;
 
     *budget = 0;
-    for (size_t w = 0; w < p->warmup && !got_signal; w++)
-        for (size_t i = 0; i < p->n && !got_signal; i++)
+    arm_deadline(p->max_time);
+    for (size_t w = 0; w < p->warmup && !got_signal && !past_deadline; w++)
+        for (size_t i = 0; i < p->n && !got_signal && !past_deadline; i++)
             one_run(p, i, 0, w + 1, 0);
     r0 = now();
-    for (size_t r = 0; r < p->runs && !got_signal; r++) {
+    for (size_t r = 0; r < p->runs && !got_signal && !past_deadline; r++) {
         double t;
         progress(p, r + 1, t0);
         for (size_t i = 0; i < p->n; i++)
             order[i] = i;
         shuffle(order, p->n, &s);
-        for (size_t k = 0; k < p->n && !got_signal; k++)
+        for (size_t k = 0; k < p->n && !got_signal && !past_deadline; k++)
             one_run(p, order[k], 1, r + 1, r);
-        if (got_signal)
+        if (got_signal || past_deadline)
             break;
         done = r + 1;
         t = now();
@@ -515,6 +592,9 @@ static size_t rounds(struct plan *p, int *budget)
             break;
         }
     }
+    disarm_deadline();
+    if (past_deadline)
+        *budget = 2;
     if (!p->quiet && !p->show && isatty(STDERR_FILENO))
         fprintf(stderr, "\r%60s\r", "");
     free(order);
@@ -544,9 +624,17 @@ static void make_notes(const struct plan *p, size_t done, int budget,
     if (got_signal)
         ADD("interrupted by %s: the %zu whole rounds before it\n",
             strsignal(got_signal), done);
-    if (budget)
+    if (budget == 1)
         ADD("budget: --max-time %g s stopped it after %zu of %zu rounds\n",
             p->max_time, done, p->runs);
+    if (budget == 2)
+        ADD("budget: command '%s' was still running at --max-time %g s's "
+            "deadline (%g s): killed with its process group, its round "
+            "dropped; the %zu whole rounds before it kept\n",
+            killed_cell < p->n ? shown(p->c[killed_cell].name, buf,
+                                       sizeof buf)
+                               : "?",
+            p->max_time, deadline_of(p->max_time), done);
     for (size_t i = 0; i < p->ncmd; i++)
         if (p->c[i].failed || p->c[i].prep_failed)
             ADD("command %zu failed in %zu run%s and %zu prepare%s, kept "
@@ -701,6 +789,16 @@ int cmd_cmd(int argc, char **argv, struct cli *cli)
 
     catch_stops();
     done = rounds(&p, &budget);
+    if (done < 2 && budget == 2) {
+        say("command '%s' was still running at --max-time %g s's deadline "
+            "(%g s), in %s %zu: killed; fewer than two whole rounds, "
+            "nothing to report: raise --max-time",
+            killed_cell < p.n ? shown(p.c[killed_cell].name, buf, sizeof buf)
+                              : "?",
+            p.max_time, deadline_of(p.max_time),
+            killed_timed ? "timed round" : "warm-up run", killed_round);
+        return 1;
+    }
     if (done < 2) {
         say("interrupted by %s before two whole rounds: nothing to report",
             strsignal(got_signal ? got_signal : SIGINT));
