@@ -258,4 +258,57 @@ rc=$?
 check "examples/saved_gate without arguments: usage, exit 2 (rc $rc)" \
     test "$rc" -eq 2
 
+# The programs that statbench cmd times for seeds 001 and 004: they do
+# their work (a wrong page or a short read is exit 1), refuse bad
+# arguments (exit 2), and a before/after pair of each runs as the README
+# shows it, with fewer rounds.  Only the run's shape is checked, never
+# which side is faster.
+"$ex/mmap_rounds" 3 1
+rc=$?
+check "examples/mmap_rounds: 3 rounds of 1 MiB touched and read back (rc $rc)" \
+    test "$rc" -eq 0
+"$ex/mmap_rounds" 3 populate 1
+rc=$?
+check "examples/mmap_rounds: and populated (rc $rc)" test "$rc" -eq 0
+# (AddressSanitizer's shadow memory cannot start under a 64 MiB ulimit -v.)
+if grep -Eq '^(CFLAGS|LDFLAGS|AM_CFLAGS) *=.*-fsanitize=[a-z,]*address' \
+        "$top_builddir/Makefile" 2>/dev/null; then
+    skip "examples/mmap_rounds under ulimit -v" "an AddressSanitizer build"
+else
+    (ulimit -v 65536 && "$ex/mmap_rounds" 1 256) 2>"$tmp/mr.err"
+    rc=$?
+    check "examples/mmap_rounds: a mapping refused (ulimit -v) is exit 1, named (rc $rc)" \
+        sh -c "[ $rc -eq 1 ] && grep -q '^mmap_rounds: round 1: mmap of 256 MiB: ' '$tmp/mr.err'"
+fi
+"$ex/mmap_rounds" 10x 2>/dev/null
+rc=$?
+check "examples/mmap_rounds: bad ROUNDS is exit 2 (rc $rc)" test "$rc" -eq 2
+head -c 300000 /dev/zero >"$tmp/f"
+"$ex/cached_read" "$tmp/f" 3 4096
+rc=$?
+check "examples/cached_read: 3 whole passes (rc $rc)" test "$rc" -eq 0
+mkfifo "$tmp/fifo" 2>/dev/null
+for bad in "$tmp/missing" "$tmp/fifo" /dev/null; do
+    "$ex/cached_read" "$bad" 1 2>"$tmp/cr.err"
+    rc=$?
+    check "examples/cached_read: $(basename "$bad") is exit 1, named (rc $rc)" \
+        sh -c "[ $rc -eq 1 ] && grep -q '^cached_read: $bad: ' '$tmp/cr.err'"
+done
+"$ex/cached_read" "$tmp/f" 1 0 2>/dev/null
+rc=$?
+check "examples/cached_read: a block of 0 is exit 2 (rc $rc)" test "$rc" -eq 2
+"$STATBENCH" cmd -N -q --runs 3 "$ex/mmap_rounds 5 4" \
+    "$ex/mmap_rounds 5 populate 4" -o "$tmp/s001.json" >"$tmp/s001.out" 2>&1
+rc=$?
+check "seed 001 by statbench cmd: two rows, 3 rounds each, exit 0 (rc $rc)" \
+    sh -c "[ $rc -eq 0 ] && [ \$(grep -c '^$ex/mmap_rounds 5 .*[0-9]' '$tmp/s001.out') -ge 2 ] &&
+        grep -q '\"samples\": 3' '$tmp/s001.json'"
+[ "$rc" -eq 0 ] || diag "$(cat "$tmp/s001.out")"
+"$STATBENCH" cmd -N -q --warmup 1 --runs 3 "$ex/cached_read $tmp/f 20" \
+    "$ex/cached_read $tmp/f 20 4096" >"$tmp/s004.out" 2>&1
+rc=$?
+check "seed 004 by statbench cmd: the two block sizes, exit 0 (rc $rc)" \
+    sh -c "[ $rc -eq 0 ] && grep -q '^$ex/cached_read $tmp/f 20 4096 ' '$tmp/s004.out'"
+[ "$rc" -eq 0 ] || diag "$(cat "$tmp/s004.out")"
+
 done_testing
