@@ -689,7 +689,9 @@ typedef struct sb_kernel_origin {
  * a one-line message naming the value, for those, a file that is missing,
  * not a regular file, not an ELF shared object or cannot be loaded, a
  * symbol it lacks or one that is not a function; SB_ESYS when the trial
- * cannot fork; SB_ENOMEM.  A file others may write is loaded, with
+ * cannot fork; SB_EUNAVAIL in a library built with AddressSanitizer,
+ * which cannot follow the namespace (nothing is opened); SB_ENOMEM.  A
+ * file others may write is loaded, with
  * sb_kernel_loaded(k)->warning saying so.  *out is then NULL.  The kernel is the
  * caller's to free with sb_kernel_load_free, after the plans that hold
  * it; a run made from them keeps its own record (sb_run_loaded) and
