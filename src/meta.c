@@ -28,11 +28,9 @@ void sb__meta_probe_unknown(sb_meta *m)
     m->env.size = sizeof m->env;
 }
 
-void sb__meta_fill(sb_meta *meta)
+void sb__meta_machine(sb_meta *meta, time_t start)
 {
-    sb__meta_probe_unknown(meta);
     struct utsname u;
-    time_t now = time(NULL);
     struct tm tm;
 
     sb__cpu_model(meta->cpu_model, sizeof meta->cpu_model);
@@ -47,7 +45,7 @@ void sb__meta_fill(sb_meta *meta)
     meta->hostname[sizeof meta->hostname - 1] = '\0';
     snprintf(meta->statbench_version, sizeof meta->statbench_version, "%s",
              PACKAGE_VERSION);
-    gmtime_r(&now, &tm);
+    gmtime_r(&start, &tm);
     strftime(meta->start_time, sizeof meta->start_time,
              "%Y-%m-%dT%H:%M:%SZ", &tm);
     meta->cpu_features = sb_cpu_features();
@@ -57,6 +55,12 @@ void sb__meta_fill(sb_meta *meta)
         long n = sb__online_cpus("");
         meta->online_cpus = n > 0 ? (size_t)n : 0;
     }
+}
+
+void sb__meta_fill(sb_meta *meta)
+{
+    sb__meta_probe_unknown(meta);
+    sb__meta_machine(meta, time(NULL));
     sb__counters_describe(meta->counters, sizeof meta->counters);
 }
 

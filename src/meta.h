@@ -6,8 +6,15 @@
 
 #include "sb_internal.h"
 
-/* Fill the machine part of a run's metadata. */
+#include <time.h>
+
+/* Fill the machine part of a run's metadata: sb__meta_machine's, the
+ * probes unknown and the counters described. */
 void sb__meta_fill(sb_meta *meta);
+/* The machine alone: CPU model and features, microcode, kernel, host
+ * name, online CPUs, this statbench, and start (UTC) as the start time.
+ * Reads only sysfs, /proc and uname: no counter is started. */
+void sb__meta_machine(sb_meta *meta, time_t start);
 
 /* The L2 size of the CPU meta->cpu (CPU 0 when not pinned) into
  * meta->l2_bytes, 0 when sysfs does not say: what SB_METRIC_AUTO compares

@@ -148,7 +148,8 @@ extern "C" {
     X(EIO, -5, "input/output error")                                     \
     X(ENUMERIC, -6, "numerical error")                                   \
     X(EINTR, -7, "interrupted")                                          \
-    X(ENOSAMPLES, -8, "a cell has no valid sample")
+    X(ENOSAMPLES, -8, "a cell has no valid sample")                      \
+    X(ECOMMAND, -9, "a command failed")
 
 enum sb_status {
 #define SB_STATUS_ENUM_(name, value, text) SB_##name = value,
@@ -1873,6 +1874,112 @@ SB_API int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
                                 const char *notes,
                                 const sb_analysis_options *a, uint64_t seed,
                                 sb_run **out, sb_error *err);
+/* ---- Whole commands, in interleaved rounds ----------------------------
+ *
+ * sb_command_run_new times whole commands (programs, or shell command
+ * lines) as statbench cmd does: each round runs every command once, in a
+ * fresh random order drawn from seed alone, so that what the host does
+ * meanwhile lands on every command alike, and the runs of one round are
+ * compared paired (randomized multiple interleaved trials, Abedi and
+ * Brecht, ICPE 2017).  A command is a cell; a round one invocation of it
+ * with one sample: its wall time in milliseconds from before the spawn to
+ * the return of wait4, beside six counters from the child's rusage
+ * ("rusage::user-ms", "rusage::system-ms", "rusage::voluntary-cs",
+ * "rusage::involuntary-cs", "rusage::minor-faults",
+ * "rusage::major-faults").  The run is an imported one (sb_run_imported,
+ * in sb_run_unit "ms"): every interval, ratio and verdict is computed as
+ * for sb_run_from_sets_new's, with the machine's name, CPU and start time
+ * in its sb_meta and how the commands ran in its notes.
+ *
+ * Each command runs with stdin from /dev/null, its stdout and stderr to
+ * /dev/null unless show_output, every signal at its default and none
+ * blocked, the caller's environment, in a process group of its own: a
+ * stop and the deadline reach what it starts too (a pipeline, a daemon
+ * that keeps the group).  The call waits in poll(2) on a pidfd (Linux
+ * 5.3 and later; before that, wait4 polled every 0.1 ms, which the notes
+ * say), installs no signal handler, uses no timer signal and no global
+ * state: several may run in several threads (each forks its commands
+ * from the calling thread; see "Forks" above). */
+#define SB_MAX_COMMANDS 64
+
+typedef struct sb_command_options {
+    size_t size;      /* sizeof(sb_command_options), set by
+                         sb_command_options_init */
+    /* The commands, 1 to SB_MAX_COMMANDS distinct non-empty strings: each
+     * run by the shell (shell -c COMMAND, the command one word of its own,
+     * never pasted into another command line) or, with no_shell, split
+     * into words (blanks between them; '...' as it is; "..." with \" and
+     * \\; \ outside quotes takes the next character) and the first word
+     * found in $PATH (or a path with a '/').  Without a shell, a character
+     * only a shell understands (| & ; < > ( ) $ ` * ? [ newline, and ~ or #
+     * starting a word) is refused, never passed on literally. */
+    const char *const *commands;
+    size_t ncommands;
+    /* Optional: the cells' names, one per command (NULL: each command's
+     * text), distinct and non-empty. */
+    const char *const *names;
+    /* Optional: a command run, untimed, before each run of a command
+     * (warm-up and timed): nprepare 1 (the same before every command) or
+     * ncommands (one each); 0 for none. */
+    const char *const *prepare;
+    size_t nprepare;
+    /* The shell, as words (split as no_shell splits a command); NULL:
+     * "/bin/sh".  With a shell, the run has one more cell, "(shell
+     * start-up)": the shell running '' in the same rounds, what its
+     * start alone costs (never subtracted). */
+    const char *shell;
+    int no_shell;
+    int show_output;    /* 1: the commands' stdout and stderr are the
+                           caller's (flushed first); default 0 */
+    int ignore_failure; /* 1: a run that exits non-zero or dies of a
+                           signal is kept and counted in the notes; 0
+                           (default): SB_ECOMMAND */
+    size_t runs;        /* rounds to run; 0: 20 */
+    size_t warmup;      /* untimed runs of each command first; default 0 */
+    /* The budget, in seconds from the start, warm-up included (default
+     * 30, as sb_measure_options'): the rounds stop after a whole round
+     * when the next, as long as the mean round so far, would end past
+     * it, never before two rounds.  At max(1.2 max_time, max_time + 2 s)
+     * the command still running is killed with its process group and its
+     * round dropped: the whole rounds before it are the run. */
+    double max_time;
+    uint64_t seed;      /* the round orders; default 1 */
+    /* The index of the command the others are compared with (paired by
+     * round: sb_run_set_baselines); SIZE_MAX for none.  Default 0.
+     * Ignored for one command; the shell's row never has a baseline. */
+    size_t baseline;
+    /* Optional: called before each timed round (round from 1, of rounds,
+     * elapsed seconds since the start); a non-zero return stops the
+     * rounds there, as a stop does. */
+    int (*progress)(void *arg, size_t round, size_t rounds, double elapsed);
+    void *progress_arg;
+    /* Optional: when *stop becomes non-zero (a signal handler's store),
+     * the rounds stop, within 0.1 s: the command under way gets signal
+     * *stop in its group when *stop is a signal number, else SIGTERM, and
+     * its round is dropped.  sb_run_request_stop() does the same (with
+     * SIGTERM).  The call only reads it. */
+    volatile sig_atomic_t *stop;
+} sb_command_options;
+
+/* Fill o with the defaults above.  Cannot fail. */
+SB_API void sb_command_options_init(sb_command_options *o);
+
+/* Run the commands of o (analysis options a, NULL: the defaults; their
+ * precision is not a stop rule here: the rounds asked for, or the budget,
+ * end the run).  On success *out is a new run the caller frees with
+ * sb_run_free; a run stopped before its last round still succeeds, with
+ * sb_run_interrupted() true and the whole rounds so far.  Everything is
+ * checked before the first command starts.  Errors: SB_EINVAL (a bad
+ * option; an empty, repeated or unsplittable command; no program of that
+ * name), SB_ECOMMAND (a run or a prepare that failed, without
+ * ignore_failure: the message names the command, the run and how it
+ * ended), SB_ESYS (a command that could not be started), SB_EINTR (a stop
+ * or the deadline before two whole rounds: nothing to report),
+ * SB_ENOMEM. */
+SB_API int sb_command_run_new(const sb_command_options *o,
+                              const sb_analysis_options *a, sb_run **out,
+                              sb_error *err);
+
 /* The unit of an imported run's values (sb_run_from_sets_new), "" when
  * they are in their own unit. */
 SB_API const char *sb_run_unit(const sb_run *run);

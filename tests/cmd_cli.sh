@@ -126,7 +126,7 @@ check "a command killed by a signal exits 1 naming it (rc $rc)" \
 "$STATBENCH" cmd -q --runs 3 --prepare false true >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "a failing --prepare exits 1 naming it (rc $rc)" \
-    test "$rc" -eq 1 -a -n "$(grep -- '--prepare before timed run 1 failed' \
+    test "$rc" -eq 1 -a -n "$(grep -- "command 'true': prepare before timed run 1 failed" \
     "$tmp/err")"
 "$STATBENCH" cmd -q --runs 3 --ignore-failure true 'exit 3' \
     >"$tmp/out" 2>"$tmp/err"
@@ -257,7 +257,7 @@ pkill -f 'sleep 97.4321' 2>/dev/null
 # --- bad input ------------------------------------------------------------------
 check "no command" bad_input "cmd takes one or more commands" cmd
 check "--runs 0" bad_input "--runs '0'" cmd --runs 0 true
-check "a --shell that does not exist" bad_input "--shell '/nonexistent/sh'" \
+check "a --shell that does not exist" bad_input "shell '/nonexistent/sh': no program" \
     cmd --shell /nonexistent/sh true
 check "-N and a program not there" bad_input "no program 'no-such-prog-x'" \
     cmd -N no-such-prog-x

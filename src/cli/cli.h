@@ -39,7 +39,7 @@ enum {
 
 /* statbench cmd: most commands, and --prepare given at most once per
  * command. */
-#define CLI_MAX_COMMANDS 64
+#define CLI_MAX_COMMANDS SB_MAX_COMMANDS
 
 struct cli_option;
 

@@ -35,6 +35,7 @@
 
 #include "sb_internal.h"
 #include "sysinfo.h"
+#include "program.h"
 
 extern char **environ;
 
@@ -1098,36 +1099,11 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
  * Returns a new string, or NULL when there is none. */
 static char *find_gnuplot(const char *name)
 {
-    const char *want = name ? name : "gnuplot";
-    const char *path = getenv("PATH");
-    struct stat st;
+    char *found = sb__find_program(name ? name : "gnuplot",
+                                   "/usr/local/bin:/usr/bin:/bin");
 
-    if (!*want)
-        return NULL;
-    if (strchr(want, '/'))
-        return access(want, X_OK) == 0 && stat(want, &st) == 0 &&
-                       S_ISREG(st.st_mode)
-                   ? strdup(want)
-                   : NULL;
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        size_t len = strcspn(path, ":");
-        size_t size = len + strlen(want) + 3;
-        char *cand = malloc(size);
-        if (!cand)
-            return NULL;
-        /* An empty entry is the current directory. */
-        snprintf(cand, size, "%.*s/%s", len ? (int)len : 1,
-                 len ? path : ".", want);
-        if (access(cand, X_OK) == 0 && stat(cand, &st) == 0 &&
-            S_ISREG(st.st_mode))
-            return cand;
-        free(cand);
-        path += len;
-        if (*path == ':')
-            path++;
-    }
+    if (found || name)
+        return found;
 #ifdef SB_GNUPLOT_PATH
     {
         const char *configured = SB_GNUPLOT_PATH;

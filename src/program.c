@@ -1,0 +1,55 @@
+/* program.c: finding a program in $PATH (program.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "program.h"
+
+/* A regular file this process may execute: a directory of that name is
+ * not a program, though access(X_OK) says yes to it. */
+static int runnable(const char *file)
+{
+    struct stat st;
+    return stat(file, &st) == 0 && S_ISREG(st.st_mode) &&
+           access(file, X_OK) == 0;
+}
+
+char *sb__find_program(const char *name, const char *default_path)
+{
+    const char *path = getenv("PATH");
+    char *found;
+
+    errno = ENOENT;
+    if (!name || !*name)
+        return NULL;
+    if (strchr(name, '/')) {
+        if (!runnable(name))
+            return NULL;
+        if (!(found = strdup(name)))
+            errno = ENOMEM;
+        return found;
+    }
+    if (!path || !*path)
+        path = default_path ? default_path : "/usr/bin:/bin";
+    while (*path) {
+        size_t len = strcspn(path, ":"), size = len + strlen(name) + 3;
+        char *cand = malloc(size);
+        if (!cand) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        snprintf(cand, size, "%.*s/%s", len ? (int)len : 1,
+                 len ? path : ".", name);
+        if (runnable(cand))
+            return cand;
+        free(cand);
+        path += len + (path[len] == ':');
+    }
+    errno = ENOENT;
+    return NULL;
+}
