@@ -102,7 +102,7 @@ struct job {
     size_t ncmd; /* the commands given */
     char **shell;
     sb__stop stop;
-    double t0, deadline;
+    double t0, t_end, deadline;
     int stop_sig;      /* the signal a stop sends (0: no stop seen) */
     int by_progress;   /* the progress callback stopped the rounds */
     int past_deadline;
@@ -610,6 +610,7 @@ static int rounds(struct job *j, size_t *done, int *budget)
     }
     if (j->past_deadline)
         *budget = 2;
+    j->t_end = now();
     free(order);
     return rc;
 }
@@ -873,6 +874,10 @@ static int make_run(struct job *j, size_t done, int budget,
     (*out)->meta.timer.hz_source = "wall time from spawn to wait4 "
                                    "(CLOCK_MONOTONIC_RAW)";
     (*out)->interrupted = j->stop_sig || j->by_progress;
+    /* The rounds and the time they took, warm-up included, as a
+     * measured run reports its own. */
+    (*out)->rounds = done;
+    (*out)->elapsed = j->t_end - j->t0;
     if (j->ncmd >= 2 && j->o.baseline != SIZE_MAX) {
         size_t *bases = malloc(j->n * sizeof *bases);
         if (!bases) {

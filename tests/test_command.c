@@ -203,6 +203,9 @@ static void test_run(void)
            "the machine and the start are recorded ('%s', '%s')",
            sb_run_meta(run)->hostname, sb_run_meta(run)->start_time);
     tap_ok(has_note(run, "cmd: 5 rounds (seed 1)"), "the notes say how");
+    TAP_IS_INT(sb_run_rounds(run), 5, "the run's rounds are the rounds");
+    tap_ok(sb_run_elapsed(run) > 0, "and it took some time (%g s)",
+           sb_run_elapsed(run));
     tap_ok(!sb_run_interrupted(run), "not interrupted");
     tap_ok(sb_run_comparison(run, 1) != NULL &&
                sb_run_comparison(run, 0) == NULL &&
