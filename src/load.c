@@ -1348,6 +1348,54 @@ static size_t count_read(void *buffer, size_t buflen, void *data)
     return n;
 }
 
+/* The baselines of the cells compared within the run (run_level
+ * "same-run"), set again so that a report of the file shows the
+ * comparisons the run made, recomputed from its samples at the options
+ * in force.  A comparison with another run's cell (compare, --against:
+ * "runs", "assumed", ...) names a cell of that run and is not restored.
+ * A base out of range or the cell itself is refused, naming the field. */
+static int load_baselines(sb_run *run, json_t *cells, const char *name,
+                          sb_error *err)
+{
+    size_t *base = NULL, i, any = 0;
+    json_t *c;
+    int rc = SB_OK;
+
+    json_array_foreach(cells, i, c)
+    {
+        json_t *cmp = json_object_get(c, SB__JK_COMPARISON);
+        json_t *lv = json_object_get(cmp, "run_level"),
+               *b = json_object_get(cmp, "base");
+        json_int_t v;
+        if (!json_is_object(cmp) || !json_is_string(lv) ||
+            strcmp(json_string_value(lv),
+                   sb_run_level_name(SB_RUN_LEVEL_SAME_RUN)))
+            continue;
+        v = json_is_integer(b) ? json_integer_value(b) : -1;
+        if (v < 0 || (size_t)v >= run->ncells || (size_t)v == i) {
+            rc = sb__error(err, SB_EIO,
+                           "%s: cells[%zu].comparison.base: %s", name, i,
+                           !json_is_integer(b) ? "not an integer"
+                           : (size_t)v == i   ? "the cell itself"
+                                              : "no such cell");
+            break;
+        }
+        if (!base) {
+            base = malloc(run->ncells * sizeof *base);
+            if (!base)
+                return sb__error(err, SB_ENOMEM, "out of memory");
+            for (size_t k = 0; k < run->ncells; k++)
+                base[k] = SIZE_MAX;
+        }
+        base[i] = (size_t)v;
+        any++;
+    }
+    if (rc == SB_OK && any)
+        rc = sb_run_set_baselines(run, base, err);
+    free(base);
+    return rc;
+}
+
 int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
                     sb_run **out, sb_error *err)
 {
@@ -1487,6 +1535,8 @@ int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
     }
     if (rc == SB_OK)
         rc = sb__run_analyse(run, err);
+    if (rc == SB_OK)
+        rc = load_baselines(run, cells, name, err);
 out:
     json_decref(root);
     if (rc != SB_OK) {

@@ -1,7 +1,8 @@
 /*
  * test_json.c: a run written as JSON and read back is the same run: the
  * samples, their split by invocation, the statistics recomputed from them,
- * the rejects and the metadata.  And a file that is not a run is refused.
+ * the rejects and the metadata, and the comparisons made within it.  And
+ * a file that is not a run is refused.
  */
 #include "config.h"
 
@@ -123,6 +124,74 @@ static void lonely_invocation(void)
     sb_run_free(run);
 }
 
+/* text with the first from replaced by to: a new string. */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    size_t n = strlen(text) + strlen(to) + 1;
+    char *out = malloc(n);
+
+    if (!out || !at) {
+        free(out);
+        return NULL;
+    }
+    snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to,
+             at + strlen(from));
+    return out;
+}
+
+/* The comparisons a run made of its own cells come back from its file,
+ * recomputed from the samples as they were made; one with another run's
+ * cell (compare, --against) does not, and a base that names no cell is
+ * refused. */
+static void baselines_back(sb_run *run)
+{
+    size_t base[3] = {SIZE_MAX, 0, SIZE_MAX};
+    sb_error e = {0};
+    char *text = NULL, *doc;
+    sb_run *back;
+    const sb_comparison *a, *b;
+
+    if (!tap_ok(sb_run_set_baselines(run, base, &e) == SB_OK,
+                "baselines set (%s)", e.text))
+        return;
+    back = json_round_trip(run, &text);
+    a = sb_run_comparison(run, 1);
+    b = back ? sb_run_comparison(back, 1) : NULL;
+    if (tap_ok(a && b, "the comparison comes back from the file")) {
+        TAP_IS_INT(b->base, 0, "with its baseline");
+        TAP_IS_REL(b->ratio.estimate, a->ratio.estimate, 1e-9, "its ratio");
+        /* The file holds 10 significant digits a sample; the ends come
+         * from the spread of two invocations' log medians, which
+         * magnifies that rounding (2e-9 seen): 1e-6 is still far below
+         * any difference a recomputation with other data would give. */
+        TAP_IS_REL(b->ratio.lo, a->ratio.lo, 1e-6, "its interval's low end");
+        TAP_IS_REL(b->ratio.hi, a->ratio.hi, 1e-6, "its high end");
+        TAP_IS_INT(b->verdict, a->verdict, "its verdict");
+        tap_ok(sb_run_comparison(back, 0) == NULL &&
+                   sb_run_comparison(back, 2) == NULL,
+               "and the cells without a baseline stay without");
+        tap_ok(report_has(back, SB_FORMAT_COMPACT, "vs libc 4096 0/0"),
+               "a compact report of the file shows it");
+    }
+    sb_run_free(back);
+    back = NULL;
+    if (text && (doc = replaced(text, "\"same-run\"", "\"assumed\""))) {
+        tap_ok(load_doc(doc, &back, &e) == SB_OK && back &&
+                   sb_run_comparison(back, 1) == NULL,
+               "a comparison with another run's cell is not restored (%s)",
+               e.text);
+        sb_run_free(back);
+        free(doc);
+    }
+    if (text && (doc = replaced(text, "\"base\": 0", "\"base\": 3"))) {
+        refused(doc, "doc: cells[1].comparison.base: no such cell",
+                "a base past the cells");
+        free(doc);
+    }
+    free(text);
+}
+
 int main(void)
 {
     sb_run *run = measure(), *back;
@@ -207,6 +276,7 @@ int main(void)
         sb_run_free(back);
     }
     free(text);
+    baselines_back(run);
     sb_run_free(run);
 
     refused("not json at all", "not JSON", "text that is not JSON");

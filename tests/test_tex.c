@@ -7,7 +7,9 @@
  * booktabs rules, one row per cell with the right number of cells,
  * escaped names and captions, balanced braces and math shifts, one
  * header and one separator of the same width.  When pdflatex is
- * installed the LaTeX is compiled too.
+ * installed the LaTeX is compiled too.  The compact report of both runs:
+ * two header lines, one short line per cell in its metric's unit, the
+ * comparison on the compared cell's line.
  */
 #include "config.h"
 
@@ -817,6 +819,72 @@ static void test_short_cells(void)
     sb_run_free(run);
 }
 
+/* ---- Compact ------------------------------------------------------------ */
+
+static void test_compact(sb_run *imported, sb_run *measured)
+{
+    size_t base[MCELLS] = {SIZE_MAX, 0, 0, 0}, n = 0, widest = 0;
+    sb_error err = {0};
+    char *doc, **lines, line[1024];
+
+    TAP_IS_INT(sb_format_parse("compact"), SB_FORMAT_COMPACT,
+               "compact: the format's name");
+    TAP_IS_STR(sb_format_name(SB_FORMAT_COMPACT), "compact",
+               "compact: and back");
+    TAP_IS_INT(sb_format_for_path("gate.compact"), -1,
+               "compact: no file ending selects it");
+    TAP_IS_INT(sb_format_for_path("gate.txt"), SB_FORMAT_TABLE,
+               "compact: .txt stays the table's");
+    if (!tap_ok(sb_run_set_baselines(measured, base, &err) == SB_OK,
+                "compact: baselines set (%s)", err.text))
+        return;
+    doc = report_text(measured, SB_FORMAT_COMPACT);
+    if (!tap_ok(doc != NULL, "compact: written"))
+        return;
+    lines = split_lines(doc, &n);
+    /* Two header lines, the four cells; no cell is short here. */
+    TAP_IS_INT(n, 2 + MCELLS, "compact: two header lines and a line a cell");
+    for (size_t i = 0; i < n; i++)
+        if (strlen(lines[i]) > widest)
+            widest = strlen(lines[i]);
+    if (!tap_ok(widest <= 120, "compact: lines of at most 120 characters "
+                               "(%zu)", widest) || getenv("SB_SHOW"))
+        diag_doc(doc);
+    tap_ok(n > 1 && !strncmp(lines[0], "statbench ", 10) &&
+               strstr(lines[0], "two??lines") != NULL,
+           "compact: the command on the first line, its newlines as '?'");
+    tap_ok(n > 1 && strstr(lines[1], "over 6 invocations") &&
+               strstr(lines[1], "Test CPU_X #1 & co. 100% ~fast"),
+           "compact: the CPU and the invocations on the second");
+    /* 1000 ticks at 3 GHz: 333 ns, judged in time (no core clock). */
+    tap_ok(line_with(doc, "libc 10240 0/0  333", line, sizeof line) &&
+               strstr(line, " ns [") && !strstr(line, " vs "),
+           "compact: the baseline in ns, without a comparison");
+    tap_ok(line_with(doc, "libc 10240 1/0", line, sizeof line) &&
+               strstr(line, "  400.") && strstr(line, " ns [") &&
+               strstr(line, "vs libc 10240 0/0 1.2") &&
+               strstr(line, " slower p(adj) "),
+           "compact: the slow offset named against its baseline, slower");
+    tap_ok(line_with(doc, "libc 10240 2/0", line, sizeof line) &&
+               strstr(line, "vs libc 10240 0/0 ") && !strstr(line, "slower"),
+           "compact: an offset within noise is not slower");
+    free_lines(lines, n);
+    free(doc);
+
+    doc = report_text(imported, SB_FORMAT_COMPACT);
+    if (!tap_ok(doc != NULL, "compact imported: written"))
+        return;
+    lines = split_lines(doc, &n);
+    TAP_IS_INT(n, 2 + NCELLS, "compact imported: a line a cell");
+    tap_ok(n > 1 && strstr(lines[1], "over 1 unit"),
+           "compact imported: its units counted as units");
+    tap_ok(line_with(doc, "pipe|name", line, sizeof line) &&
+               !strncmp(line, "pipe|name", 9),
+           "compact imported: a name as it is, first on its line");
+    free_lines(lines, n);
+    free(doc);
+}
+
 int main(void)
 {
     sb_run *imported, *measured;
@@ -838,6 +906,7 @@ int main(void)
     if (docs[2])
         diag_doc(docs[2]);
     test_markdown(imported, measured);
+    test_compact(imported, measured);
     test_errors(imported);
     test_short_cells();
     {

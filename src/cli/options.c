@@ -195,7 +195,7 @@ static void set_format(struct cli *cli, const struct cli_option *o,
     /* The library's table of writers knows the names. */
     if ((cli->format = sb_format_parse(arg)) < 0)
         die_usage("--format '%s': unknown format (use table, csv, json, "
-                  "markdown or latex)", arg);
+                  "markdown, latex or compact)", arg);
 }
 
 static void set_output(struct cli *cli, const struct cli_option *o,
@@ -591,7 +591,8 @@ static const struct cli_option options[] = {
     TEXT("\n"
          "Output:\n"),
     SPECIAL("format", 'f', "FMT", RUN_OUT | CMD, set_format,
-            "table, csv, json, markdown or latex (default table)"),
+            "table, csv, json, markdown, latex or compact (a line\n"
+            "per cell, for a gate's log) (default table)"),
     SPECIAL("output", 'o', "FILE", RUN_OUT | CMD, set_output,
             "write to FILE, in the format its ending names (.json,\n"
             ".csv, .tex, .md, .txt) or else FMT; may be given up\n"

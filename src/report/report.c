@@ -30,6 +30,9 @@ static const writer writers[] = {
     {SB_FORMAT_JSON, "json", NULL, ".json", sb__write_json},
     {SB_FORMAT_MARKDOWN, "markdown", "md", ".md", sb__write_markdown},
     {SB_FORMAT_LATEX, "latex", "tex", ".tex", sb__write_latex},
+    /* No file ending: .txt is the table's, and a gate's log is read,
+     * not opened. */
+    {SB_FORMAT_COMPACT, "compact", NULL, NULL, sb__write_compact},
 };
 #define NWRITERS (sizeof writers / sizeof writers[0])
 
@@ -54,7 +57,7 @@ int sb_format_for_path(const char *path)
 {
     const char *dot = path ? strrchr(path, '.') : NULL;
     for (size_t i = 0; dot && i < NWRITERS; i++)
-        if (!strcmp(dot, writers[i].ending))
+        if (writers[i].ending && !strcmp(dot, writers[i].ending))
             return writers[i].format;
     return -1;
 }

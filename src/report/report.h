@@ -20,6 +20,7 @@ int sb__write_csv(const sb_run *run, FILE *f, sb_error *err);
 int sb__write_json(const sb_run *run, FILE *f, sb_error *err);
 int sb__write_markdown(const sb_run *run, FILE *f, sb_error *err);
 int sb__write_latex(const sb_run *run, FILE *f, sb_error *err);
+int sb__write_compact(const sb_run *run, FILE *f, sb_error *err);
 
 /* ask.c: */
 
