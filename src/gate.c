@@ -93,18 +93,21 @@ static int get_comparison(const sb_comparison *c, sb_comparison *full)
 static int judge_profile(sb_run *run, const char *dir, sb_profile_figures *f,
                          sb_error *err)
 {
-    sb_profile_key key;
-    sb_profile_judgement j;
+    sb_profile_key key = {.size = sizeof key};
+    sb_profile_judgement j = {.size = sizeof j};
     sb_profile *p = NULL;
     int rc;
 
-    sb_profile_key_from_meta(sb_run_meta(run), &key);
-    sb_profile_figures_from_meta(sb_run_meta(run), f);
-    if ((rc = sb_profile_load(dir, &key, &p, err)) != SB_OK)
+    f->size = sizeof *f;
+    if ((rc = sb_profile_key_from_meta(sb_run_meta(run), &key, err)) !=
+            SB_OK ||
+        (rc = sb_profile_figures_from_meta(sb_run_meta(run), f, err)) !=
+            SB_OK ||
+        (rc = sb_profile_load(dir, &key, &p, err)) != SB_OK)
         return rc;
-    sb_profile_judge(p, f, &j, NULL);
+    rc = sb_profile_judge(p, f, &j, err);
     sb_profile_free(p);
-    return sb_run_set_profile(run, &j, err);
+    return rc == SB_OK ? sb_run_set_profile(run, &j, err) : rc;
 }
 
 int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
@@ -126,8 +129,8 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
     sb_plan *plan;
     sb_run *run = NULL;
     size_t base[2] = {SIZE_MAX, 0};
-    sb_profile_figures figures;
-    sb_profile_key key;
+    sb_profile_figures figures = {.size = sizeof figures};
+    sb_profile_key key = {.size = sizeof key};
     int rc;
 
     if (run_new)
@@ -176,9 +179,10 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
     if (rc == SB_OK)
         rc = sb_run_set_baselines(run, base, err);
     if (rc == SB_OK && fm.profile_dir && !sb_run_interrupted(run)) {
-        sb_profile_key_from_meta(sb_run_meta(run), &key);
-        rc = sb_profile_add(fm.profile_dir, &key, &figures, NULL, NULL, 0,
-                            err);
+        rc = sb_profile_key_from_meta(sb_run_meta(run), &key, err);
+        if (rc == SB_OK)
+            rc = sb_profile_add(fm.profile_dir, &key, &figures, NULL, NULL,
+                                0, err);
     }
     if (rc == SB_OK) {
         const sb_comparison *c = sb_run_comparison(run, 1);

@@ -79,11 +79,41 @@ struct sb_profile {
 
 /* ---- Key, figures, names ------------------------------------------------ */
 
-void sb_profile_key_from_meta(const sb_meta *m, sb_profile_key *out)
+/* The one layout of each struct so far: a size this library knows. */
+static const size_t key_sizes[] = {sizeof(sb_profile_key)};
+static const size_t figures_sizes[] = {sizeof(sb_profile_figures)};
+static const size_t summary_sizes[] = {sizeof(sb_profile_summary)};
+static const size_t judgement_sizes[] = {sizeof(sb_profile_judgement)};
+#define NSIZES(a) (sizeof(a) / sizeof *(a))
+
+/* A caller's key or figures, read into the library's own (in of a known
+ * size, else SB_EINVAL naming it, who the function). */
+static int key_get(const sb_profile_key *in, sb_profile_key *k,
+                   const char *who, sb_error *err)
+{
+    size_t size = sb__out_size_of(in);
+    int rc = sb__out_size(size, key_sizes, NSIZES(key_sizes),
+                          "sb_profile_key", who, err);
+    if (rc == SB_OK)
+        memcpy(k, in, size);
+    return rc;
+}
+
+static int figures_get(const sb_profile_figures *in, sb_profile_figures *f,
+                       const char *who, sb_error *err)
+{
+    size_t size = sb__out_size_of(in);
+    int rc = sb__out_size(size, figures_sizes, NSIZES(figures_sizes),
+                          "sb_profile_figures", who, err);
+    if (rc == SB_OK)
+        memcpy(f, in, size);
+    return rc;
+}
+
+static void key_from_meta(const sb_meta *m, sb_profile_key *out)
 {
     memset(out, 0, sizeof *out);
-    if (!m)
-        return;
+    out->size = sizeof *out;
     snprintf(out->hostname, sizeof out->hostname, "%s", m->hostname);
     snprintf(out->cpu_model, sizeof out->cpu_model, "%s", m->cpu_model);
     snprintf(out->microcode, sizeof out->microcode, "%s", m->microcode);
@@ -93,17 +123,35 @@ void sb_profile_key_from_meta(const sb_meta *m, sb_profile_key *out)
     out->probe_ldst_reps = m->probe_ldst_reps;
 }
 
+int sb_profile_key_from_meta(const sb_meta *m, sb_profile_key *out,
+                             sb_error *err)
+{
+    static const char fn[] = "sb_profile_key_from_meta";
+    sb_profile_key k;
+    int rc;
+
+    if (!m || !out)
+        return sb__error(err, SB_EINVAL, "%s: %s is NULL", fn,
+                         !m ? "meta" : "out");
+    if ((rc = sb__out_size(sb__out_size_of(out), key_sizes,
+                           NSIZES(key_sizes), "sb_profile_key", fn, err)) !=
+        SB_OK)
+        return rc;
+    key_from_meta(m, &k);
+    sb__out_put(out, sb__out_size_of(out), &k);
+    return SB_OK;
+}
+
 static int figure_ok(double x)
 {
     return isfinite(x) && x > 0 && x < MAX_FIGURE;
 }
 
-void sb_profile_figures_from_meta(const sb_meta *m, sb_profile_figures *out)
+static void figures_from_meta(const sb_meta *m, sb_profile_figures *out)
 {
+    memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
     out->contention_quiet = out->reference_cycles = NAN;
-    out->time[0] = '\0';
-    if (!m)
-        return;
     /* Without a clock probe the level is in ticks, which the clock moves
      * by 2x between invocations: no figure of the core. */
     if (strcmp(m->probe, "none") && m->probe[0] &&
@@ -112,6 +160,25 @@ void sb_profile_figures_from_meta(const sb_meta *m, sb_profile_figures *out)
     if (figure_ok(m->reference_cycles))
         out->reference_cycles = m->reference_cycles;
     snprintf(out->time, sizeof out->time, "%s", m->start_time);
+}
+
+int sb_profile_figures_from_meta(const sb_meta *m, sb_profile_figures *out,
+                                 sb_error *err)
+{
+    static const char fn[] = "sb_profile_figures_from_meta";
+    sb_profile_figures f;
+    int rc;
+
+    if (!m || !out)
+        return sb__error(err, SB_EINVAL, "%s: %s is NULL", fn,
+                         !m ? "meta" : "out");
+    if ((rc = sb__out_size(sb__out_size_of(out), figures_sizes,
+                           NSIZES(figures_sizes), "sb_profile_figures", fn,
+                           err)) != SB_OK)
+        return rc;
+    figures_from_meta(m, &f);
+    sb__out_put(out, sb__out_size_of(out), &f);
+    return SB_OK;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -144,14 +211,17 @@ static uint64_t key_hash(const sb_profile_key *k)
 int sb_profile_path(const char *dir, const sb_profile_key *key, char *buf,
                     size_t len, sb_error *err)
 {
+    sb_profile_key k;
     int r;
     if (!dir || !key || !buf)
         return sb__error(err, SB_EINVAL, "sb_profile_path: %s is NULL",
                          !dir ? "dir" : !key ? "key" : "buf");
+    if ((r = key_get(key, &k, "sb_profile_path", err)) != SB_OK)
+        return r;
     if (!dir[0])
         return sb__error(err, SB_EINVAL, "profile directory is empty");
     r = snprintf(buf, len, "%s/profile-%016llx.json", dir,
-                 (unsigned long long)key_hash(key));
+                 (unsigned long long)key_hash(&k));
     if (r < 0 || (size_t)r >= len)
         return sb__error(err, SB_EINVAL,
                          "profile directory too long (%zu bytes): refused, "
@@ -590,10 +660,15 @@ static int make_profile(const char *dir, const sb_profile_key *key,
     if (!dir || !key || !out)
         return sb__error(err, SB_EINVAL, "%s: %s is NULL", fn,
                          !dir ? "dir" : !key ? "key" : "out");
-    p = calloc(1, sizeof *p);
-    if (!p)
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    p->key = *key;
+    {
+        sb_profile_key k;
+        if ((rc = key_get(key, &k, fn, err)) != SB_OK)
+            return rc;
+        p = calloc(1, sizeof *p);
+        if (!p)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        p->key = k;
+    }
     /* Key strings as a file would hold them: cut at their size. */
     p->key.hostname[sizeof p->key.hostname - 1] = '\0';
     p->key.cpu_model[sizeof p->key.cpu_model - 1] = '\0';
@@ -649,10 +724,12 @@ static void span(const entry *e, size_t n, char *first, char *last)
     }
 }
 
-void sb_profile_summarize(const sb_profile *p, sb_profile_summary *out)
+static void summarize(const sb_profile *p, sb_profile_summary *out)
 {
     char pf[32];
     memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
+    out->key.size = sizeof out->key;
     out->quiet.level = out->reference.level = NAN;
     out->quiet.spread = out->reference.spread = NAN;
     out->quiet.margin = out->reference.margin = FLOOR;
@@ -668,6 +745,28 @@ void sb_profile_summarize(const sb_profile *p, sb_profile_summary *out)
     out->pending = p->npend;
     span(p->pend, p->npend, out->pending_first, pf);
     snprintf(out->note, sizeof out->note, "%s", p->note);
+}
+
+int sb_profile_summarize(const sb_profile *p, sb_profile_summary *out,
+                         sb_error *err)
+{
+    static const char fn[] = "sb_profile_summarize";
+    sb_profile_summary *s;
+    int rc;
+
+    if (!out)
+        return sb__error(err, SB_EINVAL, "%s: out is NULL", fn);
+    if ((rc = sb__out_size(sb__out_size_of(out), summary_sizes,
+                           NSIZES(summary_sizes), "sb_profile_summary", fn,
+                           err)) != SB_OK)
+        return rc;
+    /* Over 4 KiB: on the heap, not the caller's stack. */
+    if (!(s = malloc(sizeof *s)))
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    summarize(p, s);
+    sb__out_put(out, sb__out_size_of(out), s);
+    free(s);
+    return SB_OK;
 }
 
 static void judge_one(double x, const sb_profile_figure *f, double *level,
@@ -691,18 +790,18 @@ static void pct(char *buf, size_t len, double e)
     snprintf(buf, len, "%+.1f%%", 100 * e);
 }
 
-int sb_profile_judge(const sb_profile *p, const sb_profile_figures *f,
-                     sb_profile_judgement *out, sb_error *err)
+/* The judgement of f (the library's own figures) against p, into the
+ * library's own judgement. */
+static void judge(const sb_profile *p, const sb_profile_figures *f,
+                  sb_profile_judgement *out)
 {
     sb_profile_figure q = {NAN, NAN, FLOOR, 0}, r = {NAN, NAN, FLOOR, 0};
     int judged = 0, shared = 0;
     char a[32], b[32], parts[200];
     size_t at = 0;
 
-    if (!f || !out)
-        return sb__error(err, SB_EINVAL, "sb_profile_judge: %s is NULL",
-                         !f ? "f" : "out");
     memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
     out->quiet = figure_ok(f->contention_quiet) ? f->contention_quiet : NAN;
     out->reference =
         figure_ok(f->reference_cycles) ? f->reference_cycles : NAN;
@@ -761,6 +860,26 @@ int sb_profile_judge(const sb_profile *p, const sb_profile_figures *f,
                                                         : 0),
                  out->runs, out->runs == 1 ? "" : "s");
     }
+}
+
+int sb_profile_judge(const sb_profile *p, const sb_profile_figures *f,
+                     sb_profile_judgement *out, sb_error *err)
+{
+    static const char fn[] = "sb_profile_judge";
+    sb_profile_figures own;
+    sb_profile_judgement j;
+    int rc;
+
+    if (!f || !out)
+        return sb__error(err, SB_EINVAL, "%s: %s is NULL", fn,
+                         !f ? "f" : "out");
+    if ((rc = figures_get(f, &own, fn, err)) != SB_OK ||
+        (rc = sb__out_size(sb__out_size_of(out), judgement_sizes,
+                           NSIZES(judgement_sizes), "sb_profile_judgement",
+                           fn, err)) != SB_OK)
+        return rc;
+    judge(p, &own, &j);
+    sb__out_put(out, sb__out_size_of(out), &j);
     return SB_OK;
 }
 
@@ -984,6 +1103,7 @@ int sb_profile_add(const char *dir, const sb_profile_key *key,
 {
     sb_profile *p;
     sb_profile_judgement j;
+    sb_profile_figures own;
     entry e;
     int rc, fd = -1;
 
@@ -992,6 +1112,9 @@ int sb_profile_add(const char *dir, const sb_profile_key *key,
     say(note, len, "%s", "");
     if (!f)
         return sb__error(err, SB_EINVAL, "sb_profile_add: f is NULL");
+    if ((rc = figures_get(f, &own, "sb_profile_add", err)) != SB_OK)
+        return rc;
+    f = &own;
     if ((rc = make_profile(dir, key, &p, "sb_profile_add", err)) != SB_OK)
         return rc;
     e.quiet = figure_ok(f->contention_quiet) ? f->contention_quiet : NAN;
@@ -1018,7 +1141,7 @@ int sb_profile_add(const char *dir, const sb_profile_key *key,
      * this one loaded the profile, and its run must not be lost. */
     if ((rc = read_file(p, err)) != SB_OK)
         goto out;
-    sb_profile_judge(p, f, &j, NULL);
+    judge(p, f, &j);
     p->seen++;
     if (j.state == SB_PROFILE_SHARED) {
         double hours;
@@ -1121,10 +1244,22 @@ int sb_profile_reset(const char *dir, const sb_profile_key *key,
 
 /* ---- This host's profiles ------------------------------------------------- */
 
-void sb_profile_key_this_host(sb_profile_key *out)
+int sb_profile_key_this_host(sb_profile_key *out, sb_error *err)
 {
+    static const char fn[] = "sb_profile_key_this_host";
+    sb_profile_key k, *own = &k;
     long n;
-    memset(out, 0, sizeof *out);
+    int rc;
+
+    if (!out)
+        return sb__error(err, SB_EINVAL, "%s: out is NULL", fn);
+    if ((rc = sb__out_size(sb__out_size_of(out), key_sizes,
+                           NSIZES(key_sizes), "sb_profile_key", fn, err)) !=
+        SB_OK)
+        return rc;
+    memset(own, 0, sizeof *own);
+    own->size = sizeof *own;
+#define out own
     /* As sb__meta_fill records them, so that the keys agree. */
     if (gethostname(out->hostname, sizeof out->hostname) != 0)
         snprintf(out->hostname, sizeof out->hostname, "unknown");
@@ -1139,6 +1274,9 @@ void sb_profile_key_this_host(sb_profile_key *out)
              sb__probe_have_chains() ? SB__PROBE_PATTERN : "");
     out->probe_ldst_reps =
         sb__probe_have_chains() ? SB__PROBE_LDST_REPS : 0;
+#undef out
+    sb__out_put(out, sb__out_size_of(out), own);
+    return SB_OK;
 }
 
 /* The key a file holds, its strings checked as parse() checks them. */
@@ -1162,6 +1300,7 @@ static int file_key(json_t *root, sb_profile_key *k, char *field,
     json_t *a, *b;
 
     memset(k, 0, sizeof *k);
+    k->size = sizeof *k;
     if (!json_is_object(key)) {
         snprintf(field, flen, "key: not an object");
         return -1;
@@ -1203,6 +1342,9 @@ int sb_profile_find(const char *dir, const sb_profile_key *host,
                     sb_profile_key *keys, size_t max, size_t *n,
                     sb_error *err)
 {
+    static const char fn[] = "sb_profile_find";
+    sb_profile_key own_host;
+    size_t stride = 0;
     DIR *d;
     struct dirent *e;
     int rc;
@@ -1210,8 +1352,18 @@ int sb_profile_find(const char *dir, const sb_profile_key *host,
     if (n)
         *n = 0;
     if (!dir || !host || !n || (max && !keys))
-        return sb__error(err, SB_EINVAL, "sb_profile_find: %s is NULL",
+        return sb__error(err, SB_EINVAL, "%s: %s is NULL", fn,
                          !dir ? "dir" : !host ? "host" : !n ? "n" : "keys");
+    if ((rc = key_get(host, &own_host, fn, err)) != SB_OK)
+        return rc;
+    host = &own_host;
+    /* keys[0].size is the layout of every element: the array's step. */
+    if (max) {
+        stride = sb__out_size_of(keys);
+        if ((rc = sb__out_size(stride, key_sizes, NSIZES(key_sizes),
+                               "sb_profile_key", fn, err)) != SB_OK)
+            return rc;
+    }
     rc = check_dir(dir, 0, err);
     if (rc != 0)
         return rc < 0 ? rc : SB_OK;
@@ -1260,7 +1412,7 @@ int sb_profile_find(const char *dir, const sb_profile_key *host,
             break;
         sb_profile_free(p);
         if (*n < max)
-            keys[*n] = k;
+            sb__out_put((char *)keys + *n * stride, stride, &k);
         (*n)++;
     }
     closedir(d);
@@ -1306,7 +1458,7 @@ void sb_profile_describe(const sb_profile *p, char *buf, size_t len)
     buf[0] = '\0';
     if (!p)
         return;
-    sb_profile_summarize(p, &s);
+    summarize(p, &s);
     k = snprintf(buf, len,
                  "host profile: %s\n"
                  "  key: host %s, CPU %s, microcode %s, %zu online CPUs, "
@@ -1360,9 +1512,15 @@ void sb_profile_describe(const sb_profile *p, char *buf, size_t len)
 int sb_run_set_profile(sb_run *run, const sb_profile_judgement *j,
                        sb_error *err)
 {
+    int rc;
+
     if (!run || !j)
         return sb__error(err, SB_EINVAL, "sb_run_set_profile: %s is NULL",
                          !run ? "run" : "j");
+    if ((rc = sb__out_size(sb__out_size_of(j), judgement_sizes,
+                           NSIZES(judgement_sizes), "sb_profile_judgement",
+                           "sb_run_set_profile", err)) != SB_OK)
+        return rc;
     snprintf(run->meta.profile, sizeof run->meta.profile, "%s", j->line);
     sb__clean_text(run->meta.profile);
     run->meta.profile_shared = j->state == SB_PROFILE_SHARED;

@@ -31,13 +31,16 @@
  *    (statbench_version.h, generated from the package's version) are the
  *    header's; sb_version() is the library's.
  *  - Structs the caller fills and the library reads (sb_measure_options,
- *    sb_analysis_options, sb_kernel) start with a size field, sizeof the
+ *    sb_analysis_options, sb_kernel, sb_command_options, sb_profile_key,
+ *    sb_profile_figures) start with a size field, sizeof the
  *    struct as the caller compiled it: the library refuses a size it
  *    does not know and reads an older one with the newer fields at their
  *    defaults.
  *  - Structs the library fills in the caller's memory (sb_comparison,
  *    sb_timer_info, sb_env, sb_clock_summary, sb_held_samples,
- *    sb_gate_tally) start with a size field too, which the caller sets
+ *    sb_gate_tally, sb_profile_key, sb_profile_figures,
+ *    sb_profile_summary, sb_profile_judgement) start with a size field
+ *    too, which the caller sets
  *    before the call:
  *        sb_timer_info t = {.size = sizeof t};
  *    (in C++: sb_timer_info t{}; t.size = sizeof t;).  The library writes only the first size bytes, in the layout of that
@@ -2333,8 +2336,17 @@ enum sb_profile_state {
 SB_API const char *sb_profile_state_name(int state);
 SB_API int sb_profile_state_parse(const char *name);
 
+/* The four structs of the host profile start with a size field, as
+ * every struct the library reads or fills (see the conventions above):
+ *     sb_profile_key k = {.size = sizeof k};
+ * A key or figures the library reads, and a struct it fills, of a size it
+ * does not know is refused with SB_EINVAL naming the struct and the size,
+ * nothing written.  In sb_profile_find's array, keys[0].size says the
+ * layout of every element. */
+
 /* What a profile file is for.  Strings are cut at their size. */
 typedef struct sb_profile_key {
+    size_t size;           /* sizeof(sb_profile_key), set by the caller */
     char hostname[64];
     char cpu_model[128];
     char microcode[32];
@@ -2346,19 +2358,23 @@ typedef struct sb_profile_key {
 /* One run's figures: NAN where unknown.  time is ISO 8601 UTC
  * ("2026-12-01T19:06:09Z"), the run's start. */
 typedef struct sb_profile_figures {
+    size_t size;             /* sizeof(sb_profile_figures), set by the
+                                caller */
     double contention_quiet; /* core cycles per rep (sb_meta's) */
     double reference_cycles; /* core cycles per call (sb_meta's) */
     char time[32];
 } sb_profile_figures;
 
-/* The key of the machine a run's metadata describes. */
-SB_API void sb_profile_key_from_meta(const sb_meta *meta,
-                                     sb_profile_key *out);
+/* The key of the machine a run's metadata describes.  SB_EINVAL for a
+ * NULL argument or an unknown out->size. */
+SB_API int sb_profile_key_from_meta(const sb_meta *meta, sb_profile_key *out,
+                                    sb_error *err);
 /* A run's figures from its metadata: the contention probe's quiet level
  * only when it is in core cycles (a clock probe, not "none"), the
- * reference speed, the start time. */
-SB_API void sb_profile_figures_from_meta(const sb_meta *meta,
-                                         sb_profile_figures *out);
+ * reference speed, the start time.  SB_EINVAL as above. */
+SB_API int sb_profile_figures_from_meta(const sb_meta *meta,
+                                        sb_profile_figures *out,
+                                        sb_error *err);
 
 /* The file name of key's profile below dir: "profile-" and 16 hex digits
  * of a hash of the key, ".json" (the key's strings never reach a path).
@@ -2390,6 +2406,8 @@ typedef struct sb_profile_figure {
 } sb_profile_figure;
 
 typedef struct sb_profile_summary {
+    size_t size;                 /* sizeof(sb_profile_summary), set by the
+                                    caller */
     char path[4096];
     sb_profile_key key;
     size_t runs;                 /* kept runs */
@@ -2406,11 +2424,15 @@ typedef struct sb_profile_summary {
                                     addition ("" none) */
 } sb_profile_summary;
 
-SB_API void sb_profile_summarize(const sb_profile *p,
-                                 sb_profile_summary *out);
+/* p NULL: the summary of an empty profile.  SB_EINVAL for a NULL out
+ * or an unknown out->size. */
+SB_API int sb_profile_summarize(const sb_profile *p, sb_profile_summary *out,
+                                sb_error *err);
 
 /* A run's figures judged against a profile. */
 typedef struct sb_profile_judgement {
+    size_t size;           /* sizeof(sb_profile_judgement), set by the
+                              caller */
     int state;             /* enum sb_profile_state */
     double quiet, quiet_level, quiet_margin;     /* NAN where unknown */
     double reference, reference_level, reference_margin;
@@ -2423,7 +2445,8 @@ typedef struct sb_profile_judgement {
  * figure lies above its level by more than its margin, SB_PROFILE_QUIET
  * when every figure both have lies within it (or below), SB_PROFILE_NEW
  * for an empty profile, SB_PROFILE_UNKNOWN when none can be compared.
- * Pure: reads nothing, writes nothing.  SB_EINVAL for a NULL f or out. */
+ * Pure: reads nothing, writes nothing.  SB_EINVAL for a NULL f or out,
+ * or an unknown size of either. */
 SB_API int sb_profile_judge(const sb_profile *p, const sb_profile_figures *f,
                             sb_profile_judgement *out, sb_error *err);
 
@@ -2455,7 +2478,7 @@ SB_API int sb_profile_reset(const char *dir, const sb_profile_key *key,
 /* This machine's key, with the contention probe this build times (the
  * key of a run measured here now; sb_profile_find ignores the probe's
  * part). */
-SB_API void sb_profile_key_this_host(sb_profile_key *out);
+SB_API int sb_profile_key_this_host(sb_profile_key *out, sb_error *err);
 
 /* The keys of the profiles below dir for host's hostname, CPU model,
  * microcode and online CPUs (any contention probe): up to max into keys,

@@ -34,6 +34,7 @@ static sb_profile_key host_key(void)
 {
     sb_profile_key k;
     memset(&k, 0, sizeof k);
+    k.size = sizeof k;
     snprintf(k.hostname, sizeof k.hostname, "host-a");
     snprintf(k.cpu_model, sizeof k.cpu_model, "AMD EPYC");
     snprintf(k.microcode, sizeof k.microcode, "0xa0011d1");
@@ -47,7 +48,7 @@ static sb_profile_key host_key(void)
 /* Hour h after a fixed base, as a run's start time. */
 static sb_profile_figures fig(double quiet, double ref, double hour)
 {
-    sb_profile_figures f;
+    sb_profile_figures f = {.size = sizeof f};
     time_t t = (time_t)(1796151969 + hour * 3600);
     struct tm tm;
     gmtime_r(&t, &tm);
@@ -77,8 +78,13 @@ static int judge(const sb_profile_key *k, sb_profile_figures f,
         tap_diag("sb_profile_load: %s", err.text);
         return -1;
     }
-    sb_profile_judge(p, &f, j, NULL);
+    j->size = sizeof *j;
+    rc = sb_profile_judge(p, &f, j, &err);
     sb_profile_free(p);
+    if (rc != SB_OK) {
+        tap_diag("sb_profile_judge: %s", err.text);
+        return -1;
+    }
     return j->state;
 }
 
@@ -88,9 +94,10 @@ static sb_profile_summary summary(const sb_profile_key *k)
     sb_profile *p = NULL;
     sb_error err = {0};
     memset(&s, 0, sizeof s);
-    if (sb_profile_load(dir, k, &p, &err) != SB_OK)
-        tap_diag("sb_profile_load: %s", err.text);
-    sb_profile_summarize(p, &s);
+    s.size = sizeof s;
+    if (sb_profile_load(dir, k, &p, &err) != SB_OK ||
+        sb_profile_summarize(p, &s, &err) != SB_OK)
+        tap_diag("summary: %s", err.text);
     sb_profile_free(p);
     return s;
 }
@@ -601,6 +608,7 @@ static void test_run(void)
            "before: a verdict (%s)", sb_verdict_name(before));
     tap_ok(c && !c->withheld, "before: not withheld");
     memset(&j, 0, sizeof j);
+    j.size = sizeof j;
     j.state = SB_PROFILE_SHARED;
     snprintf(j.line, sizeof j.line, "profile: measured on a shared core\x1b");
     TAP_IS_INT(sb_run_set_profile(rb, &j, &err), SB_OK, "set the verdict");
@@ -671,7 +679,7 @@ static void test_gate(void)
     sb_measure_options m;
     sb_comparison c = {.size = sizeof c};
     sb_run *run = NULL;
-    sb_profile_key key;
+    sb_profile_key key = {.size = sizeof key};
     sb_error err = {0};
     int outcome = -1, rc;
 
@@ -688,7 +696,7 @@ static void test_gate(void)
         return;
     tap_ok(strstr(sb_run_meta(run)->profile, "none yet") != NULL,
            "its first run: no profile yet (%s)", sb_run_meta(run)->profile);
-    sb_profile_key_from_meta(sb_run_meta(run), &key);
+    sb_profile_key_from_meta(sb_run_meta(run), &key, NULL);
     if (!isfinite(sb_run_meta(run)->contention_quiet) ||
         !strcmp(sb_run_meta(run)->probe, "none")) {
         skip_gate:
@@ -721,10 +729,10 @@ static void test_gate(void)
     TAP_IS_INT((int)c.verdict, SB_VERDICT_INCONCLUSIVE,
                "sb_gate on a shared core by the profile: inconclusive");
     {
-        sb_profile_summary s;
+        sb_profile_summary s = {.size = sizeof s};
         sb_profile *p = NULL;
         sb_profile_load(gdir, &key, &p, NULL);
-        sb_profile_summarize(p, &s);
+        sb_profile_summarize(p, &s, NULL);
         sb_profile_free(p);
         TAP_IS_INT(s.runs, 1, "... its run not kept");
         TAP_IS_INT(s.pending, 1, "... but counted towards a move");
@@ -759,6 +767,8 @@ static int amd_load(int i, amd_run *r)
     cell = json_array_get(json_object_get(root, "cells"), 0);
     cc = json_object_get(cell, "core_cycles");
     memset(r, 0, sizeof *r);
+    r->key.size = sizeof r->key;
+    r->f.size = sizeof r->f;
     /* The key as those runs' metadata give it: they predate the microcode
      * and the probe's name, which are then "" for all ten alike. */
     snprintf(r->key.hostname, sizeof r->key.hostname, "%s",
@@ -816,6 +826,102 @@ static void test_amd(void)
     }
 }
 
+/* ---- sizes ---------------------------------------------------------------- */
+
+/* Each struct of the profile API of a size the library does not know is
+ * refused naming the struct and the size, and nothing is written to a
+ * struct the library would fill. */
+static void test_sizes(void)
+{
+    const size_t bad[] = {0, sizeof(size_t), sizeof(sb_profile_key) + 8};
+    sb_profile_key k = host_key();
+    sb_profile_figures f = fig(63.5, 163.8, 0);
+    sb_profile *p = NULL, *q = NULL;
+    sb_error err = {0};
+    sb_meta *m = calloc(1, sizeof *m);
+    char path[4200];
+
+    if (!tap_ok(m && sb_profile_load(dir, &k, &p, &err) == SB_OK,
+                "sizes: a profile to read (%s)", err.text)) {
+        free(m);
+        return;
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[64];
+        union {
+            sb_profile_key k;
+            sb_profile_figures f;
+            sb_profile_summary s;
+            sb_profile_judgement j;
+        } out, before;
+        sb_profile_key kb = k;
+        sb_profile_figures fb = f;
+        size_t n = 9;
+
+        memset(&out, 0x5a, sizeof out);
+        memcpy(&out, &bad[i], sizeof bad[i]);
+        before = out;
+        snprintf(want, sizeof want, "sb_profile_key.size %zu", bad[i]);
+        tap_ok(sb_profile_key_from_meta(m, &out.k, &err) == SB_EINVAL &&
+                   strstr(err.text, want) &&
+                   !memcmp(&out, &before, sizeof out),
+               "sizes: key_from_meta refuses %s, writing nothing", want);
+        tap_ok(sb_profile_key_this_host(&out.k, &err) == SB_EINVAL &&
+                   strstr(err.text, want) &&
+                   !memcmp(&out, &before, sizeof out),
+               "sizes: key_this_host refuses %s, writing nothing", want);
+        tap_ok(sb_profile_find(dir, &k, &out.k, 1, &n, &err) == SB_EINVAL &&
+                   strstr(err.text, want) && n == 0 &&
+                   !memcmp(&out, &before, sizeof out),
+               "sizes: find refuses keys[0] of %s, writing nothing", want);
+        kb.size = bad[i];
+        tap_ok(sb_profile_path(dir, &kb, path, sizeof path, &err) ==
+                       SB_EINVAL &&
+                   strstr(err.text, want),
+               "sizes: path refuses a key of %s", want);
+        tap_ok(sb_profile_load(dir, &kb, &q, &err) == SB_EINVAL &&
+                   strstr(err.text, want) && q == NULL,
+               "sizes: load refuses a key of %s", want);
+        snprintf(want, sizeof want, "sb_profile_figures.size %zu", bad[i]);
+        tap_ok(sb_profile_figures_from_meta(m, &out.f, &err) == SB_EINVAL &&
+                   strstr(err.text, want) &&
+                   !memcmp(&out, &before, sizeof out),
+               "sizes: figures_from_meta refuses %s, writing nothing", want);
+        fb.size = bad[i];
+        tap_ok(sb_profile_add(dir, &k, &fb, NULL, NULL, 0, &err) ==
+                       SB_EINVAL &&
+                   strstr(err.text, want),
+               "sizes: add refuses figures of %s", want);
+        snprintf(want, sizeof want, "sb_profile_summary.size %zu", bad[i]);
+        tap_ok(sb_profile_summarize(p, &out.s, &err) == SB_EINVAL &&
+                   strstr(err.text, want) &&
+                   !memcmp(&out, &before, sizeof out),
+               "sizes: summarize refuses %s, writing nothing (%s)", want,
+               err.text);
+        snprintf(want, sizeof want, "sb_profile_judgement.size %zu", bad[i]);
+        tap_ok(sb_profile_judge(p, &f, &out.j, &err) == SB_EINVAL &&
+                   strstr(err.text, want) &&
+                   !memcmp(&out, &before, sizeof out),
+               "sizes: judge refuses %s, writing nothing", want);
+    }
+    {
+        /* find steps over the array by keys[0].size, whatever the
+         * other elements' size fields held. */
+        sb_profile_key keys[2];
+        size_t n = 0;
+        memset(keys, 0, sizeof keys);
+        keys[0].size = sizeof keys[0];
+        add(&k, f, NULL);
+        tap_ok(sb_profile_find(dir, &k, keys, 2, &n, &err) == SB_OK &&
+                   n >= 1 && keys[0].size == sizeof keys[0] &&
+                   !strcmp(keys[0].hostname, k.hostname),
+               "sizes: find fills keys of the size of keys[0] (%s)",
+               err.text);
+    }
+    sb_profile_free(p);
+    free(m);
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -841,6 +947,7 @@ int main(void)
     test_run();
     test_gate();
     test_amd();
+    test_sizes();
     {
         char cmd[4200];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpl);

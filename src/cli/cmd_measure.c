@@ -1075,9 +1075,9 @@ static int compare_run(sb_run *run, const sb_run *against,
 static void profile_check(struct cli *cli, char *dir, size_t len)
 {
     char why[256];
-    sb_profile_key host;
+    sb_profile_key host = {.size = sizeof host};
     sb_profile *p = NULL;
-    sb_profile_summary sum;
+    sb_profile_summary sum = {.size = sizeof sum};
     sb_error err = {0};
     size_t n;
     int rc;
@@ -1092,15 +1092,17 @@ static void profile_check(struct cli *cli, char *dir, size_t len)
     }
     if (rc < 0)
         die_usage("%s", why);
-    sb_profile_key_this_host(&host);
-    if (sb_profile_find(dir, &host, NULL, 0, &n, &err) != SB_OK)
+    if (sb_profile_key_this_host(&host, &err) != SB_OK ||
+        sb_profile_find(dir, &host, NULL, 0, &n, &err) != SB_OK)
         die_usage("%s (remove it, or give --no-profile)", err.text);
     /* The core's quiet probe level, where the profile has one: every
      * invocation's quiet model starts from it (quiet_prior). */
     if (sb_profile_load(dir, &host, &p, &err) != SB_OK)
         die_usage("%s (remove it, or give --no-profile)", err.text);
-    sb_profile_summarize(p, &sum);
+    rc = sb_profile_summarize(p, &sum, &err);
     sb_profile_free(p);
+    if (rc != SB_OK)
+        die_usage("%s", err.text);
     if (isfinite(sum.quiet.level) && sum.quiet.level > 0)
         cli->mopt.quiet_prior = sum.quiet.level;
 }
@@ -1112,22 +1114,29 @@ static void profile_check(struct cli *cli, char *dir, size_t len)
 static int profile_judge(sb_run *run, char *dir, const struct cli *cli,
                          sb_profile_figures *f)
 {
-    sb_profile_key key;
+    sb_profile_key key = {.size = sizeof key};
     sb_profile *p = NULL;
-    sb_profile_judgement j;
+    sb_profile_judgement j = {.size = sizeof j};
     sb_error err = {0};
+    int rc;
 
     if (!dir[0])
         return 0;
-    sb_profile_key_from_meta(sb_run_meta(run), &key);
-    sb_profile_figures_from_meta(sb_run_meta(run), f);
-    if (sb_profile_load(dir, &key, &p, &err) != SB_OK) {
+    f->size = sizeof *f;
+    if (sb_profile_key_from_meta(sb_run_meta(run), &key, &err) != SB_OK ||
+        sb_profile_figures_from_meta(sb_run_meta(run), f, &err) != SB_OK ||
+        sb_profile_load(dir, &key, &p, &err) != SB_OK) {
         say("%s (remove it, or give --no-profile)", err.text);
         dir[0] = '\0';
         return EXIT_USAGE;
     }
-    sb_profile_judge(p, f, &j, NULL);
+    rc = sb_profile_judge(p, f, &j, &err);
     sb_profile_free(p);
+    if (rc != SB_OK) {
+        say("%s", err.text);
+        dir[0] = '\0';
+        return EXIT_USAGE;
+    }
     sb_run_set_profile(run, &j, NULL);
     /* The table's header says it; any other output to stdout, a line
      * here, so that a shared core's speed never passes unremarked. */
@@ -1143,15 +1152,15 @@ static int profile_judge(sb_run *run, char *dir, const struct cli *cli,
 static int profile_update(const sb_run *run, const char *dir,
                           const sb_profile_figures *f)
 {
-    sb_profile_key key;
+    sb_profile_key key = {.size = sizeof key};
     sb_error err = {0};
     char note[256];
 
     if (!dir[0] || sb_run_interrupted(run))
         return 0;
-    sb_profile_key_from_meta(sb_run_meta(run), &key);
-    if (sb_profile_add(dir, &key, f, NULL, note, sizeof note, &err) !=
-        SB_OK) {
+    if (sb_profile_key_from_meta(sb_run_meta(run), &key, &err) != SB_OK ||
+        sb_profile_add(dir, &key, f, NULL, note, sizeof note, &err) !=
+            SB_OK) {
         say("%s", err.text);
         return 1;
     }
@@ -1186,7 +1195,7 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
                                      ? load_saved(cli->save, "--append", 1)
                                      : NULL;
     sb_error err = {0};
-    sb_profile_figures figures;
+    sb_profile_figures figures = {.size = sizeof figures};
     char profile_dir[4000];
     int status = 1, no_common, profile_status;
     size_t empty;

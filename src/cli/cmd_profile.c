@@ -52,7 +52,8 @@ int cli_profile_dir(char *buf, size_t len, char *why, size_t wlen)
 int cmd_profile(int argc, char **argv, struct cli *cli)
 {
     char dir[4000], why[256], text[8192];
-    sb_profile_key host, keys[MAX_KEYS];
+    sb_profile_key host = {.size = sizeof host},
+                   keys[MAX_KEYS] = {{.size = sizeof keys[0]}};
     sb_error err = {0};
     size_t n = 0;
     int rc;
@@ -66,8 +67,8 @@ int cmd_profile(int argc, char **argv, struct cli *cli)
     if (rc > 0)
         die_usage("profile: STATBENCH_NO_PROFILE is set: no profile is "
                   "read or kept");
-    sb_profile_key_this_host(&host);
-    if (sb_profile_find(dir, &host, keys, MAX_KEYS, &n, &err) != SB_OK)
+    if (sb_profile_key_this_host(&host, &err) != SB_OK ||
+        sb_profile_find(dir, &host, keys, MAX_KEYS, &n, &err) != SB_OK)
         die_usage("%s", err.text);
     if (cli->profile_reset) {
         size_t removed = 0, got = 0;
