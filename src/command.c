@@ -256,6 +256,23 @@ static void free_exe(struct exe *e)
     e->path = NULL;
 }
 
+/* The refusal of a name that starts no program: what ('command 2',
+ * 'shell') and its text, then the word looked for. */
+static int no_program(sb_error *err, const char *what, const char *text,
+                      const char *prog)
+{
+    char buf[256], pbuf[256];
+
+    if (errno == ENOMEM)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    return sb__error(err, SB_EINVAL,
+                     "%s '%s': no program '%s' to run (not an executable "
+                     "file%s)",
+                     what, shown(text, buf, sizeof buf),
+                     shown(prog, pbuf, sizeof pbuf),
+                     strchr(prog, '/') ? "" : " in PATH");
+}
+
 /* What runs text: the shell's words, -c and text as one word of its own
  * (never pasted into another command line), or without a shell text's
  * words.  what names it in a message ("command 2", "prepare"). */
@@ -286,17 +303,8 @@ static int make_exe(struct exe *e, const char *text, char **shell,
                          "shell: %s",
                          what, shown(text, buf, sizeof buf), why);
     }
-    if (!(e->path = sb__find_program(e->argv[0], NULL))) {
-        char prog[256];
-        if (errno == ENOMEM)
-            return sb__error(err, SB_ENOMEM, "out of memory");
-        return sb__error(err, SB_EINVAL,
-                         "%s '%s': no program '%s' to run (not an "
-                         "executable file%s)",
-                         what, shown(text, buf, sizeof buf),
-                         shown(e->argv[0], prog, sizeof prog),
-                         strchr(e->argv[0], '/') ? "" : " in PATH");
-    }
+    if (!(e->path = sb__find_program(e->argv[0], NULL)))
+        return no_program(err, what, text, e->argv[0]);
     return SB_OK;
 }
 
@@ -781,17 +789,8 @@ static int make_cells(struct job *j, const char *shell_text, sb_error *err)
             return sb__error(err, rc, "shell '%s': %s",
                              shown(shell_text, buf, sizeof buf), why);
         char *found = sb__find_program(j->shell[0], NULL);
-        if (!found) {
-            char prog[256];
-            if (errno == ENOMEM)
-                return sb__error(err, SB_ENOMEM, "out of memory");
-            return sb__error(err, SB_EINVAL,
-                             "shell '%s': no program '%s' to run (not an "
-                             "executable file%s)",
-                             shown(shell_text, buf, sizeof buf),
-                             shown(j->shell[0], prog, sizeof prog),
-                             strchr(j->shell[0], '/') ? "" : " in PATH");
-        }
+        if (!found)
+            return no_program(err, "shell", shell_text, j->shell[0]);
         free(found);
     }
     j->ncmd = o->ncommands;

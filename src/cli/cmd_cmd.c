@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "text.h"
 
 static volatile sig_atomic_t got_signal;
 
@@ -41,18 +40,6 @@ static void catch_stops(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-/* s for a one-line message: at most 200 bytes, control characters as
- * '?' (the message functions clean them again). */
-static const char *shown(const char *s, char *buf, size_t len)
-{
-    if (strlen(s) > 200)
-        snprintf(buf, len, "%.200s...", s);
-    else
-        snprintf(buf, len, "%s", s);
-    sb__clean_text(buf);
-    return buf;
-}
-
 /* The progress line, on a terminal only: "round 3 of 20, 1.2 s". */
 static int progress(void *arg, size_t round, size_t rounds, double elapsed)
 {
@@ -67,7 +54,6 @@ static size_t baseline_of(const struct cli *cli, char **cmds, size_t ncmd)
 {
     char *end;
     unsigned long v;
-    char buf[256];
 
     if (!cli->baseline)
         return 0;
@@ -79,9 +65,10 @@ static size_t baseline_of(const struct cli *cli, char **cmds, size_t ncmd)
     if (!errno && *cli->baseline >= '1' && *cli->baseline <= '9' && !*end &&
         v >= 1 && v <= ncmd)
         return (size_t)v - 1;
-    die_usage("--baseline '%s': not one of the commands, nor a number from "
-              "1 to %zu",
-              shown(cli->baseline, buf, sizeof buf), ncmd);
+    /* die_usage cleans what it prints; 200 bytes of a long one. */
+    die_usage("--baseline '%.200s': not one of the commands, nor a number "
+              "from 1 to %zu",
+              cli->baseline, ncmd);
 }
 
 static int signal_status(int sig)
@@ -93,7 +80,6 @@ int cmd_cmd(int argc, char **argv, struct cli *cli)
 {
     sb_command_options o;
     size_t ncmd = (size_t)(argc - optind);
-    char buf[256];
     sb_run *run = NULL;
     sb_error err = {0};
     int rc, status, bar;
@@ -106,8 +92,8 @@ int cmd_cmd(int argc, char **argv, struct cli *cli)
         die_usage("cmd takes at most %d commands, not %zu",
                   CLI_MAX_COMMANDS, ncmd);
     if (cli->cmd_no_shell && cli->cmd_shell)
-        die_usage("--shell '%s' and -N (no shell): give one of them",
-                  shown(cli->cmd_shell, buf, sizeof buf));
+        die_usage("--shell '%.200s' and -N (no shell): give one of them",
+                  cli->cmd_shell);
     if (cli->cmd_nprepare > 1 && cli->cmd_nprepare != ncmd)
         die_usage("--prepare given %zu times for %zu commands: give it "
                   "once (for every command) or once per command",
