@@ -54,6 +54,9 @@ int sb__command_poll_only;
  * signal that lands just before poll is entered does not interrupt it). */
 #define POLL_NS 100000L
 #define WAIT_SLICE_MS 100
+/* How long a command has to end after it is passed a stop before its
+ * group is killed. */
+#define STOP_GRACE 1.0
 
 /* The child's figures of each run, beside its wall time (wait4's
  * rusage): CPU time in milliseconds, context switches, page faults. */
@@ -355,6 +358,7 @@ static int open_pidfd(pid_t pid)
 static int wait_child(struct job *j, pid_t pid, int *st, struct rusage *ru)
 {
     int fd = open_pidfd(pid), sent = 0;
+    double sent_at = 0;
 
     if (fd < 0)
         j->polled = 1;
@@ -370,6 +374,12 @@ static int wait_child(struct job *j, pid_t pid, int *st, struct rusage *ru)
         } else if (sig && !sent) {
             kill(-pid, sig);
             sent = sig;
+            sent_at = now();
+        } else if (sent && sent != SIGKILL && now() - sent_at > STOP_GRACE) {
+            /* A command that ignores the stop must not hold the caller
+             * until the deadline: the group is killed after the grace. */
+            kill(-pid, SIGKILL);
+            sent = SIGKILL;
         }
         if (fd >= 0) {
             struct pollfd pf = {.fd = fd, .events = POLLIN};
@@ -956,7 +966,7 @@ int sb_command_run_new(const sb_command_options *o,
     }
     if (done < 2) {
         char buf[256];
-        if (budget == 2)
+        if (budget == 2 && !j.stop_sig && !j.by_progress)
             rc = sb__error(err, SB_EINTR,
                            "command '%s' was still running at --max-time "
                            "%g s's deadline (%g s), in %s %zu: killed; "

@@ -1958,8 +1958,8 @@ typedef struct sb_command_options {
     void *progress_arg;
     /* Optional: when *stop becomes non-zero (a signal handler's store),
      * the rounds stop, within 0.1 s: the command under way gets signal
-     * *stop in its group when *stop is a signal number, else SIGTERM, and
-     * its round is dropped.  sb_run_request_stop() does the same (with
+     * *stop in its group when *stop is a signal number, else SIGTERM (and
+     * SIGKILL 1 s later if it has not ended), and its round is dropped.  sb_run_request_stop() does the same (with
      * SIGTERM).  The call only reads it. */
     volatile sig_atomic_t *stop;
 } sb_command_options;

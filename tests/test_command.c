@@ -357,6 +357,27 @@ static void *stop_when_waiting(void *arg)
     return NULL;
 }
 
+/* Store SIGTERM once the file holds three lines (round 3 has begun),
+ * and a little later, so that the command has set its trap. */
+static void *stop_when_three(void *arg)
+{
+    struct stopper *s = arg;
+    for (int i = 0; i < 60000; i++) {
+        FILE *f = fopen(s->file, "r");
+        int lines = 0, c;
+        while (f && (c = fgetc(f)) != EOF)
+            lines += c == '\n';
+        if (f)
+            fclose(f);
+        if (lines >= 3)
+            break;
+        usleep(1000);
+    }
+    usleep(200000);
+    *s->flag = SIGTERM;
+    return NULL;
+}
+
 /* A stop reaches the command under way, as the signal stored, in its
  * process group: the command's trap writes a file. */
 static void test_stop_passed_on(void)
@@ -404,6 +425,48 @@ static void test_stop_passed_on(void)
                    "its round dropped, the two before kept");
         tap_ok(sb_run_interrupted(run), "marked interrupted");
     }
+    sb_run_free(run);
+}
+
+/* A command that ignores the stop is killed with its group after the
+ * grace, long before a far deadline: the rounds before it are kept. */
+static void test_stop_ignored(void)
+{
+    char n[256], cmd[1024];
+    const char *cmds[1];
+    sb_command_options o;
+    sb_run *run = NULL;
+    sb_error err = {0};
+    static volatile sig_atomic_t flag;
+
+    in_dir(n, sizeof n, "ignored");
+    snprintf(cmd, sizeof cmd,
+             "echo x >> %s; [ $(wc -l < %s) -lt 3 ] && exit 0; "
+             "trap '' TERM INT; sleep 97.8767",
+             n, n);
+    cmds[0] = cmd;
+    sb_command_options_init(&o);
+    o.commands = cmds;
+    o.ncommands = 1;
+    o.runs = 5;
+    o.max_time = 3000; /* a deadline of an hour: not what ends it */
+    o.stop = &flag;
+    {
+        /* The flag is set from a thread once round 3's command runs. */
+        struct stopper s = {.file = n, .flag = &flag};
+        pthread_t t;
+        if (pthread_create(&t, NULL, stop_when_three, &s) != 0) {
+            tap_ok(0, "a thread to stop the run");
+            return;
+        }
+        TAP_IS_INT(sb_command_run_new(&o, NULL, &run, &err), SB_OK,
+                   "a command that ignores the stop ends the run (%s)",
+                   err.text);
+        pthread_join(t, NULL);
+    }
+    if (run)
+        TAP_IS_INT(sb_run_cell(run, 0)->invocations, 2,
+                   "its round dropped, the two before kept");
     sb_run_free(run);
 }
 
@@ -547,6 +610,7 @@ int main(void)
     test_failures();
     test_stops();
     test_stop_passed_on();
+    test_stop_ignored();
     test_deadline(0);
     test_deadline(1);
     test_words();
