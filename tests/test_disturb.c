@@ -918,7 +918,9 @@ static void test_unprivileged(void)
         rep.rc = sb_run_execute_new(plan, &o, NULL, &run, NULL);
         if (rep.rc == SB_OK) {
             const sb_meta *m = sb_run_meta(run);
-            snprintf(rep.notes, sizeof rep.notes, "%s", m->notes);
+            /* The notes go into a failing check's line: their start is enough. */
+            snprintf(rep.notes, sizeof rep.notes, "%.*s",
+                     (int)sizeof rep.notes - 1, m->notes);
             rep.rt_note = strstr(m->notes, "--rt") != NULL;
             rep.getrusage = strstr(m->counters, "getrusage") != NULL;
             rep.rejected = switched(sb_run_cell(run, 0));

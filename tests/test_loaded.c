@@ -130,7 +130,7 @@ static void test_refusals(const char *tmp)
  * the run's record keeps it. */
 static void test_writable(const char *tmp)
 {
-    char src[4200], path[4300], sub[4300], cmd[9000];
+    char src[4200], path[4300], sub[4300], cmd[13000];
     sb_kernel *k = NULL;
     sb_error err = {0};
     const sb_kernel_origin *o;
