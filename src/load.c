@@ -552,10 +552,21 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
                          "%s: missing or bad \"" SB__JK_META "." SB__JK_TIMER
                          "." SB__JK_HZ "\"",
                          name);
-    meta->timer.kind = get_str(t, SB__JK_KIND) &&
-                               !strcmp(get_str(t, SB__JK_KIND), SB__JV_TSC)
-                           ? SB_TIMER_TSC
-                           : SB_TIMER_CLOCK;
+    /* Without a kind (a minimal file), ticks at hz are nanoseconds at
+     * 1e9; a kind this build does not know has ticks it cannot name. */
+    if (!get_str(t, SB__JK_KIND)) {
+        meta->timer.kind = SB_TIMER_CLOCK;
+    } else if (sb__timer_kind_json(get_str(t, SB__JK_KIND)) >= 0) {
+        meta->timer.kind = sb__timer_kind_json(get_str(t, SB__JK_KIND));
+    } else {
+        char bad[48];
+        snprintf(bad, sizeof bad, "%s", get_str(t, SB__JK_KIND));
+        sb__clean_text(bad);
+        return sb__error(err, SB_EIO,
+                         "%s: unknown \"" SB__JK_META "." SB__JK_TIMER
+                         "." SB__JK_KIND "\" '%s': not a timer this build knows",
+                         name, bad);
+    }
     copy_str(run->hz_source, sizeof run->hz_source, t, SB__JK_HZ_SOURCE);
     meta->timer.hz_source = run->hz_source;
     if (load_meta_arrays(run, m) != SB_OK)

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "statbench.h"
+#include "sb_internal.h"
 
 /* Each list is X(value, "name"), in the order of the enum. */
 #define SB__FAMILIES(X)                                                     \
@@ -37,7 +37,6 @@
 #define SB__INCONCLUSIVE_POLICIES(X)                                        \
     X(SB_INCONCLUSIVE_FAIL, "fail") X(SB_INCONCLUSIVE_WARN, "warn")        \
     X(SB_INCONCLUSIVE_PASS, "pass")
-#define SB__TIMERS(X) X(SB_TIMER_TSC, "tsc") X(SB_TIMER_CLOCK, "clock")
 #define SB__PLOT_KINDS(X)                                                   \
     X(SB_PLOT_AUTO, "auto") X(SB_PLOT_SWEEP, "sweep")                      \
     X(SB_PLOT_MATRIX, "matrix") X(SB_PLOT_SIZES, "sizes")                  \
@@ -88,10 +87,67 @@ SB__NAME_PAIR(outlier_policy, SB__OUTLIER_POLICIES)
 SB__NAME_PAIR(reject_policy, SB__REJECT_POLICIES)
 SB__NAME_PAIR(reject, SB__REJECT_REASONS)
 SB__NAME_PAIR(verdict, SB__VERDICTS)
-SB__NAME_PAIR(timer, SB__TIMERS)
 SB__NAME_PAIR(inconclusive_policy, SB__INCONCLUSIVE_POLICIES)
 SB__NAME_PAIR(plot_kind, SB__PLOT_KINDS)
 SB__NAME_PAIR(metric, SB__METRICS)
 SB__NAME_PAIR(profile_state, SB__PROFILE_STATES)
 SB__NAME_PAIR(shared_level, SB__SHARED_LEVELS)
 SB__NAME_PAIR(run_level, SB__RUN_LEVELS)
+
+/* What each timer's ticks are, in the words of every writer and of the
+ * loader, indexed by enum sb_timer_kind: a new timer is one row here and
+ * its reader. */
+static const sb__timer_kind timer_kinds[] = {
+    [SB_TIMER_TSC] = {"tsc", "tsc", "TSC",
+                      "TSC (lfence;rdtsc .. rdtscp;lfence)",
+                      "TSC reference cycle",
+                      "TSC reference cycles (constant rate, not core clocks)",
+                      "cycles", "tsc", "ticks", "TSC cycles"},
+    [SB_TIMER_CLOCK] = {"clock", "clock_monotonic_raw", "clock",
+                        "clock_gettime(CLOCK_MONOTONIC_RAW)", "nanosecond",
+                        "nanoseconds", "ns", "ns", "ns", "ns"},
+};
+#define NTIMERS (sizeof timer_kinds / sizeof timer_kinds[0])
+
+/* The words of a kind outside the list: ticks of an unknown rate's
+ * name, never a claim of cycles or nanoseconds. */
+static const sb__timer_kind unknown_timer = {
+    "?", "?", "timer", "an unknown timer", "tick", "timer ticks", "ticks",
+    "tick", "ticks", "timer ticks"};
+
+const sb__timer_kind *sb__timer_kind_of(int kind)
+{
+    return kind >= 0 && (size_t)kind < NTIMERS ? &timer_kinds[kind]
+                                               : &unknown_timer;
+}
+
+int sb__timer_kind_json(const char *json)
+{
+    for (size_t i = 0; json && i < NTIMERS; i++)
+        if (!strcmp(json, timer_kinds[i].json))
+            return (int)i;
+    return -1;
+}
+
+const char *sb_timer_name(int kind)
+{
+    return sb__timer_kind_of(kind)->name;
+}
+
+const char *sb_timer_label(int kind)
+{
+    return sb__timer_kind_of(kind)->label;
+}
+
+const char *sb_timer_unit(int kind)
+{
+    return sb__timer_kind_of(kind)->tick;
+}
+
+int sb_timer_parse(const char *name)
+{
+    for (size_t i = 0; name && i < NTIMERS; i++)
+        if (!strcmp(name, timer_kinds[i].name))
+            return (int)i;
+    return -1;
+}

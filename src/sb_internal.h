@@ -19,6 +19,27 @@
 #define SB__PRINTF(a, b)
 #endif
 
+/* A timer kind in words (src/names.c holds one row per kind).  Writers
+ * and the loader take the words from here, never from the kind's value. */
+typedef struct sb__timer_kind {
+    const char *name;     /* --timer's name: "tsc" */
+    const char *json;     /* meta.timer.kind in JSON: "tsc" */
+    const char *label;    /* in prose: "TSC" */
+    const char *reader;   /* how it is read, for the table's header */
+    const char *tick;     /* one tick, JSON's tick_unit */
+    const char *ticks;    /* what its ticks are, in a sentence */
+    const char *unit;     /* a count of ticks in a table: "cycles" */
+    const char *column;   /* the per-byte and per-call columns: "tsc" */
+    const char *csv_unit; /* CSV's ticks_unit: "ticks" */
+    const char *axis;     /* a figure's time axis: "TSC cycles" */
+} sb__timer_kind;
+
+/* The row of kind (outside the list, words that claim no unit: "?",
+ * "ticks"); the kind whose JSON name is json, -1 for any other (NULL
+ * included). */
+const sb__timer_kind *sb__timer_kind_of(int kind);
+int sb__timer_kind_json(const char *json);
+
 /* Buffers are page-aligned plus the cell's offset; offsets stay below a
  * page.  4096 is the x86 base page, and the offsets of the threads are
  * measured against it whatever the machine's page size. */

@@ -745,6 +745,11 @@ enum sb_timer_kind {
 /* "tsc", "clock" (the names of --timer); "?" otherwise, and the reverse. */
 SB_API const char *sb_timer_name(int kind);
 SB_API int sb_timer_parse(const char *name);
+/* The kind in prose ("TSC", "clock") and what one of its ticks is ("TSC
+ * reference cycle", "nanosecond"), for a caller printing figures of its
+ * own; "timer" and "tick" for a kind outside the list. */
+SB_API const char *sb_timer_label(int kind);
+SB_API const char *sb_timer_unit(int kind);
 
 /* The timer a run uses, measured once per process.
  * Ticks are TSC reference cycles (constant rate, not core clock cycles) for

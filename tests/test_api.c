@@ -625,6 +625,14 @@ static int names_round_trip(void)
               pairs[i].parse("?") == -1 && pairs[i].parse(NULL) == -1 &&
               pairs[i].parse("") == -1;
     }
+    /* The timer kinds' words: one for each kind, none claimed for a kind
+     * outside the list. */
+    ok &= !strcmp(sb_timer_label(SB_TIMER_TSC), "TSC") &&
+          !strcmp(sb_timer_unit(SB_TIMER_TSC), "TSC reference cycle") &&
+          !strcmp(sb_timer_label(SB_TIMER_CLOCK), "clock") &&
+          !strcmp(sb_timer_unit(SB_TIMER_CLOCK), "nanosecond") &&
+          !strcmp(sb_timer_label(2), "timer") &&
+          !strcmp(sb_timer_unit(-1), "tick");
     return ok && sb_cache_parse("cold") == SB_CACHE_COLD &&
            sb_reject_policy_parse("none") == SB_REJECT_NONE &&
            sb_cache_parse("Hot") == -1;

@@ -388,6 +388,36 @@ int main(void)
             "a negative clock rate");
     refused(DOC("\"nan\"", "", "64", "[1, 2]"), "\"meta.timer.hz\"",
             "a clock rate that is a string");
+    /* A timer kind this build has no words for: its ticks would be
+     * printed as nanoseconds.  Named, its control character cleaned. */
+    refused(DOC("1e9, \"kind\": \"hp\\u001bet\"", "", "64", "[1, 2]"),
+            "doc: unknown \"meta.timer.kind\" 'hp?et': not a timer this "
+            "build knows",
+            "a timer kind no build has");
+    {
+        /* The kinds the writer spells, and none, which is the clock. */
+        static const struct {
+            const char *doc;
+            int kind;
+        } k[] = {
+            {DOC("2e9, \"kind\": \"tsc\"", "", "64", "[1, 2]"),
+             SB_TIMER_TSC},
+            {DOC("1e9, \"kind\": \"clock_monotonic_raw\"", "", "64",
+                 "[1, 2]"),
+             SB_TIMER_CLOCK},
+            {DOC("1e9", "", "64", "[1, 2]"), SB_TIMER_CLOCK},
+        };
+        for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+            sb_run *got = NULL;
+            sb_error e = {0};
+            int rc = load_doc(k[i].doc, &got, &e);
+            tap_ok(rc == SB_OK && got &&
+                       (int)sb_run_meta(got)->timer.kind == k[i].kind,
+                   "timer kind %zu of 3 read as %s (%s)", i + 1,
+                   sb_timer_name(k[i].kind), e.text);
+            sb_run_free(got);
+        }
+    }
     refused(DOC("1e9", "", "64", "[1, \"NaN\"]"),
             "doc: cells[1].samples_ticks[1]: not a finite number",
             "a sample that is the string NaN");

@@ -53,7 +53,7 @@ static void print_machine(const sb_run *run)
     sb__clean_text(kver);
     printf("machine:  %s; %s\n", model, kver);
     printf("timer:    %s at %.6g MHz; overhead %.0f ticks (bare pair %.0f)\n",
-           m->timer.kind == SB_TIMER_TSC ? "TSC" : "clock", m->timer.hz / 1e6,
+           sb_timer_label(m->timer.kind), m->timer.hz / 1e6,
            m->timer.overhead, m->timer.bare_overhead);
     printf("run:      %zu invocations in %.1f s of measuring, one call per "
            "sample\n",

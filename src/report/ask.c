@@ -72,7 +72,7 @@ size_t sb__report_clock_line(const sb_run *run, char *buf, size_t len)
              " in %zu state%s over %zu%s invocation%s (%s %.2f GHz)",
              c.states, c.states == 1 ? "" : "s", c.invocations, of,
              c.total == 1 ? "" : "s",
-             t->kind == SB_TIMER_TSC ? "TSC" : "timer", t->hz / 1e9);
+             sb__timer_kind_of(t->kind)->label, t->hz / 1e9);
     return c.states;
 }
 

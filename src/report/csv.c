@@ -272,7 +272,7 @@ static void csv_row(const sb_run *run, size_t i, row *w)
     /* What the ticks_* columns count, and the timer's rate: ticks_median
      * / timer_hz is seconds per call. */
     text(w, imported ? (*sb_run_unit(run) ? sb_run_unit(run) : NULL)
-         : m->timer.kind == SB_TIMER_TSC ? "ticks" : "ns");
+         : sb__timer_kind_of(m->timer.kind)->csv_unit);
     num(w, 17, imported || !(hz > 0) ? NAN : hz);
     /* Where the comparison's variation between runs came from. */
     text(w, c ? sb_run_level_name((int)c->run_level) : NULL);

@@ -1023,7 +1023,7 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
     char what[320], heading[160], common[192] = "";
     const sb_cell_result *r0 = sb_run_cell(run, sel[0]);
     int label_kernel;
-    const char *unit;
+    char unit[64];
 
     for (size_t j = 1; j < nsel; j++) {
         const sb_cell_result *r = sb_run_cell(run, sel[j]);
@@ -1035,11 +1035,10 @@ static void write_distribution(fig *F, const size_t *sel, size_t nsel,
 
     dist_data(F, sel, nsel, &lo, &hi);
     if (sb_run_imported(run))
-        unit = "value per sample (the input's unit)";
-    else if (meta->timer.kind == SB_TIMER_TSC)
-        unit = "time per call (TSC cycles)";
+        snprintf(unit, sizeof unit, "value per sample (the input's unit)");
     else
-        unit = "time per call (ns)";
+        snprintf(unit, sizeof unit, "time per call (%s)",
+                 sb__timer_kind_of(meta->timer.kind)->axis);
     /* What all boxes share goes into the title, the rest under them. */
     label_kernel = vary_kernel || !(vary_size || vary_src || vary_dst);
     if (!label_kernel)

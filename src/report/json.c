@@ -340,13 +340,9 @@ static json_t *custom(int id, const ctx *x)
     case SB__JC_SEED:
         return seed_json(o->seed);
     case SB__JC_TIMER_KIND:
-        return json_string(m->timer.kind == SB_TIMER_TSC
-                               ? SB__JV_TSC
-                               : "clock_monotonic_raw");
+        return json_string(sb__timer_kind_of(m->timer.kind)->json);
     case SB__JC_TICK_UNIT:
-        return json_string(m->timer.kind == SB_TIMER_TSC
-                               ? "TSC reference cycle"
-                               : "nanosecond");
+        return json_string(sb__timer_kind_of(m->timer.kind)->tick);
     case SB__JC_OUTLIERS:
         return json_string(sb_outlier_policy_name(an->outliers));
     case SB__JC_CACHE:

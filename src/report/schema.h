@@ -86,9 +86,8 @@
 /* The kernels loaded from shared objects (top level, read by hand). */
 #define SB__JK_LOADED_KERNELS "loaded_kernels"
 
-/* Values that both sides spell: the TSC timer's kind, the reject policy
- * that keeps disturbed samples. */
-#define SB__JV_TSC "tsc"
+/* A value that both sides spell: the reject policy that keeps disturbed
+ * samples (the timer kinds' names are sb__timer_kind_of's). */
 #define SB__JV_REJECT_NONE "none"
 
 enum sb__jtype {

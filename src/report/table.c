@@ -11,12 +11,6 @@
 
 #include "report.h"
 
-static const char *timer_name(const sb_timer_info *t)
-{
-    return t->kind == SB_TIMER_TSC ? "TSC (lfence;rdtsc .. rdtscp;lfence)"
-                                   : "clock_gettime(CLOCK_MONOTONIC_RAW)";
-}
-
 static void features(unsigned bits, char *buf, size_t len)
 {
     size_t used = 0;
@@ -95,7 +89,8 @@ static void probes(const sb_meta *m, double elapsed, FILE *f)
         }
         if (isfinite(m->probe_clock))
             fprintf(f, ", %.3g core cycles per tick", m->probe_clock);
-        if (isfinite(m->probe_clock) && m->timer.kind == SB_TIMER_TSC)
+        /* Core cycles per tick times ticks per second. */
+        if (isfinite(m->probe_clock))
             fprintf(f, " (core %.2f GHz)", m->probe_clock * m->timer.hz / 1e9);
     }
     if (isfinite(m->probe_cost_share))
@@ -142,7 +137,8 @@ static void machine(const sb_run *run, FILE *f)
 {
     const sb_meta *m = sb_run_meta(run);
     const sb_timer_info *t = &m->timer;
-    const char *unit = t->kind == SB_TIMER_TSC ? "cycles" : "ns";
+    const sb__timer_kind *tk = sb__timer_kind_of(t->kind);
+    const char *unit = tk->unit;
     char feat[256];
 
     features(m->cpu_features, feat, sizeof feat);
@@ -158,10 +154,10 @@ static void machine(const sb_run *run, FILE *f)
     else
         fputs("cpu:      ", f);
     puts_clean(f, m->pin_note);
-    fprintf(f, "\ntimer:    %s at %.6g MHz (", timer_name(t),
+    fprintf(f, "\ntimer:    %s at %.6g MHz (", tk->reader,
             t->hz / 1e6);
     puts_clean(f, t->hz_source);
-    fprintf(f, ")%s%s", t->kind == SB_TIMER_TSC ? ", invariant" : "",
+    fprintf(f, ")%s%s", t->invariant ? ", invariant" : "",
             t->reason[0] ? "; " : "");
     puts_clean(f, t->reason);
     fputc('\n', f);
@@ -386,7 +382,7 @@ static void header(const sb_run *run, FILE *f)
     if (sb__report_any_comparison(run))
         run_level_line(run, f);
     if (!external(run)) {
-        int tsc = t->kind == SB_TIMER_TSC;
+        const sb__timer_kind *tk = sb__timer_kind_of(t->kind);
         /* What each column of the rows is, and of which interval: MB/s's
          * is the time's, +-% the one of the cell's metric. */
         fprintf(f, "units:    MB/s with 1 MB = 10^6 bytes; MB/s-lo, MB/s-hi: "
@@ -401,10 +397,7 @@ static void header(const sb_run *run, FILE *f)
         fprintf(f, "          +-%%: half the width of the interval in the "
                    "cell's metric (column in: cyc, the core cycles'; time, "
                    "the time's), in %% of its median; %s/B, %s/call in %s\n",
-                tsc ? "tsc" : "ns", tsc ? "tsc" : "ns",
-                tsc ? "TSC reference cycles (constant rate, not core "
-                      "clocks)"
-                    : "nanoseconds");
+                tk->column, tk->column, tk->ticks);
         fprintf(f, "run:      %zu rounds in %.1f s%s\n", sb_run_rounds(run),
                 sb_run_elapsed(run),
                 sb_run_interrupted(run) ? ", INTERRUPTED: partial results"
@@ -479,7 +472,11 @@ static void core_columns(const sb_cell_result *r, FILE *f, int clk)
 static void row_header(const sb_run *run, FILE *f, enum layout l, int inv,
                        int cmp, int clk)
 {
-    int tsc = sb_run_meta(run)->timer.kind == SB_TIMER_TSC;
+    const char *tk = sb__timer_kind_of(sb_run_meta(run)->timer.kind)->column;
+    char per_b[16], per_call[16];
+
+    snprintf(per_b, sizeof per_b, "%s/B", tk);
+    snprintf(per_call, sizeof per_call, "%s/call", tk);
     fputc('\n', f);
     if (l == LAYOUT_EXTERNAL)
         fprintf(f, "%-16s %12s %12s %12s %7s %12s %12s %6s %5s", "data",
@@ -504,7 +501,7 @@ static void row_header(const sb_run *run, FILE *f, enum layout l, int inv,
                     "core/call-lo", "core/call-hi", "core/B", "core/B-lo",
                     "core/B-hi");
         fprintf(f, " %7s %4s %8s %10s %6s %5s %5s%s", "+-%", "in",
-                tsc ? "tsc/B" : "ns/B", tsc ? "tsc/call" : "ns/call",
+                per_b, per_call,
                 "kept", "rej", "outl", inv ? " btw%" : "");
     }
     if (cmp)
