@@ -398,15 +398,28 @@ static int wait_child(struct job *j, pid_t pid, int *st, struct rusage *ru)
             }
             if (r <= 0)
                 continue;
-            w = wait4(pid, st, 0, ru);
         } else {
+            /* Seen, not reaped (WNOWAIT): the leader stays a zombie
+             * until the group is killed below. */
             struct timespec ts = {0, POLL_NS};
-            w = wait4(pid, st, WNOHANG, ru);
-            if (w == 0) {
+            siginfo_t si;
+            int r;
+            memset(&si, 0, sizeof si);
+            r = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r == 0 && si.si_pid == 0) {
                 nanosleep(&ts, NULL);
                 continue;
             }
         }
+        /* The leader has ended and is not yet reaped, so its pid, the
+         * group's id, cannot have been given to another process: what
+         * the command left running in its group after a stop goes with
+         * it now, never a group that took the number later. */
+        if (sent)
+            kill(-pid, SIGKILL);
+        w = wait4(pid, st, 0, ru);
         if (w == pid)
             break;
         if (w < 0 && errno == EINTR)
@@ -417,9 +430,6 @@ static int wait_child(struct job *j, pid_t pid, int *st, struct rusage *ru)
     }
     if (fd >= 0)
         close(fd);
-    /* What the command left running in its group goes with it. */
-    if (sent)
-        kill(-pid, SIGKILL);
     return 0;
 }
 

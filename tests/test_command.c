@@ -473,6 +473,89 @@ static void test_stop_ignored(void)
     sb_run_free(run);
 }
 
+/* 1 once pid has ended (gone, or a zombie its new parent has not yet
+ * reaped), waiting up to 10 s for the kill to land: the check is that it
+ * ends, not how soon. */
+static int ended(pid_t pid)
+{
+    for (int i = 0; i < 1000; i++) {
+        char path[64], stat[256];
+        FILE *f;
+        size_t n;
+        snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+        if (!(f = fopen(path, "r")))
+            return 1;
+        n = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[n] = '\0';
+        /* The state follows the name's closing parenthesis. */
+        if (strrchr(stat, ')') && strrchr(stat, ')')[1] == ' ' &&
+            strrchr(stat, ')')[2] == 'Z')
+            return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+/* What a stopped command leaves running in its process group is killed
+ * with it: here a child that ignores SIGTERM outlives its shell, which
+ * the stop ends.  Polled or waited for on a pidfd alike. */
+static void test_group_killed(int poll_only)
+{
+    char n[256], p[256], cmd[2048];
+    const char *cmds[1];
+    sb_command_options o;
+    sb_run *run = NULL;
+    sb_error err = {0};
+    static volatile sig_atomic_t flag;
+    FILE *f;
+    long child = 0;
+
+    sb__command_poll_only = poll_only;
+    flag = 0;
+    snprintf(n, sizeof n, "%s/group%d", dir, poll_only);
+    snprintf(p, sizeof p, "%s/group%d.pid", dir, poll_only);
+    snprintf(cmd, sizeof cmd,
+             "echo x >> %s; [ $(wc -l < %s) -lt 3 ] && exit 0; "
+             "sh -c 'trap \"\" TERM; echo $$ > %s.tmp; mv %s.tmp %s; "
+             "exec sleep 97.8768' & wait",
+             n, n, p, p, p);
+    cmds[0] = cmd;
+    options(&o, cmds, 1, 5);
+    o.max_time = 3000; /* a deadline of an hour: not what ends it */
+    o.no_shell = 0;
+    o.stop = &flag;
+    {
+        struct stopper s = {.file = p, .flag = &flag};
+        pthread_t t;
+        if (pthread_create(&t, NULL, stop_when_waiting, &s) != 0) {
+            tap_ok(0, "a thread to stop the run");
+            sb__command_poll_only = 0;
+            return;
+        }
+        TAP_IS_INT(sb_command_run_new(&o, NULL, &run, &err), SB_OK,
+                   "%s: a stop ends the run of a command with a child "
+                   "that ignores it (%s)",
+                   poll_only ? "polled" : "pidfd", err.text);
+        pthread_join(t, NULL);
+    }
+    sb_run_free(run);
+    sb__command_poll_only = 0;
+    if ((f = fopen(p, "r"))) {
+        if (fscanf(f, "%ld", &child) != 1)
+            child = 0;
+        fclose(f);
+    }
+    if (!tap_ok(child > 1, "%s: the child wrote its pid (%ld)",
+                poll_only ? "polled" : "pidfd", child))
+        return;
+    tap_ok(ended((pid_t)child),
+           "%s: the child that ignored SIGTERM is killed with its group",
+           poll_only ? "polled" : "pidfd");
+    if (!ended((pid_t)child))
+        kill((pid_t)child, SIGKILL);
+}
+
 /* A command still running at the deadline is killed and its round
  * dropped; polled or waited for on a pidfd alike. */
 static void test_deadline(int poll_only)
@@ -611,6 +694,8 @@ int main(void)
     test_stops();
     test_stop_passed_on();
     test_stop_ignored();
+    test_group_killed(0);
+    test_group_killed(1);
     test_deadline(0);
     test_deadline(1);
     test_words();
