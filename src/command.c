@@ -109,7 +109,7 @@ struct job {
     int stop_sig;      /* the signal a stop sends (0: no stop seen) */
     int by_progress;   /* the progress callback stopped the rounds */
     int past_deadline;
-    int polled;        /* some wait had no pidfd */
+    int polled;        /* some wait had no pidfd: the errno it got */
     size_t killed_cell, killed_round;
     int killed_timed;
     sb_error *err;
@@ -349,6 +349,7 @@ static int open_pidfd(pid_t pid)
 #else
     (void)pid;
 #endif
+    errno = ENOSYS;
     return -1;
 }
 
@@ -360,8 +361,10 @@ static int wait_child(struct job *j, pid_t pid, int *st, struct rusage *ru)
     int fd = open_pidfd(pid), sent = 0;
     double sent_at = 0;
 
-    if (fd < 0)
-        j->polled = 1;
+    /* ENOSYS (a kernel before 5.3) or a process out of descriptors
+     * (EMFILE): the note says which. */
+    if (fd < 0 && !j->polled)
+        j->polled = errno ? errno : ENOSYS;
     for (;;) {
         double left = j->deadline - now();
         int sig = stop_signal(j);
@@ -449,32 +452,48 @@ static int run_exe(struct job *j, const struct exe *e, double *wall,
     double t0;
     int rc;
 
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&at);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (!j->o.show_output) {
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    if ((rc = posix_spawn_file_actions_init(&fa)) != 0) {
+        errno = rc;
+        return -1;
     }
+    if ((rc = posix_spawnattr_init(&at)) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        errno = rc;
+        return -1;
+    }
+    /* Each step can fail (out of memory): a command started without its
+     * own group or with its output on the terminal would not be the
+     * command asked for, so any failure is the run's. */
+    rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (!rc && !j->o.show_output)
+        rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY,
+                                              0);
+    if (!rc && !j->o.show_output)
+        rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
     sigfillset(&all);
     sigdelset(&all, SIGKILL);
     sigdelset(&all, SIGSTOP);
     sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&at, &all);
-    posix_spawnattr_setsigmask(&at, &none);
+    if (!rc)
+        rc = posix_spawnattr_setsigdefault(&at, &all);
+    if (!rc)
+        rc = posix_spawnattr_setsigmask(&at, &none);
     /* A process group of its own (its id the command's pid): a stop or
      * the deadline reaches what the command started too, a shell's
      * pipeline or a program's children, not only the command. */
-    posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETPGROUP);
+    if (!rc)
+        rc = posix_spawnattr_setpgroup(&at, 0);
+    if (!rc)
+        rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF |
+                                               POSIX_SPAWN_SETSIGMASK |
+                                               POSIX_SPAWN_SETPGROUP);
     if (j->o.show_output) {
         fflush(stdout);
         fflush(stderr);
     }
     t0 = now();
-    rc = posix_spawn(&pid, e->path, &fa, &at, e->argv, environ);
+    if (!rc)
+        rc = posix_spawn(&pid, e->path, &fa, &at, e->argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     if (rc != 0) {
@@ -704,8 +723,9 @@ static void make_notes(const struct job *j, size_t done, int budget,
     else
         ADD("no shell: each command's words run as they are\n");
     if (j->polled)
-        ADD("no pidfd on this kernel: the end of each run was polled "
-            "every 0.1 ms, which each time may hold\n");
+        ADD("no pidfd (pidfd_open: %s): the end of each run was polled "
+            "every 0.1 ms, which each time may hold\n",
+            strerror(j->polled));
     ADD("ms from spawn to wait4; user-ms ... major-faults: the child's "
         "rusage\n");
 #undef ADD
@@ -954,6 +974,18 @@ int sb_command_run_new(const sb_command_options *o,
         j.o.runs = DEFAULT_RUNS;
     if ((rc = check_options(&j.o, err)) != SB_OK)
         return rc;
+    {
+        /* With SIGCHLD ignored the kernel reaps the children itself:
+         * wait4 would find none, and no run could be timed. */
+        struct sigaction sa;
+        if (sigaction(SIGCHLD, NULL, &sa) == 0 &&
+            (sa.sa_handler == SIG_IGN || (sa.sa_flags & SA_NOCLDWAIT)))
+            return sb__error(err, SB_EINVAL,
+                             "%s: SIGCHLD is ignored (SIG_IGN or "
+                             "SA_NOCLDWAIT) in this process: its children "
+                             "cannot be waited for; restore SIG_DFL first",
+                             fn);
+    }
     if ((rc = sb__analysis_get(a, &fa, fn, err)) != SB_OK)
         return rc;
     /* No precision target: the rounds asked for, or the budget, end the

@@ -36,7 +36,9 @@ char *sb__find_program(const char *name, const char *default_path)
     }
     if (!path || !*path)
         path = default_path ? default_path : "/usr/bin:/bin";
-    while (*path) {
+    /* An empty entry, first, between two colons or last, is the current
+     * directory, as execvp(3) reads PATH. */
+    for (;;) {
         size_t len = strcspn(path, ":"), size = len + strlen(name) + 3;
         char *cand = malloc(size);
         if (!cand) {
@@ -48,7 +50,9 @@ char *sb__find_program(const char *name, const char *default_path)
         if (runnable(cand))
             return cand;
         free(cand);
-        path += len + (path[len] == ':');
+        if (!path[len])
+            break;
+        path += len + 1;
     }
     errno = ENOENT;
     return NULL;

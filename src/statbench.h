@@ -1979,7 +1979,8 @@ SB_API void sb_command_options_init(sb_command_options *o);
  * sb_run_interrupted() true and the whole rounds so far.  Everything is
  * checked before the first command starts.  Errors: SB_EINVAL (a bad
  * option; an empty, repeated or unsplittable command; no program of that
- * name), SB_ECOMMAND (a run or a prepare that failed, without
+ * name; SIGCHLD ignored in the process, so that no child could be
+ * waited for), SB_ECOMMAND (a run or a prepare that failed, without
  * ignore_failure: the message names the command, the run and how it
  * ended), SB_ESYS (a command that could not be started), SB_EINTR (a stop
  * or the deadline before two whole rounds: nothing to report),

@@ -22,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "command.h"
+#include "program.h"
 #include "statbench.h"
 #include "tap.h"
 
@@ -152,6 +154,23 @@ static void test_refusals(void)
     o.max_time = NAN;
     refused(&o, SB_EINVAL, "max_time nan", "a budget that is not a number");
     o.max_time = 10;
+    {
+        /* A process that ignores SIGCHLD has its children reaped for
+         * it; refused before any command runs, either way it is said. */
+        struct sigaction ign = {.sa_handler = SIG_IGN}, old, nocld;
+        sigemptyset(&ign.sa_mask);
+        if (sigaction(SIGCHLD, &ign, &old) == 0) {
+            refused(&o, SB_EINVAL, "SIGCHLD is ignored", "SIGCHLD ignored");
+            nocld = old;
+            nocld.sa_flags |= SA_NOCLDWAIT;
+            if (sigaction(SIGCHLD, &nocld, NULL) == 0)
+                refused(&o, SB_EINVAL, "SIGCHLD is ignored",
+                        "SIGCHLD with SA_NOCLDWAIT");
+            sigaction(SIGCHLD, &old, NULL);
+        } else {
+            tap_ok(0, "SIGCHLD ignored for a moment");
+        }
+    }
     o.commands = pair;
     o.ncommands = 2;
     o.baseline = 2;
@@ -597,6 +616,63 @@ static void test_deadline(int poll_only)
     sb__command_poll_only = 0;
 }
 
+/* PATH as execvp reads it: an empty entry (first, inner or last) is the
+ * current directory; a directory named like the program is not one. */
+static void test_path(void)
+{
+    char here[256], prog[300], cwd[4096], *old = getenv("PATH");
+    char *keep = NULL, *got;
+    static const char *const paths[] = {"/nonexistent:", ":/nonexistent",
+                                        "/nonexistent::/nonexistent"};
+    FILE *f;
+
+    if (old && !(keep = strdup(old))) {
+        tap_ok(0, "a copy of PATH");
+        return;
+    }
+    snprintf(here, sizeof here, "%s/pathdir", dir);
+    snprintf(prog, sizeof prog, "%s/sbx-prog", here);
+    if (mkdir(here, 0700) != 0 || !(f = fopen(prog, "w"))) {
+        tap_ok(0, "a program in %s", here);
+        free(keep);
+        return;
+    }
+    fputs("#!/bin/sh\n", f);
+    fclose(f);
+    chmod(prog, 0700);
+    if (!getcwd(cwd, sizeof cwd) || chdir(here) != 0) {
+        tap_ok(0, "into %s", here);
+        free(keep);
+        return;
+    }
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        setenv("PATH", paths[i], 1);
+        got = sb__find_program("sbx-prog", NULL);
+        tap_ok(got && !strcmp(got, "./sbx-prog"),
+               "PATH '%s': the empty entry is the current directory (%s)",
+               paths[i], got ? got : "not found");
+        free(got);
+    }
+    setenv("PATH", "/nonexistent", 1);
+    got = sb__find_program("sbx-prog", NULL);
+    tap_ok(!got && errno == ENOENT,
+           "PATH '/nonexistent': not found, ENOENT (%s)", got ? got : "-");
+    free(got);
+    mkdir("sub", 0700);
+    mkdir("sub/sbx-dir", 0700);
+    setenv("PATH", "sub", 1);
+    got = sb__find_program("sbx-dir", NULL);
+    tap_ok(!got, "a directory in PATH named like the program is not it");
+    free(got);
+    if (keep)
+        setenv("PATH", keep, 1);
+    else
+        unsetenv("PATH");
+    free(keep);
+    if (chdir(cwd) != 0)
+        tap_diag("could not go back to %s", cwd);
+}
+
 static void test_words(void)
 {
     static const struct {
@@ -699,6 +775,7 @@ int main(void)
     test_deadline(0);
     test_deadline(1);
     test_words();
+    test_path();
     test_shuffle();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
