@@ -26,6 +26,7 @@
 
 #include "command.h"
 #include "program.h"
+#include "report_text.h"
 #include "statbench.h"
 #include "tap.h"
 
@@ -280,8 +281,16 @@ static void test_hostile_words(void)
                "and nothing in them ran");
     }
     if (run) {
+        char *doc = report_text(run, SB_FORMAT_COMPACT);
         TAP_IS_INT(sb_run_count(run), 1, "no shell, no start-up row");
         tap_ok(has_note(run, "no shell"), "the notes say no shell");
+        /* A run of the API has no command line: the compact report says
+         * so, and counts its rounds as rounds. */
+        tap_ok(doc && strstr(doc, ": a library run\n") &&
+                   strstr(doc, "CI over 2 rounds;"),
+               "compact: a library run, over 2 rounds (%.120s)",
+               doc ? doc : "not written");
+        free(doc);
     }
     sb_run_free(run);
 }

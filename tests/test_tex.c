@@ -878,6 +878,24 @@ static void test_compact(sb_run *imported, sb_run *measured)
     TAP_IS_INT(n, 2 + NCELLS, "compact imported: a line a cell");
     tap_ok(n > 1 && strstr(lines[1], "over 1 unit"),
            "compact imported: its units counted as units");
+    free_lines(lines, n);
+    free(doc);
+
+    /* The caller's title leads the first line, as in the table; its
+     * control characters print as '?'. */
+    if (!tap_ok(sb_run_set_title(imported, "gate\x1b[2J 4 KiB", NULL) ==
+                    SB_OK,
+                "compact imported: a title set"))
+        return;
+    doc = report_text(imported, SB_FORMAT_COMPACT);
+    if (!tap_ok(doc != NULL, "compact titled: written"))
+        return;
+    lines = split_lines(doc, &n);
+    tap_ok(n > 0 && !strncmp(lines[0], "gate?[2J 4 KiB (statbench ", 26) &&
+               !strchr(lines[0], '\x1b'),
+           "compact titled: the title first, cleaned (%s)",
+           n > 0 ? lines[0] : "");
+    sb_run_set_title(imported, "", NULL);
     tap_ok(line_with(doc, "pipe|name", line, sizeof line) &&
                !strncmp(line, "pipe|name", 9),
            "compact imported: a name as it is, first on its line");

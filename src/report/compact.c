@@ -86,13 +86,25 @@ static void header(const sb_run *run, FILE *f)
     const sb_analysis_options *o = sb_run_analysis_options(run);
     size_t warnings = 0, notes = count_lines(m->notes), inv = 0;
     char cmd[512], host[sizeof m->hostname], cpu[sizeof m->cpu_model];
+    char ver[sizeof m->statbench_version], title[256];
 
+    /* Every string may come from a loaded file: cleaned. */
     snprintf(cmd, sizeof cmd, "%s", sb_run_command(run));
+    snprintf(ver, sizeof ver, "%s", m->statbench_version);
+    snprintf(title, sizeof title, "%s", sb_run_title(run));
     sb__clean_text(cmd);
-    fprintf(f, "statbench %s%s%s%s\n", m->statbench_version,
-            *cmd ? ": " : "", cmd,
-            sb_run_interrupted(run) ? " (INTERRUPTED: partial results)"
-                                    : "");
+    sb__clean_text(ver);
+    sb__clean_text(title);
+    /* As the table's first line: the caller's title first, and a run
+     * from the API without a command says so. */
+    if (*title)
+        fprintf(f, "%s (statbench %s)%s%s", title, ver, *cmd ? ": " : "",
+                cmd);
+    else
+        fprintf(f, "statbench %s: %s", ver, *cmd ? cmd : "a library run");
+    fprintf(f, "%s\n", sb_run_interrupted(run)
+                          ? " (INTERRUPTED: partial results)"
+                          : "");
     for (size_t i = 0; i < m->env.n; i++)
         warnings += m->env.items[i].warn != 0;
     for (size_t i = 0; i < sb_run_count(run); i++)
@@ -106,8 +118,12 @@ static void header(const sb_run *run, FILE *f)
                "note%s (-f table shows them)\n",
             host, cpu, m->start_time[0] ? m->start_time : "?",
             100 * o->ci_level, inv,
-            sb_run_imported(run) ? (inv == 1 ? "unit" : "units")
-                                 : (inv == 1 ? "invocation" : "invocations"),
+            /* A cmd run's units are its rounds (it counts them); another
+             * imported run's are its input's blocks. */
+            sb_run_imported(run) && sb_run_rounds(run) > 0
+                ? (inv == 1 ? "round" : "rounds")
+            : sb_run_imported(run) ? (inv == 1 ? "unit" : "units")
+                                   : (inv == 1 ? "invocation" : "invocations"),
             warnings, warnings == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
 }
 
