@@ -2415,7 +2415,6 @@ typedef struct sb_profile_summary {
     size_t size;                 /* sizeof(sb_profile_summary), set by the
                                     caller */
     char path[4096];
-    sb_profile_key key;
     size_t runs;                 /* kept runs */
     size_t seen;                 /* runs given to it since it began: kept,
                                     judged shared, or dropped since */
@@ -2428,6 +2427,9 @@ typedef struct sb_profile_summary {
     char pending_first[32];      /* the first of them, "" none */
     char note[256];              /* the last change that was not a plain
                                     addition ("" none) */
+    /* Last: a struct with its own size, which may grow, so that a field
+     * added to it moves nothing of the summary's. */
+    sb_profile_key key;
 } sb_profile_summary;
 
 /* p NULL: the summary of an empty profile.  SB_EINVAL for a NULL out

@@ -905,6 +905,30 @@ static void test_sizes(void)
                "sizes: judge refuses %s, writing nothing", want);
     }
     {
+        /* Each struct's own size plus 8: a layout from a newer header,
+         * which the library cannot fill. */
+        sb_profile_figures fo;
+        sb_profile_summary so;
+        sb_profile_judgement jo;
+        char want[64];
+        fo.size = sizeof fo + 8;
+        snprintf(want, sizeof want, "sb_profile_figures.size %zu", fo.size);
+        tap_ok(sb_profile_figures_from_meta(m, &fo, &err) == SB_EINVAL &&
+                   strstr(err.text, want),
+               "sizes: figures_from_meta refuses %s", want);
+        so.size = sizeof so + 8;
+        snprintf(want, sizeof want, "sb_profile_summary.size %zu", so.size);
+        tap_ok(sb_profile_summarize(p, &so, &err) == SB_EINVAL &&
+                   strstr(err.text, want),
+               "sizes: summarize refuses %s", want);
+        jo.size = sizeof jo + 8;
+        snprintf(want, sizeof want, "sb_profile_judgement.size %zu",
+                 jo.size);
+        tap_ok(sb_profile_judge(p, &f, &jo, &err) == SB_EINVAL &&
+                   strstr(err.text, want),
+               "sizes: judge refuses %s", want);
+    }
+    {
         /* find steps over the array by keys[0].size, whatever the
          * other elements' size fields held. */
         sb_profile_key keys[2];
