@@ -189,6 +189,11 @@ static void baselines_back(sb_run *run)
                 "a base past the cells");
         free(doc);
     }
+    if (text && (doc = replaced(text, "\"base\": 0", "\"base\": 1"))) {
+        refused(doc, "doc: cells[1].comparison.base: the cell itself",
+                "a cell its own base");
+        free(doc);
+    }
     free(text);
 }
 
