@@ -21,4 +21,16 @@ files=$(grep -c '^[a-z/_]*\.c: includes' "$tmp/out")
 check "it found the library's files ($files)" test "$files" -ge 30
 check "no cycle of calls between files" grep -qx '0 cycle(s)' "$tmp/out"
 grep -q '^0 cycle(s)$' "$tmp/out" || diag "$(grep -A12 '^cycle' "$tmp/out")"
+# The command (src/cli/): the same rule, and messages.c at the bottom.
+cli=$(sed -n 's/^command: \([0-9]*\) file(s), .*/\1/p' "$tmp/out")
+check "it found the command's files (${cli:-none})" test "${cli:-0}" -ge 10
+check "no cycle of calls between the command's files" \
+    grep -qx "command: $cli file(s), 0 cycle(s)" "$tmp/out"
+check "messages.c calls no other file of the command" \
+    grep -qx 'src/cli/messages.c: calls ' "$tmp/out"
+# A subcommand calls no other subcommand's file (ab is a measurement:
+# cmd_ab.c calls cmd_measure, and main.c dispatches to them all).
+cross=$(grep '^src/cli/cmd_[a-z_]*\.c: calls' "$tmp/out" |
+    grep -v '^src/cli/cmd_ab\.c:' | grep 'calls.*src/cli/cmd_' || true)
+check "no subcommand calls another's file (${cross:-none})" test -z "$cross"
 done_testing

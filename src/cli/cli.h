@@ -80,13 +80,9 @@ struct cli {
     sb_analysis_options aopt; /* how it is analysed */
 };
 
+/* messages.c: what the command says (every other file calls these; they
+ * call none of them). */
 extern const char *progname;
-
-/* Raise a soft stack limit below the 1 MiB a measurement needs, as far
- * as the hard limit lets (the main thread's stack grows to the limit in
- * force when it grows; forked invocations inherit it).  refuse: a hard
- * limit below it exits 2 with one line, rather than a SIGSEGV later. */
-void cli_ensure_stack(int refuse);
 
 /* One line naming the bad value on stderr, then exit 2. */
 #if defined(__GNUC__)
@@ -102,11 +98,44 @@ void say(const char *fmt, ...);
 /* Each line of text (lines ending in '\n', as sb_run_merge_new writes
  * its warnings) said on its own, after prefix; text is cut up in place. */
 void say_lines(const char *prefix, char *text);
-/* The warnings on two runs compared (compare, --against): different core
- * clocks, and one of them measured on a shared core throughout, each
- * naming the runs name_a and name_b. */
-void cli_warn_two_runs(const sb_run *a, const char *name_a, const sb_run *b,
-                       const char *name_b);
+
+/* process.c: the process's own set-up.  The stop signals: SIGINT,
+ * SIGTERM and SIGHUP request a stop (sb_run_request_stop), a second one
+ * ends the process.  cli_share_signals puts the record of the first into
+ * shared memory, so that one a forked invocation got reaches the
+ * parent's exit status; cli_own_signal is the one this process got,
+ * cli_stop_signal that or else the one an invocation got (0: none), and
+ * cli_signal_status the exit status of a stop by sig (128 + its number;
+ * 130 for 0). */
+void cli_catch_signals(void);
+void cli_share_signals(void);
+int cli_own_signal(void);
+int cli_stop_signal(void);
+int cli_signal_status(int sig);
+/* Raise a soft stack limit below the 1 MiB a measurement needs, as far
+ * as the hard limit lets (the main thread's stack grows to the limit in
+ * force when it grows; forked invocations inherit it).  refuse: a hard
+ * limit below it exits 2 with one line, rather than a SIGSEGV later. */
+void cli_ensure_stack(int refuse);
+
+/* store.c: what outlives a run.  The directory of the host profiles into
+ * buf: $STATBENCH_STATE, else $XDG_STATE_HOME/statbench (an absolute
+ * one), else $HOME/.local/state/statbench.  0; 1 when the profile is off
+ * ($STATBENCH_NO_PROFILE set and not empty); -1 with why (none of them
+ * set, a path too long: never shortened). */
+int cli_profile_dir(char *buf, size_t len, char *why, size_t wlen);
+/* Saved baseline name read for option opt (--against, --append), or NULL
+ * when missing_ok and there is none; a bad name, a hostile or missing
+ * file exits 2, before anything is measured. */
+sb_run *cli_load_saved(const char *name, const char *opt, int missing_ok);
+/* --against's saved run (NULL without it), and --save's name and path
+ * checked, both before anything is measured. */
+sb_run *cli_load_against(const struct cli *cli);
+/* --save: run kept as a baseline unless empty cells have no sample; with
+ * --append, merged into the baseline as it is at the save (prior: as it
+ * was read before measuring).  The exit status, from status. */
+int cli_save_baseline(const sb_run *run, const sb_run *prior,
+                      const struct cli *cli, size_t empty, int status);
 
 /* options.c: the option table. */
 void cli_parse_options(int argc, char **argv, struct cli *cli);
@@ -132,7 +161,6 @@ int cmd_measure(int argc, char **argv, struct cli *cli);
  * faster, 1 slower beyond the threshold or not compared, EXIT_UNDECIDED
  * undecided; status when it is already non-zero). */
 int cmd_ab(int argc, char **argv, struct cli *cli);
-int cli_ab_gate(const sb_run *run, const struct cli *cli, int status);
 
 /* cli_gate.c: the one gate of --against and ab.  What differs between
  * them is words: */
@@ -160,6 +188,14 @@ int cli_gate_status(const sb_gate_tally *t, const struct cli_gate *g,
 /* A gate's outcome as an exit status: PASS and WARN 0, UNDECIDED
  * EXIT_UNDECIDED, FAIL (and anything else) 1. */
 int cli_gate_exit(int outcome);
+/* ab's gate: new's cells against old's, into the exit status (see
+ * cmd_ab). */
+int cli_ab_gate(const sb_run *run, const struct cli *cli, int status);
+/* The warnings on two runs compared (compare, --against): one run given
+ * twice, different core clocks, one of them on a shared core, each
+ * naming the runs name_a and name_b. */
+void cli_warn_two_runs(const sb_run *a, const char *name_a, const sb_run *b,
+                       const char *name_b);
 int cmd_compare(int argc, char **argv, struct cli *cli);
 int cmd_report(int argc, char **argv, struct cli *cli);
 int cmd_merge(int argc, char **argv, struct cli *cli);
@@ -169,14 +205,5 @@ int cmd_noise(int argc, char **argv, struct cli *cli);
 int cmd_profile(int argc, char **argv, struct cli *cli);
 int cmd_cmd(int argc, char **argv, struct cli *cli);
 
-/* cmd_profile.c: the directory of the host profiles into buf:
- * $STATBENCH_STATE, else $XDG_STATE_HOME/statbench (an absolute one),
- * else $HOME/.local/state/statbench.  0; 1 when the profile is off
- * ($STATBENCH_NO_PROFILE set and not empty); -1 with why (none of them
- * set, a path too long: never shortened). */
-int cli_profile_dir(char *buf, size_t len, char *why, size_t wlen);
-
-/* cmd_measure.c: the signal that stopped the run, for cmd_noise too. */
-void cli_catch_signals(void);
 
 #endif

@@ -77,22 +77,3 @@ int cmd_ab(int argc, char **argv, struct cli *cli)
     optind = argc;
     return cmd_measure(argc, argv, cli);
 }
-
-int cli_ab_gate(const sb_run *run, const struct cli *cli, int status)
-{
-    /* old's own cells have no baseline; only new's are judged. */
-    const struct cli_gate g = {
-        .kernel = "new",
-        .label = "new vs old",
-        .from = "old, in the same rounds",
-        .prefix = "ab: ",
-        .subject = "new",
-        .versus = "old",
-        .advice = "more --max-time or --invocations, a larger --threshold, "
-                  "or --inconclusive warn",
-    };
-    sb_gate_tally t = {.size = sizeof t};
-
-    cli_gate_cells(run, &g, cli->quiet, &t);
-    return cli_gate_status(&t, &g, status);
-}

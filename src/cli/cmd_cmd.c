@@ -71,11 +71,6 @@ static size_t baseline_of(const struct cli *cli, char **cmds, size_t ncmd)
               cli->baseline, ncmd);
 }
 
-static int signal_status(int sig)
-{
-    return sig == SIGTERM ? 143 : sig == SIGHUP ? 129 : 130;
-}
-
 int cmd_cmd(int argc, char **argv, struct cli *cli)
 {
     sb_command_options o;
@@ -126,12 +121,12 @@ int cmd_cmd(int argc, char **argv, struct cli *cli)
         die_usage("%s", err.text);
     if (rc != SB_OK) {
         say("%s", err.text);
-        return rc == SB_EINTR && got_signal ? signal_status(got_signal) : 1;
+        return rc == SB_EINTR && got_signal ? cli_signal_status(got_signal) : 1;
     }
     cli_record_command(run, cli);
     status = cli_emit(run, cli);
     sb_run_free(run);
     if (got_signal)
-        return signal_status(got_signal);
+        return cli_signal_status(got_signal);
     return status;
 }

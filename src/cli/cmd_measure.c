@@ -9,7 +9,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -18,41 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_parse.h"
 #include "progress.h"
 #include "text.h"
-
-static volatile sig_atomic_t got_signal;
-
-/* The first signal any process of the run got.  The forked invocations
- * inherit on_signal, and their stop request ends the run in every process,
- * so a SIGTERM sent to a child alone must reach the parent's exit status:
- * cmd_measure() maps this to shared memory. */
-static volatile sig_atomic_t local_signal;
-static volatile sig_atomic_t *run_signal = &local_signal;
-
-
-static void on_signal(int sig)
-{
-    if (got_signal) {
-        /* A second signal: stop at once. */
-        signal(sig, SIG_DFL);
-        raise(sig);
-        return;
-    }
-    got_signal = sig;
-    if (!*run_signal)
-        *run_signal = sig;
-    sb_run_request_stop();
-}
 
 /* The progress line's state (progress.h).  The callback runs in every
  * forked invocation after each round and in this process after each
@@ -163,77 +135,6 @@ static size_t report_empty_cells(const sb_run *run)
                 r->cell.dst_align, sb_run_elapsed(run));
     }
     return empty;
-}
-
-/* Where saved baselines live: $STATBENCH_BASELINES, else
- * $XDG_DATA_HOME/statbench/baselines (an absolute XDG_DATA_HOME), else
- * ~/.local/share/statbench/baselines; with none of the three set, nowhere
- * (not the current directory without a word: refused, asking for
- * STATBENCH_BASELINES).  A name is letters, digits, '.', '_' and '-' (no
- * path).  With create, the directory is made.  Returns a new path
- * NAME.json or exits with status 2 on a bad name or directory. */
-static char *baseline_path(const char *name, int create)
-{
-    const char *dir = getenv("STATBENCH_BASELINES"), *xdg, *home;
-    char base[4096], *path;
-    size_t len;
-    int w;
-
-    if (strlen(name) > 128)
-        die_usage("baseline name '%.40s...': %zu characters, at most 128",
-                  name, strlen(name));
-    if (!*name || name[0] == '.' ||
-        strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                     "0123456789._-") != strlen(name))
-        die_usage("baseline name '%s': use letters, digits, '.', '_' and "
-                  "'-', not first a '.'", name);
-    if (dir && *dir) {
-        w = snprintf(base, sizeof base, "%s", dir);
-        dir = "STATBENCH_BASELINES";
-    } else if ((xdg = getenv("XDG_DATA_HOME")) && *xdg == '/') {
-        /* A relative XDG_DATA_HOME is invalid, and ignored, by the XDG
-         * Base Directory specification. */
-        w = snprintf(base, sizeof base, "%s/statbench/baselines", xdg);
-        dir = "XDG_DATA_HOME";
-    } else if ((home = getenv("HOME")) && *home) {
-        w = snprintf(base, sizeof base, "%s/.local/share/statbench/baselines",
-                     home);
-        dir = "HOME";
-    } else {
-        die_usage("baseline '%s': HOME is not set: set STATBENCH_BASELINES "
-                  "to the directory of baselines", name);
-        return NULL;
-    }
-    /* Never a shortened path: it would name another directory. */
-    if (w < 0 || (size_t)w >= sizeof base)
-        die_usage("baseline directory from %s: longer than %zu bytes", dir,
-                  sizeof base - 1);
-    {
-        /* A file where the directory should be fails the save after the
-         * whole measurement: refused first. */
-        struct stat st;
-        if (stat(base, &st) == 0 && !S_ISDIR(st.st_mode))
-            die_usage("baseline '%s': the baseline directory %s (from %s) "
-                      "is not a directory", name, base, dir);
-    }
-    if (create) {
-        /* mkdir -p */
-        for (char *p = base + 1; *p; p++)
-            if (*p == '/') {
-                *p = '\0';
-                mkdir(base, 0755);
-                *p = '/';
-            }
-        if (mkdir(base, 0755) != 0 && errno != EEXIST) {
-            say("%s: %s", base, strerror(errno));
-            return NULL;
-        }
-    }
-    len = strlen(base) + strlen(name) + 8;
-    path = malloc(len);
-    if (path)
-        snprintf(path, len, "%s/%s.json", base, name);
-    return path;
 }
 
 /* --baseline KERNEL or align=N: every cell compared with that cell of the
@@ -670,129 +571,12 @@ static void check_against(const sb_plan *plan, const sb_run *base,
               "and offsets)", opt, name);
 }
 
-/* What is at a baseline's path when it is not a regular file or absent
- * ("a symbolic link", "a FIFO", ...), or NULL.  A baseline is read back
- * later: one "saved" into a device, a FIFO or through a link is saved
- * nowhere (-o may write to those; --save may not).  Not followed: a
- * link is refused whatever it points to. */
-static const char *baseline_not_file(const char *path)
-{
-    struct stat st;
-
-    if (lstat(path, &st) != 0)
-        return NULL;
-    return S_ISREG(st.st_mode)    ? NULL
-           : S_ISLNK(st.st_mode)  ? "a symbolic link"
-           : S_ISFIFO(st.st_mode) ? "a FIFO"
-           : S_ISDIR(st.st_mode)  ? "a directory"
-           : S_ISSOCK(st.st_mode) ? "a socket"
-                                  : "a device";
-}
-
-/* Saved baseline name read for option opt (--against, --append), or NULL
- * when missing_ok and there is none.  A hostile file, or one that is not
- * a regular file, stops the command here, before anything is measured. */
-static sb_run *load_saved(const char *name, const char *opt, int missing_ok)
-{
-    char *path = baseline_path(name, 0);
-    FILE *f;
-    sb_run *run;
-
-    if (path) {
-        /* A saved baseline is a regular file: a FIFO planted under its
-         * name would block here, a device would feed it anything.  Opened
-         * without waiting, so that a FIFO cannot hold the check. */
-        struct stat st;
-        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        int regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-        if (fd >= 0)
-            close(fd);
-        if (fd >= 0 && !regular) {
-            say("%s '%s': %s is not a regular file", opt, name, path);
-            free(path);
-            exit(EXIT_USAGE);
-        }
-    }
-    f = path ? fopen(path, "r") : NULL;
-    if (!f) {
-        int e = path ? errno : ENOMEM;
-        free(path); /* before exiting: a leak checker sees no leak */
-        if (e == ENOENT && missing_ok)
-            return NULL;
-        if (e == ENOENT)
-            die_usage("%s '%s': no such saved baseline (save one with "
-                      "--save NAME)", opt, name);
-        die_usage("%s '%s': %s", opt, name, strerror(e));
-    }
-    fclose(f);
-    run = cli_load_or_die(path, NULL);
-    free(path);
-    if (sb_run_imported(run)) {
-        sb_run_free(run);
-        die_usage("%s '%s': a baseline of imported samples (statbench "
-                  "analyze: values in their own unit), not times to "
-                  "compare a measurement with", opt, name);
-    }
-    return run;
-}
-
-/* The saved run of --against, checked before anything is measured; or
- * NULL without --against. */
-static sb_run *load_against(const struct cli *cli)
-{
-    sb_run *against;
-
-    if (cli->save) {
-        /* The name, and what is at its path, checked before measuring. */
-        char *path = baseline_path(cli->save, 0);
-        const char *what = path ? baseline_not_file(path) : NULL;
-        if (what) {
-            say("--save %s: %s is %s, not a baseline file: remove it, or "
-                "save under another name",
-                cli->save, path, what);
-            free(path);
-            exit(EXIT_USAGE);
-        }
-        free(path);
-    }
-    if (cli->save_append && !cli->save)
-        die_usage("--append adds to the baseline --save NAME names: give "
-                  "--save");
-    if (!cli->against)
-        return NULL;
-    if (cli->baseline)
-        die_usage("--against and --baseline '%s' cannot be combined",
-                  cli->baseline);
-    against = load_saved(cli->against, "--against", 0);
-    if (sb_run_interrupted(against))
-        say("--against %s: this baseline was interrupted (saved from "
-            "partial results): its cells rest on fewer samples",
-            cli->against);
-    return against;
-}
-
-void cli_catch_signals(void)
-{
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    /* A dropped ssh session or a closed terminal: the run stops as for
-     * SIGTERM and keeps what it measured. */
-    signal(SIGHUP, on_signal);
-}
-
-/* The exit status of a stop by signal sig: 128 + its number. */
-static int signal_status(int sig)
-{
-    return sig == SIGTERM ? 143 : sig == SIGHUP ? 129 : 130;
-}
-
 /* Measure the plan, the stop signals caught; NULL and an exit status in
  * *status when the run could not be made. */
 static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
 {
     sb_run *run = NULL;
     sb_error err = {0};
-    void *m;
 
     if (!cli->quiet && isatty(STDERR_FILENO)) {
         cli->mopt.progress_state = progress;
@@ -810,19 +594,16 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
         progp->invocations = cli->mopt.invocations;
         progp->max_invocations = cli->mopt.max_invocations;
     }
-    m = mmap(NULL, sizeof *run_signal, PROT_READ | PROT_WRITE,
-             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (m != MAP_FAILED)
-        run_signal = m;
+    cli_share_signals();
     cli_catch_signals();
     if (sb_run_execute_new(plan, &cli->mopt, &cli->aopt, &run, &err) !=
         SB_OK) {
-        int sig = got_signal ? got_signal : *run_signal;
+        int sig = cli_stop_signal();
         say("%s", err.text);
         /* Interrupted before any invocation delivered a sample: still
          * the status of an interruption, as the exit status promises. */
         if (err.code == SB_EINTR && sig)
-            *status = signal_status(sig);
+            *status = cli_signal_status(sig);
         else
             *status = err.code == SB_EINVAL || err.code == SB_EUNAVAIL
                           ? EXIT_USAGE
@@ -837,169 +618,6 @@ static sb_run *measure(const sb_plan *plan, struct cli *cli, int *status)
         progress_line(NULL);
     cli_record_command(run, cli);
     return run;
-}
-
-/* --save NAME --append: this run merged into the saved NAME (its runs
- * and this one), or NULL with the reason said when they cannot be one
- * measurement; prior NULL (no such baseline yet): NULL, nothing said. */
-static sb_run *append_run(const sb_run *run, const sb_run *prior,
-                          const char *name)
-{
-    const sb_run *in[2] = {prior, run};
-    char warnings[4096];
-    sb_run *m = NULL;
-    sb_error err = {0};
-
-    if (!prior)
-        return NULL;
-    if (sb_run_merge_new(in, 2, &m, warnings, sizeof warnings, &err) !=
-        SB_OK) {
-        say("--append: this run cannot join baseline '%s': %s", name,
-            err.text);
-        return NULL;
-    }
-    /* What differs between the baseline's runs and this one, one line
-     * each, as statbench merge says it. */
-    say_lines("--append: warning: ", warnings);
-    return m;
-}
-
-/* The baseline directory of path (its last '/' and before), opened and
- * locked for an --append: two runs that append to one baseline at once
- * each merge the baseline as the other left it, instead of the one they
- * read before measuring.  The lock is flock(2) on the directory, so no
- * lock file can be planted.  Waits up to 30 s for another statbench's
- * save; then, or when the directory cannot be opened, says so and goes
- * on without the lock (the run is not lost for it).  The open
- * descriptor, or -1. */
-static int lock_baselines(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    int fd;
-
-    if (!slash || (size_t)(slash - path) >= sizeof dir)
-        return -1;
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        say("--append: %s: %s: appending without a lock", dir,
-            strerror(errno));
-        return -1;
-    }
-    for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; tries++) {
-        if ((errno != EWOULDBLOCK && errno != EINTR) || tries == 600) {
-            say("--append: %s: %s: appending without a lock", dir,
-                errno == EWOULDBLOCK ? "locked by another process for 30 s"
-                                     : strerror(errno));
-            close(fd);
-            return -1;
-        }
-        nanosleep(&(struct timespec){0, 50000000}, NULL);
-    }
-    return fd;
-}
-
-/* Baseline path as it is now, under the lock: another run may have
- * appended to it since this one read it.  *now is the new read (NULL
- * when the file is gone, or the same as at the start); returns 0, or -1
- * when it cannot be read (said: the start's read is used). */
-static int reread_baseline(const char *path, const char *name, sb_run **now)
-{
-    sb_error err = {0};
-    struct stat st;
-    FILE *f;
-    /* Not through a link planted since the start: the save refuses one
-     * (baseline_not_file), and its target must not be merged first. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-
-    *now = NULL;
-    if (fd < 0)
-        return errno == ENOENT ? 0 : -1;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-        !(f = fdopen(fd, "r"))) {
-        close(fd);
-        say("--append: baseline '%s': %s is no longer a regular file: "
-            "appending to the one read before measuring",
-            name, path);
-        return -1;
-    }
-    if (sb_run_load_new(f, path, NULL, now, &err) != SB_OK) {
-        say("--append: baseline '%s' changed and cannot be read again (%s): "
-            "appending to the one read before measuring",
-            name, err.text);
-        *now = NULL;
-        fclose(f);
-        return -1;
-    }
-    fclose(f);
-    if (sb_run_imported(*now)) {
-        say("--append: baseline '%s' is now of imported samples: appending "
-            "to the one read before measuring", name);
-        sb_run_free(*now);
-        *now = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-/* --save: the run kept as a baseline, unless a cell has no sample; with
- * --append, added to the runs of the baseline as it is at the save
- * (prior: as it was read before measuring). */
-static int save_baseline(const sb_run *run, const sb_run *prior,
-                         const struct cli *cli, size_t empty, int status)
-{
-    char *path;
-    int failed = status, lock = -1;
-    sb_run *merged = NULL, *now = NULL;
-
-    if (empty) {
-        say("not saved as baseline '%s': %zu cell%s without a valid sample",
-            cli->save, empty, empty == 1 ? "" : "s");
-        return status;
-    }
-    if (cli->save_append && (path = baseline_path(cli->save, 1))) {
-        lock = lock_baselines(path);
-        if (lock >= 0 && reread_baseline(path, cli->save, &now) == 0)
-            prior = now; /* NULL when the baseline was removed meanwhile */
-        free(path);
-    }
-    if (prior && !(merged = append_run(run, prior, cli->save))) {
-        say("not saved as baseline '%s': it keeps its %zu run%s", cli->save,
-            sb_run_runs(prior) >= 2 ? sb_run_runs(prior) : 1,
-            sb_run_runs(prior) >= 2 ? "s" : "");
-        sb_run_free(now);
-        if (lock >= 0)
-            close(lock);
-        return 1;
-    }
-    /* Saved even when an output above failed (the measurement is good),
-     * and then said even with -q: the exit status is 1. */
-    path = baseline_path(cli->save, 1);
-    if (path && baseline_not_file(path)) {
-        /* Planted while the run measured. */
-        say("not saved as baseline '%s': %s is %s, not a baseline file",
-            cli->save, path, baseline_not_file(path));
-        status = 1;
-    } else if (!path ||
-               cli_write_file(merged ? merged : run, SB_FORMAT_JSON, path) !=
-                   0)
-        status = 1;
-    else if (!cli->quiet || failed) {
-        char runs[64] = "";
-        if (merged)
-            snprintf(runs, sizeof runs, ", now of %zu runs",
-                     sb_run_runs(merged));
-        say("saved as baseline '%s' (%s)%s%s%s", cli->save, path, runs,
-            sb_run_interrupted(run) ? ", marked interrupted" : "",
-            failed ? "; an output above was not written" : "");
-    }
-    sb_run_free(merged);
-    sb_run_free(now);
-    free(path);
-    if (lock >= 0)
-        close(lock); /* after the rename: the next append reads this one */
-    return status;
 }
 
 /* --against as a gate (cli_gate.c, the one gate of ab too): status 1
@@ -1174,7 +792,7 @@ static int interrupted(const sb_run *run, int status)
 {
     if (!sb_run_interrupted(run))
         return status;
-    if (!got_signal && *sb_run_partial(run)) {
+    if (!cli_own_signal() && *sb_run_partial(run)) {
         /* Not a request to stop: an invocation died.  A failure. */
         say("%s: partial results above", sb_run_partial(run));
         return 1;
@@ -1182,17 +800,17 @@ static int interrupted(const sb_run *run, int status)
     fprintf(stderr, "%s: interrupted: partial results above\n", progname);
     /* The signal this process got, else the one a forked invocation
      * got. */
-    return signal_status(got_signal ? got_signal : *run_signal);
+    return cli_signal_status(cli_stop_signal());
 }
 
 int cmd_measure(int argc, char **argv, struct cli *cli)
 {
     sb_plan *plan = held.plan = sb_plan_new();
-    sb_run *run, *against = held.against = load_against(cli);
+    sb_run *run, *against = held.against = cli_load_against(cli);
     /* --append's baseline, read (and refused if hostile) before the
      * run costs its time. */
     sb_run *prior = held.prior = cli->save_append
-                                     ? load_saved(cli->save, "--append", 1)
+                                     ? cli_load_saved(cli->save, "--append", 1)
                                      : NULL;
     sb_error err = {0};
     sb_profile_figures figures = {.size = sizeof figures};
@@ -1239,7 +857,7 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
     if (empty && status == 0)
         status = 1;
     if (cli->save)
-        status = save_baseline(run, prior, cli, empty, status);
+        status = cli_save_baseline(run, prior, cli, empty, status);
     sb_run_free(prior);
     /* Before the gate: a baseline with no cell in common is bad input,
      * as with compare, not a gate that judged nothing. */

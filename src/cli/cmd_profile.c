@@ -13,40 +13,6 @@
 #include "cli.h"
 #include "text.h"
 
-int cli_profile_dir(char *buf, size_t len, char *why, size_t wlen)
-{
-    const char *off = getenv("STATBENCH_NO_PROFILE");
-    const char *st = getenv("STATBENCH_STATE"), *xdg, *home, *from;
-    int w;
-
-    if (off && *off)
-        return 1;
-    if (st && *st) {
-        w = snprintf(buf, len, "%s", st);
-        from = "STATBENCH_STATE";
-    } else if ((xdg = getenv("XDG_STATE_HOME")) && xdg[0] == '/') {
-        /* A relative XDG_STATE_HOME is invalid (the XDG spec): ignored. */
-        w = snprintf(buf, len, "%s/statbench", xdg);
-        from = "XDG_STATE_HOME";
-    } else if ((home = getenv("HOME")) && *home) {
-        w = snprintf(buf, len, "%s/.local/state/statbench", home);
-        from = "HOME";
-    } else {
-        snprintf(why, wlen, "host profile: HOME is not set: set "
-                            "STATBENCH_STATE to its directory, or give "
-                            "--no-profile");
-        return -1;
-    }
-    /* Never a shortened path: it would name another directory. */
-    if (w < 0 || (size_t)w >= len) {
-        snprintf(why, wlen, "host profile: the directory from %s is longer "
-                            "than %zu bytes",
-                 from, len - 1);
-        return -1;
-    }
-    return 0;
-}
-
 #define MAX_KEYS 16
 
 int cmd_profile(int argc, char **argv, struct cli *cli)
@@ -98,12 +64,19 @@ int cmd_profile(int argc, char **argv, struct cli *cli)
         return 0;
     }
     if (n == 0) {
+#ifdef SB_HAVE_X86_64
+        static const char next[] = "the next measuring run starts one";
+#else
+        /* No core clock: a run has no figure of the core to keep. */
+        static const char next[] = "no run of this build starts one (it "
+                                   "has no figure of the core: no core "
+                                   "clock, no reference copy)";
+#endif
         /* Through the one cleaning of strings for the terminal: the host
          * name and the directory are anybody's. */
         snprintf(text, sizeof text,
-                 "host profile: none yet for this host (%s, %s) in %s: the "
-                 "next measuring run starts one",
-                 host.hostname, host.cpu_model, dir);
+                 "host profile: none yet for this host (%s, %s) in %s: %s",
+                 host.hostname, host.cpu_model, dir, next);
         sb__clean_text(text);
         printf("%s\n", text);
         return 0;

@@ -12,87 +12,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "text.h"
-
-const char *progname = "statbench";
-
-/* One message line on stderr, "statbench: ...", of at most size bytes:
- * the file names and values it quotes have their control characters as
- * '?' (sb__clean_text), so a hostile name cannot reach the terminal as an
- * escape sequence, and the message stays one line. */
-static void vsay(size_t size, const char *fmt, va_list ap)
-{
-    char line[8192];
-
-    vsnprintf(line, size < sizeof line ? size : sizeof line, fmt, ap);
-    sb__clean_text(line);
-    fprintf(stderr, "%s: %s\n", progname, line);
-}
-
-/* One line naming the bad value, then exit 2. */
-void die_usage(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsay(1024, fmt, ap);
-    va_end(ap);
-    exit(EXIT_USAGE);
-}
-
-void say(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsay(8192, fmt, ap);
-    va_end(ap);
-}
-
-/* The stack a measurement needs: its frames (the environment audit, the
- * runner's records) and PAPI's start take about 100 KiB; 64 to 90 KiB
- * (ulimit -s) ended in SIGSEGV.  1 MiB is a wide margin. */
-#define STACK_NEED (1024 * 1024)
-
-void cli_ensure_stack(int refuse)
-{
-    struct rlimit rl;
-
-    if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-        rl.rlim_cur >= STACK_NEED)
-        return;
-    if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= STACK_NEED) {
-        rl.rlim_cur = STACK_NEED;
-        if (setrlimit(RLIMIT_STACK, &rl) == 0)
-            return;
-    }
-    if (refuse)
-        die_usage("stack limit %llu KiB (ulimit -s), at most %llu KiB: a "
-                  "measurement needs %d KiB (raise it with ulimit -s %d)",
-                  (unsigned long long)rl.rlim_cur / 1024,
-                  (unsigned long long)rl.rlim_max / 1024, STACK_NEED / 1024,
-                  STACK_NEED / 1024);
-}
-
-void say_lines(const char *prefix, char *text)
-{
-    char *end;
-
-    while ((end = strchr(text, '\n')) != NULL) {
-        *end = '\0';
-        say("%s%s", prefix, text);
-        text = end + 1;
-    }
-}
 
 /* At exit: what went to stdout must have arrived.  printf to a full disk
  * or /dev/full fails only when the buffer is flushed, after the command
