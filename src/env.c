@@ -474,6 +474,7 @@ static void check_smt(const struct ctx *c, sb_env_item *it)
                       ra == 0 ? after : NULL);
 }
 
+#ifdef SB_HAVE_X86_64
 /* The name of a hypervisor from its CPUID 0x40000000 signature. */
 static void hv_name(const char sig[13], char *buf, size_t len)
 {
@@ -498,6 +499,7 @@ static void hv_name(const char sig[13], char *buf, size_t len)
     clean[n] = '\0';
     setf(buf, len, n ? "signature \"%s\"" : "unnamed%s", clean);
 }
+#endif
 
 static void check_vm(const struct ctx *c, sb_env_item *it)
 {

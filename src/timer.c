@@ -138,6 +138,7 @@ static int tsc_usable(char *reason, size_t len)
 }
 #endif
 
+#ifdef SB_HAVE_X86_64
 /* Ticks per second of the TSC, against CLOCK_MONOTONIC_RAW over ~40 ms;
  * the median of three windows resists a preemption in one of them. */
 static double calibrate_hz(int tsc)
@@ -172,6 +173,7 @@ static double calibrated_hz(void)
     }
     return hz;
 }
+#endif
 
 void sb__timer_calibrate_once(void)
 {
