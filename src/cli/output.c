@@ -15,13 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-static mode_t current_umask(void)
-{
-    mode_t m = umask(022);
-    umask(m);
-    return m;
-}
+#include "safefile.h"
 
 /* One line for a failed write: the system's reason when there is one
  * (ENOSPC of /dev/full), else the library's. */
@@ -110,51 +104,37 @@ static int write_in_place(const sb_run *run, int format, const char *path,
     return rc == SB_OK ? 0 : write_failed(path, e, &err);
 }
 
-/* A new or regular file replaced atomically: a fresh temporary file beside
- * the target (mkstemp: never an existing file or link), renamed over it
- * once complete.  mode is the replaced file's permissions (a private file
+/* A new or regular file replaced atomically (safefile.h, the routine the
+ * figures use): mode is the replaced file's permissions (a private file
  * stays private), or (mode_t)-1 for a new file. */
 static int replace_file(const sb_run *run, int format, const char *path,
                         mode_t mode)
 {
-    size_t len = strlen(path) + 16;
-    char *tmp = malloc(len);
     FILE *f = NULL;
+    char *tmp = NULL;
     sb_error err = {0};
-    int rc, fd = -1, e;
+    int rc, fd, e;
 
-    if (!tmp) {
-        say("%s: out of memory", path);
-        return -1;
-    }
-    snprintf(tmp, len, "%s.XXXXXX", path);
-    fd = mkstemp(tmp);
-    if (fd >= 0) {
-        /* The permission bits only: a set-user-ID bit planted on the old
-         * file must not come back on a file we wrote. */
-        fchmod(fd, mode != (mode_t)-1 ? mode & 0777
-                                       : 0644 & ~current_umask());
-        f = fdopen(fd, "w");
-        if (!f)
-            close(fd);
+    fd = sb__replace_begin(path, mode, &tmp);
+    if (fd >= 0 && !(f = fdopen(fd, "w"))) {
+        e = errno;
+        close(fd);
+        errno = e;
     }
     if (!f) {
         say("%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            remove(tmp);
-        free(tmp);
+        sb__replace_abort(&tmp);
         return -1;
     }
     rc = report_and_close(run, format, f, &err, &e);
-    if (rc == SB_OK && rename(tmp, path) != 0) {
+    if (rc == SB_OK && sb__replace_commit(&tmp, path) != 0) {
         rc = SB_EIO;
         e = errno;
     }
     if (rc != SB_OK) {
         write_failed(path, e, &err);
-        remove(tmp);
+        sb__replace_abort(&tmp);
     }
-    free(tmp);
     return rc == SB_OK ? 0 : -1;
 }
 

@@ -27,12 +27,12 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "safefile.h"
 #include "sb_internal.h"
 #include "sysinfo.h"
 #include "program.h"
@@ -1339,68 +1339,10 @@ static char *shell_command(const char *path)
 
 /* ---- Files made safely ------------------------------------------------- */
 
-/* Random bits for a temporary name; the clock when the kernel has none
- * to give (O_EXCL keeps the name safe either way: the randomness only
- * keeps another user from taking every name in advance). */
-static uint64_t random_bits(void)
-{
-    static _Atomic uint64_t counter; /* sb_plot may run in threads */
-    uint64_t r = 0;
-    struct timespec ts;
-
-    if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r)
-        return r;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    r = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
-        ((uint64_t)getpid() << 16) ^ ++counter * 0x9e3779b97f4a7c15ull;
-    r ^= r >> 31;
-    return r * 0xbf58476d1ce4e5b9ull;
-}
-
-/* A new file beside path, PATH.XXXXXX, for what will be renamed to path
- * when complete.  O_CREAT|O_EXCL: never an existing file, never through
- * a symbolic link (another user's, planted at a name we were expected to
- * use).  Mode 0666 less the umask, as any new file; mkstemp's 0600 would
- * need the umask, which a library cannot read without changing it for
- * every thread.  Returns the descriptor and the new name in *tmp, or -1
- * with errno set. */
-static int create_beside(const char *path, char **tmp)
-{
-    static const char chars[] = "abcdefghijklmnopqrstuvwxyz"
-                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    size_t len = strlen(path);
-    char *t = malloc(len + 8);
-    int fd = -1, e = EEXIST;
-
-    *tmp = NULL;
-    if (!t) {
-        errno = ENOMEM;
-        return -1;
-    }
-    memcpy(t, path, len);
-    t[len] = '.';
-    t[len + 7] = '\0';
-    for (int tries = 0; tries < 100 && e == EEXIST; tries++) {
-        uint64_t r = random_bits();
-        for (int i = 0; i < 6; i++, r /= 62)
-            t[len + 1 + i] = chars[r % 62];
-        fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  0666);
-        if (fd >= 0) {
-            *tmp = t;
-            return fd;
-        }
-        e = errno;
-    }
-    free(t);
-    errno = e;
-    return -1;
-}
-
-/* Open a new file for final (see create_beside) as a stdio stream. */
+/* Open a new file for final (sb__replace_begin) as a stdio stream. */
 static FILE *open_beside(const char *final, char **tmp, sb_error *err)
 {
-    int fd = create_beside(final, tmp), e;
+    int fd = sb__replace_begin(final, (mode_t)-1, tmp), e;
     FILE *f;
 
     if (fd < 0) {
@@ -1435,17 +1377,12 @@ static int check_target(const char *path, sb_error *err)
                                                : "a device, FIFO or socket");
 }
 
-/* Put a finished file in place: rename replaces whatever is at final,
- * a symbolic link included, and never writes through it. */
+/* Put a finished file in place (sb__replace_commit). */
 static int put_in_place(char **tmp, const char *final, sb_error *err)
 {
-    if (rename(*tmp, final) != 0) {
-        int e = errno;
+    if (sb__replace_commit(tmp, final) != 0)
         return sb__error(err, SB_EIO, "cannot write %s: %s", final,
-                         strerror(e));
-    }
-    free(*tmp);
-    *tmp = NULL;
+                         strerror(errno));
     return SB_OK;
 }
 
@@ -1678,7 +1615,7 @@ int sb_plot(const sb_run *run, const char *path, int kind,
      * is ours alone), renamed into place when gnuplot has finished and
      * the file is still the one made here: a failed run leaves no
      * half-drawn figure behind. */
-    fd = create_beside(path, &tmp);
+    fd = sb__replace_begin(path, (mode_t)-1, &tmp);
     if (fd < 0) {
         rc = sb__error(err, SB_EIO, "cannot write %s: %s", path,
                        strerror(errno));
