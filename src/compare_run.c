@@ -54,69 +54,6 @@
  * how little two or three units tell. */
 #define COMPARE_BOOT_MIN_UNITS 5
 
-/* The tests a comparison can name, each in time and in core cycles, and
- * as the within-run part of a comparison of two single runs whose
- * interval the run-to-run sd widens (sb_stats_ratio_add_level). */
-enum method {
-    M_PAIRED,     /* two cells of one run, paired over invocations */
-    M_WELCH,      /* separate runs, too few units for a bootstrap */
-    M_BOOT_RUNS,  /* two merged runs: bootstrap over run medians */
-    M_BOOT_INV,   /* two runs: bootstrap over invocation medians */
-    M_ONE_RUNS,   /* one run against a merged one's run medians */
-    M_MW_POOLED,  /* samples pooled: invocation counts differ */
-    M_MW,         /* one invocation a side */
-    M_COUNT
-};
-
-static const char *const method_text[M_COUNT][2][2] = {
-    [M_PAIRED] = {{"paired t on log invocation medians", NULL},
-                  {"paired t on log invocation medians (core cycles)",
-                   NULL}},
-    [M_WELCH] = {{"Welch t on log unit medians, too few for a bootstrap",
-                  "Welch t on log invocation medians, widened by the "
-                  "run-to-run sd"},
-                 {"Welch t on log unit medians, too few for a bootstrap "
-                  "(core cycles)",
-                  "Welch t on log invocation medians, widened by the "
-                  "run-to-run sd (core cycles)"}},
-    [M_BOOT_RUNS] = {{"bootstrap of the ratio of median run medians", NULL},
-                     {"bootstrap of the ratio of median run medians (core "
-                      "cycles)",
-                      NULL}},
-    [M_BOOT_INV] = {{"bootstrap of the ratio of median invocation medians",
-                     "bootstrap of the ratio of median invocation medians, "
-                     "widened by the run-to-run sd"},
-                    {"bootstrap of the ratio of median invocation medians "
-                     "(core cycles)",
-                     "bootstrap of the ratio of median invocation medians, "
-                     "widened by the run-to-run sd (core cycles)"}},
-    [M_ONE_RUNS] = {{"t of the single run against the merged side's run "
-                     "medians",
-                     NULL},
-                    {"t of the single run against the merged side's run "
-                     "medians (core cycles)",
-                     NULL}},
-    [M_MW_POOLED] = {{"Mann-Whitney U, BCa ratio (samples pooled: "
-                      "invocation counts differ)",
-                      "BCa ratio of pooled samples, widened by the "
-                      "run-to-run sd"},
-                     {"Mann-Whitney U, BCa ratio (samples pooled: "
-                      "invocation counts differ)",
-                      "BCa ratio of pooled samples, widened by the "
-                      "run-to-run sd"}},
-    [M_MW] = {{"Mann-Whitney U, BCa bootstrap ratio",
-               "BCa bootstrap ratio, widened by the run-to-run sd"},
-              {"Mann-Whitney U, BCa bootstrap ratio (core cycles)",
-               "BCa bootstrap ratio, widened by the run-to-run sd (core "
-               "cycles)"}},
-};
-
-static const char *method_name(int m, int metric, int widened)
-{
-    const char *const *t = method_text[m][metric == SB_METRIC_CYCLES];
-    return widened && t[1] ? t[1] : t[0];
-}
-
 /* Keep the finite values of x[0..n) at its front (a cell judged in core
  * cycles has NAN for samples without a clock); returns how many. */
 static size_t finite_only(double *x, size_t n)
@@ -287,6 +224,189 @@ static int one_vs_runs(const struct side *one, const struct side *runs,
     return SB_OK;
 }
 
+/* ---- The comparison methods ---------------------------------------- */
+
+/* What a method sees of a pair of cells: both sides (b the baseline, c
+ * the cell compared), the options and seed of the run compared, and the
+ * comparison it fills, with the degrees of freedom of its interval (0:
+ * normal). */
+struct cmp_ctx {
+    struct side *b, *c;
+    const sb_analysis_options *o;
+    uint64_t seed;
+    int paired, single_b, single_c, widen;
+    sb_comparison *out;
+    double df;
+};
+
+/* A method's answer when it does not apply to the pair (the next one in
+ * the table is tried); any other answer is the pair's status, SB_OK or
+ * the error of a method that applied and failed. */
+#define CMP_NEXT (-1000)
+
+/* Both sides have two or more positive unit medians (invocations, or
+ * runs of a merged cell): the methods over units apply. */
+static int units_ok(const struct cmp_ctx *x)
+{
+    return x->b->m >= 2 && x->c->m >= 2 && all_positive(x->b->med, x->b->m) &&
+           all_positive(x->c->med, x->c->m);
+}
+
+/* One run against a merged one: its run level is the merged runs'
+ * spread, unless the caller has told one. */
+static int m_one_runs(struct cmp_ctx *x)
+{
+    if (x->paired || x->single_b == x->single_c || x->o->run_sd >= 0)
+        return CMP_NEXT;
+    return one_vs_runs(x->single_b ? x->b : x->c, x->single_b ? x->c : x->b,
+                       x->single_c, x->o->ci_level, x->out,
+                       &x->df) == SB_OK
+               ? SB_OK
+               : CMP_NEXT;
+}
+
+/* Two cells of one run, every invocation with samples on both sides. */
+static int m_paired(struct cmp_ctx *x)
+{
+    if (!units_ok(x) || !x->paired || !x->b->complete || !x->c->complete ||
+        x->b->m != x->c->m)
+        return CMP_NEXT;
+    x->df = (double)x->b->m - 1;
+    return sb_stats_paired_log(x->b->med, x->c->med, x->b->m,
+                               x->o->ci_level, &x->out->ratio, &x->out->p);
+}
+
+/* Separate runs with too few units for the bootstrap.  Both sides
+ * without variance, Welch has no answer: the bootstrap then says what
+ * the figures say. */
+static int m_welch(struct cmp_ctx *x)
+{
+    if (!units_ok(x) || (x->b->m >= COMPARE_BOOT_MIN_UNITS &&
+                         x->c->m >= COMPARE_BOOT_MIN_UNITS))
+        return CMP_NEXT;
+    return sb_stats_welch_log(x->b->med, x->b->m, x->c->med, x->c->m,
+                              x->o->ci_level, &(double){0}, &x->df,
+                              &x->out->p, &x->out->ratio) == SB_OK
+               ? SB_OK
+               : CMP_NEXT;
+}
+
+/* Separate runs: the ratio of the two medians of unit medians, the
+ * figures the table prints, with its interval and test from one seeded
+ * bootstrap over units (docs/design.md, protocol step 10).  A ratio the
+ * run level widens takes its p from the widened interval: the
+ * bootstrap's own is not drawn (its interval is the same either way). */
+static int m_boot(struct cmp_ctx *x)
+{
+    size_t B = x->o->bootstrap ? x->o->bootstrap : COMPARE_BOOTSTRAP;
+
+    if (!units_ok(x))
+        return CMP_NEXT;
+    x->df = 0;
+    return x->widen
+               ? sb_stats_ratio_boot_ci(x->b->med, x->b->m, x->c->med,
+                                        x->c->m, x->o->ci_level, B,
+                                        SB_BOOT_PERCENTILE, x->seed,
+                                        &x->out->ratio)
+               : sb_stats_ratio_boot_test(x->b->med, x->b->m, x->c->med,
+                                          x->c->m, x->o->ci_level, B,
+                                          x->seed, &x->out->ratio,
+                                          &x->out->p);
+}
+
+/* The bootstrap over run medians: at least one side merged. */
+static int m_boot_runs(struct cmp_ctx *x)
+{
+    return x->single_b && x->single_c ? CMP_NEXT : m_boot(x);
+}
+
+/* Without unit medians: the samples themselves, a BCa interval of the
+ * ratio and Mann-Whitney's test. */
+static int m_pooled(struct cmp_ctx *x)
+{
+    size_t nb, nc;
+    double u;
+    int rc;
+
+    if (units_ok(x) ||
+        (nb = finite_only(x->b->x, x->b->r->nsamples)) < 2 ||
+        (nc = finite_only(x->c->x, x->c->r->nsamples)) < 2 ||
+        !all_positive(x->b->x, nb) || !all_positive(x->c->x, nc))
+        return CMP_NEXT;
+    rc = sb_stats_ratio_boot_ci(x->b->x, nb, x->c->x, nc, x->o->ci_level,
+                                x->o->bootstrap ? x->o->bootstrap
+                                                : COMPARE_BOOTSTRAP,
+                                SB_BOOT_BCA, x->seed, &x->out->ratio);
+    if (rc == SB_OK)
+        rc = sb_stats_mann_whitney(x->c->x, nc, x->b->x, nb, &u, &x->out->p,
+                                   &x->out->a12);
+    return rc;
+}
+
+/* Samples pooled over invocations because the counts differ. */
+static int m_pooled_inv(struct cmp_ctx *x)
+{
+    return x->b->r->invocations >= 2 || x->c->r->invocations >= 2
+               ? m_pooled(x)
+               : CMP_NEXT;
+}
+
+/* The methods, tried in this order: the first that applies makes the
+ * comparison.  Each names its test in time and in core cycles, and as
+ * the within-run part of a comparison of two single runs whose interval
+ * the run-to-run sd widens (sb_stats_ratio_add_level; NULL: the same
+ * words).  A new method is one row and its function. */
+static const struct method {
+    int (*run)(struct cmp_ctx *x);
+    const char *text[2][2]; /* [core cycles][widened] */
+} methods[] = {
+    {m_one_runs,
+     {{"t of the single run against the merged side's run medians", NULL},
+      {"t of the single run against the merged side's run medians (core "
+       "cycles)",
+       NULL}}},
+    {m_paired,
+     {{"paired t on log invocation medians", NULL},
+      {"paired t on log invocation medians (core cycles)", NULL}}},
+    {m_welch,
+     {{"Welch t on log unit medians, too few for a bootstrap",
+       "Welch t on log invocation medians, widened by the run-to-run sd"},
+      {"Welch t on log unit medians, too few for a bootstrap (core "
+       "cycles)",
+       "Welch t on log invocation medians, widened by the run-to-run sd "
+       "(core cycles)"}}},
+    {m_boot_runs,
+     {{"bootstrap of the ratio of median run medians", NULL},
+      {"bootstrap of the ratio of median run medians (core cycles)",
+       NULL}}},
+    {m_boot,
+     {{"bootstrap of the ratio of median invocation medians",
+       "bootstrap of the ratio of median invocation medians, widened by "
+       "the run-to-run sd"},
+      {"bootstrap of the ratio of median invocation medians (core cycles)",
+       "bootstrap of the ratio of median invocation medians, widened by "
+       "the run-to-run sd (core cycles)"}}},
+    {m_pooled_inv,
+     {{"Mann-Whitney U, BCa ratio (samples pooled: invocation counts "
+       "differ)",
+       "BCa ratio of pooled samples, widened by the run-to-run sd"},
+      {"Mann-Whitney U, BCa ratio (samples pooled: invocation counts "
+       "differ)",
+       "BCa ratio of pooled samples, widened by the run-to-run sd"}}},
+    {m_pooled,
+     {{"Mann-Whitney U, BCa bootstrap ratio",
+       "BCa bootstrap ratio, widened by the run-to-run sd"},
+      {"Mann-Whitney U, BCa bootstrap ratio (core cycles)",
+       "BCa bootstrap ratio, widened by the run-to-run sd (core cycles)"}}},
+};
+
+static const char *method_name(const struct method *m, int metric,
+                               int widened)
+{
+    const char *const *t = m->text[metric == SB_METRIC_CYCLES];
+    return widened && t[1] ? t[1] : t[0];
+}
+
 /* SB_OK, or SB_ENOMEM when the values could not be gathered; a pair that
  * cannot be compared is SB_OK with the comparison saying why. */
 static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
@@ -296,12 +416,12 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     /* The analysis options and the seed of the run compared. */
     const sb_analysis_options *o = &rc->analysis;
     const sb_cell_result *b = &rb->cells[ib], *c = &rc->cells[ic];
-    int rc_ = SB_EINVAL, metric = common_metric(b, c), method = M_MW;
+    int rc_ = SB_EINVAL, metric = common_metric(b, c);
+    const struct method *method = NULL;
     int single_b = runs_of(b) == 1, single_c = runs_of(c) == 1, widen;
     double sd;
     struct side sb_, sc;
     double df = 0;
-    size_t nb, nc;
 
     out->size = sizeof *out; /* the library's layout: a run's own */
     out->valid = 1;
@@ -328,65 +448,18 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
         return SB_ENOMEM;
     }
 
-    if (!paired && single_b != single_c && o->run_sd < 0 &&
-        one_vs_runs(single_b ? &sb_ : &sc, single_b ? &sc : &sb_,
-                    single_c, o->ci_level, out, &df) == SB_OK) {
-        /* One run against a merged one: its run level is the merged
-         * runs' spread, unless the caller has told one. */
-        rc_ = SB_OK;
-        method = M_ONE_RUNS;
-    } else if (sb_.m >= 2 && sc.m >= 2 && all_positive(sb_.med, sb_.m) &&
-        all_positive(sc.med, sc.m)) {
-        if (paired && sb_.complete && sc.complete && sb_.m == sc.m) {
-            rc_ = sb_stats_paired_log(sb_.med, sc.med, sb_.m, o->ci_level,
-                                      &out->ratio, &out->p);
-            df = (double)sb_.m - 1;
-            method = M_PAIRED;
-        } else if ((sb_.m < COMPARE_BOOT_MIN_UNITS ||
-                    sc.m < COMPARE_BOOT_MIN_UNITS) &&
-                   sb_stats_welch_log(sb_.med, sb_.m, sc.med, sc.m,
-                                      o->ci_level, &(double){0}, &df,
-                                      &out->p, &out->ratio) == SB_OK) {
-            /* (Both sides without variance, Welch has no answer: the
-             * bootstrap below then says what the figures say.) */
-            rc_ = SB_OK;
-            method = M_WELCH;
-        } else {
-            df = 0;
-            /* Separate runs: the ratio of the two medians of invocation
-             * medians, the figures the table prints, with its interval
-             * and test from one seeded bootstrap over invocations (docs/
-             * design.md, protocol step 10). */
-            size_t B = o->bootstrap ? o->bootstrap : COMPARE_BOOTSTRAP;
-            /* A ratio the run level widens takes its p from the widened
-             * interval: the bootstrap's own is not drawn (its interval
-             * is the same either way). */
-            rc_ = widen
-                      ? sb_stats_ratio_boot_ci(sb_.med, sb_.m, sc.med, sc.m,
-                                               o->ci_level, B,
-                                               SB_BOOT_PERCENTILE,
-                                               rc->measure.seed, &out->ratio)
-                      : sb_stats_ratio_boot_test(sb_.med, sb_.m, sc.med,
-                                                 sc.m, o->ci_level, B,
-                                                 rc->measure.seed,
-                                                 &out->ratio, &out->p);
-            method = !single_b || !single_c ? M_BOOT_RUNS : M_BOOT_INV;
-        }
-    } else if ((nb = finite_only(sb_.x, b->nsamples)) >= 2 &&
-               (nc = finite_only(sc.x, c->nsamples)) >= 2 &&
-               all_positive(sb_.x, nb) && all_positive(sc.x, nc)) {
-        double u;
-        rc_ = sb_stats_ratio_boot_ci(sb_.x, nb, sc.x, nc,
-                                     o->ci_level,
-                                     o->bootstrap ? o->bootstrap
-                                                  : COMPARE_BOOTSTRAP,
-                                     SB_BOOT_BCA, rc->measure.seed,
-                                     &out->ratio);
-        if (rc_ == SB_OK)
-            rc_ = sb_stats_mann_whitney(sc.x, nc, sb_.x, nb, &u, &out->p,
-                                        &out->a12);
-        method = b->invocations >= 2 || c->invocations >= 2 ? M_MW_POOLED
-                                                            : M_MW;
+    {
+        struct cmp_ctx x = {&sb_, &sc, o, rc->measure.seed, paired,
+                            single_b, single_c, widen, out, 0};
+        rc_ = SB_EINVAL;
+        for (size_t k = 0; k < sizeof methods / sizeof *methods; k++)
+            if ((rc_ = methods[k].run(&x)) != CMP_NEXT) {
+                method = &methods[k];
+                break;
+            }
+        if (rc_ == CMP_NEXT)
+            rc_ = SB_EINVAL;
+        df = x.df;
     }
     side_free(&sb_);
     side_free(&sc);
