@@ -49,7 +49,6 @@
 #include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "sb_internal.h"
 #include "stats_internal.h"
 
 /* Fewest replicates beyond the null for a counted bootstrap p; below it

@@ -43,7 +43,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_sort_double.h>
 
-#include "sb_internal.h"
+#include "statbench.h"
 
 /* Largest sample sizes of the exact Mann-Whitney distribution. */
 #define MW_EXACT_MAX 20

@@ -14,7 +14,7 @@
 #include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_sort.h>
 
-#include "sb_internal.h"
+#include "statbench.h"
 
 sb_interval sb_interval_map(sb_interval in, double (*f)(double v, void *arg),
                             void *arg)

@@ -29,7 +29,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "sb_internal.h"
+#include "statbench.h"
 #include "order.h"
 
 /* P(B <= k) for B ~ Bin(n, 1/2), or SB_ENUMERIC when GSL returns NaN. */

@@ -31,7 +31,7 @@
 #include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "sb_internal.h"
+#include "statbench.h"
 
 int sb_stats_levels(const double *const *groups, const size_t *n, size_t m,
                     double level, sb_levels *out)

@@ -7,7 +7,7 @@
 
 #include <gsl/gsl_statistics_double.h>
 
-#include "sb_internal.h"
+#include "statbench.h"
 
 int sb_stats_tukey(const double *sorted, size_t n, sb_outliers *out)
 {

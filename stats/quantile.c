@@ -36,7 +36,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "sb_internal.h"
+#include "statbench.h"
 #include "order.h"
 
 /* P(Bin(n, p) <= k), or SB_ENUMERIC when GSL returns NaN. */

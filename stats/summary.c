@@ -9,7 +9,6 @@
 #include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "sb_internal.h"
 #include "stats_internal.h"
 
 int sb_stats_summarize(const double *x, size_t n, double level,

@@ -21,6 +21,14 @@ files=$(grep -c '^[a-z/_]*\.c: includes' "$tmp/out")
 check "it found the library's files ($files)" test "$files" -ge 30
 check "no cycle of calls between files" grep -qx '0 cycle(s)' "$tmp/out"
 grep -q '^0 cycle(s)$' "$tmp/out" || diag "$(grep -A12 '^cycle' "$tmp/out")"
+# stats/ is pure: its files include the public header and their own,
+# nothing of the library above them.
+leak=$(cd "$top_srcdir/stats" && grep -o '#include "[^"]*"' *.c *.h |
+    sed 's/#include "\(.*\)"/\1/' | while IFS=: read -r f h; do
+        [ "$h" = config.h ] || [ "$h" = statbench.h ] || [ -f "$h" ] ||
+            echo "$f:$h"; done)
+check "stats/ includes only statbench.h and its own headers (${leak:-none})" \
+    test -z "$leak"
 # The command (src/cli/): the same rule, and messages.c at the bottom.
 cli=$(sed -n 's/^command: \([0-9]*\) file(s), .*/\1/p' "$tmp/out")
 check "it found the command's files (${cli:-none})" test "${cli:-0}" -ge 10
