@@ -474,6 +474,27 @@ static int load_meta_arrays(sb_run *run, json_t *m)
         }
     }
     {
+        /* The caches of the CPU measured on: a level's name (cleaned) and
+         * a whole positive size, at most SB_MAX_CACHES; an entry that is
+         * not one is skipped, as a file without them has none. */
+        json_t *caches = json_object_get(m, SB__JK_CACHES), *v;
+        size_t i;
+        meta->ncaches = 0;
+        json_array_foreach(caches, i, v)
+        {
+            json_t *l = json_object_get(v, SB__JK_CACHE_LABEL);
+            json_t *b = json_object_get(v, SB__JK_CACHE_BYTES);
+            sb_cache_size *c = &meta->caches[meta->ncaches];
+            if (meta->ncaches >= SB_MAX_CACHES || !json_is_string(l) ||
+                !json_is_integer(b) || json_integer_value(b) <= 0)
+                continue;
+            snprintf(c->label, sizeof c->label, "%s", json_string_value(l));
+            sb__clean_text(c->label);
+            c->bytes = (size_t)json_integer_value(b);
+            meta->ncaches++;
+        }
+    }
+    {
         /* The probes' figures per invocation: positive numbers, or null
          * for one not known; anything else is read as not known. */
         json_t *p = json_object_get(m, SB__JK_PROBES);

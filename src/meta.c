@@ -66,13 +66,17 @@ void sb__meta_fill(sb_meta *meta)
 
 void sb__meta_l2(sb_meta *meta)
 {
-    sb__cache c[8];
-    size_t n = sb__caches("", meta->cpu >= 0 ? meta->cpu : 0, c, 8);
+    sb__cache c[SB_MAX_CACHES];
+    size_t n = sb__caches("", meta->cpu >= 0 ? meta->cpu : 0, c,
+                          SB_MAX_CACHES);
 
     meta->l2_bytes = 0;
-    for (size_t i = 0; i < n; i++)
+    meta->ncaches = 0;
+    for (size_t i = 0; i < n && i < SB_MAX_CACHES; i++) {
         if (!strcmp(c[i].label, "L2"))
             meta->l2_bytes = c[i].bytes;
+        meta->caches[meta->ncaches++] = c[i];
+    }
 }
 
 /* The line that ends the notes when one no longer fits whole. */

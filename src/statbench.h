@@ -1427,6 +1427,13 @@ SB_API int sb_cpu_default(void);
  * middle: a field added to either struct, or a larger constant, would
  * move the fields after it, and so is an incompatible change (a new
  * soname). */
+/* One cache level of the CPU a run was pinned to. */
+#define SB_MAX_CACHES 8
+typedef struct sb_cache_size {
+    char label[8]; /* "L1d", "L2", "L3" */
+    size_t bytes;
+} sb_cache_size;
+
 typedef struct sb_meta {
     char cpu_model[128];
     char kernel_version[256]; /* uname -s, -r and -m */
@@ -1504,6 +1511,12 @@ typedef struct sb_meta {
                                   profile's by more than its margin, so
                                   it was measured on a shared core: its
                                   verdicts are inconclusive */
+    /* The data and unified caches of the pinned CPU (sysfs), smallest
+     * first, as measured: a figure of sizes marks them wherever it is
+     * drawn.  ncaches 0: unknown (a file saved before them, another
+     * tool's data). */
+    size_t ncaches;
+    sb_cache_size caches[SB_MAX_CACHES];
 } sb_meta;
 
 /* Check a plan and its measure options m (NULL: the defaults) before

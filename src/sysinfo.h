@@ -123,10 +123,9 @@ int sb__default_cpu(const char *root, const cpu_set_t *allowed,
 
 /* ---- Caches and the clocksource ----------------------------------------- */
 
-typedef struct sb__cache {
-    char label[8]; /* "L1d", "L2", "L3" */
-    size_t bytes;
-} sb__cache;
+/* A cache level: "L1d", "L2", "L3" and its bytes (the run's record
+ * keeps them as they are). */
+typedef sb_cache_size sb__cache;
 
 /* The data and unified caches of cpu from root's
  * /sys/devices/system/cpu/cpuN/cache/index*: level, type, size ("48K").

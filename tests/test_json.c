@@ -214,6 +214,17 @@ int main(void)
                    1e-9, "timer rate");
         TAP_IS_INT(sb_run_measure_options(back)->seed,
                    sb_run_measure_options(run)->seed, "seed");
+        {
+            /* The caches of the CPU measured on, level by level (none
+             * where sysfs has none: then none come back). */
+            const sb_meta *ma = sb_run_meta(run), *mb = sb_run_meta(back);
+            int same = ma->ncaches == mb->ncaches;
+            for (size_t k = 0; same && k < ma->ncaches; k++)
+                same = !strcmp(ma->caches[k].label, mb->caches[k].label) &&
+                       ma->caches[k].bytes == mb->caches[k].bytes;
+            tap_ok(same, "the CPU's %zu cache level%s back", ma->ncaches,
+                   ma->ncaches == 1 ? "" : "s");
+        }
         for (size_t i = 0; i < sb_run_count(run); i++) {
             const sb_cell_result *a = sb_run_cell(run, i),
                                  *b = sb_run_cell(back, i);

@@ -34,7 +34,6 @@
 
 #include "safefile.h"
 #include "sb_internal.h"
-#include "sysinfo.h"
 #include "program.h"
 
 extern char **environ;
@@ -537,12 +536,6 @@ static void dat_header(fig *F, const char *columns, const char *blocks)
     fprintf(f, "# %s\n", blocks);
 }
 
-/* ---- Caches ------------------------------------------------------------ */
-
-#define CACHE_MAX 8
-
-typedef sb__cache cache; /* "L1d", "L2", "L3" and bytes (sysinfo.c) */
-
 /* ---- Sweep and sizes -------------------------------------------------- */
 
 /* Throughput lines with their CI bars; x the source offset or the size. */
@@ -650,19 +643,20 @@ static void write_lines(fig *F, const lines *L)
 
     lines_xaxis(F, L);
 
-    /* The caches of this CPU, when the run was measured on it. */
+    /* The caches of the CPU the run was measured on, as its record says
+     * (a figure drawn elsewhere marks the same).  A label goes into the
+     * script between quotes: only letters and digits are drawn. */
     if (L->by_size) {
-        char here[128];
-        const char *there = sb_run_meta(run)->cpu_model;
-        cache c[CACHE_MAX];
-        size_t nc = 0;
-        sb__cpu_model(here, sizeof here);
-        if (!sb_run_imported(run) && there[0] && !strcmp(here, there))
-            nc = sb__caches("", 0, c, CACHE_MAX);
+        const sb_meta *mt = sb_run_meta(run);
+        const sb_cache_size *c = mt->caches;
+        size_t nc = mt->ncaches < SB_MAX_CACHES ? mt->ncaches : SB_MAX_CACHES;
         for (size_t k = 0; k < nc; k++) {
             char h[32];
             if ((double)c[k].bytes < L->xmin / 1.25 ||
-                (double)c[k].bytes > L->xmax * 1.25)
+                (double)c[k].bytes > L->xmax * 1.25 || !c[k].label[0] ||
+                strspn(c[k].label, "abcdefghijklmnopqrstuvwxyz"
+                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") !=
+                    strlen(c[k].label))
                 continue;
             human_size(c[k].bytes, h, sizeof h);
             fprintf(g,
@@ -678,18 +672,17 @@ static void write_lines(fig *F, const lines *L)
         }
         if (!sb_run_imported(run) && !drawn)
             fprintf(g, "# Cache sizes not drawn: %s.\n",
-                    !there[0] || strcmp(here, there)
-                        ? "the run was not measured on this CPU"
-                        : "none within the sizes measured, or none in "
-                          "/sys/devices/system/cpu/cpu0/cache");
+                    nc ? "none within the sizes measured"
+                       : "the run's record has none (saved before they "
+                         "were recorded, or none in sysfs)");
     }
 
     /* The caches are explained under the axis, not in the key, so that
      * the key's entries stay short enough to sit side by side. */
     if (L->by_size)
         fprintf(g, "set xlabel \"size (bytes per call, log scale)%s\"\n",
-                drawn ? "; dashed: this CPU's caches (a copy touches 2x "
-                        "its size)"
+                drawn ? "; dashed: the measuring CPU's caches (a copy "
+                        "touches 2x its size)"
                       : "");
     fputs("\nplot \\\n", g);
     for (size_t j = 0; j < L->ns; j++) {

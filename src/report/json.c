@@ -140,6 +140,28 @@ static json_t *plain(const sb__jfield *f, const void *const *base, int have,
     return NULL;
 }
 
+
+/* meta.caches: [{"level": "L1d", "bytes": 49152}, ...]. */
+static json_t *caches(const sb_meta *m)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < m->ncaches && i < SB_MAX_CACHES; i++) {
+        json_t *c = json_object();
+        if (!c ||
+            json_object_set_new(c, SB__JK_CACHE_LABEL,
+                                str(m->caches[i].label)) ||
+            json_object_set_new(c, SB__JK_CACHE_BYTES,
+                                json_integer((json_int_t)m->caches[i].bytes)) ||
+            json_array_append_new(a, c)) {
+            json_decref(c);
+            json_decref(a);
+            return json_null();
+        }
+    }
+    return a ? a : json_null();
+}
+
 /* What a custom field needs: the run and, for a cell, its index and
  * result (NULL for the meta object). */
 typedef struct ctx {
@@ -358,6 +380,8 @@ static json_t *custom(int id, const ctx *x)
         return a ? a : json_null();
     case SB__JC_NOTES:
         return lines(m->notes);
+    case SB__JC_CACHES:
+        return caches(m);
     case SB__JC_INV_CLOCK:
     case SB__JC_INV_QUIET:
         /* Every invocation's, not only the first SB_PROBE_MAX_INV that

@@ -49,6 +49,9 @@
 #define SB__JK_CACHE "cache"
 #define SB__JK_REJECT "reject"
 #define SB__JK_COUNTER_NAMES "counter_names"
+#define SB__JK_CACHES "caches"
+#define SB__JK_CACHE_LABEL "level"
+#define SB__JK_CACHE_BYTES "bytes"
 #define SB__JK_NOTES "notes"
 #define SB__JK_ENV "env"
 #define SB__JK_ENV_KEY "key"
@@ -162,7 +165,8 @@ enum sb__jcustom {
     SB__JC_SAMPLES_PROBES,
     SB__JC_HELD,
     SB__JC_SHARED_MARGIN,
-    SB__JC_SHARED_LEVEL
+    SB__JC_SHARED_LEVEL,
+    SB__JC_CACHES
 };
 
 typedef struct sb__jfield {
