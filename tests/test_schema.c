@@ -232,6 +232,12 @@ static int same_custom(int id, const sb_run *a, const sb_run *b, size_t i)
         return ok;
     case SB__JC_NOTES:
         return !strcmp(m->notes, n->notes);
+    case SB__JC_CACHES:
+        ok = m->ncaches == n->ncaches;
+        for (size_t j = 0; ok && j < m->ncaches; j++)
+            ok = !strcmp(m->caches[j].label, n->caches[j].label) &&
+                 m->caches[j].bytes == n->caches[j].bytes;
+        return ok;
     case SB__JC_ENV:
         ok = m->env.n == n->env.n;
         for (size_t j = 0; ok && j < m->env.n; j++)
@@ -435,6 +441,10 @@ static int populate(sb_run *run)
         it->warn = (int)j;
         snprintf(it->advice, sizeof it->advice, "advice %zu", j);
     }
+    /* Caches that no machine has, so that equal means read back. */
+    run->meta.ncaches = 2;
+    run->meta.caches[0] = (sb_cache_size){"L1d", 12345};
+    run->meta.caches[1] = (sb_cache_size){"L9", (size_t)1 << 40};
     free(run->command);
     run->command = strdup("statbench --set-by-the-test");
     run->measure.seed = UINT64_C(0xF00000000000012B); /* above INT64_MAX */
