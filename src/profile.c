@@ -829,11 +829,19 @@ static void judge(const sb_profile *p, const sb_profile_figures *f,
                  "%sprobe %.2f core cycles/rep, %s of %.2f",
                  at ? "; " : "", out->quiet, b, out->quiet_level);
     }
-    if (!p || p->n == 0) {
+    if ((!p || p->n == 0) &&
+        (figure_ok(out->quiet) || figure_ok(out->reference))) {
         out->state = SB_PROFILE_NEW;
         snprintf(out->line, sizeof out->line,
                  "profile: none yet for this host (the first run: its "
                  "figures start one)");
+    } else if (!p || p->n == 0) {
+        /* sb_profile_add keeps nothing of such a run: no promise. */
+        out->state = SB_PROFILE_NEW;
+        snprintf(out->line, sizeof out->line,
+                 "profile: none yet for this host, and this run starts "
+                 "none: it has no figure of the core (no core clock, no "
+                 "reference copy)");
     } else if (!judged) {
         out->state = SB_PROFILE_UNKNOWN;
         snprintf(out->line, sizeof out->line,

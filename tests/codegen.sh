@@ -204,7 +204,8 @@ sb__clear_avx512	^vmovdqa64 +%zmm[0-9]+,	^vzeroupper
 EOF
 }
 
-if [ "$arch" = "i386:x86-64" ]; then
+# A build without the x86-64 code has none of them, whatever the CPU.
+if [ "$arch" = "i386:x86-64" ] && sb_arch; then
     x86_kernels >"$tmp/list"
     tab=$(printf '\t')
     while IFS=$tab read -r k res; do
@@ -228,6 +229,8 @@ if [ "$arch" = "i386:x86-64" ]; then
             sed 's/^/#   /' "$f"
         fi
     done <"$tmp/list"
+elif [ "$arch" = "i386:x86-64" ]; then
+    skip "the x86-64 kernels' instructions" "$sb_no_arch"
 else
     skip "the x86-64 kernels' instructions" "not x86-64 ($arch)"
 fi

@@ -6,6 +6,71 @@ failed=0
 : "${top_srcdir:=.}"
 STATBENCH="$top_builddir/statbench"
 
+# ---- what this build has ---------------------------------------------------
+# A build without the x86-64 code (configure --disable-arch, or another
+# architecture) has the portable code only: no string-instruction or SIMD
+# kernels (movsb, movsl, stosb, sse2, ...), the clock for a timer instead
+# of the TSC (columns ns/B and ns/call, not tsc/B and tsc/call), no
+# clflush (--cache cold is refused), and no core clock or contention
+# probes (so no host profile is ever written).  A test whose point is not
+# one of these runs a portable kernel in their place (the variables
+# below), so that the x86-64 build tests exactly what it always did and
+# the portable build the same paths; a test whose point is one of them is
+# skipped there, with the reason.
+
+# sb_listed KERNEL: statbench --list names KERNEL (this build has it,
+# whether this CPU can run it or not).
+sb_listed() {
+    "$STATBENCH" --list 2>/dev/null |
+        awk -v k="$1" '$1 == k { found = 1 } END { exit !found }'
+}
+
+# sb_arch: the build has the x86-64 code (config.h defines SB_HAVE_X86_64).
+# Without a config.h to read, the build's kernels tell: the x86-64 code
+# always lists movsb.
+sb_arch() {
+    if [ -f "$top_builddir/config.h" ]; then
+        grep -q '^#define SB_HAVE_X86_64 1$' "$top_builddir/config.h"
+    else
+        sb_listed movsb
+    fi
+}
+sb_no_arch="a build without the x86-64 code (configure --disable-arch or \
+another architecture)"
+
+# SB_COPY: the copy kernel of the headline runs, rep movsl in a build with
+# the x86-64 code, else int64 (portable, and neither duff nor libc, which
+# tests run beside it).  SB_COPY2: a second copy to compare it with, rep
+# movsb, else duff.  Chosen by the build, not by what --list shows: an
+# x86-64 build that lost movsl must fail its tests, not test int64.
+if sb_arch; then
+    SB_COPY=movsl
+    SB_COPY2=movsb
+else
+    SB_COPY=int64
+    SB_COPY2=duff
+fi
+
+# tick_column FILE: the unit of the per-byte and per-call columns of the
+# main table of FILE ("tsc" for tsc/B and tsc/call, "ns" for ns/B and
+# ns/call), read from its header: the timer the run had decides it.
+tick_column() {
+    awk '/^kernel .*MB\/s/ {
+             for (i = 1; i <= NF; i++)
+                 if ($i ~ /^[a-z]+\/call$/ && $i != "core/call") {
+                     sub(/\/call$/, "", $i)
+                     print $i
+                     exit
+                 }
+         }' "$1"
+}
+
+# no_nan FILE: FILE shows no NaN ("nan", "-nan", "NaN"): no such word of
+# its own (the "nan" that starts "nanoseconds" is none).
+no_nan() {
+    ! grep -Eqi '(^|[^[:alpha:]])nan([^[:alpha:]]|$)' "$1"
+}
+
 check() { # check DESCRIPTION COMMAND...
     desc=$1
     shift

@@ -222,8 +222,8 @@ done
 "$STATBENCH" analyze "$bad_name.txt" >"$tmp/out" 2>"$tmp/err"
 check "analyze of a hostile file name: the name shown, cleaned" \
     grep -qF 'e?[2J' "$tmp/out"
-"$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q --reject none \
-    -o "$bad_name.csv" >"$tmp/out" 2>"$tmp/err"
+"$STATBENCH" -k "$SB_COPY" -s 1K --max-time 0.2 --invocations 1 -q \
+    --reject none -o "$bad_name.csv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "a run with a hostile -o name: exit 0 (rc $rc)" test "$rc" -eq 0
 check "a run's command with a hostile -o name: shown, cleaned" \
@@ -263,7 +263,8 @@ check "a reloaded analyze run: values in their own unit, no MB/s" sh -c \
     "grep -q '^data ' '$tmp/out' && ! grep -q 'MB/s' '$tmp/out'"
 # A cell of no size has no throughput: the JSON's mbps and
 # ticks_per_byte are null (they were 0 MB/s), the CSV's empty, and a
-# measured size-0 row shows "-" under MB/s and tsc/B (tsc/B was "nan").
+# measured size-0 row shows "-" under MB/s and tsc/B (tsc/B was "nan";
+# ns/B when the timer is the clock, as in a build without the TSC).
 "$STATBENCH" report -f csv "$tmp/an.json" >"$tmp/an.csv" 2>/dev/null
 if [ -n "$PY" ]; then
     check_json "an imported cell: no MB/s in the JSON" "$tmp/an.json" <<'PYEOF'
@@ -276,9 +277,16 @@ check "  nor in the CSV (mbps_median empty)" sh -c \
     "sed -n 2p '$tmp/an.csv' | cut -d, -f6-8 | grep -qx ',,'"
 "$STATBENCH" -k libc -s 0 --max-time 0.2 --invocations 1 --reject none \
     >"$tmp/zero.out" 2>&1
-check "a measured size-0 row: '-' for MB/s and tsc/B, no nan" sh -c \
-    "grep -E '^libc +0 +0 +0 +- +- +- ' '$tmp/zero.out' >/dev/null &&
-     ! grep -q nan '$tmp/zero.out'"
+zero_row() { # FILE UNIT: the row, its per-byte column UNIT/B
+    grep -Eq '^libc +0 +0 +0 +- +- +- ' "$1" &&
+        [ "$(rows_by_name "$1" '$1 == "libc" {
+                 print ($c("'"$2"'/B") == "-" ? "dash" : $c("'"$2"'/B")) }')" \
+            = dash ] &&
+        no_nan "$1"
+}
+tk=$(tick_column "$tmp/zero.out")
+check "a measured size-0 row: '-' for MB/s and $tk/B, no nan" \
+    zero_row "$tmp/zero.out" "$tk"
 
 # --- baselines: --against, --save (item 7 and smaller) ---------------------
 STATBENCH_BASELINES="$tmp/bl"
@@ -288,14 +296,17 @@ mkdir "$tmp/bl"
 # values are refused as a baseline for another reason (stats_cli.sh).
 cp "$top_srcdir/tests/fixtures/reanalyse_a.json" "$tmp/bl/other.json"
 check "bad_input: --against with no cell in common exits 2, as compare" \
-    bad_input "--against other: no cell in common" -k movsl -s 1K \
+    bad_input "--against other: no cell in common" -k "$SB_COPY" -s 1K \
     --max-time 1 -q --against other
 check "bad_input: compare with no cell in common exits 2" \
     bad_input "have no cell in common" compare "$tmp/bl/other.json" "$esc"
-# An interrupted baseline is marked in its file; --against says so.
-sed 's/"interrupted": false/"interrupted": true/' "$esc" \
+# An interrupted baseline is marked in its file; --against says so.  (Its
+# movsl cell is renamed to the build's copy kernel, $SB_COPY, so that the
+# run has a cell in common with it in any build.)
+sed -e 's/"interrupted": false/"interrupted": true/' \
+    -e "s/\"kernel\": \"movsl\"/\"kernel\": \"$SB_COPY\"/" "$esc" \
     >"$tmp/bl/cut.json"
-"$STATBENCH" -k movsl -s 1K -a 0 --max-time 0.3 --invocations 1 -q \
+"$STATBENCH" -k "$SB_COPY" -s 1K -a 0 --max-time 0.3 --invocations 1 -q \
     --against cut >/dev/null 2>"$tmp/err"
 check "--against an interrupted baseline: a warning" \
     grep -q "against cut: this baseline was interrupted" "$tmp/err"
@@ -303,15 +314,15 @@ check "--against an interrupted baseline: a warning" \
 # nothing saved.
 check "-o into a missing directory: refused before measuring" \
     bad_input "-o $tmp/nodir/x.csv: its directory '$tmp/nodir' is not there" \
-    -k movsl -s 1K --max-time 0.2 --invocations 1 -q \
+    -k "$SB_COPY" -s 1K --max-time 0.2 --invocations 1 -q \
     -o "$tmp/nodir/x.csv" --save s2
 check "  and --save saved nothing" test ! -e "$tmp/bl/s2.json"
 check "-o under a file: its directory is not a directory" \
-    bad_input "is not a directory" -k movsl -o "$tmp/bl/cut.json/x.csv"
+    bad_input "is not a directory" -k "$SB_COPY" -o "$tmp/bl/cut.json/x.csv"
 # An -o that fails while writing (a full device) does not silently drop
 # the --save.
 if [ -w /dev/full ]; then
-    "$STATBENCH" -k movsl -s 1K --max-time 0.2 --invocations 1 -q \
+    "$STATBENCH" -k "$SB_COPY" -s 1K --max-time 0.2 --invocations 1 -q \
         --reject none -o /dev/full --save s2 >/dev/null 2>"$tmp/err"
     rc=$?
     check "-o /dev/full with --save: exit 1 (rc $rc)" test "$rc" -eq 1
@@ -327,17 +338,17 @@ fi
 # A file where the baseline directory should be: refused before measuring.
 : >"$tmp/notadir"
 check "STATBENCH_BASELINES naming a file: refused before measuring" sh -c '
-    STATBENCH_BASELINES="$2/notadir" "$1" -k movsl --save x >"$2/out" \
+    STATBENCH_BASELINES="$2/notadir" "$1" -k "$3" --save x >"$2/out" \
         2>"$2/err"
     [ $? -eq 2 ] && [ ! -s "$2/out" ] &&
         grep -q "notadir (from STATBENCH_BASELINES) is not a directory" \
-            "$2/err"' sh "$STATBENCH" "$tmp"
+            "$2/err"' sh "$STATBENCH" "$tmp" "$SB_COPY"
 # A relative XDG_DATA_HOME is ignored (the XDG specification): HOME's.
 mkdir "$tmp/xhome" "$tmp/xcwd"
 sbx=$(cd "$(dirname "$STATBENCH")" && pwd)/$(basename "$STATBENCH")
 (cd "$tmp/xcwd" && env -u STATBENCH_BASELINES XDG_DATA_HOME=rel \
-    HOME="$tmp/xhome" "$sbx" -k movsl -s 1K --max-time 0.2 --invocations 1 \
-    --reject none -q --save xr >/dev/null 2>"$tmp/err")
+    HOME="$tmp/xhome" "$sbx" -k "$SB_COPY" -s 1K --max-time 0.2 \
+    --invocations 1 --reject none -q --save xr >/dev/null 2>"$tmp/err")
 check "a relative XDG_DATA_HOME is ignored: saved under HOME" sh -c '
     [ -s "$1/xhome/.local/share/statbench/baselines/xr.json" ] &&
         [ ! -e "$1/xcwd/rel" ]' sh "$tmp"
@@ -346,7 +357,7 @@ check "a relative XDG_DATA_HOME is ignored: saved under HOME" sh -c '
 mkdir "$tmp/cwd"
 sb=$(cd "$(dirname "$STATBENCH")" && pwd)/$(basename "$STATBENCH")
 (cd "$tmp/cwd" && env -u HOME -u XDG_DATA_HOME -u STATBENCH_BASELINES \
-    "$sb" -k movsl --save h >"$tmp/out" 2>"$tmp/err")
+    "$sb" -k "$SB_COPY" --save h >"$tmp/out" 2>"$tmp/err")
 rc=$?
 check "--save without HOME: exit 2 (rc $rc)" test "$rc" -eq 2
 check "--save without HOME: one line asking for STATBENCH_BASELINES" \
@@ -357,7 +368,7 @@ check "--save without HOME: nothing in the current directory" \
 long=$tmp/$(printf '%05000d' 0)
 STATBENCH_BASELINES=$long
 check "bad_input: a STATBENCH_BASELINES over 4095 bytes" \
-    bad_input "longer than 4095 bytes" -k movsl --save x
+    bad_input "longer than 4095 bytes" -k "$SB_COPY" --save x
 STATBENCH_BASELINES="$tmp/bl"
 
 # --- outputs that collide, options that would be ignored ----------------

@@ -10,17 +10,19 @@ PY=$(command -v python3 || true)
 
 
 # --- --baseline KERNEL ------------------------------------------------------
-"$STATBENCH" --kernel movsl,movsb --baseline movsl --align 0..8 \
-    --max-time 6 -q >"$tmp/base" 2>"$tmp/err"
+# rep movsb against rep movsl where the build has them, else two portable
+# copies ($SB_COPY2 against $SB_COPY, tests/lib.sh).
+"$STATBENCH" --kernel "$SB_COPY,$SB_COPY2" --baseline "$SB_COPY" \
+    --align 0..8 --max-time 6 -q >"$tmp/base" 2>"$tmp/err"
 rc=$?
-check "--baseline movsl exits 0 (rc $rc)" test "$rc" -eq 0
+check "--baseline $SB_COPY exits 0 (rc $rc)" test "$rc" -eq 0
 main_rows "$tmp/base" >"$tmp/baserows"
 # The columns by their header words (tests/lib.sh, rows_by_name).
-rows=$(rows_by_name "$tmp/base" '$1 == "movsb" && NF >= c("verdict")' |
+rows=$(rows_by_name "$tmp/base" '$1 == "'"$SB_COPY2"'" && NF >= c("verdict")' |
     wc -l)
-check "every movsb row has ratio, CI, p(adj) and verdict (rows: $rows)" \
+check "every $SB_COPY2 row has ratio, CI, p(adj) and verdict (rows: $rows)" \
     test "$rows" -eq 9
-bad=$(rows_by_name "$tmp/base" '$1 == "movsb" && !(NF >= c("verdict") &&
+bad=$(rows_by_name "$tmp/base" '$1 == "'"$SB_COPY2"'" && !(NF >= c("verdict") &&
     $c("lo") <= $c("ratio") && $c("ratio") <= $c("hi") &&
     $c("p(adj)") >= 0 && $c("p(adj)") <= 1 &&
     ($c("verdict") == "faster" || $c("verdict") == "slower" ||
@@ -29,8 +31,8 @@ bad=$(rows_by_name "$tmp/base" '$1 == "movsb" && !(NF >= c("verdict") &&
 check "ratios lie in their CIs, p in [0,1], verdicts named (bad: $bad)" \
     test "$bad" -eq 0
 [ "$bad" -eq 0 ] || sed 's/^/# /' "$tmp/base"
-base=$(awk '$1 == "movsl" && /baseline/' "$tmp/baserows" | wc -l)
-check "the movsl rows are marked baseline ($base)" test "$base" -eq 9
+base=$(awk -v k="$SB_COPY" '$1 == k && /baseline/' "$tmp/baserows" | wc -l)
+check "the $SB_COPY rows are marked baseline ($base)" test "$base" -eq 9
 check "header explains the comparison" grep -q '^compare: .*Holm' "$tmp/base"
 
 # --- --baseline align=0 ------------------------------------------------------
@@ -264,8 +266,8 @@ check "--append without --save: refused" \
     bad_input "--append adds to the baseline --save NAME names" -k libc \
     --append
 check "--append onto a baseline with no cell in common: refused first" \
-    bad_input "--append mine: no cell in common" -k movsl -s 1K --save mine \
-    --append
+    bad_input "--append mine: no cell in common" -k "$SB_COPY" -s 1K \
+    --save mine --append
 "$STATBENCH" report "$tmp/baselines/mine.json" -f csv >"$tmp/rep.csv" 2>"$tmp/err"
 rc=$?
 check "report re-renders a saved run (rc $rc)" \
@@ -560,8 +562,8 @@ check "compare: truncated JSON" bad_input "not JSON" compare "$tmp/trunc.json" "
 check "compare: foreign JSON" bad_input "not a statbench run" compare "$tmp/foreign.json" "$tmp/foreign.json"
 check "compare: newer schema" bad_input "schema version 99 is newer than this statbench" compare "$tmp/newer.json" "$tmp/newer.json"
 check "compare: one file" bad_input "two saved runs" compare "$tmp/a.json"
-check "--baseline that matches nothing" bad_input "'nosuch'" -k movsl --baseline nosuch
-check "--baseline align= not measured" bad_input "'align=7'" -k movsl -a 0..3 --baseline align=7
+check "--baseline that matches nothing" bad_input "'nosuch'" -k "$SB_COPY" --baseline nosuch
+check "--baseline align= not measured" bad_input "'align=7'" -k "$SB_COPY" -a 0..3 --baseline align=7
 check "--outliers unknown" bad_input "'drop'" --outliers drop
 check "--bootstrap too few" bad_input "'50'" --bootstrap 50
 check "--invocations 0" bad_input "'0'" --invocations 0

@@ -11,6 +11,14 @@
 #include "statbench.h"
 
 #define DEFAULT_SIZE 10240
+/* The kernel of a run without --kernel: rep movsl, or in a build without
+ * the x86-64 kernels duff, the portable stream of 32-bit moves (a default
+ * the build lacks would refuse every run that names no kernel). */
+#ifdef SB_HAVE_X86_64
+#define DEFAULT_KERNEL "movsl"
+#else
+#define DEFAULT_KERNEL "duff"
+#endif
 #define DEFAULT_ALLOC_SIZE (16u << 20)
 #define MAX_OUTPUTS 8
 #define MAX_KERNEL_FROM 32

@@ -52,9 +52,9 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    struct cli cli = {.kernels = "movsl", .aligns = "0", .dst_aligns = "0",
-                      .format = SB_FORMAT_TABLE, .sub = SUB_MEASURE,
-                      .argc = argc, .argv = argv};
+    struct cli cli = {.kernels = DEFAULT_KERNEL, .aligns = "0",
+                      .dst_aligns = "0", .format = SB_FORMAT_TABLE,
+                      .sub = SUB_MEASURE, .argc = argc, .argv = argv};
     const char *sub = argc > 1 ? argv[1] : "";
     int (*cmd)(int, char **, struct cli *) = cmd_measure;
 

@@ -412,11 +412,11 @@ static const struct cli_option options[] = {
          "cell's\n"
          "median throughput with a distribution-free confidence interval.\n"
          "\n"
-         "  statbench --kernel movsl --align 0..32 --ci 95\n"
+         "  statbench --kernel " DEFAULT_KERNEL " --align 0..32 --ci 95\n"
          "\n"
          "What to measure:\n"),
     STRING("kernel", 'k', "LIST", M, kernels,
-           "kernels, comma-separated, or 'all' (default movsl);\n"
+           "kernels, comma-separated, or 'all' (default " DEFAULT_KERNEL ");\n"
            "see --list"),
     STRING("family", 0, "LIST", M, families,
            "every available kernel of these families: copy,\n"
