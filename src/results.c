@@ -1,6 +1,7 @@
 /*
  * results.c: from samples to statistics, for measured, loaded and
- * imported runs alike; the run's accessors.
+ * imported runs alike (the run object and its accessors are run.c's,
+ * the shared core decided again redecide.c's).
  *
  * Per cell:
  *  - the outlier policy removes Tukey outliers per invocation (fences from
@@ -35,11 +36,8 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 
-#include "loaded.h"
 #include "metric.h"
-#include "meta.h"
 #include "plan.h"
-#include "probe.h"
 #include "run_internal.h"
 #include "stats_internal.h"
 
@@ -147,176 +145,6 @@ int sb__precision_met(const sb_interval *ci, double target)
     if (!(target > 0))
         return 1; /* no target: there is nothing to fall short of */
     return sb__precision_width(ci) <= target;
-}
-
-sb_run *sb__run_alloc(size_t ncells, const sb_measure_options *m,
-                      const sb_analysis_options *a)
-{
-    sb_run *run = calloc(1, sizeof *run);
-    if (!run)
-        return NULL;
-    if (m)
-        run->measure = *m;
-    else
-        sb_measure_options_init(&run->measure);
-    run->measure.progress = NULL;
-    run->measure.progress_arg = NULL;
-    run->measure.progress_state = NULL;
-    if (a)
-        run->analysis = *a;
-    else
-        sb_analysis_options_init(&run->analysis);
-    sb__meta_probe_unknown(&run->meta);
-    run->ncells = ncells;
-    run->cells = calloc(ncells ? ncells : 1, sizeof *run->cells);
-    run->samples = calloc(ncells ? ncells : 1, sizeof *run->samples);
-    if (!run->cells || !run->samples) {
-        free(run->cells);
-        free(run->samples);
-        free(run);
-        return NULL;
-    }
-    for (size_t i = 0; i < ncells; i++)
-        run->cells[i].metric = SB_METRIC_TIME; /* until the analysis
-                                                  chooses */
-    return run;
-}
-
-/* Counters of the run: meta.ncounters, within bounds. */
-static size_t run_ncounters(const sb_run *run)
-{
-    return run->meta.ncounters < SB_MAX_COUNTERS ? run->meta.ncounters
-                                                 : SB_MAX_COUNTERS;
-}
-
-/* Append raw's per-sample columns to cs, which holds n samples: flags,
- * clocks, probe readings, then each counter of the run, matched by name
- * to the invocation's. */
-static int append_columns(const sb_run *run, sb__cell_samples *cs, size_t n,
-                          const sb__raw_cell *raw)
-{
-    size_t total = n + raw->nsamples + 1;
-    unsigned char *f = realloc(cs->flags, total);
-    double *c;
-    if (!f)
-        return SB_ENOMEM;
-    cs->flags = f;
-    if (raw->nsamples && raw->flags)
-        memcpy(f + n, raw->flags, raw->nsamples);
-    else if (raw->nsamples)
-        memset(f + n, 0, raw->nsamples);
-    if (!(c = realloc(cs->clock, total * sizeof *c)))
-        return SB_ENOMEM;
-    cs->clock = c;
-    for (size_t q = 0; q < raw->nsamples; q++)
-        c[n + q] = raw->clock ? raw->clock[q] : NAN;
-    /* Readings only when some invocation has them: the column stays
-     * NULL for runs without (older files, imported samples). */
-    if (raw->probes || cs->probes) {
-        double *p = realloc(cs->probes,
-                            total * SB_PROBE_READINGS * sizeof *p);
-        if (!p)
-            return SB_ENOMEM;
-        if (!cs->probes)
-            for (size_t q = 0; q < n * SB_PROBE_READINGS; q++)
-                p[q] = NAN;
-        cs->probes = p;
-        for (size_t q = 0; q < raw->nsamples * SB_PROBE_READINGS; q++)
-            p[n * SB_PROBE_READINGS + q] = raw->probes ? raw->probes[q] : NAN;
-    }
-    for (size_t j = 0; j < run_ncounters(run); j++) {
-        double *v = realloc(cs->counters[j], total * sizeof *v);
-        size_t k = raw->ncounters;
-        if (!v)
-            return SB_ENOMEM;
-        cs->counters[j] = v;
-        if (raw->counters && raw->counter_names)
-            for (k = 0; k < raw->ncounters; k++)
-                if (!strcmp(raw->counter_names[k],
-                            run->meta.counter_names[j]))
-                    break;
-        for (size_t q = 0; q < raw->nsamples; q++)
-            v[n + q] = k < raw->ncounters && raw->counters
-                           ? raw->counters[q * raw->ncounters + k]
-                           : NAN;
-    }
-    return SB_OK;
-}
-
-/* Add invocation m - 1's held samples (raw->held) to cell i's. */
-static int append_held(sb_run *run, size_t i, size_t m,
-                       const sb__raw_cell *raw)
-{
-    sb__cell_held *h;
-    size_t nh = raw->held ? raw->held->nsamples : 0, *v;
-    double *t;
-
-    if (!run->held &&
-        !(run->held = calloc(run->ncells ? run->ncells : 1,
-                             sizeof *run->held)))
-        return SB_ENOMEM;
-    h = &run->held[i];
-    if (!(v = realloc(h->inv_n, m * sizeof *v)))
-        return SB_ENOMEM;
-    /* Once the run holds samples every invocation comes through here:
-     * a cell's invocations before that held none. */
-    if (!h->inv_n)
-        for (size_t g = 0; g + 1 < m; g++)
-            v[g] = 0;
-    h->inv_n = v;
-    v[m - 1] = nh;
-    if (!nh)
-        return SB_OK;
-    if (!(t = realloc(h->ticks, (h->n + nh) * sizeof *t)))
-        return SB_ENOMEM;
-    h->ticks = t;
-    if (!(v = realloc(h->at, (h->n + nh) * sizeof *v)))
-        return SB_ENOMEM;
-    h->at = v;
-    if (append_columns(run, &h->cols, h->n, raw->held) != SB_OK)
-        return SB_ENOMEM;
-    memcpy(t + h->n, raw->held->ticks, nh * sizeof *t);
-    memcpy(v + h->n, raw->held_at, nh * sizeof *v);
-    h->n += nh;
-    return SB_OK;
-}
-
-int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw)
-{
-    sb_cell_result *r = &run->cells[i];
-    size_t m = r->invocations + 1;
-    double *t = realloc(r->ticks, (r->nsamples + raw->nsamples + 1) *
-                                      sizeof *t);
-    size_t *in;
-
-    if (!t)
-        return SB_ENOMEM;
-    r->ticks = t;
-    in = realloc(r->inv_nsamples, m * sizeof *in);
-    if (!in)
-        return SB_ENOMEM;
-    r->inv_nsamples = in;
-    if (append_columns(run, &run->samples[i], r->nsamples, raw) != SB_OK ||
-        ((raw->held || run->held) && append_held(run, i, m, raw) != SB_OK))
-        return SB_ENOMEM;
-    if (raw->nsamples)
-        memcpy(r->ticks + r->nsamples, raw->ticks,
-               raw->nsamples * sizeof *t);
-    r->nsamples += raw->nsamples;
-    r->inv_nsamples[r->invocations] = raw->nsamples;
-    r->invocations = m;
-    if (raw->iters > r->iters)
-        r->iters = raw->iters;
-    r->warmup_samples += raw->warmup_samples;
-    r->calls += raw->calls;
-    r->user_seconds += raw->user;
-    r->sys_seconds += raw->sys;
-    for (int k = 0; k < SB_REJECT_NREASONS; k++) {
-        r->rejected[k] += raw->rejected[k];
-        r->rejected_total += raw->rejected[k];
-        r->disturbed[k] += raw->disturbed[k];
-    }
-    return SB_OK;
 }
 
 /* Move the per-sample columns of samples [from, from + n) to to. */
@@ -428,7 +256,7 @@ static int counter_interval(const sb_run *run, const sb_cell_result *r,
 static int analyse_counters(const sb_run *run, sb_cell_result *r,
                             const sb__cell_samples *cs, double *work)
 {
-    size_t nc = run_ncounters(run);
+    size_t nc = sb__run_ncounters(run);
 
     r->ncounters = nc;
     for (size_t j = 0; j < nc; j++) {
@@ -664,7 +492,7 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
     size_t removed;
     int rc, lonely = 0;
 
-    removed = apply_outliers(r, &run->samples[i], run_ncounters(run),
+    removed = apply_outliers(r, &run->samples[i], sb__run_ncounters(run),
                              a->outliers, work);
     r->rejected[SB_REJECT_OUTLIER] += removed;
     r->rejected_total += removed;
@@ -765,39 +593,6 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
     return SB_OK;
 }
 
-static void free_columns(sb__cell_samples *cs)
-{
-    free(cs->flags);
-    free(cs->clock);
-    free(cs->probes);
-    for (size_t j = 0; j < SB_MAX_COUNTERS; j++)
-        free(cs->counters[j]);
-    memset(cs, 0, sizeof *cs);
-}
-
-static void free_held(sb__cell_held *h)
-{
-    free(h->ticks);
-    free(h->inv_n);
-    free(h->at);
-    free_columns(&h->cols);
-    memset(h, 0, sizeof *h);
-}
-
-/* Free the samples kept for reanalysis. */
-static void free_before(sb_run *run)
-{
-    for (size_t i = 0; run->before && i < run->ncells; i++) {
-        sb__cell_before *b = &run->before[i];
-        free(b->ticks);
-        free(b->inv_nsamples);
-        free_columns(&b->cols);
-        free_held(&b->held);
-    }
-    free(run->before);
-    run->before = NULL;
-}
-
 /* A copy of n elements of size each, or NULL (also for p NULL). */
 static void *dup_array(const void *p, size_t n, size_t size)
 {
@@ -832,7 +627,7 @@ static int dup_columns(sb__cell_samples *dst, const sb__cell_samples *src,
  * sb_run_reanalyse can start again from them. */
 static int keep_before(sb_run *run)
 {
-    size_t nc = run_ncounters(run);
+    size_t nc = sb__run_ncounters(run);
 
     run->before = calloc(run->ncells ? run->ncells : 1, sizeof *run->before);
     if (!run->before)
@@ -869,7 +664,7 @@ static int keep_before(sb_run *run)
     }
     return SB_OK;
 oom:
-    free_before(run);
+    sb__before_free(run);
     return SB_ENOMEM;
 }
 
@@ -897,7 +692,7 @@ static void *restore_array(void *old, const void *src, size_t n, size_t size)
 /* Put back the samples keep_before kept. */
 static int restore_before(sb_run *run)
 {
-    size_t nc = run_ncounters(run);
+    size_t nc = sb__run_ncounters(run);
 
     for (size_t i = 0; i < run->ncells; i++) {
         sb_cell_result *r = &run->cells[i];
@@ -917,7 +712,7 @@ static int restore_before(sb_run *run)
         r->disturbed[SB_REJECT_SHARED_CORE] = b->disturbed_shared;
         r->rejected_total = b->rejected_total;
         if (run->held && !b->held.n) {
-            free_held(&run->held[i]);
+            sb__held_free(&run->held[i]);
         } else if (run->held) {
             sb__cell_held *h = &run->held[i];
             const sb__cell_held *bh = &b->held;
@@ -938,283 +733,6 @@ static int restore_before(sb_run *run)
 
 #undef RESTORE
 
-/* ---- The shared core decided again (record, then decide) ------------ */
-
-/* A sample's contention value: the slower of its two contention
- * readings, in core cycles per repetition with its clock when the run has
- * a core clock (cycles), else in ticks per repetition; NAN without. */
-static double contention_value(const double *p, double clock, int cycles)
-{
-    double b = p[SB_PROBE_CONTENTION_BEFORE];
-    double a = p[SB_PROBE_CONTENTION_AFTER];
-    double v = isnan(b) ? a : isnan(a) ? b : fmax(a, b);
-    return cycles ? v * clock : v;
-}
-
-/* Columns for n samples: flags, clocks, readings (probes), nc counters. */
-static int alloc_columns(sb__cell_samples *cs, size_t n, int probes,
-                         size_t nc)
-{
-    memset(cs, 0, sizeof *cs);
-    cs->flags = malloc(n + 1);
-    cs->clock = malloc((n + 1) * sizeof *cs->clock);
-    cs->probes = probes ? malloc((n + 1) * SB_PROBE_READINGS *
-                                 sizeof *cs->probes)
-                        : NULL;
-    if (!cs->flags || !cs->clock || (probes && !cs->probes))
-        return SB_ENOMEM;
-    for (size_t j = 0; j < nc; j++)
-        if (!(cs->counters[j] = malloc((n + 1) * sizeof *cs->counters[j])))
-            return SB_ENOMEM;
-    return SB_OK;
-}
-
-/* Sample from of (st, sc) as sample to of (dt, dc), flags f. */
-static void put_sample(double *dt, sb__cell_samples *dc, size_t to,
-                       const double *st, const sb__cell_samples *sc,
-                       size_t from, unsigned char f, size_t nc)
-{
-    dt[to] = st[from];
-    dc->flags[to] = f;
-    dc->clock[to] = sc->clock ? sc->clock[from] : NAN;
-    for (size_t k = 0; dc->probes && k < SB_PROBE_READINGS; k++)
-        dc->probes[to * SB_PROBE_READINGS + k] =
-            sc->probes ? sc->probes[from * SB_PROBE_READINGS + k] : NAN;
-    for (size_t j = 0; j < nc; j++)
-        dc->counters[j][to] =
-            sc->counters[j] ? sc->counters[j][from] : NAN;
-}
-
-/* Which of invocation g's recorded samples of a cell comes at place p:
- * its held sample *hq when that one's place is p (or no kept sample is
- * left), else its kept sample *kq; 1 for held.  The places come from the
- * measurement or a file, so a place out of order only reorders. */
-static int next_is_held(const sb__cell_held *h, size_t hoff, size_t nh,
-                        size_t hq, size_t nk, size_t kq, size_t p)
-{
-    if (hq >= nh)
-        return 0;
-    return kq >= nk || h->at[hoff + hq] == p;
-}
-
-/* Invocation quiet models: level[g] and margin[g] fitted to every
- * reading of invocation g's recorded samples, over all cells (as the
- * measurement's model is one per invocation); NAN where too few. */
-static int fit_invocations(const sb_run *run, int cycles, size_t ninv,
-                           double *level, double *margin)
-{
-    size_t most = 1;
-    double *x;
-    /* Each cell's first kept and first held sample of invocation g. */
-    size_t *kat = calloc(run->ncells + 1, sizeof *kat);
-    size_t *hat = calloc(run->ncells + 1, sizeof *hat);
-
-    for (size_t i = 0; i < run->ncells; i++)
-        most += run->cells[i].nsamples +
-                (run->held ? run->held[i].n : 0);
-    if (!kat || !hat || !(x = malloc(2 * most * sizeof *x))) {
-        free(kat);
-        free(hat);
-        return SB_ENOMEM;
-    }
-    for (size_t g = 0; g < ninv; g++) {
-        size_t n = 0;
-        for (size_t i = 0; i < run->ncells; i++) {
-            const sb_cell_result *r = &run->cells[i];
-            const sb__cell_samples *cs = &run->samples[i];
-            const sb__cell_held *h = run->held ? &run->held[i] : NULL;
-            size_t ko = kat[i], ho = hat[i];
-            if (g >= r->invocations)
-                continue;
-            kat[i] += r->inv_nsamples[g];
-            hat[i] += h && h->inv_n ? h->inv_n[g] : 0;
-            for (size_t q = 0; cs->probes && q < r->inv_nsamples[g]; q++)
-                for (int k = SB_PROBE_CONTENTION_BEFORE;
-                     k <= SB_PROBE_CONTENTION_AFTER; k++) {
-                    double c = cs->clock ? cs->clock[ko + q] : NAN;
-                    double v = cs->probes[(ko + q) * SB_PROBE_READINGS + k];
-                    x[n++] = cycles ? v * c : v;
-                }
-            for (size_t q = 0; h && h->inv_n && h->cols.probes &&
-                               q < h->inv_n[g];
-                 q++)
-                for (int k = SB_PROBE_CONTENTION_BEFORE;
-                     k <= SB_PROBE_CONTENTION_AFTER; k++) {
-                    double c = h->cols.clock ? h->cols.clock[ho + q] : NAN;
-                    double v =
-                        h->cols.probes[(ho + q) * SB_PROBE_READINGS + k];
-                    x[n++] = cycles ? v * c : v;
-                }
-        }
-        sb__probe_model(x, n, &level[g], &margin[g], NULL);
-    }
-    free(x);
-    free(kat);
-    free(hat);
-    return SB_OK;
-}
-
-/* Decide cell i's shared core again against the invocations' models:
- * its kept and held samples, merged in the order measured, split anew;
- * where an invocation has no model its samples keep their decision. */
-static int redecide_cell(sb_run *run, size_t i, const double *level,
-                         const double *margin, double given, double floor)
-{
-    sb_cell_result *r = &run->cells[i];
-    sb__cell_samples *cs = &run->samples[i], kc, hc;
-    sb__cell_held *h = &run->held[i];
-    size_t nc = run_ncounters(run), total = r->nsamples + h->n;
-    size_t ko = 0, ho = 0, nk = 0, nh = 0, *hat, *hinv;
-    size_t was_flagged = 0, now_flagged = 0, old_held = h->n;
-    double *kt, *ht;
-    const unsigned char bit = 1u << SB_REJECT_SHARED_CORE;
-    int probes = cs->probes || h->cols.probes;
-
-    kt = malloc((total + 1) * sizeof *kt);
-    ht = malloc((total + 1) * sizeof *ht);
-    hat = malloc((total + 1) * sizeof *hat);
-    hinv = calloc(r->invocations + 1, sizeof *hinv);
-    if (!kt || !ht || !hat || !hinv ||
-        alloc_columns(&kc, total, probes, nc) != SB_OK ||
-        alloc_columns(&hc, total, probes, nc) != SB_OK) {
-        free(kt), free(ht), free(hat), free(hinv);
-        free_columns(&kc);
-        free_columns(&hc);
-        return SB_ENOMEM;
-    }
-    for (size_t g = 0; g < r->invocations; g++) {
-        size_t k = r->inv_nsamples[g], hn = h->inv_n ? h->inv_n[g] : 0;
-        size_t kq = 0, hq = 0, kept = 0;
-        double lim = isfinite(level[g])
-                         ? level[g] * (1 + (given > 0 ? given
-                                                      : fmax(margin[g],
-                                                             floor)))
-                         : NAN;
-        for (size_t p = 0; p < k + hn; p++) {
-            int held = next_is_held(h, ho, hn, hq, k, kq, p);
-            const double *st = held ? h->ticks : r->ticks;
-            const sb__cell_samples *sc = held ? &h->cols : cs;
-            size_t from = held ? ho + hq++ : ko + kq++;
-            unsigned char f = sc->flags ? sc->flags[from] : 0;
-            double c = sc->clock ? sc->clock[from] : NAN;
-            int shared = held;
-            was_flagged += (f & bit) != 0;
-            if (isfinite(lim) && sc->probes) {
-                double v = contention_value(
-                    sc->probes + from * SB_PROBE_READINGS, c,
-                    floor == 0);
-                shared = isfinite(v) && v > lim;
-                f = shared ? (unsigned char)(f | bit)
-                           : (unsigned char)(f & ~bit);
-            }
-            now_flagged += (f & bit) != 0;
-            if (shared) {
-                hat[nh] = p;
-                put_sample(ht, &hc, nh++, st, sc, from, f, nc);
-                hinv[g]++;
-            } else {
-                put_sample(kt, &kc, nk++, st, sc, from, f, nc);
-                kept++;
-            }
-        }
-        ko += k;
-        ho += hn;
-        r->inv_nsamples[g] = kept;
-    }
-    free(r->ticks);
-    free_columns(cs);
-    r->ticks = kt;
-    *cs = kc;
-    r->nsamples = nk;
-    free_held(h);
-    h->n = nh;
-    h->ticks = ht;
-    h->at = hat;
-    h->inv_n = hinv;
-    h->cols = hc;
-    r->rejected[SB_REJECT_SHARED_CORE] += nh;
-    r->rejected[SB_REJECT_SHARED_CORE] -= old_held;
-    r->rejected_total += nh;
-    r->rejected_total -= old_held;
-    r->disturbed[SB_REJECT_SHARED_CORE] += now_flagged;
-    r->disturbed[SB_REJECT_SHARED_CORE] -= was_flagged;
-    return SB_OK;
-}
-
-const char *sb__run_redecide_refused(const sb_run *run)
-{
-    int any = 0;
-    for (size_t i = 0; i < run->ncells; i++)
-        any |= run->samples[i].probes != NULL ||
-               (run->held && run->held[i].cols.probes);
-    return run->imported ? "imported samples have no probes"
-           : run->measure.reject != SB_REJECT_DISTURBED
-               ? "the run kept every sample (--reject none)"
-           : !any ? "the run has no probe readings (measured without the "
-                    "contention probe, or saved before readings were "
-                    "recorded)"
-                  : NULL;
-}
-
-/* The analysis' shared-core decision (sb_analysis_options.shared_margin)
- * over every cell.  SB_EINVAL when the run cannot be decided again. */
-/* The run's level (sb_analysis_options.shared_level SB_SHARED_RUN): the
- * lowest invocation level another confirms, within the invocations'
- * median margin, for each invocation whose own lies above it (but not
- * three times above: a level that low is a wrong figure, as the
- * measurement's prior rule says, probe.h). */
-static int run_level(double *level, const double *margin, size_t ninv)
-{
-    double *m = malloc((ninv + 1) * sizeof *m), lr, mm;
-    size_t n = 0;
-    if (!m)
-        return SB_ENOMEM;
-    for (size_t g = 0; g < ninv; g++)
-        if (isfinite(margin[g]))
-            m[n++] = margin[g];
-    mm = n ? sb__median_inplace(m, n) : NAN;
-    free(m);
-    lr = isfinite(mm) ? sb__quiet_prior(level, ninv, mm) : NAN;
-    for (size_t g = 0; isfinite(lr) && g < ninv; g++)
-        if (isfinite(level[g]) && lr < level[g] && lr * 3 >= level[g])
-            level[g] = lr;
-    return SB_OK;
-}
-
-static int redecide_shared(sb_run *run, double given, int level_of,
-                           sb_error *err)
-{
-    int cycles = run->meta.probe[0] && strcmp(run->meta.probe, "none");
-    int rc = SB_OK;
-    size_t ninv = 0;
-    double *level, *margin;
-    const char *why = sb__run_redecide_refused(run);
-
-    for (size_t i = 0; i < run->ncells; i++)
-        if (run->cells[i].invocations > ninv)
-            ninv = run->cells[i].invocations;
-    if (why)
-        return sb__error(err, SB_EINVAL,
-                         "the shared core cannot be decided again: %s", why);
-    if (!run->held &&
-        !(run->held = calloc(run->ncells ? run->ncells : 1,
-                             sizeof *run->held)))
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    level = malloc((ninv + 1) * sizeof *level);
-    margin = malloc((ninv + 1) * sizeof *margin);
-    if (!level || !margin ||
-        fit_invocations(run, cycles, ninv, level, margin) != SB_OK ||
-        (level_of == SB_SHARED_RUN &&
-         run_level(level, margin, ninv) != SB_OK))
-        rc = SB_ENOMEM;
-    for (size_t i = 0; rc == SB_OK && i < run->ncells; i++)
-        rc = redecide_cell(run, i, level, margin, given,
-                           cycles ? 0 : SB__PROBE_MARGIN_TICKS);
-    free(level);
-    free(margin);
-    return rc == SB_OK ? SB_OK : sb__error(err, rc, "out of memory");
-}
-
 int sb__run_analyse(sb_run *run, sb_error *err)
 {
     size_t most = 1;
@@ -1226,7 +744,7 @@ int sb__run_analyse(sb_run *run, sb_error *err)
         !run->before && keep_before(run) != SB_OK)
         return sb__error(err, SB_ENOMEM, "out of memory");
     if (a.shared_margin >= 0) {
-        int rc = redecide_shared(run, a.shared_margin, (int)a.shared_level,
+        int rc = sb__run_redecide_shared(run, a.shared_margin, (int)a.shared_level,
                                  err);
         if (rc != SB_OK)
             return rc;
@@ -1272,333 +790,4 @@ int sb_run_reanalyse(sb_run *run, const sb_analysis_options *a,
     free(run->cmp);
     run->cmp = NULL;
     return sb__run_analyse(run, err);
-}
-
-int sb__run_invocation_probe(sb_run *run, size_t g, double clock,
-                             double quiet)
-{
-    if (g >= run->nprobe) {
-        double *c = realloc(run->inv_clock, (g + 1) * sizeof *c);
-        double *q;
-        if (!c)
-            return SB_ENOMEM;
-        run->inv_clock = c;
-        q = realloc(run->inv_quiet, (g + 1) * sizeof *q);
-        if (!q)
-            return SB_ENOMEM;
-        run->inv_quiet = q;
-        for (size_t k = run->nprobe; k < g; k++)
-            c[k] = q[k] = NAN;
-        run->nprobe = g + 1;
-    }
-    run->inv_clock[g] = clock;
-    run->inv_quiet[g] = quiet;
-    if (g < SB_PROBE_MAX_INV) {
-        for (size_t k = run->meta.probe_ninv; k < g; k++)
-            run->meta.probe_inv_clock[k] = run->meta.probe_inv_quiet[k] = NAN;
-        run->meta.probe_inv_clock[g] = clock;
-        run->meta.probe_inv_quiet[g] = quiet;
-        if (run->meta.probe_ninv < g + 1)
-            run->meta.probe_ninv = g + 1;
-    }
-    return SB_OK;
-}
-
-/* The invocations with probe figures: those recorded in the run, or a
- * run whose meta alone holds them (a caller's, or one built by a test). */
-size_t sb_run_invocation_probes(const sb_run *run)
-{
-    size_t m;
-
-    if (!run)
-        return 0;
-    m = run->meta.probe_ninv < SB_PROBE_MAX_INV ? run->meta.probe_ninv
-                                                : SB_PROBE_MAX_INV;
-    return run->nprobe > m ? run->nprobe : m;
-}
-
-static double invocation_probe(const sb_run *run, size_t g, int quiet)
-{
-    if (!run)
-        return NAN;
-    if (g < run->nprobe)
-        return quiet ? run->inv_quiet[g] : run->inv_clock[g];
-    if (g < run->meta.probe_ninv && g < SB_PROBE_MAX_INV)
-        return quiet ? run->meta.probe_inv_quiet[g]
-                     : run->meta.probe_inv_clock[g];
-    return NAN;
-}
-
-double sb_run_invocation_clock(const sb_run *run, size_t g)
-{
-    return invocation_probe(run, g, 0);
-}
-
-double sb_run_invocation_quiet(const sb_run *run, size_t g)
-{
-    return invocation_probe(run, g, 1);
-}
-
-void sb_run_free(sb_run *run)
-{
-    if (!run)
-        return;
-    for (size_t i = 0; run->cells && i < run->ncells; i++) {
-        free(run->cells[i].ticks);
-        free(run->cells[i].inv_nsamples);
-        free(run->cells[i].inv_median);
-        free(run->cells[i].run_median);
-        if (run->samples)
-            free_columns(&run->samples[i]);
-        if (run->held)
-            free_held(&run->held[i]);
-    }
-    free(run->samples);
-    free(run->held);
-    free_before(run);
-    for (size_t i = 0; run->own_kernels && i < run->nown; i++)
-        free((char *)run->own_kernels[i].name);
-    free(run->own_kernels);
-    free(run->cells);
-    free(run->cmp);
-    free(run->command);
-    free(run->inv_run);
-    free(run->runs);
-    free(run->title);
-    free(run->inv_clock);
-    free(run->inv_quiet);
-    sb__run_free_loaded(run);
-    free(run);
-}
-
-size_t sb_run_count(const sb_run *run)
-{
-    return run ? run->ncells : 0;
-}
-
-const sb_cell_result *sb_run_cell(const sb_run *run, size_t i)
-{
-    return run && i < run->ncells ? &run->cells[i] : NULL;
-}
-
-const sb_meta *sb_run_meta(const sb_run *run)
-{
-    return run ? &run->meta : NULL;
-}
-
-const sb_measure_options *sb_run_measure_options(const sb_run *run)
-{
-    return run ? &run->measure : NULL;
-}
-
-const sb_analysis_options *sb_run_analysis_options(const sb_run *run)
-{
-    return run ? &run->analysis : NULL;
-}
-
-int sb_run_interrupted(const sb_run *run)
-{
-    return run ? run->interrupted : 0;
-}
-
-const char *sb_run_partial(const sb_run *run)
-{
-    return run ? run->partial : "";
-}
-
-size_t sb_run_empty_cells(const sb_run *run)
-{
-    size_t empty = 0;
-    for (size_t i = 0; run && i < run->ncells; i++)
-        if (run->cells[i].nsamples == 0)
-            empty++;
-    return empty;
-}
-
-double sb_run_elapsed(const sb_run *run)
-{
-    return run ? run->elapsed : 0;
-}
-
-size_t sb_run_rounds(const sb_run *run)
-{
-    return run ? run->rounds : 0;
-}
-
-size_t sb_run_invocations(const sb_run *run)
-{
-    return run ? run->invocations : 0;
-}
-
-int sb_run_imported(const sb_run *run)
-{
-    return run ? run->imported : 0;
-}
-
-const char *sb_run_unit(const sb_run *run)
-{
-    return run ? run->unit : "";
-}
-
-const double *sb_run_counter_samples(const sb_run *run, size_t i,
-                                     size_t j)
-{
-    if (!run || !run->samples || i >= run->ncells || j >= run_ncounters(run))
-        return NULL;
-    return run->samples[i].counters[j];
-}
-
-const unsigned char *sb_run_sample_flags(const sb_run *run, size_t i)
-{
-    if (!run || !run->samples || i >= run->ncells)
-        return NULL;
-    return run->samples[i].flags;
-}
-
-
-const double *sb_run_sample_clock(const sb_run *run, size_t i)
-{
-    if (!run || !run->samples || i >= run->ncells)
-        return NULL;
-    return run->samples[i].clock;
-}
-
-const double *sb_run_sample_probes(const sb_run *run, size_t i)
-{
-    if (!run || i >= run->ncells || !run->cells[i].nsamples)
-        return NULL;
-    return run->samples[i].probes;
-}
-
-/* The layouts of sb_held_samples a caller may have, the current
- * first. */
-static const size_t held_sizes[] = {sizeof(sb_held_samples)};
-
-int sb_run_held_samples(const sb_run *run, size_t i, sb_held_samples *out,
-                        sb_error *err)
-{
-    const sb__cell_held *h;
-    sb_held_samples full = {.size = sizeof full};
-    size_t size;
-    int rc;
-
-    if (!run || !out)
-        return sb__error(err, SB_EINVAL, "sb_run_held_samples: %s is NULL",
-                         !run ? "run" : "out");
-    if (i >= run->ncells)
-        return sb__error(err, SB_EINVAL,
-                         "sb_run_held_samples: cell %zu: the run has %zu", i,
-                         run->ncells);
-    size = sb__out_size_of(out);
-    if ((rc = sb__out_size(size, held_sizes,
-                           sizeof held_sizes / sizeof *held_sizes,
-                           "sb_held_samples", "sb_run_held_samples", err)) !=
-        SB_OK)
-        return rc;
-    h = run->held ? &run->held[i] : NULL;
-    if (h && h->n) {
-        full.n = h->n;
-        full.ticks = h->ticks;
-        full.flags = h->cols.flags;
-        full.clock = h->cols.clock;
-        full.probes = h->cols.probes;
-        for (size_t j = 0; j < run_ncounters(run); j++)
-            full.counters[j] = h->cols.counters[j];
-        full.invocation_samples = h->inv_n;
-        full.at = h->at;
-    }
-    sb__out_put(out, size, &full);
-    return SB_OK;
-}
-
-const char *sb_run_command(const sb_run *run)
-{
-    return run && run->command ? run->command : "";
-}
-
-const sb_comparison *sb_run_comparison(const sb_run *run, size_t i)
-{
-    if (!run || !run->cmp || i >= run->ncells || !run->cmp[i].valid)
-        return NULL;
-    return &run->cmp[i];
-}
-
-int sb_run_set_command(sb_run *run, int argc, char *const argv[],
-                       sb_error *err)
-{
-    size_t len = 1;
-    char *s;
-
-    if (!run || argc < 0 || (argc > 0 && !argv))
-        return sb__error(err, SB_EINVAL, "sb_run_set_command: %s",
-                         !run ? "run is NULL" : argc < 0 ? "argc is negative"
-                                                         : "argv is NULL");
-    for (int i = 0; i < argc; i++) {
-        if (!argv[i])
-            return sb__error(err, SB_EINVAL,
-                             "sb_run_set_command: argv[%d] is NULL", i);
-        len += strlen(argv[i]) + 1;
-    }
-    s = malloc(len);
-    if (!s)
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    s[0] = '\0';
-    for (int i = 0; i < argc; i++) {
-        if (i)
-            strcat(s, " ");
-        strcat(s, argv[i]);
-    }
-    free(run->command);
-    run->command = s;
-    return SB_OK;
-}
-
-int sb_run_set_title(sb_run *run, const char *title, sb_error *err)
-{
-    char *s;
-    if (!run || !title)
-        return sb__error(err, SB_EINVAL, "sb_run_set_title: %s is NULL",
-                         !run ? "run" : "title");
-    s = strdup(title);
-    if (!s)
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    free(run->title);
-    run->title = s;
-    return SB_OK;
-}
-
-const char *sb_run_title(const sb_run *run)
-{
-    return run && run->title ? run->title : "";
-}
-
-size_t sb__group_end(const sb_run *run, size_t first)
-{
-    const sb_cell *a = &run->cells[first].cell;
-    size_t e = first + 1;
-    while (e < run->ncells) {
-        const sb_cell *b = &run->cells[e].cell;
-        if (b->kernel != a->kernel || b->size != a->size)
-            break;
-        e++;
-    }
-    return e;
-}
-
-size_t sb__matrix_width(const sb_run *run, size_t first, size_t end)
-{
-    size_t w = 1, n = end - first;
-    const sb_cell *a = &run->cells[first].cell;
-    while (first + w < end &&
-           run->cells[first + w].cell.dst_align == a->dst_align)
-        w++;
-    if (w < 2 || n % w || n / w < 2)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        const sb_cell *c = &run->cells[first + i].cell;
-        if (c->src_align != run->cells[first + i % w].cell.src_align ||
-            c->dst_align != run->cells[first + i / w * w].cell.dst_align)
-            return 0;
-    }
-    return w;
 }

@@ -1,7 +1,9 @@
 /*
  * run_internal.h: the run object and the raw data of one invocation,
  * shared by the runner, the analysis, the loader and the reporters, and
- * results.c's functions over them.  The measuring of one invocation is
+ * the functions over them of run.c (the object), results.c (its
+ * statistics), redecide.c (the shared core decided again), metric.c and
+ * compare_run.c, each comment naming its file.  The measuring of one invocation is
  * measure.h's.
  */
 #ifndef SB_RUN_INTERNAL_H
@@ -139,20 +141,27 @@ struct sb_run {
     size_t nloaded;
 };
 
-/* results.c: record invocation g's effective core clock and its
+/* run.c: record invocation g's effective core clock and its
  * contention probe's quiet level (NAN: unknown) in the run, for every
  * invocation, and in meta.probe_inv_* for the first SB_PROBE_MAX_INV;
  * invocations before g not yet recorded are unknown.  SB_ENOMEM. */
-/* The run's contention quiet level in core cycles per repetition
- * (meta.contention_quiet), NAN when unknown or in ticks (no clock probe):
- * what sb_run_contention_differ compares (compare_run.c). */
-double sb__run_quiet_cycles(const sb_run *run);
 int sb__run_invocation_probe(sb_run *run, size_t g, double clock,
                              double quiet);
+/* compare_run.c: the run's contention quiet level in core cycles per
+ * repetition (meta.contention_quiet), NAN when unknown or in ticks (no
+ * clock probe): what sb_run_contention_differ compares. */
+double sb__run_quiet_cycles(const sb_run *run);
 
-/* results.c: why run's shared core cannot be decided again
+/* redecide.c: why run's shared core cannot be decided again
  * (sb_analysis_options.shared_margin), or NULL when it can. */
 const char *sb__run_redecide_refused(const sb_run *run);
+/* redecide.c: every sample's shared-core verdict decided again from the
+ * run's record, at margin given over each invocation's quiet level
+ * (level_of SB_SHARED_INVOCATION) or the run's (SB_SHARED_RUN); the
+ * samples it finds quiet are kept, the others held.  SB_EINVAL (said)
+ * when the record cannot tell, SB_ENOMEM. */
+int sb__run_redecide_shared(sb_run *run, double given, int level_of,
+                            sb_error *err);
 
 /* results.c: the interval of a cell over its m invocations' medians:
  * their median with the order-statistic interval when m is large enough
@@ -204,15 +213,22 @@ void sb__cell_metric_values(const sb_run *run, size_t i, double *out);
  * the cell's interval); SB_ENOMEM. */
 int sb__cell_mde(const sb_run *run, size_t i, double *mde);
 
-/* results.c: a new run with ncells empty cells and the options m and a
+/* run.c: a new run with ncells empty cells and the options m and a
  * (NULL: the defaults), without m's callbacks; NULL on ENOMEM. */
 sb_run *sb__run_alloc(size_t ncells, const sb_measure_options *m,
                       const sb_analysis_options *a);
 
-/* results.c: append one invocation's samples of cell i to the run.  Its
+/* run.c: append one invocation's samples of cell i to the run.  Its
  * counters are matched to the run's meta.counter_names by name; a counter
  * the invocation lacks gets NAN. */
 int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw);
+/* run.c: the counters the run's samples carry (meta.ncounters, at most
+ * SB_MAX_COUNTERS); the columns of one cell's samples, one cell's held
+ * samples, and the samples kept for reanalysis, freed (and zeroed). */
+size_t sb__run_ncounters(const sb_run *run);
+void sb__columns_free(sb__cell_samples *cs);
+void sb__held_free(sb__cell_held *h);
+void sb__before_free(sb_run *run);
 
 /* results.c: apply the outlier policy and compute every statistic of
  * every cell from its samples. */
