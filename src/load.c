@@ -1,8 +1,7 @@
 /*
- * load.c: runs that were not measured here: a saved JSON run read back
- * (for compare and report), and samples from any tool (for analyze).
- * The keys of the JSON are the schema's list (report/schema.h), shared
- * with the writer.
+ * load.c: a saved JSON run read back (for compare and report; samples
+ * from any tool, for analyze, are import.c's).  The keys of the JSON are
+ * the schema's list (report/schema.h), shared with the writer.
  */
 #include "config.h"
 
@@ -21,20 +20,6 @@
 #include "meta.h"
 #include "run_internal.h"
 
-/* A stand-in kernel owned by the run, for a name this build lacks or for
- * imported samples.  It cannot be measured (fn is NULL). */
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(((const sb_kernel *)a)->name, ((const sb_kernel *)b)->name);
-}
-
-/* The stand-in of a loaded run by name (its stand-ins are sorted). */
-static const sb_kernel *own_kernel(const sb_run *run, const char *name)
-{
-    sb_kernel key = {.name = name};
-    return bsearch(&key, run->own_kernels, run->nown, sizeof key, by_name);
-}
-
 /* Names and families of stand-ins, sorted by name to drop repeats. */
 struct stand_in {
     const char *name;
@@ -45,300 +30,6 @@ static int by_stand_in(const void *a, const void *b)
 {
     return strcmp(((const struct stand_in *)a)->name,
                   ((const struct stand_in *)b)->name);
-}
-
-/* A name ends up in one-line tables: no control characters (C0, DEL,
- * C1, bytes that are not UTF-8).  Returns a new string, or NULL when out
- * of memory. */
-static char *clean_name(const char *name)
-{
-    char *n = strdup(name);
-    sb__clean_text(n);
-    return n;
-}
-
-static int add_own_kernels(sb_run *run, const char *const *names,
-                           const int *family, size_t m)
-{
-    run->own_kernels = calloc(m ? m : 1, sizeof *run->own_kernels);
-    if (!run->own_kernels)
-        return SB_ENOMEM;
-    for (size_t i = 0; i < m; i++) {
-        char *n = clean_name(names[i]);
-        if (!n)
-            return SB_ENOMEM;
-        run->own_kernels[run->nown++] = (sb_kernel){
-            .size = sizeof(sb_kernel),
-            .name = n,
-            .family = family ? family[i] : SB_FAMILY_EXTERNAL,
-            .description = "not measured by this build",
-        };
-    }
-    return SB_OK;
-}
-
-/* The metadata of a run of values measured elsewhere: this statbench,
- * a clock of 1 Hz (the values are in their own unit), no CPU. */
-static void imported_meta(sb_run *run)
-{
-    snprintf(run->meta.statbench_version, sizeof run->meta.statbench_version,
-             "%s", PACKAGE_VERSION);
-    run->meta.timer.kind = SB_TIMER_CLOCK;
-    run->meta.timer.hz = 1;
-    run->meta.timer.hz_source = "samples measured elsewhere";
-    run->meta.cpu = -1;
-}
-
-int sb_run_from_samples_new(const char *const *names,
-                            const double *const *values, const size_t *n,
-                            size_t m, const sb_analysis_options *a,
-                            uint64_t seed, sb_run **out, sb_error *err)
-{
-    sb_measure_options o;
-    sb_analysis_options fa;
-    sb_run *run;
-    int rc;
-
-    sb_init();
-    if (!out || !names || !values || !n || m == 0)
-        return sb__error(err, SB_EINVAL, "sb_run_from_samples_new: %s",
-                         !out ? "out is NULL" : !names ? "names is NULL"
-                         : !values ? "values is NULL" : !n ? "n is NULL"
-                                                          : "no cells");
-    *out = NULL;
-    for (size_t i = 0; i < m; i++)
-        if (!names[i] || (n[i] > 0 && !values[i]))
-            return sb__error(err, SB_EINVAL,
-                             "sb_run_from_samples_new: %s[%zu] is NULL",
-                             !names[i] ? "names" : "values", i);
-    if ((rc = sb__analysis_get(a, &fa, "sb_run_from_samples_new", err)) !=
-        SB_OK)
-        return rc;
-    if (sb_analysis_options_check(&fa, err) != SB_OK)
-        return SB_EINVAL;
-    /* Never measured: the defaults, one invocation, and the seed of its
-     * bootstraps. */
-    sb_measure_options_init(&o);
-    o.invocations = 1;
-    o.seed = seed;
-    for (size_t i = 0; i < m; i++) {
-        if (n[i] == 0)
-            return sb__error(err, SB_EINVAL, "%s: no values", names[i]);
-        for (size_t j = 0; j < n[i]; j++)
-            if (!isfinite(values[i][j]) ||
-                fabs(values[i][j]) > SB_VALUE_MAX)
-                return sb__error(err, SB_EINVAL,
-                                 "%s: value %zu %s", names[i], j + 1,
-                                 !isfinite(values[i][j])
-                                     ? "is not a finite number"
-                                     : "is beyond 1e300 in magnitude, "
-                                       "where a sum or a midpoint of two "
-                                       "values overflows");
-    }
-    run = sb__run_alloc(m, &o, &fa);
-    if (!run)
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    run->imported = 1;
-    if (add_own_kernels(run, names, NULL, m) != SB_OK) {
-        sb_run_free(run);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    imported_meta(run);
-    run->invocations = 1;
-    for (size_t i = 0; i < m; i++) {
-        sb__raw_cell raw = {.nsamples = n[i], .ticks = (double *)values[i]};
-        run->cells[i].cell = (sb_cell){.kernel = &run->own_kernels[i]};
-        if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
-            sb_run_free(run);
-            return sb__error(err, SB_ENOMEM, "out of memory");
-        }
-    }
-    rc = sb__run_analyse(run, err);
-    if (rc != SB_OK) {
-        sb_run_free(run);
-        return rc;
-    }
-    *out = run;
-    return SB_OK;
-}
-
-/* A value of an imported set: finite, and small enough that sums and
- * midpoints of two stay finite.  0, or SB_EINVAL naming value j of
- * name. */
-static int check_value(const char *name, size_t j, double v, sb_error *err)
-{
-    if (isfinite(v) && fabs(v) <= SB_VALUE_MAX)
-        return SB_OK;
-    return sb__error(err, SB_EINVAL, "%s: value %zu %s", name, j + 1,
-                     !isfinite(v) ? "is not a finite number"
-                                  : "is beyond 1e300 in magnitude, where a "
-                                    "sum or a midpoint of two values "
-                                    "overflows");
-}
-
-/* The arguments of sb_run_from_sets_new that are not the values. */
-static int check_sets(const sb_sample_set *sets, size_t m,
-                      const char *const *counter_names, size_t ncounters,
-                      const char *unit, sb_error *err)
-{
-    static const char fn[] = "sb_run_from_sets_new";
-
-    if (!sets || m == 0)
-        return sb__error(err, SB_EINVAL, "%s: %s", fn,
-                         !sets ? "sets is NULL" : "no cells");
-    if (ncounters > SB_MAX_COUNTERS || (ncounters && !counter_names))
-        return sb__error(err, SB_EINVAL, "%s: %s", fn,
-                         ncounters > SB_MAX_COUNTERS
-                             ? "more counters than SB_MAX_COUNTERS"
-                             : "counter_names is NULL");
-    for (size_t j = 0; j < ncounters; j++) {
-        size_t len = counter_names[j] ? strlen(counter_names[j]) : 0;
-        if (len == 0 || len > 63)
-            return sb__error(err, SB_EINVAL,
-                             "%s: counter name %zu is %s", fn, j,
-                             !counter_names[j] ? "NULL"
-                             : len ? "longer than 63 bytes" : "empty");
-        for (size_t k = 0; k < j; k++)
-            if (!strcmp(counter_names[j], counter_names[k]))
-                return sb__error(err, SB_EINVAL,
-                                 "%s: counter name %zu repeats %zu", fn,
-                                 j, k);
-    }
-    if (unit && strlen(unit) > 15)
-        return sb__error(err, SB_EINVAL, "%s: unit longer than 15 bytes",
-                         fn);
-    for (size_t i = 0; i < m; i++) {
-        const sb_sample_set *c = &sets[i];
-        size_t sum = 0;
-        if (!c->name || (c->n > 0 && !c->values))
-            return sb__error(err, SB_EINVAL, "%s: sets[%zu].%s is NULL", fn,
-                             i, !c->name ? "name" : "values");
-        if (c->n == 0)
-            return sb__error(err, SB_EINVAL, "%s: no values", c->name);
-        if (c->invocation_samples) {
-            if (c->ninvocations == 0)
-                return sb__error(err, SB_EINVAL,
-                                 "%s: invocation_samples of no "
-                                 "invocation",
-                                 c->name);
-            for (size_t g = 0; g < c->ninvocations; g++) {
-                if (c->invocation_samples[g] > c->n - sum)
-                    break;
-                sum += c->invocation_samples[g];
-            }
-            if (sum != c->n)
-                return sb__error(err, SB_EINVAL,
-                                 "%s: invocation_samples do not add up to "
-                                 "its %zu values",
-                                 c->name, c->n);
-        }
-    }
-    return SB_OK;
-}
-
-int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
-                         const char *const *counter_names, size_t ncounters,
-                         const char *unit, const char *notes,
-                         const sb_analysis_options *a, uint64_t seed,
-                         sb_run **out, sb_error *err)
-{
-    sb_measure_options o;
-    sb_analysis_options fa;
-    const char **names;
-    sb_run *run;
-    int rc;
-
-    sb_init();
-    if (!out)
-        return sb__error(err, SB_EINVAL, "sb_run_from_sets_new: out is "
-                                         "NULL");
-    *out = NULL;
-    if ((rc = check_sets(sets, m, counter_names, ncounters, unit, err)) !=
-        SB_OK)
-        return rc;
-    if ((rc = sb__analysis_get(a, &fa, "sb_run_from_sets_new", err)) !=
-        SB_OK)
-        return rc;
-    if (sb_analysis_options_check(&fa, err) != SB_OK)
-        return SB_EINVAL;
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < sets[i].n; j++)
-            if (check_value(sets[i].name, j, sets[i].values[j], err) !=
-                SB_OK)
-                return SB_EINVAL;
-    sb_measure_options_init(&o);
-    o.invocations = 1;
-    o.seed = seed;
-    run = sb__run_alloc(m, &o, &fa);
-    names = malloc(m * sizeof *names);
-    if (!run || !names) {
-        free(names);
-        sb_run_free(run);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < m; i++)
-        names[i] = sets[i].name;
-    run->imported = 1;
-    rc = add_own_kernels(run, names, NULL, m);
-    free(names);
-    if (rc != SB_OK) {
-        sb_run_free(run);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    snprintf(run->unit, sizeof run->unit, "%s", unit ? unit : "");
-    sb__clean_text(run->unit);
-    imported_meta(run);
-    for (size_t j = 0; j < ncounters; j++) {
-        snprintf(run->meta.counter_names[j], sizeof run->meta.counter_names[j],
-                 "%s", counter_names[j]);
-        sb__clean_text(run->meta.counter_names[j]);
-    }
-    run->meta.ncounters = ncounters;
-    if (notes) {
-        /* Each line a note of its own, cleaned as a loaded run's are. */
-        const char *p = notes;
-        while (*p) {
-            size_t len = strcspn(p, "\n");
-            char line[sizeof run->meta.notes];
-            snprintf(line, sizeof line, "%.*s", (int)len, p);
-            sb__clean_text(line);
-            if (len)
-                sb__meta_note(&run->meta, "%s", line);
-            p += len + (p[len] == '\n');
-        }
-    }
-    run->invocations = 1;
-    for (size_t i = 0; i < m; i++) {
-        const sb_sample_set *c = &sets[i];
-        size_t groups = c->invocation_samples ? c->ninvocations : 1, at = 0;
-        run->cells[i].cell = (sb_cell){.kernel = &run->own_kernels[i]};
-        for (size_t g = 0; g < groups; g++) {
-            size_t n = c->invocation_samples ? c->invocation_samples[g]
-                                             : c->n;
-            sb__raw_cell raw = {
-                .nsamples = n,
-                .ticks = (double *)c->values + at,
-                .ncounters = c->counters ? ncounters : 0,
-                .counter_names = run->meta.counter_names,
-                .counters = c->counters ? (double *)c->counters +
-                                              at * ncounters
-                                        : NULL};
-            if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
-                sb_run_free(run);
-                return sb__error(err, SB_ENOMEM, "out of memory");
-            }
-            at += n;
-        }
-        if (groups > run->invocations)
-            run->invocations = groups;
-    }
-    rc = sb__run_analyse(run, err);
-    if (rc != SB_OK) {
-        sb_run_free(run);
-        return rc;
-    }
-    *out = run;
-    return SB_OK;
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -562,7 +253,7 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
         }
     }
     if (get_str(m, SB__JK_COMMAND)) {
-        run->command = clean_name(get_str(m, SB__JK_COMMAND));
+        run->command = sb__clean_copy(get_str(m, SB__JK_COMMAND));
         if (!run->command)
             return sb__error(err, SB_ENOMEM, "out of memory");
     }
@@ -994,10 +685,10 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     k = sb_kernel_find(kname);
     if (!k) {
         /* The stand-ins carry cleaned names: look the cleaned name up. */
-        char *clean = clean_name(kname);
+        char *clean = sb__clean_copy(kname);
         if (!clean)
             return sb__error(err, SB_ENOMEM, "out of memory");
-        k = own_kernel(run, clean);
+        k = sb__run_own_kernel(run, clean);
         free(clean);
     }
     r->cell.kernel = k;
@@ -1126,7 +817,7 @@ static int load_stand_ins(sb_run *run, json_t *cells)
             families[nnames] = si[j].family;
             names[nnames++] = si[j].name;
         }
-        rc = add_own_kernels(run, names, families, nnames);
+        rc = sb__run_add_own_kernels(run, names, families, nnames);
     }
     free(names);
     free(families);
@@ -1501,8 +1192,8 @@ int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
         goto out;
     }
     /* Cleaning may have changed the order (and made names equal):
-     * own_kernel() searches the cleaned names. */
-    qsort(run->own_kernels, run->nown, sizeof *run->own_kernels, by_name);
+     * sb__run_own_kernel() searches the cleaned names. */
+    sb__run_sort_own_kernels(run);
     json_array_foreach(cells, i, c)
     {
         if (!json_is_object(c)) {

@@ -545,3 +545,43 @@ size_t sb__matrix_width(const sb_run *run, size_t first, size_t end)
     }
     return w;
 }
+
+/* ---- Stand-ins ------------------------------------------------------- */
+
+/* A stand-in kernel owned by the run, for a name this build lacks or for
+ * imported samples.  It cannot be measured (fn is NULL). */
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const sb_kernel *)a)->name, ((const sb_kernel *)b)->name);
+}
+
+const sb_kernel *sb__run_own_kernel(const sb_run *run, const char *name)
+{
+    sb_kernel key = {.name = name};
+    return bsearch(&key, run->own_kernels, run->nown, sizeof key, by_name);
+}
+
+int sb__run_add_own_kernels(sb_run *run, const char *const *names,
+                            const int *family, size_t m)
+{
+    run->own_kernels = calloc(m ? m : 1, sizeof *run->own_kernels);
+    if (!run->own_kernels)
+        return SB_ENOMEM;
+    for (size_t i = 0; i < m; i++) {
+        char *n = sb__clean_copy(names[i]);
+        if (!n)
+            return SB_ENOMEM;
+        run->own_kernels[run->nown++] = (sb_kernel){
+            .size = sizeof(sb_kernel),
+            .name = n,
+            .family = family ? family[i] : SB_FAMILY_EXTERNAL,
+            .description = "not measured by this build",
+        };
+    }
+    return SB_OK;
+}
+
+void sb__run_sort_own_kernels(sb_run *run)
+{
+    qsort(run->own_kernels, run->nown, sizeof *run->own_kernels, by_name);
+}

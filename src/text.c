@@ -72,3 +72,10 @@ void sb__clean_text(char *s)
     if (w)
         *w = '\0';
 }
+
+char *sb__clean_copy(const char *s)
+{
+    char *n = strdup(s);
+    sb__clean_text(n);
+    return n;
+}

@@ -12,5 +12,8 @@
  * terminal. */
 size_t sb__char_len(const char *s, int *control);
 void sb__clean_text(char *s);
+/* A new copy of s, cleaned so (a name that ends up in one-line tables);
+ * NULL when out of memory. */
+char *sb__clean_copy(const char *s);
 
 #endif
