@@ -408,7 +408,7 @@ static void sub_list(FILE *f)
 
 static const struct cli_option options[] = {
     TEXT("Usage: statbench [OPTION]...\n"
-         "Measure memory kernels with serialized TSC reads and report each "
+         "Measure memory kernels with " TIMER_WORDS " and report each "
          "cell's\n"
          "median throughput with a distribution-free confidence interval.\n"
          "\n"
