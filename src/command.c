@@ -401,9 +401,12 @@ static int wait_child(struct job *j, pid_t pid, int *st, struct rusage *ru)
             }
             if (r <= 0)
                 continue;
-        } else {
+        }
+        {
             /* Seen, not reaped (WNOWAIT): the leader stays a zombie
-             * until the group is killed below. */
+             * until the group is killed below.  On both paths, so that
+             * a leader someone else reaped (a waitpid(-1) in another
+             * thread) is an error here, never a kill of its number. */
             struct timespec ts = {0, POLL_NS};
             siginfo_t si;
             int r;
@@ -411,8 +414,16 @@ static int wait_child(struct job *j, pid_t pid, int *st, struct rusage *ru)
             r = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
             if (r < 0 && errno == EINTR)
                 continue;
-            if (r == 0 && si.si_pid == 0) {
-                nanosleep(&ts, NULL);
+            if (r < 0) {
+                int e = errno;
+                if (fd >= 0)
+                    close(fd);
+                errno = e;
+                return -1;
+            }
+            if (si.si_pid == 0) {
+                if (fd < 0)
+                    nanosleep(&ts, NULL);
                 continue;
             }
         }

@@ -28,7 +28,7 @@ double sb__command_deadline(double max_time);
  * generator of state *s: the round orders of a seed. */
 void sb__command_shuffle(size_t *order, size_t n, uint64_t *s);
 
-/* Non-zero: wait for every command by polling wait4, as on a kernel
+/* Non-zero: wait for every command by polling waitid, as on a kernel
  * without pidfd_open; for the tests of that path. */
 extern int sb__command_poll_only;
 

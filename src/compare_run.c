@@ -343,12 +343,17 @@ static int m_pooled(struct cmp_ctx *x)
     return rc;
 }
 
-/* Samples pooled over invocations because the counts differ. */
+/* Samples pooled over invocations because the counts differ.  Where it
+ * applies its answer is final: m_pooled compacts the samples it counts,
+ * and a second count of them would see values twice. */
 static int m_pooled_inv(struct cmp_ctx *x)
 {
-    return x->b->r->invocations >= 2 || x->c->r->invocations >= 2
-               ? m_pooled(x)
-               : CMP_NEXT;
+    int rc;
+
+    if (x->b->r->invocations < 2 && x->c->r->invocations < 2)
+        return CMP_NEXT;
+    rc = m_pooled(x);
+    return rc == CMP_NEXT ? SB_EINVAL : rc;
 }
 
 /* The methods, tried in this order: the first that applies makes the

@@ -165,9 +165,10 @@ static int load_meta_arrays(sb_run *run, json_t *m)
         }
     }
     {
-        /* The caches of the CPU measured on: a level's name (cleaned) and
-         * a whole positive size, at most SB_MAX_CACHES; an entry that is
-         * not one is skipped, as a file without them has none. */
+        /* The caches of the CPU measured on: a level's name (at most 7
+         * bytes, never cut; cleaned) and a whole positive size, at most
+         * SB_MAX_CACHES; an entry that is not one is skipped, as a file
+         * without them has none. */
         json_t *caches = json_object_get(m, SB__JK_CACHES), *v;
         size_t i;
         meta->ncaches = 0;
@@ -177,6 +178,8 @@ static int load_meta_arrays(sb_run *run, json_t *m)
             json_t *b = json_object_get(v, SB__JK_CACHE_BYTES);
             sb_cache_size *c = &meta->caches[meta->ncaches];
             if (meta->ncaches >= SB_MAX_CACHES || !json_is_string(l) ||
+                !json_string_length(l) ||
+                json_string_length(l) >= sizeof c->label ||
                 !json_is_integer(b) || json_integer_value(b) <= 0)
                 continue;
             snprintf(c->label, sizeof c->label, "%s", json_string_value(l));

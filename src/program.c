@@ -34,10 +34,14 @@ char *sb__find_program(const char *name, const char *default_path)
             errno = ENOMEM;
         return found;
     }
+    /* Unset or empty, the default: an empty PATH is not taken for the
+     * current directory (execvp's reading), which would run whatever a
+     * directory someone else can write holds under the name. */
     if (!path || !*path)
         path = default_path ? default_path : "/usr/bin:/bin";
-    /* An empty entry, first, between two colons or last, is the current
-     * directory, as execvp(3) reads PATH. */
+    /* An empty entry of a PATH that has others, first, between two
+     * colons or last, is the current directory, as execvp(3) reads it:
+     * the user's own PATH says so. */
     for (;;) {
         size_t len = strcspn(path, ":"), size = len + strlen(name) + 3;
         char *cand = malloc(size);

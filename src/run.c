@@ -548,8 +548,9 @@ size_t sb__matrix_width(const sb_run *run, size_t first, size_t end)
 
 /* ---- Stand-ins ------------------------------------------------------- */
 
-/* A stand-in kernel owned by the run, for a name this build lacks or for
- * imported samples.  It cannot be measured (fn is NULL). */
+/* A stand-in kernel is owned by the run, for a name this build lacks or
+ * for imported samples.  It cannot be measured (fn is NULL).  The run's
+ * stand-ins are kept sorted by name, for bsearch. */
 static int by_name(const void *a, const void *b)
 {
     return strcmp(((const sb_kernel *)a)->name, ((const sb_kernel *)b)->name);

@@ -226,6 +226,9 @@ int sb__run_add_invocation(sb_run *run, size_t i, const sb__raw_cell *raw);
  * SB_MAX_COUNTERS); the columns of one cell's samples, one cell's held
  * samples, and the samples kept for reanalysis, freed (and zeroed). */
 size_t sb__run_ncounters(const sb_run *run);
+void sb__columns_free(sb__cell_samples *cs);
+void sb__held_free(sb__cell_held *h);
+void sb__before_free(sb_run *run);
 /* run.c: the run's stand-in kernels, for names this build lacks or for
  * imported values (they cannot be measured): m of them made from names
  * (cleaned) and families (NULL: SB_FAMILY_EXTERNAL); sorted by name;
@@ -234,9 +237,6 @@ int sb__run_add_own_kernels(sb_run *run, const char *const *names,
                             const int *family, size_t m);
 void sb__run_sort_own_kernels(sb_run *run);
 const sb_kernel *sb__run_own_kernel(const sb_run *run, const char *name);
-void sb__columns_free(sb__cell_samples *cs);
-void sb__held_free(sb__cell_held *h);
-void sb__before_free(sb_run *run);
 
 /* results.c: apply the outlier policy and compute every statistic of
  * every cell from its samples. */

@@ -53,17 +53,18 @@ int sb__replace_begin(const char *path, mode_t mode, char **tmp)
         uint64_t r = random_bits();
         for (int i = 0; i < 6; i++, r /= 62)
             t[len + 1 + i] = chars[r % 62];
+        /* A file that replaces one is made private (0600) and only then
+         * given the old file's bits: another user must not open it while
+         * it is readable and keep reading what follows. */
         fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  0666);
+                  mode != (mode_t)-1 ? 0600 : 0666);
         if (fd >= 0) {
             /* The permission bits only: a set-user-ID bit planted on the
-             * old file must not come back on a file we wrote. */
-            if (mode != (mode_t)-1 && fchmod(fd, mode & 0777) != 0) {
-                e = errno;
-                close(fd);
-                unlink(t);
-                break;
-            }
+             * old file must not come back on a file we wrote.  A file
+             * system that refuses chmod (vfat) leaves it 0600: stricter,
+             * and the write goes on. */
+            if (mode != (mode_t)-1)
+                (void)fchmod(fd, mode & 0777);
             *tmp = t;
             return fd;
         }

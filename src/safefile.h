@@ -15,8 +15,9 @@
  * never through a symbolic link (another user's, planted at a name we
  * were expected to use).  mode (mode_t)-1: 0666 less the umask, as any
  * new file (mkstemp's 0600 would need the umask, which a library cannot
- * read without changing it for every thread); else those permission bits
- * (the file replaced keeps them: a private file stays private).  Returns
+ * read without changing it for every thread); else made 0600 and then
+ * given those permission bits (the file replaced keeps them: a private
+ * file stays private, and is never readable by others on the way).  Returns
  * the descriptor and the new name in *tmp (the caller's to free), or -1
  * with errno set and *tmp NULL. */
 int sb__replace_begin(const char *path, mode_t mode, char **tmp);

@@ -69,13 +69,13 @@ void sb__out_put(void *out, size_t size, const void *full);
  * out's type or alignment). */
 size_t sb__out_size_of(const void *out);
 
-/* results.c (here, not in run_internal.h, because the writers use them
+/* run.c (here, not in run_internal.h, because the writers use them
  * and see the run only through the public accessors): the cells of one
  * kernel and size start at first and end before the returned index (the
  * plan keeps them together). */
 size_t sb__group_end(const sb_run *run, size_t first);
 
-/* results.c: the number of source offsets when the group [first, end)
+/* run.c: the number of source offsets when the group [first, end)
  * holds every pair of at least two source and two destination offsets in
  * plan order (destination outer, source inner): a 2D alignment matrix;
  * else 0. */

@@ -1420,13 +1420,6 @@ SB_API int sb_env_audit(int cpu, sb_env *out, sb_error *err);
  * would use. */
 SB_API int sb_cpu_default(void);
 
-/* Metadata of a run: where and how it was measured.  Owned by the run
- * (sb_run_meta, sb_run_run_meta), and grows at its end only.  It embeds
- * an sb_timer_info and an sb_env (their size fields are the library's)
- * and arrays of SB_MAX_COUNTERS, SB_ENV_MAX and SB_PROBE_MAX_INV in its
- * middle: a field added to either struct, or a larger constant, would
- * move the fields after it, and so is an incompatible change (a new
- * soname). */
 /* One cache level of the CPU a run was pinned to. */
 #define SB_MAX_CACHES 8
 typedef struct sb_cache_size {
@@ -1434,6 +1427,13 @@ typedef struct sb_cache_size {
     size_t bytes;
 } sb_cache_size;
 
+/* Metadata of a run: where and how it was measured.  Owned by the run
+ * (sb_run_meta, sb_run_run_meta), and grows at its end only.  It embeds
+ * an sb_timer_info and an sb_env (their size fields are the library's)
+ * and arrays of SB_MAX_COUNTERS, SB_ENV_MAX and SB_PROBE_MAX_INV in its
+ * middle: a field added to either struct, or a larger constant, would
+ * move the fields after it, and so is an incompatible change (a new
+ * soname). */
 typedef struct sb_meta {
     char cpu_model[128];
     char kernel_version[256]; /* uname -s, -r and -m */
@@ -1917,7 +1917,7 @@ SB_API int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
  * blocked, the caller's environment, in a process group of its own: a
  * stop and the deadline reach what it starts too (a pipeline, a daemon
  * that keeps the group).  The call waits in poll(2) on a pidfd (Linux
- * 5.3 and later; before that, wait4 polled every 0.1 ms, which the notes
+ * 5.3 and later; before that, waitid polled every 0.1 ms, which the notes
  * say), installs no signal handler, uses no timer signal and no global
  * state: several may run in several threads (each forks its commands
  * from the calling thread; see "Forks" above). */

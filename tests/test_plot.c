@@ -426,7 +426,8 @@ static void test_sizes(void)
     run = json_run_caches(
         "sizes", model, c, n,
         "[{\"level\": \"L1d\", \"bytes\": 32768}, "
-        "{\"level\": \"L2\\\"\\nsystem 'touch pwned'\", \"bytes\": 16384}, "
+        "{\"level\": \"L2\\\"\\nx\", \"bytes\": 16384}, "
+        "{\"level\": \"L1\\\"set\", \"bytes\": 8192}, "
         "{\"level\": \"L2\", \"bytes\": 1048576}, "
         "{\"level\": \"L3\", \"bytes\": -5}]");
     if (!tap_ok(run != NULL, "sizes run loaded"))
@@ -439,8 +440,8 @@ static void test_sizes(void)
                file_has(gp, "set label \"L1d 32 KiB\" at 32768,") &&
                file_has(gp, "the measuring CPU's caches"),
            "sizes: the record's L1d drawn, measured on another CPU");
-    tap_ok(!file_has(gp, "1048576,") && !file_has(gp, "touch pwned") &&
-               !file_has(gp, "16384, graph"),
+    tap_ok(!file_has(gp, "1048576,") && !file_has(gp, "L1\"set") &&
+               !file_has(gp, "16384, graph") && !file_has(gp, "8192, graph"),
            "sizes: L2 past the sizes not drawn, nor a hostile level's "
            "name");
     sb_run_free(run);

@@ -109,6 +109,10 @@ int cmd_cmd(int argc, char **argv, struct cli *cli)
     o.seed = cli->mopt.seed;
     o.baseline = baseline_of(cli, argv + optind, ncmd);
     o.stop = &got_signal;
+    /* A SIGCHLD ignored by whoever started statbench is inherited across
+     * exec, and would leave no child to wait for: this process owns its
+     * signals, so it takes the default back. */
+    signal(SIGCHLD, SIG_DFL);
     bar = !cli->quiet && !cli->cmd_show_output && isatty(STDERR_FILENO);
     if (bar)
         o.progress = progress;

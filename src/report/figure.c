@@ -672,7 +672,7 @@ static void write_lines(fig *F, const lines *L)
         }
         if (!sb_run_imported(run) && !drawn)
             fprintf(g, "# Cache sizes not drawn: %s.\n",
-                    nc ? "none within the sizes measured"
+                    nc ? "none within the sizes measured with a plain name"
                        : "the run's record has none (saved before they "
                          "were recorded, or none in sysfs)");
     }
