@@ -89,7 +89,8 @@ static int common_metric(const sb_cell_result *a, const sb_cell_result *b)
  * several runs (the level its interval is built over). */
 struct side {
     const sb_cell_result *r;
-    double *x;    /* nsamples values */
+    double *x;    /* the nx finite values of the cell's samples, first */
+    size_t nx;
     double *med;  /* m unit medians, NaN-free */
     size_t m;
     int complete; /* every invocation has samples (pairing is possible) */
@@ -136,6 +137,9 @@ static int side_make(const sb_run *run, size_t i, int metric, double scale,
         at += r->inv_nsamples[g];
     }
     free(work);
+    /* Compacted once, after the invocations' medians have read x in
+     * place: no method changes a side, so any may look at it. */
+    s->nx = finite_only(s->x, n);
     s->m = r->inv_nsamples ? r->invocations : 0;
     return sb__unit_medians(run, s->med, &s->m);
 }
@@ -150,7 +154,7 @@ static size_t runs_of(const sb_cell_result *r)
  * medians (what the table prints), or of its samples without any. */
 static double side_estimate(const struct side *s)
 {
-    size_t n = s->m ? s->m : finite_only(s->x, s->r->nsamples);
+    size_t n = s->m ? s->m : s->nx;
     double *w = malloc((n + 1) * sizeof *w), v;
 
     if (!w || n == 0) {
@@ -328,10 +332,10 @@ static int m_pooled(struct cmp_ctx *x)
     double u;
     int rc;
 
-    if (units_ok(x) ||
-        (nb = finite_only(x->b->x, x->b->r->nsamples)) < 2 ||
-        (nc = finite_only(x->c->x, x->c->r->nsamples)) < 2 ||
-        !all_positive(x->b->x, nb) || !all_positive(x->c->x, nc))
+    nb = x->b->nx;
+    nc = x->c->nx;
+    if (units_ok(x) || nb < 2 || nc < 2 || !all_positive(x->b->x, nb) ||
+        !all_positive(x->c->x, nc))
         return CMP_NEXT;
     rc = sb_stats_ratio_boot_ci(x->b->x, nb, x->c->x, nc, x->o->ci_level,
                                 x->o->bootstrap ? x->o->bootstrap
@@ -343,17 +347,12 @@ static int m_pooled(struct cmp_ctx *x)
     return rc;
 }
 
-/* Samples pooled over invocations because the counts differ.  Where it
- * applies its answer is final: m_pooled compacts the samples it counts,
- * and a second count of them would see values twice. */
+/* Samples pooled over invocations because the counts differ. */
 static int m_pooled_inv(struct cmp_ctx *x)
 {
-    int rc;
-
-    if (x->b->r->invocations < 2 && x->c->r->invocations < 2)
-        return CMP_NEXT;
-    rc = m_pooled(x);
-    return rc == CMP_NEXT ? SB_EINVAL : rc;
+    return x->b->r->invocations >= 2 || x->c->r->invocations >= 2
+               ? m_pooled(x)
+               : CMP_NEXT;
 }
 
 /* The methods, tried in this order: the first that applies makes the
