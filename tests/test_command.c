@@ -415,6 +415,25 @@ static void *stop_when_three(void *arg)
     return NULL;
 }
 
+/* o run while a thread sets *o->stop when fn decides, watching file:
+ * sb_command_run_new's status, or -1 (a failed check said) when the
+ * thread cannot start. */
+static int run_stopped(sb_command_options *o, const char *file,
+                       void *(*fn)(void *), sb_run **run, sb_error *err)
+{
+    struct stopper s = {.file = file, .flag = o->stop};
+    pthread_t t;
+    int rc;
+
+    if (pthread_create(&t, NULL, fn, &s) != 0) {
+        tap_ok(0, "a thread to stop the run");
+        return -1;
+    }
+    rc = sb_command_run_new(o, NULL, run, err);
+    pthread_join(t, NULL);
+    return rc;
+}
+
 /* A stop reaches the command under way, as the signal stored, in its
  * process group: the command's trap writes a file. */
 static void test_stop_passed_on(void)
@@ -424,9 +443,8 @@ static void test_stop_passed_on(void)
     sb_command_options o;
     sb_run *run = NULL;
     sb_error err = {0};
-    struct stopper s;
-    pthread_t t;
     static volatile sig_atomic_t flag;
+    int rc;
 
     in_dir(n, sizeof n, "rounds");
     in_dir(waiting, sizeof waiting, "waiting");
@@ -442,16 +460,11 @@ static void test_stop_passed_on(void)
     options(&o, cmds, 1, 5);
     o.max_time = 3000; /* the deadline must not be what ends it */
     o.stop = &flag;
-    s.file = waiting;
-    s.flag = &flag;
-    if (pthread_create(&t, NULL, stop_when_waiting, &s) != 0) {
-        tap_ok(0, "a thread to stop the run");
+    if ((rc = run_stopped(&o, waiting, stop_when_waiting, &run, &err)) < 0)
         return;
-    }
-    TAP_IS_INT(sb_command_run_new(&o, NULL, &run, &err), SB_OK,
+    TAP_IS_INT(rc, SB_OK,
                "a stop while a command runs keeps the rounds before (%s)",
                err.text);
-    pthread_join(t, NULL);
     TAP_IS_STR(slurp(got), "TERM\n",
                "the command got the signal stored in the flag");
     if (run) {
@@ -472,6 +485,7 @@ static void test_stop_ignored(void)
     sb_run *run = NULL;
     sb_error err = {0};
     static volatile sig_atomic_t flag;
+    int rc;
 
     in_dir(n, sizeof n, "ignored");
     snprintf(cmd, sizeof cmd,
@@ -482,19 +496,11 @@ static void test_stop_ignored(void)
     options(&o, cmds, 1, 5);
     o.max_time = 3000; /* a deadline of an hour: not what ends it */
     o.stop = &flag;
-    {
-        /* The flag is set from a thread once round 3's command runs. */
-        struct stopper s = {.file = n, .flag = &flag};
-        pthread_t t;
-        if (pthread_create(&t, NULL, stop_when_three, &s) != 0) {
-            tap_ok(0, "a thread to stop the run");
-            return;
-        }
-        TAP_IS_INT(sb_command_run_new(&o, NULL, &run, &err), SB_OK,
-                   "a command that ignores the stop ends the run (%s)",
-                   err.text);
-        pthread_join(t, NULL);
-    }
+    /* The flag is set from a thread once round 3's command runs. */
+    if ((rc = run_stopped(&o, n, stop_when_three, &run, &err)) < 0)
+        return;
+    TAP_IS_INT(rc, SB_OK, "a command that ignores the stop ends the run (%s)",
+               err.text);
     if (run)
         TAP_IS_INT(sb_run_cell(run, 0)->invocations, 2,
                    "its round dropped, the two before kept");
@@ -538,6 +544,7 @@ static void test_group_killed(int poll_only)
     static volatile sig_atomic_t flag;
     FILE *f;
     long child = 0;
+    int rc;
 
     sb__command_poll_only = poll_only;
     flag = 0;
@@ -553,20 +560,14 @@ static void test_group_killed(int poll_only)
     o.max_time = 3000; /* a deadline of an hour: not what ends it */
     o.no_shell = 0;
     o.stop = &flag;
-    {
-        struct stopper s = {.file = p, .flag = &flag};
-        pthread_t t;
-        if (pthread_create(&t, NULL, stop_when_waiting, &s) != 0) {
-            tap_ok(0, "a thread to stop the run");
-            sb__command_poll_only = 0;
-            return;
-        }
-        TAP_IS_INT(sb_command_run_new(&o, NULL, &run, &err), SB_OK,
-                   "%s: a stop ends the run of a command with a child "
-                   "that ignores it (%s)",
-                   poll_only ? "polled" : "pidfd", err.text);
-        pthread_join(t, NULL);
+    if ((rc = run_stopped(&o, p, stop_when_waiting, &run, &err)) < 0) {
+        sb__command_poll_only = 0;
+        return;
     }
+    TAP_IS_INT(rc, SB_OK,
+               "%s: a stop ends the run of a command with a child that "
+               "ignores it (%s)",
+               poll_only ? "polled" : "pidfd", err.text);
     sb_run_free(run);
     sb__command_poll_only = 0;
     if ((f = fopen(p, "r"))) {
