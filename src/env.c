@@ -31,11 +31,8 @@
 #ifdef __linux__
 #include <sys/personality.h>
 #endif
-#ifdef SB_HAVE_X86_64
-#include <cpuid.h>
-#endif
-
 #include "env_internal.h"
+#include "arch/arch.h"
 #include "sysinfo.h"
 
 /* A sibling busier than this share of the sampling window warns.  With
@@ -474,54 +471,14 @@ static void check_smt(const struct ctx *c, sb_env_item *it)
                       ra == 0 ? after : NULL);
 }
 
-#ifdef SB_HAVE_X86_64
-/* The name of a hypervisor from its CPUID 0x40000000 signature. */
-static void hv_name(const char sig[13], char *buf, size_t len)
-{
-    static const char *const known[][2] = {
-        {"KVMKVMKVM", "KVM"},        {"Microsoft Hv", "Hyper-V"},
-        {"VMwareVMware", "VMware"},  {"XenVMMXenVMM", "Xen"},
-        {"VBoxVBoxVBox", "VirtualBox"}, {"TCGTCGTCGTCG", "QEMU TCG"},
-        {"bhyve bhyve ", "bhyve"},   {" lrpepyh  vr", "Parallels"},
-        {"ACRNACRNACRN", "ACRN"},    {"QNXQVMBSQG", "QNX"},
-    };
-    char clean[13];
-    size_t n = 0;
-
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (!strcmp(sig, known[i][0])) {
-            setf(buf, len, "%s", known[i][1]);
-            return;
-        }
-    for (size_t i = 0; i < 12 && sig[i]; i++)
-        if (isprint((unsigned char)sig[i]))
-            clean[n++] = sig[i];
-    clean[n] = '\0';
-    setf(buf, len, n ? "signature \"%s\"" : "unnamed%s", clean);
-}
-#endif
-
 static void check_vm(const struct ctx *c, sb_env_item *it)
 {
     char type[32], name[40];
     int cpuid_hv = -1;
 
-#ifdef SB_HAVE_X86_64
-    if (c->real) {
-        unsigned a, b, cx, d;
-        cpuid_hv = 0;
-        if (__get_cpuid(1, &a, &b, &cx, &d) && (cx & (1u << 31))) {
-            char sig[13];
-            cpuid_hv = 1;
-            __cpuid(0x40000000, a, b, cx, d);
-            memcpy(sig, &b, 4);
-            memcpy(sig + 4, &cx, 4);
-            memcpy(sig + 8, &d, 4);
-            sig[12] = '\0';
-            hv_name(sig, name, sizeof name);
-        }
-    }
-#endif
+    /* CPUID describes this machine only, never a fake root. */
+    if (c->real)
+        cpuid_hv = sb__arch_hypervisor(name, sizeof name);
     if (cpuid_hv == 1)
         VALUE(it, "yes: %s (CPUID hypervisor bit)", name);
     else if (read_line(c, type, sizeof type, "/sys/hypervisor/type") == 0 &&

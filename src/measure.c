@@ -151,7 +151,8 @@
 #include "probe.h"
 #include "sysinfo.h"
 #include "timer.h"
-#include "timer_asm.h"
+#include "arch/arch.h"
+#include "arch/ticks.h"
 #include "stats_internal.h"
 
 /* Per-cell working state of one invocation. */
@@ -293,19 +294,6 @@ static double seconds(struct timeval tv)
 {
     return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
 }
-
-#ifdef SB_HAVE_X86_64
-/* Evict [p, p + n) from every cache level: clflush each line, then mfence
- * so that the flushes are done before the timed call starts. */
-static void flush_range(const void *p, size_t n)
-{
-    const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63);
-    const char *end = (const char *)p + n;
-    for (; c < end; c += 64)
-        __asm__ volatile("clflush %0" : : "m"(*(const volatile char *)c));
-    __asm__ volatile("mfence" ::: "memory");
-}
-#endif
 
 /* The CPU a run pins to, from the allowed set: --cpu, else the last
  * isolated CPU this process may run on, else the last allowed one; note
@@ -584,12 +572,10 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     int ok_ru, ok_ctr, cpu0, cpu1, tsc = pr->tsc, e, ok_rd;
     size_t failed;
 
-#ifdef SB_HAVE_X86_64
     if (w->cold) {
-        flush_range(w->src, c->size);
-        flush_range(w->dst, c->size);
+        sb__arch_flush(w->src, c->size);
+        sb__arch_flush(w->dst, c->size);
     } else
-#endif
         fn(w->dst, w->src, c->size, w->state); /* re-warm, untimed */
 
     /* Checks before: the counters last, next to the timer. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "counters.h"
 #include "loaded.h"
 #include "plan.h"
@@ -514,11 +515,9 @@ int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
     if (opt->cache != SB_CACHE_HOT && opt->cache != SB_CACHE_COLD)
         return sb__error(err, SB_EINVAL, "cache state %d: unknown",
                          (int)opt->cache);
-#ifndef SB_HAVE_X86_64
-    if (opt->cache == SB_CACHE_COLD)
+    if (opt->cache == SB_CACHE_COLD && !sb__arch_can_flush())
         return sb__error(err, SB_EINVAL,
                          "cache cold: flushing needs clflush (x86-64 only)");
-#endif
     for (size_t i = 0; i < plan->n; i++) {
         const char *why = NULL;
         if (!sb_kernel_available(plan->cells[i].kernel, &why))

@@ -54,7 +54,8 @@
 #include "meta.h"
 #include "probe.h"
 #include "timer.h"
-#include "timer_asm.h"
+#include "arch/arch.h"
+#include "arch/ticks.h"
 #include "stats_internal.h"
 
 /* Ops of the imul chain beside each sample, and reps of the contention
@@ -375,90 +376,13 @@ int sb__probe_parse_schedstat(const char *text, uint64_t *run_delay)
     return 0;
 }
 
-#ifdef SB_HAVE_X86_64
-int sb__probe_have_chains(void)
-{
-    return 1;
-}
-
-/* A chain of n dependent ops (n rounded down to whole unrolls of 16): x
- * depends on the previous op's result every time, so the chain lasts n
- * times the op's latency.  The two chains differ only in the op. */
-#define SB__PROBE_CHAIN(fn, op)                                              \
-    void fn(uint64_t n)                                                      \
-    {                                                                        \
-        uint64_t x = 3, m = 0x9e3779b97f4a7c15u;                             \
-        if (n < SB__PROBE_UNROLL)                                            \
-            return;                                                          \
-        n -= n % SB__PROBE_UNROLL;                                           \
-        __asm__ volatile("1:\n\t"                                            \
-                         ".rept 16\n\t" op " %[m], %[x]\n\t"                  \
-                         ".endr\n\t"                                         \
-                         "sub $16, %[n]\n\t"                                 \
-                         "jnz 1b"                                            \
-                         : [x] "+r"(x), [n] "+r"(n)                          \
-                         : [m] "r"(m)                                        \
-                         : "cc");                                            \
-    }
-
-SB__PROBE_CHAIN(sb__probe_imul_chain, "imul")
-SB__PROBE_CHAIN(sb__probe_add_chain, "add")
-
-void sb__probe_ldst(void *buf, unsigned reps)
-{
-    uint64_t i, j;
-    if (!reps)
-        return;
-    /* Each rep walks the 64 lines of the 4 KiB in order: a 16-byte load
-     * from line i, stored to the line half a page away, so that the
-     * second half loads the lines the first half has just stored. */
-    __asm__ volatile(
-        "1:\n\t"
-        "xor %[i], %[i]\n\t"
-        ".p2align 6\n"
-        "2:\n\t"
-        "movdqa (%[b],%[i]), %%xmm0\n\t"
-        "lea 2048(%[i]), %[j]\n\t"
-        "and $4095, %[j]\n\t"
-        "movdqa %%xmm0, (%[b],%[j])\n\t"
-        "add $64, %[i]\n\t"
-        "cmp $4096, %[i]\n\t"
-        "jne 2b\n\t"
-        "dec %[r]\n\t"
-        "jnz 1b"
-        : [i] "=&r"(i), [j] "=&r"(j), [r] "+r"(reps)
-        : [b] "r"(buf)
-        : "cc", "memory", "xmm0");
-}
-#else
-int sb__probe_have_chains(void)
-{
-    return 0;
-}
-
-void sb__probe_imul_chain(uint64_t n)
-{
-    (void)n;
-}
-
-void sb__probe_add_chain(uint64_t n)
-{
-    (void)n;
-}
-
-void sb__probe_ldst(void *buf, unsigned reps)
-{
-    (void)buf, (void)reps;
-}
-#endif
-
 uint64_t sb__probe_time_chain(const sb__probe *p)
 {
     uint64_t t0, t1;
     if (!p->imul_ops)
         return 0;
     t0 = sb__timer_start(p->tsc);
-    sb__probe_imul_chain(p->imul_ops);
+    sb__arch_imul_chain(p->imul_ops);
     t1 = sb__timer_stop(p->tsc);
     return t1 - t0;
 }
@@ -471,9 +395,9 @@ uint64_t sb__probe_time_ldst(const sb__probe *p)
     /* The checks' system calls before it evict the buffer from L1: one
      * untimed rep brings it back, so that the probe measures the ports,
      * not the refill. */
-    sb__probe_ldst(p->buf, 1);
+    sb__arch_ldst(p->buf, 1);
     t0 = sb__timer_start(p->tsc);
-    sb__probe_ldst(p->buf, p->ldst_reps);
+    sb__arch_ldst(p->buf, p->ldst_reps);
     t1 = sb__timer_stop(p->tsc);
     return t1 - t0;
 }
@@ -524,10 +448,10 @@ static void check_chains(sb__probe *p, uint64_t n)
     for (int i = 0; i < CHECK_PAIRS; i++) {
         uint64_t t0, t1, t2, t3;
         t0 = sb__timer_start(p->tsc);
-        sb__probe_imul_chain(n);
+        sb__arch_imul_chain(n);
         t1 = sb__timer_stop(p->tsc);
         t2 = sb__timer_start(p->tsc);
-        sb__probe_add_chain(3 * n);
+        sb__arch_add_chain(3 * n);
         t3 = sb__timer_stop(p->tsc);
         im[i] = ((double)(t1 - t0) - p->overhead) / (double)n;
         ad[i] = ((double)(t3 - t2) - p->overhead) / (double)(3 * n);
@@ -550,7 +474,7 @@ static void open_schedstat(sb__probe *p)
 void sb__probe_name_meta(sb_meta *meta)
 {
     snprintf(meta->contention_probe, sizeof meta->contention_probe, "%s",
-             sb__probe_have_chains() ? SB__PROBE_PATTERN : "");
+             sb__arch_have_chains() ? SB__PROBE_PATTERN : "");
 }
 
 int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
@@ -574,7 +498,7 @@ int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
     if (p->sched_fd < 0)
         sb__meta_note(meta, "cpu-wait: not checked (no readable "
                             "/proc/thread-self/schedstat)");
-    if (!sb__probe_have_chains()) {
+    if (!sb__arch_have_chains()) {
         snprintf(meta->probe, sizeof meta->probe, "none");
         snprintf(meta->probe_note, sizeof meta->probe_note,
                  "no clock probe on this architecture (x86-64 only)");

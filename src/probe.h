@@ -19,8 +19,6 @@
  * pattern), and its reps per probe. */
 #define SB__PROBE_PATTERN "walk64-ld16-st2048-4k"
 #define SB__PROBE_LDST_REPS 32
-/* Ops of the chains are a multiple of this (the loops' unrolling). */
-#define SB__PROBE_UNROLL 16
 /* The start-up check: imul over add latency must be 3 within this. */
 #define SB__PROBE_TOLERANCE 0.03
 /* The margin of a quiet model fitted to too few values to measure its
@@ -155,25 +153,11 @@ int sb__probe_contended(double v, double quiet, double margin);
  * text is not that. */
 int sb__probe_parse_schedstat(const char *text, uint64_t *run_delay);
 
-/* --- The probes (x86-64; elsewhere they do nothing) --- */
-
-/* 1 when this build has the chains (x86-64). */
-int sb__probe_have_chains(void);
 /* The pattern the contention probe of this build times, in
- * meta->contention_probe ("" without one): the host profile keys on
- * it.  Here, not in meta.c, so that calls go from the probe to the
- * meta and not back. */
+ * meta->contention_probe ("" without one, when the architecture has no
+ * chains: sb__arch_have_chains): the host profile keys on it.  Here, not
+ * in meta.c, so that calls go from the probe to the meta and not back. */
 void sb__probe_name_meta(sb_meta *meta);
-/* A dependent chain of n imul r64, r64 (n a multiple of SB__PROBE_UNROLL),
- * and of n add r64, r64 (NOT add r64, imm, which recent Intel cores fold
- * at rename: 0.54 cycles per add measured on this project's VM). */
-void sb__probe_imul_chain(uint64_t n);
-void sb__probe_add_chain(uint64_t n);
-/* The contention probe: reps walks over the 64 lines of the 4 KiB at buf
- * (64-byte aligned), each line's first 16 bytes loaded and stored to the
- * line 2048 bytes further, modulo 4096.  Its loop is aligned to 64 bytes:
- * crossing a line doubled it on a Zen 4 core. */
-void sb__probe_ldst(void *buf, unsigned reps);
 
 /* The probes of one invocation. */
 typedef struct sb__probe {

@@ -31,6 +31,7 @@
 
 #include <jansson.h>
 
+#include "arch/arch.h"
 #include "probe.h"
 #include "run_internal.h"
 #include "sysinfo.h"
@@ -1279,9 +1280,9 @@ int sb_profile_key_this_host(sb_profile_key *out, sb_error *err)
     out->online_cpus = n > 0 ? (size_t)n : 0;
     /* The probe this build times, as sb__probe_name_meta names it. */
     snprintf(out->contention_probe, sizeof out->contention_probe, "%s",
-             sb__probe_have_chains() ? SB__PROBE_PATTERN : "");
+             sb__arch_have_chains() ? SB__PROBE_PATTERN : "");
     out->probe_ldst_reps =
-        sb__probe_have_chains() ? SB__PROBE_LDST_REPS : 0;
+        sb__arch_have_chains() ? SB__PROBE_LDST_REPS : 0;
 #undef out
     sb__out_put(out, sb__out_size_of(out), own);
     return SB_OK;

@@ -12,11 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef SB_HAVE_X86_64
-#include <cpuid.h>
-#endif
-
 #include "sysinfo.h"
+#include "arch/arch.h"
 
 static void trim(char *s)
 {
@@ -223,21 +220,10 @@ void sb__cpuinfo_model(const char *root, const sb__cpuinfo *ci, char *buf,
                        size_t len)
 {
     snprintf(buf, len, "%s", ci->model[0] ? ci->model : "unknown");
-#ifdef SB_HAVE_X86_64
     /* CPUID describes this machine only, never a fake root. */
-    if (root[0] == '\0' && !ci->model[0]) {
-        unsigned r[12];
-        if (__get_cpuid(0x80000004, &r[0], &r[1], &r[2], &r[3])) {
-            for (unsigned i = 0; i < 3; i++)
-                __cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1],
-                        r[4 * i + 2], r[4 * i + 3]);
-            snprintf(buf, len, "%.48s", (const char *)r);
-            trim(buf);
-        }
-    }
-#else
-    (void)root;
-#endif
+    if (root[0] == '\0' && !ci->model[0] &&
+        sb__arch_cpu_brand(buf, len) == 0)
+        trim(buf);
 }
 
 void sb__cpu_model(char *buf, size_t len)

@@ -1,14 +1,12 @@
 /*
  * timer.c: choose the timer, find its frequency, measure its overhead.
  *
- * The TSC is used when the CPU has rdtscp and an invariant TSC (constant
- * rate through P- and C-states, CPUID 0x80000007 EDX bit 8).  Its rate comes
- * from CPUID leaf 0x15 (crystal clock times the TSC/crystal ratio) when the
- * CPU fills it, from the hypervisor's timing leaf 0x40000010 under KVM or
- * VMware when present, and is always cross-checked by a calibration against
- * CLOCK_MONOTONIC_RAW; a CPUID rate more than 0.5% away from the calibrated
- * one is not trusted.  Without a usable TSC the timer falls back to
- * clock_gettime(CLOCK_MONOTONIC_RAW) in nanoseconds.
+ * The architecture's counter (the TSC on x86-64) is used when
+ * sb__arch_ticks_usable says it can time a run (src/arch/).  The rate the
+ * CPU states (sb__arch_ticks_hz) is always cross-checked by a calibration
+ * against CLOCK_MONOTONIC_RAW; a stated rate more than 0.5% away from the
+ * calibrated one is not trusted.  Without a usable counter the timer falls
+ * back to clock_gettime(CLOCK_MONOTONIC_RAW) in nanoseconds.
  */
 #include "config.h"
 
@@ -20,12 +18,9 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#ifdef SB_HAVE_X86_64
-#include <cpuid.h>
-#endif
-
 #include "timer.h"
-#include "timer_asm.h"
+#include "arch/arch.h"
+#include "arch/ticks.h"
 #include "stats_internal.h"
 
 double sb__now(void)
@@ -85,61 +80,18 @@ static double harness_overhead(int tsc)
     return m;
 }
 
-#ifdef SB_HAVE_X86_64
-/* TSC rate from CPUID, or 0 when the CPU does not say. */
-static double cpuid_tsc_hz(const char **source)
+/* The counter's rate as the CPU states it, or 0 when it does not say;
+ * the test hook stands in for the CPU. */
+static double stated_hz(const char **source)
 {
-    unsigned a, b, c, d, max;
-
     if (SB__TIMER_CPUID_HZ > 0) {
         *source = "cpuid 0x15 (test)";
         return SB__TIMER_CPUID_HZ;
     }
-    __cpuid(0, max, b, c, d);
-    if (max >= 0x15) {
-        __cpuid_count(0x15, 0, a, b, c, d);
-        if (a && b && c) {
-            *source = "cpuid 0x15";
-            return (double)c * b / a;
-        }
-    }
-    __cpuid(1, a, b, c, d);
-    if (c & (1u << 31)) { /* running under a hypervisor */
-        __cpuid(0x40000000, max, b, c, d);
-        if (max >= 0x40000010) {
-            __cpuid(0x40000010, a, b, c, d);
-            if (a) {
-                *source = "hypervisor leaf 0x40000010";
-                return (double)a * 1000.0;
-            }
-        }
-    }
-    return 0;
+    return sb__arch_ticks_hz(source);
 }
 
-static int tsc_usable(char *reason, size_t len)
-{
-    unsigned a, b, c, d;
-
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(d & (1u << 4))) {
-        snprintf(reason, len, "no TSC");
-        return 0;
-    }
-    if (!__get_cpuid(0x80000001, &a, &b, &c, &d) || !(d & (1u << 27))) {
-        snprintf(reason, len, "no rdtscp instruction");
-        return 0;
-    }
-    if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & (1u << 8))) {
-        snprintf(reason, len,
-                 "TSC is not invariant (its rate follows the CPU clock)");
-        return 0;
-    }
-    return 1;
-}
-#endif
-
-#ifdef SB_HAVE_X86_64
-/* Ticks per second of the TSC, against CLOCK_MONOTONIC_RAW over ~40 ms;
+/* Ticks per second of the counter, against CLOCK_MONOTONIC_RAW over ~40 ms;
  * the median of three windows resists a preemption in one of them. */
 static double calibrate_hz(int tsc)
 {
@@ -155,10 +107,11 @@ static double calibrate_hz(int tsc)
     return sb__median_inplace(r, 3);
 }
 
-/* The calibrated TSC rate, once per process (0: not yet).  The rate of
- * an invariant TSC (tsc_usable demands one) does not change, and the 40
- * ms a calibration takes were most of a short run's budget when every
- * forked invocation paid them (--max-time 0.5 measured 0.14 s): sb_run_execute_new calibrates in the parent before its first fork, and
+/* The calibrated counter rate, once per process (0: not yet).  The rate
+ * of a usable counter (an invariant TSC on x86-64) does not change, and
+ * the 40 ms a calibration takes were most of a short run's budget when
+ * every forked invocation paid them (--max-time 0.5 measured 0.14 s):
+ * sb_run_execute_new calibrates in the parent before its first fork, and
  * the invocations inherit the rate.  An atomic, not a lock: a fork while
  * another thread held a lock would leave it held in the child; two
  * threads calibrating at once both store a good rate. */
@@ -173,15 +126,12 @@ static double calibrated_hz(void)
     }
     return hz;
 }
-#endif
 
 void sb__timer_calibrate_once(void)
 {
-#ifdef SB_HAVE_X86_64
     char why[128];
-    if (tsc_usable(why, sizeof why))
+    if (sb__arch_ticks_usable(why, sizeof why))
         (void)calibrated_hz();
-#endif
 }
 
 /* The layouts of sb_timer_info a caller may have, the current first (a
@@ -202,12 +152,11 @@ static int timer_init(sb_timer_info *out, int force_clock, sb_error *err)
     out->kind = SB_TIMER_CLOCK;
     out->hz = 1e9;
     out->hz_source = "nanoseconds";
-#ifdef SB_HAVE_X86_64
     if (force_clock) {
         snprintf(out->reason, sizeof out->reason, "clock timer requested");
-    } else if (tsc_usable(out->reason, sizeof out->reason)) {
+    } else if (sb__arch_ticks_usable(out->reason, sizeof out->reason)) {
         const char *src = NULL;
-        double cal = calibrated_hz(), id = cpuid_tsc_hz(&src);
+        double cal = calibrated_hz(), id = stated_hz(&src);
         out->kind = SB_TIMER_TSC;
         out->invariant = 1;
         if (id > 0 && fabs(id - cal) <= 0.005 * cal) {
@@ -219,11 +168,6 @@ static int timer_init(sb_timer_info *out, int force_clock, sb_error *err)
                                     : "calibrated against CLOCK_MONOTONIC_RAW";
         }
     }
-#else
-    (void)force_clock;
-    snprintf(out->reason, sizeof out->reason,
-             "no TSC reader for this architecture");
-#endif
     {
         int tsc = out->kind == SB_TIMER_TSC;
         /* Warm the code paths, then measure. */

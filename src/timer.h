@@ -1,6 +1,6 @@
 /*
  * timer.h: timer.c's internal functions, never installed; the inlined
- * timer reads are in timer_asm.h.
+ * timer reads are in arch/ticks.h.
  */
 #ifndef SB_TIMER_H
 #define SB_TIMER_H

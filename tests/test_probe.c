@@ -61,6 +61,7 @@
 #include <papi.h>
 #endif
 
+#include "arch/arch.h"
 #include "probe.h"
 #include "statbench.h"
 #include "tap.h"
@@ -521,7 +522,7 @@ static void test_forced(void)
                                 1u << SB_REJECT_SHARED_CORE)) != 0;
         TAP_IS_INT(other, 0, "no kept sample carries a rejected reason "
                              "(but a shared core, from the refill)");
-        if (sb__probe_have_chains()) {
+        if (sb__arch_have_chains()) {
             tap_ok(isfinite(sb_run_meta(run)->contended_share) &&
                        sb_run_meta(run)->contended_share >= 0.3,
                    "the header's share of contended samples (%.3f)",
@@ -766,7 +767,7 @@ static void test_refused(void)
     if (!tap_ok(run != NULL, "a run with the clock probe refused"))
         return;
     m = sb_run_meta(run);
-    if (!sb__probe_have_chains()) {
+    if (!sb__arch_have_chains()) {
         tap_skip("no chains on this architecture");
         sb_run_free(run);
         return;
@@ -829,7 +830,7 @@ static void test_unverified(void)
     sb_run *run;
     const sb_meta *m;
 
-    if (!sb__probe_have_chains()) {
+    if (!sb__arch_have_chains()) {
         tap_skip("no chains on this architecture");
         return;
     }
@@ -966,7 +967,7 @@ static void test_papi(void)
     double got[5];
     const uint64_t n = 1u << 20;
 
-    if (!sb__probe_have_chains()) {
+    if (!sb__arch_have_chains()) {
         tap_skip("no chains on this architecture");
         return;
     }
@@ -980,7 +981,7 @@ static void test_papi(void)
     }
     for (int i = 0; i < 5; i++) {
         PAPI_read(es, &v0);
-        sb__probe_imul_chain(n);
+        sb__arch_imul_chain(n);
         PAPI_read(es, &v1);
         got[i] = (double)(v1 - v0);
     }

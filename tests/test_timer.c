@@ -13,7 +13,7 @@
 #include "statbench.h"
 #include "timer.h"
 #include "tap.h"
-#include "timer_asm.h"
+#include "arch/ticks.h"
 
 static volatile unsigned sink;
 

@@ -64,14 +64,14 @@ int cmd_profile(int argc, char **argv, struct cli *cli)
         return 0;
     }
     if (n == 0) {
-#ifdef SB_HAVE_X86_64
-        static const char next[] = "the next measuring run starts one";
-#else
-        /* No core clock: a run has no figure of the core to keep. */
-        static const char next[] = "no run of this build starts one (it "
-                                   "has no figure of the core: no core "
-                                   "clock, no reference copy)";
-#endif
+        /* A build without a contention probe has no core clock either
+         * (both are the architecture's chains): a run has no figure of
+         * the core to keep. */
+        const char *next = host.contention_probe[0]
+                               ? "the next measuring run starts one"
+                               : "no run of this build starts one (it "
+                                 "has no figure of the core: no core "
+                                 "clock, no reference copy)";
         /* Through the one cleaning of strings for the terminal: the host
          * name and the directory are anybody's. */
         snprintf(text, sizeof text,
