@@ -26,7 +26,8 @@
 #define SB__JSON_SCHEMA_VERSION 1
 
 /* Keys the loader reads by hand (custom fields, required fields with
- * their own message, the top level and the arrays' items). */
+ * their own message, the top level and the arrays' items), and below
+ * those a cell's columns name. */
 #define SB__JK_SCHEMA "schema"
 #define SB__JK_SCHEMA_VERSION "schema_version"
 #define SB__JK_META "meta"
@@ -86,6 +87,26 @@
 #define SB__JK_PROBES "probes"
 #define SB__JK_INV_CLOCK "invocation_clock"
 #define SB__JK_INV_QUIET "invocation_contention_quiet"
+/* Keys of a cell that the columns of the reports name (report/columns.c)
+ * as the field their value is. */
+#define SB__JK_ITERS "iters_per_sample"
+#define SB__JK_SAMPLES "samples"
+#define SB__JK_REJECTED_TOTAL "rejected_total"
+#define SB__JK_REACHED "reached_precision"
+#define SB__JK_INTERVAL "interval"
+#define SB__JK_METHOD "method"
+#define SB__JK_MBPS "mbps"
+#define SB__JK_TICKS_PER_BYTE "ticks_per_byte"
+#define SB__JK_REL_HALFWIDTH "rel_halfwidth"
+#define SB__JK_TICKS "ticks"
+#define SB__JK_INVOCATIONS "invocations"
+#define SB__JK_LEVELS "levels"
+#define SB__JK_LAG1 "lag1"
+#define SB__JK_MDE "mde"
+#define SB__JK_CORE_CYCLES "core_cycles"
+#define SB__JK_CORE_PER_BYTE "core_cycles_per_byte"
+#define SB__JK_CLOCK_SAMPLES "clock_samples"
+#define SB__JK_CPU_TIME "cpu_time"
 /* The kernels loaded from shared objects (top level, read by hand). */
 #define SB__JK_LOADED_KERNELS "loaded_kernels"
 
