@@ -8,29 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "columns.h"
 
-/* The fixed columns, in the order csv_row writes them.  Every name is a
- * name R and pandas take as it is: lower case, [a-z0-9_], not starting
- * with a digit, unique (the counter columns follow, named by csv_name). */
-static const char *const fixed[] = {
-    "kernel", "family", "size", "src_align", "dst_align", "mbps_median",
-    "mbps_ci_lo", "mbps_ci_hi", "core_cycles_median", "core_cycles_ci_lo",
-    "core_cycles_ci_hi", "core_cycles_per_byte", "core_cycles_per_byte_ci_lo",
-    "core_cycles_per_byte_ci_hi", "halfwidth_pct", "metric", "ticks_per_byte",
-    "ticks_median", "ticks_ci_lo", "ticks_ci_hi", "ci_level", "ci_achieved",
-    "ci_method", "ticks_mean", "ticks_sd", "ticks_min", "ticks_max",
-    "samples", "rejected", "rejected_context_switch", "rejected_outlier",
-    "outliers_mild", "outliers_severe", "outliers_mad", "iters_per_sample",
-    "invocations", "between_fraction", "lag1", "mde", "reached_precision",
-    "ratio", "ratio_ci_lo", "ratio_ci_hi", "p", "p_adjusted", "a12",
-    "verdict", "test", "user_us_per_call", "sys_us_per_call",
-    "rejected_migration", "rejected_interrupt", "disturbed_context_switch",
-    "disturbed_migration", "disturbed_interrupt", "rejected_kernel_failed",
-    "rejected_cpu_wait", "rejected_shared_core", "disturbed_cpu_wait",
-    "disturbed_shared_core", "clock_samples", "unit", "timer_hz",
-    "run_level", "run_sd"};
-#define NFIXED (sizeof fixed / sizeof fixed[0])
+/* The fixed columns are the cells' columns (columns.c) that have a CSV
+ * name, in the list's order, whatever the run: a script finds each at one
+ * place.  The counters' columns follow, named by csv_name. */
 
 /* The four columns of each counter: its name (csv_name) and these. */
 static const char *const part[] = {"per_call", "per_call_lo", "per_call_hi",
@@ -142,6 +124,22 @@ static void csv_name(char *out, size_t len, const char *name)
     out[o] = '\0';
 }
 
+/* 1 when name is one of the fixed columns. */
+static int csv_fixed(const char *name)
+{
+    char col[128];
+
+    for (size_t c = 0; c < sb__ncolumns; c++) {
+        const sb__column *k = &sb__columns[c];
+        for (int p = 0; k->csv && p < sb__column_csv_parts(k); p++) {
+            sb__column_csv_name(k, p, col, sizeof col);
+            if (!strcmp(col, name))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* 1 when one of the four columns of base is among the columns so far: the
  * fixed ones and the cols counters named before. */
 static int csv_taken(const char *base, char (*names)[80], size_t cols)
@@ -150,9 +148,8 @@ static int csv_taken(const char *base, char (*names)[80], size_t cols)
 
     for (int j = 0; j < 4; j++) {
         snprintf(col, sizeof col, "%.79s_%s", base, part[j]);
-        for (size_t i = 0; i < NFIXED; i++)
-            if (!strcmp(col, fixed[i]))
-                return 1;
+        if (csv_fixed(col))
+            return 1;
         for (size_t k = 0; k < cols; k++) {
             char other[128];
             for (int i = 0; i < 4; i++) {
@@ -170,8 +167,13 @@ static void csv_header(const sb_meta *m, row *w)
     char names[SB_MAX_COUNTERS][80];
     char col[128];
 
-    for (size_t i = 0; i < NFIXED; i++)
-        text(w, fixed[i]);
+    for (size_t c = 0; c < sb__ncolumns; c++) {
+        const sb__column *k = &sb__columns[c];
+        for (int p = 0; k->csv && p < sb__column_csv_parts(k); p++) {
+            sb__column_csv_name(k, p, col, sizeof col);
+            text(w, col);
+        }
+    }
     for (size_t k = 0; k < m->ncounters && k < SB_MAX_COUNTERS; k++) {
         char base[64];
         csv_name(base, sizeof base, m->counter_names[k]);
@@ -189,94 +191,34 @@ static void csv_header(const sb_meta *m, row *w)
     end_row(w);
 }
 
-/* One cell's row, in the order of fixed[], then its counters. */
+/* One cell's row: the fixed columns, then its counters. */
 static void csv_row(const sb_run *run, size_t i, row *w)
 {
     const sb_meta *m = sb_run_meta(run);
     const sb_cell_result *r = sb_run_cell(run, i);
-    const sb_summary *s = &r->ticks_summary;
-    const sb_outliers *o = &s->outliers;
-    const sb_comparison *c = sb_run_comparison(run, i);
-    int have = r->nsamples > 0;
-    /* Imported samples (analyze) are in their file's unit: no unit and no
-     * rate to give. */
-    int imported = sb_run_imported(run);
-    double hz = m->timer.hz;
 
-    text(w, r->cell.kernel->name);
-    text(w, sb_family_name(r->cell.kernel->family));
-    count(w, r->cell.size);
-    count(w, r->cell.src_align);
-    count(w, r->cell.dst_align);
-    num(w, 6, r->mbps.estimate);
-    num(w, 6, r->mbps.lo);
-    num(w, 6, r->mbps.hi);
-    /* Beside MB/s (whose interval is the time's): the core cycles per
-     * call and per byte with their intervals, empty fields (NAN) without
-     * a core clock; then the half-width of the interval in the cell's
-     * metric, and that metric. */
-    num(w, 9, r->core_cycles.estimate);
-    num(w, 9, r->core_cycles.lo);
-    num(w, 9, r->core_cycles.hi);
-    num(w, 9, r->core_per_byte.estimate);
-    num(w, 9, r->core_per_byte.lo);
-    num(w, 9, r->core_per_byte.hi);
-    num(w, 6, 100 * r->rel_halfwidth);
-    text(w, sb_metric_name(r->metric));
-    num(w, 6, r->cycles_per_byte);
-    num(w, 9, r->interval.estimate);
-    num(w, 9, r->interval.lo);
-    num(w, 9, r->interval.hi);
-    num(w, 6, r->interval.level);
-    num(w, 6, r->interval.achieved);
-    text(w, r->method);
-    num(w, 9, have ? s->mean : NAN);
-    num(w, 6, have ? s->sd : NAN);
-    num(w, 9, have ? s->min : NAN);
-    num(w, 9, have ? s->max : NAN);
-    count(w, r->nsamples);
-    count(w, r->rejected_total);
-    count(w, r->rejected[SB_REJECT_CTXSW]);
-    count(w, r->rejected[SB_REJECT_OUTLIER]);
-    count(w, have ? o->low_mild + o->high_mild : 0);
-    count(w, have ? o->low_severe + o->high_severe : 0);
-    count(w, have ? r->mad.low + r->mad.high : 0);
-    count(w, r->iters);
-    count(w, r->invocations);
-    num(w, 4, r->invocations > 1 ? r->levels.between_fraction : NAN);
-    num(w, 4, r->lag1);
-    num(w, 4, r->mde);
-    count(w, (size_t)(r->reached_precision != 0));
-    /* The comparison with the row's baseline: empty without one. */
-    num(w, 6, c ? c->ratio.estimate : NAN);
-    num(w, 6, c ? c->ratio.lo : NAN);
-    num(w, 6, c ? c->ratio.hi : NAN);
-    num(w, 4, c ? c->p : NAN);
-    num(w, 4, c ? c->p_adjusted : NAN);
-    num(w, 4, c ? c->a12 : NAN);
-    text(w, c ? sb_verdict_name(c->verdict) : NULL);
-    text(w, c ? c->test : NULL);
-    num(w, 6, sb__report_cpu_share(r, 0, 1e6 * r->interval.estimate / hz));
-    num(w, 6, sb__report_cpu_share(r, 1, 1e6 * r->interval.estimate / hz));
-    count(w, r->rejected[SB_REJECT_MIGRATION]);
-    count(w, r->rejected[SB_REJECT_INTERRUPT]);
-    count(w, r->disturbed[SB_REJECT_CTXSW]);
-    count(w, r->disturbed[SB_REJECT_MIGRATION]);
-    count(w, r->disturbed[SB_REJECT_INTERRUPT]);
-    count(w, r->rejected[SB_REJECT_KERNEL_FAILED]);
-    count(w, r->rejected[SB_REJECT_CPU_WAIT]);
-    count(w, r->rejected[SB_REJECT_SHARED_CORE]);
-    count(w, r->disturbed[SB_REJECT_CPU_WAIT]);
-    count(w, r->disturbed[SB_REJECT_SHARED_CORE]);
-    count(w, r->clock_samples);
-    /* What the ticks_* columns count, and the timer's rate: ticks_median
-     * / timer_hz is seconds per call. */
-    text(w, imported ? (*sb_run_unit(run) ? sb_run_unit(run) : NULL)
-         : sb__timer_kind_of(m->timer.kind)->csv_unit);
-    num(w, 17, imported || !(hz > 0) ? NAN : hz);
-    /* Where the comparison's variation between runs came from. */
-    text(w, c ? sb_run_level_name((int)c->run_level) : NULL);
-    num(w, 4, c ? c->run_sd : NAN);
+    for (size_t c = 0; c < sb__ncolumns; c++) {
+        const sb__column *k = &sb__columns[c];
+        sb__colval v;
+        if (!k->csv)
+            continue;
+        sb__column_value(k, run, i, SB__COL_CSV, &v);
+        switch (k->kind) {
+        case SB__COL_TEXT:
+            text(w, v.s);
+            break;
+        case SB__COL_COUNT:
+            count(w, v.n);
+            break;
+        case SB__COL_IV:
+            num(w, k->digits, v.v[0]);
+            num(w, k->digits, v.v[1]);
+            num(w, k->digits, v.v[2]);
+            break;
+        default:
+            num(w, k->digits, v.v[0]);
+        }
+    }
     for (size_t k = 0; k < m->ncounters && k < SB_MAX_COUNTERS; k++) {
         int got = k < r->ncounters;
         num(w, 6, got ? r->counters[k].per_call.estimate : NAN);
