@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "columns.h"
 
 static void features(unsigned bits, char *buf, size_t len)
 {
@@ -427,22 +427,6 @@ static size_t outlier_count(const sb_cell_result *r)
 }
 
 
-static void comparison_columns(const sb_run *run, size_t i, FILE *f)
-{
-    const sb_comparison *c = sb_run_comparison(run, i);
-    if (!c) {
-        /* A row compared with nothing (statbench cmd's shell start-up)
-         * is no baseline either. */
-        fprintf(f, " %7s %7s %7s %8s %-12s", "-", "-", "-", "-",
-                sb__report_is_baseline(run, i) || !sb_run_imported(run) ? "baseline"
-                                                             : "-");
-        return;
-    }
-    fprintf(f, " %7.4f %7.4f %7.4f %8.2g %-12s", c->ratio.estimate,
-            c->ratio.lo, c->ratio.hi, c->p_adjusted,
-            sb_verdict_name(c->verdict));
-}
-
 enum layout { LAYOUT_THROUGHPUT, LAYOUT_EXTERNAL, LAYOUT_ALLOC };
 
 /* The metric a cell was judged in, for its column: "cyc" or "time". */
@@ -451,32 +435,77 @@ static const char *metric_col(const sb_cell_result *r)
     return r->metric == SB_METRIC_CYCLES ? "cyc" : "time";
 }
 
-/* The core cycles per call and per byte, each with its interval, when
- * some cell of the run has them; "-" for a cell without a core clock. */
-static void core_columns(const sb_cell_result *r, FILE *f, int clk)
+/* The table's columns of the list (columns.c) that a run of cr shows,
+ * those of flag only alone when only is not 0: the throughput rows walk
+ * them all; the imported and the allocation rows, layouts of their own
+ * (below), write theirs by hand and walk only the comparison's. */
+static int shown(const sb__column *k, const sb__colrun *cr, unsigned only)
 {
-    const sb_interval *c = &r->core_cycles, *b = &r->core_per_byte;
-
-    if (!clk)
-        return;
-    if (r->clock_samples && isfinite(c->estimate))
-        fprintf(f, " %12.1f %12.1f %12.1f", c->estimate, c->lo, c->hi);
-    else
-        fprintf(f, " %12s %12s %12s", "-", "-", "-");
-    if (r->clock_samples && isfinite(b->estimate))
-        fprintf(f, " %#9.5g %#9.5g %#9.5g", b->estimate, b->lo, b->hi);
-    else
-        fprintf(f, " %9s %9s %9s", "-", "-", "-");
+    return k->table[0] && sb__column_shown(k, cr) &&
+           (!only || (k->flags & only));
 }
 
-static void row_header(const sb_run *run, FILE *f, enum layout l, int inv,
-                       int cmp, int clk)
+/* An interval's three columns, or its estimate alone (SB__COL_EST). */
+static int parts(const sb__column *k)
+{
+    return k->kind == SB__COL_IV && !(k->flags & SB__COL_EST) ? 3 : 1;
+}
+
+/* The heads of the columns shown (first: the first of the line, with no
+ * blank before it). */
+static void heads(const sb_run *run, const sb__colrun *cr, unsigned only,
+                  int first, FILE *f)
 {
     const char *tk = sb__timer_kind_of(sb_run_meta(run)->timer.kind)->column;
-    char per_b[16], per_call[16];
 
-    snprintf(per_b, sizeof per_b, "%s/B", tk);
-    snprintf(per_call, sizeof per_call, "%s/call", tk);
+    for (size_t c = 0; c < sb__ncolumns; c++) {
+        const sb__column *k = &sb__columns[c];
+        for (int p = 0; shown(k, cr, only) && p < parts(k); p++) {
+            char head[32];
+            snprintf(head, sizeof head, "%s%s",
+                     k->flags & SB__COL_TICKS ? tk : "", k->table[p]);
+            fprintf(f, "%s%*s", first ? "" : " ", k->width, head);
+            first = 0;
+        }
+    }
+}
+
+/* Cell i's values of the columns shown, "-" where it has none. */
+static void cells(const sb_run *run, size_t i, const sb__colrun *cr,
+                  unsigned only, int first, FILE *f)
+{
+    for (size_t c = 0; c < sb__ncolumns; c++) {
+        const sb__column *k = &sb__columns[c];
+        sb__colval v;
+        if (!shown(k, cr, only))
+            continue;
+        sb__column_value(k, run, i, SB__COL_TABLE, &v);
+        for (int p = 0; p < parts(k); p++) {
+            const char *sp = first ? "" : " ";
+            int w = k->width, d = k->prec;
+            first = 0;
+            if (v.absent)
+                fprintf(f, "%s%*s", sp, w, "-");
+            else if (k->kind == SB__COL_TEXT)
+                fprintf(f, "%s%*s", sp, w, v.s);
+            else if (k->kind == SB__COL_COUNT)
+                fprintf(f, "%s%*zu", sp, w, v.n);
+            else if (k->conv == 'g')
+                fprintf(f, "%s%*.*g", sp, w, d, v.v[p]);
+            else if (k->conv == '#')
+                fprintf(f, "%s%#*.*g", sp, w, d, v.v[p]);
+            else
+                fprintf(f, "%s%*.*f", sp, w, d, v.v[p]);
+        }
+    }
+}
+
+/* The heads of the rows.  The throughput rows' are the list's
+ * (columns.c); the imported and the allocation rows have layouts of
+ * their own, the comparison's columns then taken from the list. */
+static void row_header(const sb_run *run, FILE *f, enum layout l,
+                       const sb__colrun *cr)
+{
     fputc('\n', f);
     if (l == LAYOUT_EXTERNAL)
         fprintf(f, "%-16s %12s %12s %12s %7s %12s %12s %6s %5s", "data",
@@ -487,26 +516,11 @@ static void row_header(const sb_run *run, FILE *f, enum layout l, int inv,
                 "%-14s %9s %10s %10s %10s %7s %8s %9s %9s %6s %5s %5s%s",
                 "kernel", "size", "us/call", "CI low", "CI high", "+-%",
                 "ns/page", "user us", "sys us", "kept", "rej", "outl",
-                inv ? " btw%" : "");
-    else {
-        /* One word per column, none twice, so that a script finds a
-         * column by its name.  Beside MB/s and its interval (from the
-         * time), the core cycles per call and per byte with theirs; then
-         * the half-width of the interval in the cell's metric and that
-         * metric, side by side; then the reference ticks. */
-        fprintf(f, "%-13s %9s %4s %4s %12s %12s %12s", "kernel", "size",
-                "src", "dst", "MB/s", "MB/s-lo", "MB/s-hi");
-        if (clk)
-            fprintf(f, " %12s %12s %12s %9s %9s %9s", "core/call",
-                    "core/call-lo", "core/call-hi", "core/B", "core/B-lo",
-                    "core/B-hi");
-        fprintf(f, " %7s %4s %8s %10s %6s %5s %5s%s", "+-%", "in",
-                per_b, per_call,
-                "kept", "rej", "outl", inv ? " btw%" : "");
-    }
-    if (cmp)
-        fprintf(f, " %7s %7s %7s %8s %-12s", "ratio", "lo", "hi", "p(adj)",
-                "verdict");
+                cr->inv ? " btw%" : "");
+    if (l == LAYOUT_THROUGHPUT)
+        heads(run, cr, 0, 1, f);
+    else
+        heads(run, cr, SB__COL_CMP, 0, f);
     /* Last in the allocation rows, so that the columns before keep their
      * places: what +-% and the precision were judged in. */
     if (l == LAYOUT_ALLOC)
@@ -523,33 +537,26 @@ static void btw_column(const sb_cell_result *r, FILE *f, int inv)
 }
 
 static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
-                int inv, int cmp, int clk)
+                const sb__colrun *cr)
 {
     const sb_cell_result *r = sb_run_cell(run, i);
     double hz = sb_run_meta(run)->timer.hz;
+    int inv = cr->inv;
 
-    if (l == LAYOUT_EXTERNAL) {
+    if (l == LAYOUT_THROUGHPUT) {
+        cells(run, i, cr, 0, 1, f);
+    } else if (l == LAYOUT_EXTERNAL) {
         fprintf(f, "%-16s %12.6g %12.6g %12.6g %7.2f %12.6g %12.6g %6zu %5zu",
                 r->cell.kernel->name, r->interval.estimate, r->interval.lo,
                 r->interval.hi, 100 * r->rel_halfwidth, r->ticks_summary.mean,
                 r->ticks_summary.sd, r->nsamples, outlier_count(r));
     } else if (r->nsamples == 0) {
-        if (l == LAYOUT_ALLOC)
-            fprintf(f, "%-14s %9zu %10s %10s %10s %7s %8s %9s %9s %6zu %5zu "
-                       "%5s",
-                    r->cell.kernel->name, r->cell.size, "-", "-", "-", "-",
-                    "-", "-", "-", r->nsamples, r->rejected_total, "-");
-        else {
-            fprintf(f, "%-13s %9zu %4zu %4zu %12s %12s %12s",
-                    r->cell.kernel->name, r->cell.size, r->cell.src_align,
-                    r->cell.dst_align, "-", "-", "-");
-            core_columns(r, f, clk);
-            fprintf(f, " %7s %4s %8s %10s %6zu %5zu %5s", "-", "-", "-",
-                    "-", r->nsamples, r->rejected_total, "-");
-        }
+        fprintf(f, "%-14s %9zu %10s %10s %10s %7s %8s %9s %9s %6zu %5zu %5s",
+                r->cell.kernel->name, r->cell.size, "-", "-", "-", "-", "-",
+                "-", "-", r->nsamples, r->rejected_total, "-");
         if (inv)
             fprintf(f, " %4s", "-");
-    } else if (l == LAYOUT_ALLOC) {
+    } else {
         /* The threads' figures: time per round, per page, user and
          * system time (getrusage of the measuring thread). */
         double pages = (double)r->cell.size / SB_PAGE_SIZE;
@@ -578,27 +585,9 @@ static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
         fprintf(f, " %6zu %5zu %5zu", r->nsamples, r->rejected_total,
                 outlier_count(r));
         btw_column(r, f, inv);
-    } else {
-        fprintf(f, "%-13s %9zu %4zu %4zu", r->cell.kernel->name,
-                r->cell.size, r->cell.src_align, r->cell.dst_align);
-        /* A cell of no size has no MB/s and no ticks per byte: "-". */
-        if (isfinite(r->mbps.estimate))
-            fprintf(f, " %12.1f %12.1f %12.1f", r->mbps.estimate,
-                    r->mbps.lo, r->mbps.hi);
-        else
-            fprintf(f, " %12s %12s %12s", "-", "-", "-");
-        core_columns(r, f, clk);
-        fprintf(f, " %7.2f %4s", 100 * r->rel_halfwidth, metric_col(r));
-        if (isfinite(r->cycles_per_byte))
-            fprintf(f, " %8.4f", r->cycles_per_byte);
-        else
-            fprintf(f, " %8s", "-");
-        fprintf(f, " %10.1f %6zu %5zu %5zu", r->interval.estimate,
-                r->nsamples, r->rejected_total, outlier_count(r));
-        btw_column(r, f, inv);
     }
-    if (cmp)
-        comparison_columns(run, i, f);
+    if (l != LAYOUT_THROUGHPUT)
+        cells(run, i, cr, SB__COL_CMP, 0, f);
     if (l == LAYOUT_ALLOC)
         fprintf(f, " %4s", r->nsamples ? metric_col(r) : "-");
     /* '~' warns when the reported interval is built from one process's
@@ -790,13 +779,16 @@ static int table(const sb_run *run, FILE *f)
 {
     size_t n = sb_run_count(run), short_cells = sb__report_short_cells(run);
     size_t autocorr = 0, waited = 0;
-    int cmp = sb__report_any_comparison(run), ext = external(run);
-    int clk = !ext && sb__report_any_clock(run);
-    int inv = sb_run_invocations(run) > 1, headed = 0;
+    sb__colrun cr;
+    int cmp, ext = external(run), clk, inv, headed = 0;
     size_t *matrix_w = calloc(n ? n : 1, sizeof *matrix_w);
 
     if (!matrix_w)
         return -1;
+    sb__column_run(run, &cr);
+    cmp = cr.cmp;
+    clk = cr.clk;
+    inv = cr.inv;
     header(run, f);
     for (size_t i = 0; i < n; i++) {
         const sb_cell_result *r = sb_run_cell(run, i);
@@ -819,10 +811,10 @@ static int table(const sb_run *run, FILE *f)
             (ext || r->cell.kernel->family != SB_FAMILY_ALLOC)) {
             if (!headed++)
                 row_header(run, f, ext ? LAYOUT_EXTERNAL : LAYOUT_THROUGHPUT,
-                           inv, cmp, clk);
+                           &cr);
             for (size_t j = i; j < e; j++)
-                row(run, j, f, ext ? LAYOUT_EXTERNAL : LAYOUT_THROUGHPUT, inv,
-                    cmp, clk);
+                row(run, j, f, ext ? LAYOUT_EXTERNAL : LAYOUT_THROUGHPUT,
+                    &cr);
         }
         i = e;
     }
@@ -837,8 +829,8 @@ static int table(const sb_run *run, FILE *f)
         if (sb_run_cell(run, i)->cell.kernel->family != SB_FAMILY_ALLOC)
             continue;
         if (!headed++)
-            row_header(run, f, LAYOUT_ALLOC, inv, cmp, clk);
-        row(run, i, f, LAYOUT_ALLOC, inv, cmp, clk);
+            row_header(run, f, LAYOUT_ALLOC, &cr);
+        row(run, i, f, LAYOUT_ALLOC, &cr);
     }
     free(matrix_w);
     if (!ext)
