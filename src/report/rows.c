@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "rows.h"
 
 /* Significant digits of a value whose half-width says nothing about its
@@ -547,115 +548,90 @@ static void put_interval(const fmt *x, grid *g, size_t col,
 }
 
 
-/* The header row. */
-static void header_row(const sb_run *run, const fmt *x, grid *g, int cmp,
-                       int clk)
+/* The rows' columns of the list (columns.c) that a run of cr shows: an
+ * interval takes two, its value and "[lo, hi]". */
+static int shown(const sb__column *k, const sb__colrun *cr)
 {
-    static const char *const md_measured[] = {"kernel", "size", "src", "dst",
-                                              "MB/s"};
-    static const char *const tex_measured[] = {"kernel", "size (B)", "src",
-                                               "dst", "MB/s"};
+    return k->md && sb__column_shown(k, cr);
+}
+
+/* The header row. */
+static void header_row(const sb_run *run, const fmt *x, grid *g,
+                       const sb__colrun *cr)
+{
     double level = 100 * sb_run_analysis_options(run)->ci_level;
     size_t c = 0;
 
     grid_row(g);
-    if (sb_run_imported(run)) {
-        grid_set(g, c++, "data");
-        grid_set(g, c++, "median");
-    } else {
-        for (size_t k = 0; k < 5; k++)
-            grid_set(g, c++, x->latex ? tex_measured[k] : md_measured[k]);
-    }
-    sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
-    grid_take(g, c++, x->b);
-    /* Beside MB/s and its interval (the time's), as in the plain table:
-     * the core cycles per call and per byte with theirs, when the run has
-     * a core clock; then the half-width in the cell's metric and that
-     * metric, side by side. */
-    if (clk) {
-        grid_set(g, c++, "core cyc/call");
-        sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
+    for (size_t j = 0; j < sb__ncolumns; j++) {
+        const sb__column *k = &sb__columns[j];
+        if (!shown(k, cr))
+            continue;
+        grid_set(g, c++, cr->imported && k->data ? k->data
+                         : x->latex              ? k->tex
+                                                 : k->md);
+        if (k->kind != SB__COL_IV)
+            continue;
+        if (x->latex)
+            sb__sbuf_printf(x->b, "%g\\,\\%% CI", level);
+        else
+            sb__sbuf_printf(x->b, "%s%g%% CI", k->md_ci ? k->md_ci : "",
+                            level);
         grid_take(g, c++, x->b);
-        grid_set(g, c++, "core cyc/B");
-        sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "%g%% CI", level);
-        grid_take(g, c++, x->b);
-    }
-    grid_set(g, c++, x->latex ? "$\\pm$\\,\\%" : "+-%");
-    if (!sb_run_imported(run))
-        grid_set(g, c++, "metric");
-    if (cmp) {
-        grid_set(g, c++, "ratio");
-        sb__sbuf_printf(x->b, x->latex ? "%g\\,\\%% CI" : "ratio %g%% CI",
-                        level);
-        grid_take(g, c++, x->b);
-        grid_set(g, c++, x->latex ? "$p$ (Holm)" : "p (Holm)");
-        grid_set(g, c++, "verdict");
     }
 }
 
-/* One row per cell. */
+/* One row per cell: "--" where the cell has no value. */
 static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
-                     int cmp, int clk)
+                     const sb__colrun *cr)
 {
-    const sb_cell_result *r = sb_run_cell(run, i);
     char t[NUMBUF];
     size_t c = 0;
 
     grid_row(g);
-    put_text(x, r->cell.kernel->name);
-    grid_take(g, c++, x->b);
-    if (!sb_run_imported(run)) {
-        sb__sbuf_printf(x->b, "%zu", r->cell.size);
-        grid_take(g, c++, x->b);
-        sb__sbuf_printf(x->b, "%zu", r->cell.src_align);
-        grid_take(g, c++, x->b);
-        sb__sbuf_printf(x->b, "%zu", r->cell.dst_align);
-        grid_take(g, c++, x->b);
-    }
-    if (r->nsamples == 0) {
-        grid_set(g, c++, "--");
-        grid_set(g, c++, "--");
-    } else {
-        put_interval(x, g, c, sb_run_imported(run) ? &r->interval : &r->mbps);
-        c += 2;
-    }
-    /* The core cycles per call and per byte: "--" without a clock. */
-    if (clk && r->clock_samples && isfinite(r->core_cycles.estimate)) {
-        put_interval(x, g, c, &r->core_cycles);
-        put_interval(x, g, c + 2, &r->core_per_byte);
-        c += 4;
-    } else if (clk) {
-        for (int k = 0; k < 4; k++)
+    for (size_t j = 0; j < sb__ncolumns; j++) {
+        const sb__column *k = &sb__columns[j];
+        sb__colval v;
+        if (!shown(k, cr))
+            continue;
+        sb__column_value(k, run, i, SB__COL_ROWS, &v);
+        if (v.absent) {
             grid_set(g, c++, "--");
-    }
-    if (r->nsamples == 0) {
-        grid_set(g, c++, "--");
-    } else {
-        format_sig2(100 * r->rel_halfwidth, t);
-        put_number(x, t);
-        /* '*': short of the precision target, as in the plain table. */
-        if (sb__report_cell_short(r))
-            sbuf_putc(x->b, '*');
-        grid_take(g, c++, x->b);
-    }
-    /* What the cell's +-% and precision were judged in. */
-    if (!sb_run_imported(run))
-        grid_set(g, c++, r->nsamples == 0 ? "--"
-                         : r->metric == SB_METRIC_CYCLES ? "cycles"
-                                                         : "time");
-    if (cmp) {
-        const sb_comparison *k = sb_run_comparison(run, i);
-        if (!k) {
-            grid_set(g, c++, "--");
-            grid_set(g, c++, "--");
-            grid_set(g, c++, "--");
-            grid_set(g, c++, sb__report_is_baseline(run, i) ? "baseline" : "--");
-        } else {
-            put_interval(x, g, c, &k->ratio);
+            if (k->kind == SB__COL_IV)
+                grid_set(g, c++, "--");
+            continue;
+        }
+        switch (k->rows) {
+        case SB__ROWS_TEXT:
+            put_text(x, v.s);
+            grid_take(g, c++, x->b);
+            break;
+        case SB__ROWS_WORD:
+            grid_set(g, c++, v.s);
+            break;
+        case SB__ROWS_COUNT:
+            sb__sbuf_printf(x->b, "%zu", v.n);
+            grid_take(g, c++, x->b);
+            break;
+        case SB__ROWS_ROUNDED: {
+            sb_interval iv = {v.v[0], v.v[1], v.v[2], NAN, NAN};
+            put_interval(x, g, c, &iv);
             c += 2;
-            format_p(k->p_adjusted, x->latex, t);
+            break;
+        }
+        case SB__ROWS_SIG2:
+            format_sig2(v.v[0], t);
+            put_number(x, t);
+            /* '*': short of the precision target, as in the plain table. */
+            if ((k->flags & SB__COL_SHORT) &&
+                sb__report_cell_short(sb_run_cell(run, i)))
+                sbuf_putc(x->b, '*');
+            grid_take(g, c++, x->b);
+            break;
+        case SB__ROWS_P:
+            format_p(v.v[0], x->latex, t);
             grid_set(g, c++, t);
-            grid_set(g, c++, sb_verdict_name(k->verdict));
+            break;
         }
     }
 }
@@ -665,24 +641,29 @@ static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
 {
     sbuf b = {0};
     fmt x = {latex, &b};
-    int cmp = sb__report_any_comparison(run);
-    int clk = !sb_run_imported(run) && sb__report_any_clock(run);
+    sb__colrun cr;
     size_t n = sb_run_count(run);
 
     *g = (grid){0};
-    g->ncols = (sb_run_imported(run) ? 4 : 8) + (clk ? 4 : 0) + (cmp ? 4 : 0);
-    memset(g->align, 'r', g->ncols);
-    g->align[0] = 'l';
-    /* The verdict, the last column when there is a comparison. */
-    if (cmp)
-        g->align[g->ncols - 1] = 'l';
-    header_row(run, &x, g, cmp, clk);
+    sb__column_run(run, &cr);
+    /* Left-aligned where the table's column is (the kernel, the
+     * verdict), right-aligned elsewhere. */
+    for (size_t j = 0; j < sb__ncolumns; j++) {
+        const sb__column *k = &sb__columns[j];
+        for (int p = 0; shown(k, &cr) && p < (k->kind == SB__COL_IV ? 2 : 1);
+             p++) {
+            if (g->ncols == sizeof g->align)
+                return -1;
+            g->align[g->ncols++] = k->width < 0 ? 'l' : 'r';
+        }
+    }
+    header_row(run, &x, g, &cr);
     for (size_t i = 0; i < n; i++)
-        cell_row(run, i, &x, g, cmp, clk);
+        cell_row(run, i, &x, g, &cr);
     free(b.s);
     if (b.failed)
         g->failed = 1;
-    *cmp_out = cmp;
+    *cmp_out = cr.cmp;
     return g->failed ? -1 : 0;
 }
 
