@@ -16,7 +16,9 @@
  *  - the list and docs/schema.md agree: every key of the list is
  *    documented, and every meta field, timer field and option the
  *    document names is in the list (a field dropped from the list is
- *    neither written nor read, and nothing else would notice).
+ *    neither written nor read, and nothing else would notice);
+ *  - every column of the reports (src/report/columns.c) that names the
+ *    JSON field its value is names a field of the cell.
  */
 #include "config.h"
 
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/columns.h"
 #include "report/schema.h"
 #include "run_internal.h"
 #include "tap.h"
@@ -743,12 +746,39 @@ static void check_docs(void)
     free(doc);
 }
 
+/* The link from the reports' columns to the schema's one list of keys:
+ * a column's JSON field (an SB__JK_* key) is a field of the cell, and a
+ * column without one is a figure of the run's. */
+static void check_columns(void)
+{
+    size_t linked = 0;
+
+    for (size_t c = 0; c < sb__ncolumns; c++) {
+        const sb__column *k = &sb__columns[c];
+        const char *name = k->csv    ? k->csv
+                           : k->md   ? k->md
+                                     : k->table[0];
+        int found = 0;
+        if (!k->json)
+            continue;
+        for (size_t j = 0; j < sb__json_ncell; j++)
+            found |= !strcmp(k->json, sb__json_cell[j].key);
+        linked += (size_t)found;
+        tap_ok(found, "column %s: its JSON field %s is a field of the cell",
+               name ? name : "?", k->json);
+    }
+    tap_ok(linked + 2 >= sb__ncolumns,
+           "%zu of %zu columns name their JSON field (unit and timer_hz "
+           "are the run's)", linked, sb__ncolumns);
+}
+
 int main(void)
 {
     sb_run *run, *back;
     char *text = NULL;
 
     check_docs();
+    check_columns();
     run = measure();
     if (!tap_ok(run != NULL, "a run to write") || populate(run) != 0) {
         sb_run_free(run);
