@@ -1,5 +1,5 @@
 /*
- * test_profile.c: the host profile's life (src/profile.c): the first run,
+ * test_profile.c: the host profile's life (src/machine/profile.c): the first run,
  * a quiet run, a shared run, reset; a corrupt, truncated and hostile file,
  * a planted link and FIFO; two processes writing at once; the rules by
  * which a wrong profile heals; and the ten libc 4 KiB runs recorded on an

@@ -1,6 +1,6 @@
 /*
  * fuzz_json.c: libFuzzer harness for the JSON run reader, sb_run_load_new()
- * (src/load.c), and, through the runs it accepts, for every reporter and
+ * (src/io/load.c), and, through the runs it accepts, for every reporter and
  * for the comparison of two saved runs.
  *
  * The input is the whole file, read through a memory FILE, twice: with

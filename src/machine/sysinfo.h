@@ -1,6 +1,6 @@
 /*
  * sysinfo.h: what the library knows of the machine from /proc and /sys,
- * never installed.  src/sysinfo.c is the one reader of /proc/cpuinfo, of
+ * never installed.  src/machine/sysinfo.c is the one reader of /proc/cpuinfo, of
  * CPU lists ("0-3,6"), of the cache sizes, of the clocksource and of
  * perf's paranoia; the environment audit (env.c), the record of the
  * machine (meta.c), the choice of CPU (measure.c, plan.c), the counters

@@ -19,7 +19,7 @@
 #define SB__PRINTF(a, b)
 #endif
 
-/* A timer kind in words (src/names.c holds one row per kind).  Writers
+/* A timer kind in words (src/base/names.c holds one row per kind).  Writers
  * and the loader take the words from here, never from the kind's value. */
 typedef struct sb__timer_kind {
     const char *name;     /* --timer's name: "tsc" */
