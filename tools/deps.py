@@ -2,7 +2,8 @@
 """deps.py BUILDDIR [-v]: the calls between the source files of libsbcore
 (docs/design.md, "Who owns what"), and between those of the command
 (src/cli/), read from the symbols of the built objects (nm): every cycle
-of files that call each other, with the functions that close it, and the
+of files that call each other, and of the library's folders, with the
+functions that close it, and the
 internal headers that declare functions of more than one file.  -v also
 lists, per file, the headers it includes and the files it calls.  Run it
 after make, in the build directory."""
@@ -85,6 +86,21 @@ def cycles(graph, defs, undef):
             print(f'   {a} -> {x}: {" ".join(sorted(s))}')
     return len(sccs)
 print(f'{cycles(graph, defs, undef)} cycle(s)')
+# The folders (docs/design.md's table): the same rule one level up, so
+# that calls between folders only go one way.
+def folder(k):
+    return os.path.dirname(k)
+fdefs = {s: folder(k) for s, k in defs.items()}
+fundef = {}
+for k, u in undef.items():
+    fundef.setdefault(folder(k), set()).update(u)
+fgraph = {f: sorted({fdefs[s] for s in u if s in fdefs and fdefs[s] != f})
+          for f, u in fundef.items()}
+if verbose:
+    for f in sorted(fgraph):
+        print(f'{f}/: calls {" ".join(x + "/" for x in fgraph[f])}')
+print(f'folders: {len(fgraph)} folder(s), '
+      f'{cycles(fgraph, fdefs, fundef)} cycle(s)')
 print(f'command: {len(cli_graph)} file(s), '
       f'{cycles(cli_graph, cli_defs, cli_undef)} cycle(s)')
 # Which .c defines the functions each internal header declares.
