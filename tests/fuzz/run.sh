@@ -74,9 +74,9 @@ mkdir -p "$tree"
     for d in src src/*/ stats kernels; do
         d=${d%/}
         mkdir -p "$tree/$d"
-        cp -p "$d"/*.c "$tree/$d/"
-        # (src/statbench_version.h.in too: configure makes the header.)
-        for h in "$d"/*.h "$d"/*.h.in; do
+        # (src/ itself holds headers alone; src/statbench_version.h.in
+        # too: configure makes the header.)
+        for h in "$d"/*.c "$d"/*.h "$d"/*.h.in; do
             if [ -f "$h" ]; then cp -p "$h" "$tree/$d/"; fi
         done
     done
