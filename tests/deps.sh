@@ -21,6 +21,12 @@ files=$(grep -c '^[a-z/_]*\.c: includes' "$tmp/out")
 check "it found the library's files ($files)" test "$files" -ge 30
 check "no cycle of calls between files" grep -qx '0 cycle(s)' "$tmp/out"
 grep -q '^0 cycle(s)$' "$tmp/out" || diag "$(grep -A12 '^cycle' "$tmp/out")"
+# The folders of src/ (docs/design.md's diagram) go one way too.
+nfold=$(sed -n 's/^folders: \([0-9]*\) folder(s), .*/\1/p' "$tmp/out")
+check "it found the library's folders (${nfold:-none})" \
+    test "${nfold:-0}" -ge 8
+check "no cycle of calls between folders" \
+    grep -qx "folders: $nfold folder(s), 0 cycle(s)" "$tmp/out"
 # stats/ is pure: its files include the public header and their own,
 # nothing of the library above them.
 leak=$(cd "$top_srcdir/stats" || { echo "no stats/"; exit; }

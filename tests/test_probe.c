@@ -1,6 +1,6 @@
 /*
  * test_probe.c: the clock probe, the contention probe and the wait for
- * the CPU (src/measure/probe.c, measure.c).
+ * the CPU (src/machine/probe.c, measure.c).
  *
  *  - The arithmetic on simulated tick streams (fixed seed): a TSC at
  *    2.1 GHz, a core that steps from 2.79 to 2.99 GHz in the middle of a

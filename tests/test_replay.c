@@ -1,5 +1,5 @@
 /*
- * test_replay.c: the contention probe's quiet model (src/measure/probe.c,
+ * test_replay.c: the contention probe's quiet model (src/machine/probe.c,
  * sb__probe_model and sb__quiet) replayed over recorded hosts.
  *
  * The recordings (tests/fixtures/hosts, see the README there) are traces

@@ -1,7 +1,7 @@
 /*
  * test_schema.c: a saved run read back, field by field over the whole
  * JSON schema.  The test walks the schema's one list
- * (src/report/schema.c), so a field added there is covered without a
+ * (src/io/schema.c), so a field added there is covered without a
  * change here:
  *
  *  - every field the loader reads (SB__J_LOAD) is first given a distinct
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "report/columns.h"
-#include "report/schema.h"
+#include "schema.h"
 #include "run_internal.h"
 #include "tap.h"
 #include "report_text.h"

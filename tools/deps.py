@@ -86,8 +86,9 @@ def cycles(graph, defs, undef):
             print(f'   {a} -> {x}: {" ".join(sorted(s))}')
     return len(sccs)
 print(f'{cycles(graph, defs, undef)} cycle(s)')
-# The folders (docs/design.md's table): the same rule one level up, so
-# that calls between folders only go one way.
+# The folders (docs/design.md's diagram): the same rule one level up, so
+# that calls between folders only go one way (tests/deps.sh fails on a
+# cycle).
 def folder(k):
     return os.path.dirname(k)
 fdefs = {s: folder(k) for s, k in defs.items()}

@@ -1,7 +1,7 @@
 /*
  * load.c: a saved JSON run read back (for compare and report; samples
  * from any tool, for analyze, are import.c's).  The keys of the JSON are
- * the schema's list (report/schema.h), shared with the writer.
+ * the schema's list (io/schema.h), shared with the writer.
  */
 #include "config.h"
 
@@ -16,7 +16,7 @@
 
 #include "loaded.h"
 #include "plan.h"
-#include "report/schema.h"
+#include "schema.h"
 #include "meta.h"
 #include "run_internal.h"
 

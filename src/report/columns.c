@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "columns.h"
-#include "report/schema.h"
+#include "schema.h"
 
 /* ---- Getters ------------------------------------------------------------ */
 

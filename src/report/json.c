@@ -1,7 +1,7 @@
 /*
  * report/json.c: the whole run as JSON, built with jansson.
  * The schema ("statbench-run", version 1) is documented in docs/schema.md,
- * and listed once in report/schema.c, which this writer walks in order and
+ * and listed once in io/schema.c, which this writer walks in order and
  * the loader (load.c) walks too.  Like every writer it reads the run only
  * through the public accessors: everything the file holds (the raw
  * samples, per-sample counters and flags) is public.
@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "report.h"
-#include "report/schema.h"
+#include "schema.h"
 
 
 /* JSON has no NaN or infinity: such values become null. */
@@ -100,7 +100,7 @@ static json_t *seed_json(uint64_t seed)
     return json_string(buf);
 }
 
-/* The value of one plain field of a table (report/schema.h) from the
+/* The value of one plain field of a table (io/schema.h) from the
  * structs of base; NULL for a custom field or when out of memory.
  * Without samples (flag SB__J_SAMPLES) or without two invocation medians
  * (SB__J_LEVELS) a number is null, a count 0 and an interval empty. */

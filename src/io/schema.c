@@ -1,6 +1,6 @@
 /*
- * report/schema.c: the fields of a saved run's JSON, in the order they
- * are written, and the loader's walk over them (report/schema.h).
+ * io/schema.c: the fields of a saved run's JSON, in the order they
+ * are written, and the loader's walk over them (io/schema.h).
  */
 #include "config.h"
 
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/schema.h"
+#include "schema.h"
 #include "sb_internal.h"
 
 #define MEMBER_SIZE(type, m) sizeof(((type *)0)->m)

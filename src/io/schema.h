@@ -1,5 +1,5 @@
 /*
- * report/schema.h: the JSON schema of a saved run ("statbench-run",
+ * io/schema.h: the JSON schema of a saved run ("statbench-run",
  * version 1; docs/schema.md) as one list of fields, which the writer
  * (report/json.c) and the loader (load.c) both walk, so that each key is
  * spelled once.  Never installed.
