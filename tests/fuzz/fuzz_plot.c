@@ -1,6 +1,6 @@
 /*
  * fuzz_plot.c: libFuzzer harness for the figure writer, sb_plot()
- * (src/report/figure.c), with hostile strings: kernel names, the CPU
+ * (src/report/figure*.c), with hostile strings: kernel names, the CPU
  * model, the command line and the file name all come from the input.
  *
  * The input: one byte choosing the figure (kind, cells, ending), then up
