@@ -557,6 +557,27 @@ static void wait_in_sample(struct probe *pr, struct sample *s, uint64_t ns,
     s->timed_s = timed / pr->hz;
 }
 
+/* A sample's user and system time and its counters per iteration, from
+ * the reads either side of it: a (before) and b (after) are NULL when
+ * getrusage failed, which leaves the counters unknown (NAN) too, since
+ * those from getrusage are filled from them here. */
+static void sample_counters(const struct probe *pr, struct sample *s,
+                            const struct rusage *a, const struct rusage *b,
+                            uint64_t *va, uint64_t *vb, int ok_ctr, size_t k)
+{
+    s->user = a ? seconds(b->ru_utime) - seconds(a->ru_utime) : 0;
+    s->sys = a ? seconds(b->ru_stime) - seconds(a->ru_stime) : 0;
+    if (a) {
+        sb__counters_rusage(pr->ctr, a, va);
+        sb__counters_rusage(pr->ctr, b, vb);
+    }
+    for (size_t j = 0; j < pr->nctr; j++)
+        s->ctr[j] = ok_ctr && a
+                        ? ((double)(vb[j] - va[j]) - pr->ctr_overhead[j]) /
+                              (double)k
+                        : NAN;
+}
+
 /* One sample of k iterations with its checks (see the top of the file).
  * Hot: one untimed call first brings the buffers back into the cache.
  * Cold: the buffers are flushed from every cache level instead (k is then
@@ -621,17 +642,8 @@ static void take_sample(const sb_cell *c, struct work *w, size_t k,
     pr->cost[pr->ncost++ % COST_RING] = (double)((c1 - c0) + (c3 - c2));
 
     s->ticks = ((double)t - overhead) / (double)k;
-    s->user = ok_ru ? seconds(b.ru_utime) - seconds(a.ru_utime) : 0;
-    s->sys = ok_ru ? seconds(b.ru_stime) - seconds(a.ru_stime) : 0;
-    if (ok_ru) {
-        sb__counters_rusage(pr->ctr, &a, va);
-        sb__counters_rusage(pr->ctr, &b, vb);
-    }
-    for (size_t j = 0; j < pr->nctr; j++)
-        s->ctr[j] = ok_ctr && ok_ru
-                        ? ((double)(vb[j] - va[j]) - pr->ctr_overhead[j]) /
-                              (double)k
-                        : NAN;
+    sample_counters(pr, s, ok_ru ? &a : NULL, ok_ru ? &b : NULL, va, vb,
+                    ok_ctr, k);
 
     probe_values(pr, s, t, cb, ca, lb, la);
     s->flags = 0;
@@ -1882,34 +1894,74 @@ static void release(struct held *h, sb__invocation *inv)
     gsl_rng_free(h->rng);
 }
 
+/* The invocation's and the held state's first values and allocations. */
+static int held_init(struct held *h, const sb_plan *plan,
+                     const sb_analysis_options *a, uint64_t seed,
+                     const sb__budget *bud, sb__invocation *inv,
+                     sb_error *err)
+{
+    size_t n = sb_plan_count(plan);
+
+    memset(inv, 0, sizeof *inv);
+    memset(h, 0, sizeof *h);
+    h->plan = plan;
+    h->a = a;
+    h->n = n;
+    h->index = bud->invocation;
+    h->saved_policy = -1;
+    inv->cells = calloc(n, sizeof *inv->cells);
+    inv->ncells = n;
+    h->w = calloc(n, sizeof *h->w);
+    h->order = malloc(n * sizeof *h->order);
+    h->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!inv->cells || !h->w || !h->order || !h->rng)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    gsl_rng_set(h->rng, (unsigned long)seed);
+    return SB_OK;
+}
+
+/* The probes of the invocation, opened once its cells are set up, and
+ * the counters' names given to every cell. */
+static int start_probes(struct held *h, const sb_measure_options *opt,
+                        const sb__budget *bud, sb__invocation *inv,
+                        sb_error *err)
+{
+    int rc = probe_open(&h->pr, opt, inv, err);
+    if (rc != SB_OK)
+        return rc;
+    h->probing = 1;
+    /* The test hook's bit 6 (probe.h): the start-up check fails in the
+     * run's first invocation and passes in the others, whatever the
+     * chains measured, as a shared core made it fail here. */
+    if ((SB__PROBE_FORCE & 64) && h->pr.i_cyc < 0 &&
+        (h->pr.cp.clock_ok || h->pr.cp.clock_unverified))
+        force_check(&h->pr, &inv->meta, h->index > 0);
+    /* Measured in core cycles, the quiet level the earlier invocations
+     * confirmed is this one's too: the core's, whoever shares it now. */
+    if (h->pr.i_cyc >= 0 || h->pr.cp.clock_ok)
+        sb__quiet_seed(&h->pr.quiet, bud->quiet_prior,
+                       bud->quiet_prior_margin, 1);
+    for (size_t i = 0; i < h->n; i++) {
+        inv->cells[i].ncounters = h->pr.nctr;
+        inv->cells[i].counter_names =
+            (const char (*)[64])inv->meta.counter_names;
+    }
+    return SB_OK;
+}
+
 int sb__measure(const sb_plan *plan, const sb_measure_options *opt,
                 const sb_analysis_options *a, uint64_t seed,
                 const sb__budget *bud, const sb__stop *stop,
                 sb__invocation *inv, sb_error *err)
 {
-    size_t n = sb_plan_count(plan);
     struct held h;
     double t0, target, overhead, budget;
     double deadline = bud->deadline;
     int rc;
 
-    memset(inv, 0, sizeof *inv);
-    memset(&h, 0, sizeof h);
-    h.plan = plan;
-    h.a = a;
-    h.n = n;
-    h.index = bud->invocation;
-    h.saved_policy = -1;
-    inv->cells = calloc(n, sizeof *inv->cells);
-    inv->ncells = n;
-    h.w = calloc(n, sizeof *h.w);
-    h.order = malloc(n * sizeof *h.order);
-    h.rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!inv->cells || !h.w || !h.order || !h.rng) {
-        rc = sb__error(err, SB_ENOMEM, "out of memory");
+    rc = held_init(&h, plan, a, seed, bud, inv, err);
+    if (rc != SB_OK)
         goto out;
-    }
-    gsl_rng_set(h.rng, (unsigned long)seed);
     sb__meta_fill(&inv->meta);
     sb__probe_name_meta(&inv->meta);
 
@@ -1932,27 +1984,9 @@ int sb__measure(const sb_plan *plan, const sb_measure_options *opt,
     rc = set_up_cells(&h, opt, err);
     if (rc != SB_OK)
         goto out;
-
-    rc = probe_open(&h.pr, opt, inv, err);
+    rc = start_probes(&h, opt, bud, inv, err);
     if (rc != SB_OK)
         goto out;
-    h.probing = 1;
-    /* The test hook's bit 6 (probe.h): the start-up check fails in the
-     * run's first invocation and passes in the others, whatever the
-     * chains measured, as a shared core made it fail here. */
-    if ((SB__PROBE_FORCE & 64) && h.pr.i_cyc < 0 &&
-        (h.pr.cp.clock_ok || h.pr.cp.clock_unverified))
-        force_check(&h.pr, &inv->meta, h.index > 0);
-    /* Measured in core cycles, the quiet level the earlier invocations
-     * confirmed is this one's too: the core's, whoever shares it now. */
-    if (h.pr.i_cyc >= 0 || h.pr.cp.clock_ok)
-        sb__quiet_seed(&h.pr.quiet, bud->quiet_prior,
-                       bud->quiet_prior_margin, 1);
-    for (size_t i = 0; i < n; i++) {
-        inv->cells[i].ncounters = h.pr.nctr;
-        inv->cells[i].counter_names =
-            (const char (*)[64])inv->meta.counter_names;
-    }
 
     lock_and_raise(&h, opt, inv);
     inv->meta.reference_cycles = reference_speed(&h.pr, bud);
