@@ -947,6 +947,29 @@ static int finish_run(sb_run *run, int rc, struct machine_totals *tot,
     return SB_OK;
 }
 
+/* Invocation i's budget, without its deadline: the run's times, and the
+ * quiet level the earlier invocations confirmed (or the caller's, a host
+ * profile's, when it is lower). */
+static sb__budget next_budget(const sb_measure_options *opt,
+                              const struct machine_totals *tot, double wall0,
+                              double now, size_t i, size_t ninv)
+{
+    sb__budget bud = {.run_started = wall0,
+                      .run_deadline = wall0 + opt->max_time,
+                      .started = now,
+                      .invocations_left = i < ninv ? ninv - i : 1,
+                      .invocation = i,
+                      .check = i == 0,
+                      .quiet_prior = NAN,
+                      .quiet_prior_margin = tot->nquiet ? tot->margin : NAN};
+    if (!tot->ticks)
+        bud.quiet_prior = sb__quiet_prior(tot->quiet, tot->nquiet,
+                                          tot->margin);
+    if (opt->quiet_prior > 0 && !(bud.quiet_prior <= opt->quiet_prior))
+        bud.quiet_prior = opt->quiet_prior;
+    return bud;
+}
+
 int sb_run_execute_new(const sb_plan *plan, const sb_measure_options *m,
                        const sb_analysis_options *a, sb_run **out,
                        sb_error *err)
@@ -1018,21 +1041,7 @@ int sb_run_execute_new(const sb_plan *plan, const sb_measure_options *m,
     for (size_t i = 0; i < max_inv && !sb__stopped(&stop); i++) {
         sb__invocation inv;
         double now = sb__now(), left = opt->max_time - (now - wall0), b;
-        sb__budget bud = {.run_started = wall0,
-                          .run_deadline = wall0 + opt->max_time,
-                          .started = now,
-                          .invocations_left = i < ninv ? ninv - i : 1,
-                          .invocation = i,
-                          .check = i == 0,
-                          .quiet_prior = NAN,
-                          .quiet_prior_margin =
-                              tot.nquiet ? tot.margin : NAN};
-        if (!tot.ticks)
-            bud.quiet_prior = sb__quiet_prior(tot.quiet, tot.nquiet,
-                                              tot.margin);
-        /* The caller's (a host profile's) when it is lower. */
-        if (opt->quiet_prior > 0 && !(bud.quiet_prior <= opt->quiet_prior))
-            bud.quiet_prior = opt->quiet_prior;
+        sb__budget bud = next_budget(opt, &tot, wall0, now, i, ninv);
         if (!invocation_budget(run, i, ninv, budget, left, &b))
             break;
         bud.deadline = now + b;
