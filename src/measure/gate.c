@@ -110,6 +110,35 @@ static int judge_profile(sb_run *run, const char *dir, sb_profile_figures *f,
     return rc == SB_OK ? sb_run_set_profile(run, &j, err) : rc;
 }
 
+/* SB_OK when both functions have samples; a function without any has no
+ * time to compare (every call failed, or every sample was disturbed),
+ * which is never a pass. */
+static int both_sampled(const sb_run *run, const sb_kernel k[2],
+                        sb_error *err)
+{
+    for (size_t i = 0; i < 2; i++) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        if (r->nsamples == 0)
+            return sb__error(err, SB_ENOSAMPLES,
+                             "the %s function has no valid sample (%zu "
+                             "taken, all rejected: %zu of them with a "
+                             "failed call)",
+                             k[i].name, r->rejected_total,
+                             r->rejected[SB_REJECT_KERNEL_FAILED]);
+    }
+    return SB_OK;
+}
+
+/* The run's figures added to the host profile in dir. */
+static int profile_keep(const sb_run *run, const char *dir,
+                        const sb_profile_figures *f, sb_error *err)
+{
+    sb_profile_key key = {.size = sizeof key};
+    int rc = sb_profile_key_from_meta(sb_run_meta(run), &key, err);
+    return rc == SB_OK ? sb_profile_add(dir, &key, f, NULL, NULL, 0, err)
+                       : rc;
+}
+
 int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
                          size_t n, const sb_measure_options *m,
                          const sb_analysis_options *a, sb_comparison *out,
@@ -130,7 +159,6 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
     sb_run *run = NULL;
     size_t base[2] = {SIZE_MAX, 0};
     sb_profile_figures figures = {.size = sizeof figures};
-    sb_profile_key key = {.size = sizeof key};
     int rc;
 
     if (run_new)
@@ -160,30 +188,16 @@ int sb_compare_functions(sb_kernel_fn baseline, sb_kernel_fn candidate,
         rc = sb_plan_add(plan, &k[1], n, 0, 0, err);
     if (rc == SB_OK)
         rc = sb_run_execute_new(plan, &fm, &fa, &run, err);
-    for (size_t i = 0; rc == SB_OK && i < 2; i++) {
-        /* A function without samples has no time to compare: every call
-         * failed, or every sample was disturbed.  Never a pass. */
-        const sb_cell_result *r = sb_run_cell(run, i);
-        if (r->nsamples == 0)
-            rc = sb__error(err, SB_ENOSAMPLES,
-                           "the %s function has no valid sample (%zu "
-                           "taken, all rejected: %zu of them with a "
-                           "failed call)",
-                           k[i].name, r->rejected_total,
-                           r->rejected[SB_REJECT_KERNEL_FAILED]);
-    }
+    if (rc == SB_OK)
+        rc = both_sampled(run, k, err);
     /* Judged before the comparison: a run on a shared core must not give
      * a verdict at all (sb_run_set_profile). */
     if (rc == SB_OK && fm.profile_dir)
         rc = judge_profile(run, fm.profile_dir, &figures, err);
     if (rc == SB_OK)
         rc = sb_run_set_baselines(run, base, err);
-    if (rc == SB_OK && fm.profile_dir && !sb_run_interrupted(run)) {
-        rc = sb_profile_key_from_meta(sb_run_meta(run), &key, err);
-        if (rc == SB_OK)
-            rc = sb_profile_add(fm.profile_dir, &key, &figures, NULL, NULL,
-                                0, err);
-    }
+    if (rc == SB_OK && fm.profile_dir && !sb_run_interrupted(run))
+        rc = profile_keep(run, fm.profile_dir, &figures, err);
     if (rc == SB_OK) {
         const sb_comparison *c = sb_run_comparison(run, 1);
         if (c) {
@@ -292,6 +306,58 @@ enum gate_cause { G_PASS, G_WARN, G_SLOWER, G_LOST, G_UNDECIDED };
 
 /* The one judgement behind sb_gate_judge and sb_gate_tally_add: c under
  * a's threshold and policy, its line in buf; *cause says what decided. */
+/* The gate's outcome for a comparison c (NULL: none) at threshold th,
+ * with the policy for an inconclusive one; *cause and *why say why. */
+static int decide(const sb_comparison *c, double th, int policy,
+                  enum gate_cause *cause, const char **why)
+{
+    int out;
+
+    if (!c || !c->valid || c->verdict == SB_VERDICT_NONE) {
+        out = SB_GATE_FAIL;
+        *cause = G_LOST;
+        *why = "no comparison (an error, or no baseline to compare with)";
+    } else if (!isfinite(c->ratio.estimate)) {
+        out = SB_GATE_FAIL;
+        *cause = G_LOST;
+        *why = "not comparable (no samples, or times that are not "
+              "positive)";
+    } else if (c->verdict == SB_VERDICT_SLOWER) {
+        out = c->ratio.estimate > 1 + th ? SB_GATE_FAIL : SB_GATE_PASS;
+        *cause = out ? G_SLOWER : G_PASS;
+        *why = out ? "slower, beyond the threshold"
+                  : "slower, by less than the threshold";
+    } else if (c->verdict == SB_VERDICT_INCONCLUSIVE &&
+               !(c->ratio.hi <= 1 + th)) {
+        /* Neither shown slower nor ruled out: the policy decides. */
+        out = policy == SB_INCONCLUSIVE_PASS   ? SB_GATE_PASS
+              : policy == SB_INCONCLUSIVE_WARN ? SB_GATE_WARN
+                                               : SB_GATE_FAIL;
+        *cause = out == SB_GATE_PASS   ? G_PASS
+                 : out == SB_GATE_WARN ? G_WARN
+                                       : G_UNDECIDED;
+        /* A verdict withheld (a run measured on a shared core) is not
+         * one short of evidence. */
+        *why = c->withheld
+                  ? "inconclusive: the verdict was withheld, since a run "
+                    "was measured on a shared core (its figures judge the "
+                    "neighbour; see the warning), and the interval reaches "
+                    "past the threshold"
+                  : "inconclusive: the interval reaches past the threshold "
+                    "without significance";
+    } else if (c->verdict == SB_VERDICT_INCONCLUSIVE) {
+        out = SB_GATE_PASS;
+        *cause = G_PASS;
+        *why = "inconclusive, but the interval rules out a slowdown "
+              "beyond the threshold";
+    } else {
+        out = SB_GATE_PASS;
+        *cause = G_PASS;
+        *why = sb_verdict_name(c->verdict);
+    }
+    return out;
+}
+
 static int judge(const sb_comparison *in, const sb_analysis_options *a,
                  const char *what, const char *baseline_from, char *buf,
                  size_t len, enum gate_cause *cause)
@@ -318,48 +384,7 @@ static int judge(const sb_comparison *in, const sb_analysis_options *a,
     if (!baseline_from)
         baseline_from = "measured in the same run";
 
-    if (!c || !c->valid || c->verdict == SB_VERDICT_NONE) {
-        out = SB_GATE_FAIL;
-        *cause = G_LOST;
-        why = "no comparison (an error, or no baseline to compare with)";
-    } else if (!isfinite(c->ratio.estimate)) {
-        out = SB_GATE_FAIL;
-        *cause = G_LOST;
-        why = "not comparable (no samples, or times that are not "
-              "positive)";
-    } else if (c->verdict == SB_VERDICT_SLOWER) {
-        out = c->ratio.estimate > 1 + th ? SB_GATE_FAIL : SB_GATE_PASS;
-        *cause = out ? G_SLOWER : G_PASS;
-        why = out ? "slower, beyond the threshold"
-                  : "slower, by less than the threshold";
-    } else if (c->verdict == SB_VERDICT_INCONCLUSIVE &&
-               !(c->ratio.hi <= 1 + th)) {
-        /* Neither shown slower nor ruled out: the policy decides. */
-        out = policy == SB_INCONCLUSIVE_PASS   ? SB_GATE_PASS
-              : policy == SB_INCONCLUSIVE_WARN ? SB_GATE_WARN
-                                               : SB_GATE_FAIL;
-        *cause = out == SB_GATE_PASS   ? G_PASS
-                 : out == SB_GATE_WARN ? G_WARN
-                                       : G_UNDECIDED;
-        /* A verdict withheld (a run measured on a shared core) is not
-         * one short of evidence. */
-        why = c->withheld
-                  ? "inconclusive: the verdict was withheld, since a run "
-                    "was measured on a shared core (its figures judge the "
-                    "neighbour; see the warning), and the interval reaches "
-                    "past the threshold"
-                  : "inconclusive: the interval reaches past the threshold "
-                    "without significance";
-    } else if (c->verdict == SB_VERDICT_INCONCLUSIVE) {
-        out = SB_GATE_PASS;
-        *cause = G_PASS;
-        why = "inconclusive, but the interval rules out a slowdown "
-              "beyond the threshold";
-    } else {
-        out = SB_GATE_PASS;
-        *cause = G_PASS;
-        why = sb_verdict_name(c->verdict);
-    }
+    out = decide(c, th, policy, cause, &why);
     if (bad_opt) {
         out = SB_GATE_FAIL;
         *cause = G_LOST;
