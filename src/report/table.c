@@ -294,17 +294,12 @@ static void metric_lines(const sb_run *run, FILE *f)
                 states, tim, tim == 1 ? "" : "s", tim == 1 ? "s" : "");
 }
 
-static void header(const sb_run *run, FILE *f)
+/* The report's first line: the caller's title first, and a run from
+ * the API without a command says so, never an empty "statbench 0.1.0: ". */
+static void title_line(const sb_run *run, FILE *f)
 {
     const sb_meta *m = sb_run_meta(run);
-    const sb_measure_options *o = sb_run_measure_options(run);
-    const sb_analysis_options *an = sb_run_analysis_options(run);
-    const sb_timer_info *t = &m->timer;
-    const sb_cell_result *c0 = sb_run_cell(run, 0);
-    char target[64];
 
-    /* A run from the API has no command: its title, or a word that it
-     * came from the library, never an empty "statbench 0.1.0: ". */
     if (*sb_run_title(run)) {
         puts_clean(f, sb_run_title(run));
         fputs(" (statbench ", f);
@@ -318,28 +313,92 @@ static void header(const sb_run *run, FILE *f)
         puts_clean(f, sb_run_command(run));
     }
     fputc('\n', f);
+}
+
+/* The plan of a measured run: its cells, invocations and limits. */
+static void plan_line(const sb_run *run, FILE *f)
+{
+    const sb_measure_options *o = sb_run_measure_options(run);
+    const sb_analysis_options *an = sb_run_analysis_options(run);
+    char target[64];
+
+    /* Precision 0 sets no target (measure for the whole budget). */
+    if (an->precision > 0)
+        snprintf(target, sizeof target,
+                 "precision target +-%g%% of the median",
+                 100 * an->precision);
+    else
+        snprintf(target, sizeof target, "no precision target");
+    fprintf(f,
+            "plan:     %zu cells, %zu invocation%s (at least %zu, at "
+            "most %zu), %g%% CI, %s, "
+            "seed %llu, %zu..%zu samples per cell and invocation, max "
+            "time %g s, sample ~%g us, cache %s\n",
+            sb_run_count(run), sb_run_invocations(run),
+            sb_run_invocations(run) == 1 ? "" : "s", o->invocations,
+            o->invocations > 1 ? o->max_invocations : 1,
+            100 * an->ci_level,
+            target,
+            (unsigned long long)o->seed,
+            o->min_samples, o->max_samples, o->max_time,
+            o->sample_seconds * 1e6, sb_cache_name(o->cache));
+}
+
+/* What the columns' units are, and the run's rounds and time. */
+static void units_lines(const sb_run *run, FILE *f)
+{
+    const sb__timer_kind *tk =
+        sb__timer_kind_of(sb_run_meta(run)->timer.kind);
+
+    /* What each column of the rows is, and of which interval: MB/s's
+     * is the time's, +-% the one of the cell's metric. */
+    fprintf(f, "units:    MB/s with 1 MB = 10^6 bytes; MB/s-lo, MB/s-hi: "
+               "its interval, from the time's whatever the cell's "
+               "metric\n");
+    if (sb__report_any_clock(run))
+        fputs("          core/call, core/B: core cycles (timer ticks "
+              "times the core clock measured around each sample) per "
+              "call and per byte, each with its interval (-lo, -hi; "
+              "per byte: the per-call interval over the size)\n",
+              f);
+    fprintf(f, "          +-%%: half the width of the interval in the "
+               "cell's metric (column in: cyc, the core cycles'; time, "
+               "the time's), in %% of its median; %s/B, %s/call in %s\n",
+            tk->column, tk->column, tk->ticks);
+    fprintf(f, "run:      %zu rounds in %.1f s%s\n", sb_run_rounds(run),
+            sb_run_elapsed(run),
+            sb_run_interrupted(run) ? ", INTERRUPTED: partial results"
+                                    : "");
+}
+
+/* Which build each loaded kernel came from: a comparison of two builds
+ * names them.  The strings were cleaned when recorded. */
+static void loaded_lines(const sb_run *run, FILE *f)
+{
+    for (size_t i = 0; i < sb_run_loaded_count(run); i++) {
+        const sb_kernel_origin *lk = sb_run_loaded(run, i);
+        if (lk->build_id[0])
+            fprintf(f, "loaded:   %s = %s from %s, build-id %s\n", lk->name,
+                    lk->symbol, lk->path, lk->build_id);
+        else
+            fprintf(f, "loaded:   %s = %s from %s, %llu bytes, mtime "
+                       "%lld\n", lk->name, lk->symbol, lk->path,
+                    (unsigned long long)lk->file_size,
+                    (long long)lk->file_mtime);
+    }
+}
+
+static void header(const sb_run *run, FILE *f)
+{
+    const sb_meta *m = sb_run_meta(run);
+    const sb_measure_options *o = sb_run_measure_options(run);
+    const sb_analysis_options *an = sb_run_analysis_options(run);
+    const sb_cell_result *c0 = sb_run_cell(run, 0);
+
+    title_line(run, f);
     if (!external(run)) {
         machine(run, f);
-        /* Precision 0 sets no target (measure for the whole budget). */
-        if (an->precision > 0)
-            snprintf(target, sizeof target,
-                     "precision target +-%g%% of the median",
-                     100 * an->precision);
-        else
-            snprintf(target, sizeof target, "no precision target");
-        fprintf(f,
-                "plan:     %zu cells, %zu invocation%s (at least %zu, at "
-                "most %zu), %g%% CI, %s, "
-                "seed %llu, %zu..%zu samples per cell and invocation, max "
-                "time %g s, sample ~%g us, cache %s\n",
-                sb_run_count(run), sb_run_invocations(run),
-                sb_run_invocations(run) == 1 ? "" : "s", o->invocations,
-                o->invocations > 1 ? o->max_invocations : 1,
-                100 * an->ci_level,
-                target,
-                (unsigned long long)o->seed,
-                o->min_samples, o->max_samples, o->max_time,
-                o->sample_seconds * 1e6, sb_cache_name(o->cache));
+        plan_line(run, f);
     } else {
         fprintf(f, "data:     %zu sample set%s, %g%% CI, values in ",
                 sb_run_count(run), sb_run_count(run) == 1 ? "" : "s",
@@ -381,41 +440,9 @@ static void header(const sb_run *run, FILE *f)
                 "all rows", an->alpha, 100 * an->threshold);
     if (sb__report_any_comparison(run))
         run_level_line(run, f);
-    if (!external(run)) {
-        const sb__timer_kind *tk = sb__timer_kind_of(t->kind);
-        /* What each column of the rows is, and of which interval: MB/s's
-         * is the time's, +-% the one of the cell's metric. */
-        fprintf(f, "units:    MB/s with 1 MB = 10^6 bytes; MB/s-lo, MB/s-hi: "
-                   "its interval, from the time's whatever the cell's "
-                   "metric\n");
-        if (sb__report_any_clock(run))
-            fputs("          core/call, core/B: core cycles (timer ticks "
-                  "times the core clock measured around each sample) per "
-                  "call and per byte, each with its interval (-lo, -hi; "
-                  "per byte: the per-call interval over the size)\n",
-                  f);
-        fprintf(f, "          +-%%: half the width of the interval in the "
-                   "cell's metric (column in: cyc, the core cycles'; time, "
-                   "the time's), in %% of its median; %s/B, %s/call in %s\n",
-                tk->column, tk->column, tk->ticks);
-        fprintf(f, "run:      %zu rounds in %.1f s%s\n", sb_run_rounds(run),
-                sb_run_elapsed(run),
-                sb_run_interrupted(run) ? ", INTERRUPTED: partial results"
-                                        : "");
-    }
-    /* Which build each loaded kernel came from: a comparison of two
-     * builds names them.  The strings were cleaned when recorded. */
-    for (size_t i = 0; i < sb_run_loaded_count(run); i++) {
-        const sb_kernel_origin *lk = sb_run_loaded(run, i);
-        if (lk->build_id[0])
-            fprintf(f, "loaded:   %s = %s from %s, build-id %s\n", lk->name,
-                    lk->symbol, lk->path, lk->build_id);
-        else
-            fprintf(f, "loaded:   %s = %s from %s, %llu bytes, mtime "
-                       "%lld\n", lk->name, lk->symbol, lk->path,
-                    (unsigned long long)lk->file_size,
-                    (long long)lk->file_mtime);
-    }
+    if (!external(run))
+        units_lines(run, f);
+    loaded_lines(run, f);
 }
 
 static size_t outlier_count(const sb_cell_result *r)
