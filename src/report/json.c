@@ -343,13 +343,15 @@ static json_t *held(const sb_run *run, size_t idx)
     return o ? o : json_null();
 }
 
-static json_t *custom(int id, const ctx *x)
+/* The custom fields of the run and its record of the machine (NULL for
+ * an id of the cells'). */
+static json_t *custom_run(int id, const ctx *x)
 {
     const sb_run *run = x->run;
     const sb_meta *m = sb_run_meta(run);
     const sb_measure_options *o = sb_run_measure_options(run);
     const sb_analysis_options *an = sb_run_analysis_options(run);
-    const sb_cell_result *r = x->r;
+    const sb_cell_result *r = x->r; /* the kernel's name is the cell's */
     json_t *a;
 
     switch (id) {
@@ -395,6 +397,20 @@ static json_t *custom(int id, const ctx *x)
         return a ? a : json_null();
     case SB__JC_ENV:
         return env(&m->env);
+    default:
+        return NULL;
+    }
+}
+
+/* The custom fields of a cell (NULL for an id of the run's). */
+static json_t *custom_cell(int id, const ctx *x)
+{
+    const sb_run *run = x->run;
+    const sb_analysis_options *an = sb_run_analysis_options(run);
+    const sb_cell_result *r = x->r;
+    json_t *a;
+
+    switch (id) {
     case SB__JC_FAMILY:
         return json_string(sb_family_name(r->cell.kernel->family));
     case SB__JC_REJECTED:
@@ -456,6 +472,14 @@ static json_t *custom(int id, const ctx *x)
                    : json_string(sb_shared_level_name((int)an->shared_level));
     }
     return NULL;
+}
+
+/* A field the schema marks SB__J_CUSTOM: one of the run's, or one of a
+ * cell's. */
+static json_t *custom(int id, const ctx *x)
+{
+    json_t *v = custom_run(id, x);
+    return v ? v : custom_cell(id, x);
 }
 
 static json_t *cell(const sb_run *run, size_t idx)
