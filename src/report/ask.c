@@ -129,3 +129,39 @@ double sb__report_cpu_share(const sb_cell_result *r, int sys,
      * largest double would overflow their sum (a file's 1e308 gave 0). */
     return per_call * ((sys ? s : u) / m) / (u / m + s / m);
 }
+
+/* s to f with its control characters as '?' (sb__clean_text): the command
+ * line holds file names, and a loaded run's strings or a live run's host
+ * name come from outside.  At most max bytes of s. */
+void sb__report_put(FILE *f, const char *s, size_t max)
+{
+    size_t at = 0;
+
+    while (s && s[at] && at < max) {
+        int control;
+        size_t n = sb__char_len(s + at, &control);
+        if (control || at + n > max)
+            fputc('?', f);
+        else
+            fwrite(s + at, 1, n, f);
+        at += n;
+    }
+}
+
+void sb__report_title(const sb_run *run, FILE *f)
+{
+    const char *title = sb_run_title(run), *cmd = sb_run_command(run);
+    const char *ver = sb_run_meta(run)->statbench_version;
+
+    if (*title) {
+        sb__report_put(f, title, (size_t)-1);
+        fputs(" (statbench ", f);
+        sb__report_put(f, ver, (size_t)-1);
+        fputs(*cmd ? "): " : ")", f);
+    } else {
+        fputs("statbench ", f);
+        sb__report_put(f, ver, (size_t)-1);
+        fputs(*cmd ? ": " : ": a library run", f);
+    }
+    sb__report_put(f, cmd, (size_t)-1);
+}

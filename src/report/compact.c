@@ -85,23 +85,10 @@ static void header(const sb_run *run, FILE *f)
     const sb_meta *m = sb_run_meta(run);
     const sb_analysis_options *o = sb_run_analysis_options(run);
     size_t warnings = 0, notes = count_lines(m->notes), inv = 0;
-    char cmd[512], host[sizeof m->hostname], cpu[sizeof m->cpu_model];
-    char ver[sizeof m->statbench_version], title[256];
+    char host[sizeof m->hostname], cpu[sizeof m->cpu_model];
 
     /* Every string may come from a loaded file: cleaned. */
-    snprintf(cmd, sizeof cmd, "%s", sb_run_command(run));
-    snprintf(ver, sizeof ver, "%s", m->statbench_version);
-    snprintf(title, sizeof title, "%s", sb_run_title(run));
-    sb__clean_text(cmd);
-    sb__clean_text(ver);
-    sb__clean_text(title);
-    /* As the table's first line: the caller's title first, and a run
-     * from the API without a command says so. */
-    if (*title)
-        fprintf(f, "%s (statbench %s)%s%s", title, ver, *cmd ? ": " : "",
-                cmd);
-    else
-        fprintf(f, "statbench %s: %s", ver, *cmd ? cmd : "a library run");
+    sb__report_title(run, f);
     fprintf(f, "%s\n", sb_run_interrupted(run)
                           ? " (INTERRUPTED: partial results)"
                           : "");

@@ -56,6 +56,16 @@ size_t sb__report_metric_cells(const sb_run *run, int metric);
 /* 1 when some cell has core cycles (a sample with a known core clock):
  * the writers then add the core-cycle columns. */
 int sb__report_any_clock(const sb_run *run);
+/* s to f with its control characters and invalid UTF-8 as '?' (as
+ * sb__clean_text): the command line holds file names, and a loaded run's
+ * strings or a live run's host name come from outside.  At most max
+ * bytes of s. */
+void sb__report_put(FILE *f, const char *s, size_t max);
+/* A report's first line, without its newline, every string cleaned: the
+ * caller's title first, then statbench's version and the command; a run
+ * from the API without a command says so, never an empty "statbench
+ * 0.1.0: ".  The table and the compact report both open with it. */
+void sb__report_title(const sb_run *run, FILE *f);
 
 /* The header's clock line into buf: "core 2.79-2.99 GHz in 2 states over
  * 23 invocations (TSC 2.00 GHz)", or why the core clock is unknown.

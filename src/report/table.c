@@ -34,28 +34,10 @@ static int external(const sb_run *run)
     return sb_run_imported(run);
 }
 
-/* s to f with its control characters as '?' (sb__clean_text): the command
- * line holds file names, and a loaded run's strings or a live run's host
- * name come from outside.  At most max bytes of s. */
-static void put(FILE *f, const char *s, size_t max)
-{
-    size_t at = 0;
-
-    while (s && s[at] && at < max) {
-        int control;
-        size_t n = sb__char_len(s + at, &control);
-        if (control || at + n > max)
-            fputc('?', f);
-        else
-            fwrite(s + at, 1, n, f);
-        at += n;
-    }
-}
-
-/* put() of a whole string. */
+/* A whole string to f, cleaned (sb__report_put). */
 static void puts_clean(FILE *f, const char *s)
 {
-    put(f, s, (size_t)-1);
+    sb__report_put(f, s, (size_t)-1);
 }
 
 /* The header's line on the probes beside every sample (probe.c): where
@@ -122,7 +104,7 @@ static void notes(const sb_meta *m, FILE *f)
     while (*p) {
         size_t len = strcspn(p, "\n");
         fputs("note:     ", f);
-        put(f, p, len);
+        sb__report_put(f, p, len);
         fputc('\n', f);
         p += len;
         if (*p)
@@ -294,27 +276,6 @@ static void metric_lines(const sb_run *run, FILE *f)
                 states, tim, tim == 1 ? "" : "s", tim == 1 ? "s" : "");
 }
 
-/* The report's first line: the caller's title first, and a run from
- * the API without a command says so, never an empty "statbench 0.1.0: ". */
-static void title_line(const sb_run *run, FILE *f)
-{
-    const sb_meta *m = sb_run_meta(run);
-
-    if (*sb_run_title(run)) {
-        puts_clean(f, sb_run_title(run));
-        fputs(" (statbench ", f);
-        puts_clean(f, m->statbench_version);
-        fputs(*sb_run_command(run) ? "): " : ")", f);
-        puts_clean(f, sb_run_command(run));
-    } else {
-        fputs("statbench ", f);
-        puts_clean(f, m->statbench_version);
-        fputs(*sb_run_command(run) ? ": " : ": a library run", f);
-        puts_clean(f, sb_run_command(run));
-    }
-    fputc('\n', f);
-}
-
 /* The plan of a measured run: its cells, invocations and limits. */
 static void plan_line(const sb_run *run, FILE *f)
 {
@@ -395,7 +356,8 @@ static void header(const sb_run *run, FILE *f)
     const sb_analysis_options *an = sb_run_analysis_options(run);
     const sb_cell_result *c0 = sb_run_cell(run, 0);
 
-    title_line(run, f);
+    sb__report_title(run, f);
+    fputc('\n', f);
     if (!external(run)) {
         machine(run, f);
         plan_line(run, f);
