@@ -131,6 +131,16 @@ static int cpuinfo_key(FILE *f, char *key, size_t len)
     return ch;
 }
 
+/* The key of the next line of /proc/cpuinfo that has a value (the lines
+ * without one skipped): ':', or EOF at the end. */
+static int cpuinfo_next(FILE *f, char *key, size_t len)
+{
+    int ch;
+    while ((ch = cpuinfo_key(f, key, len)) == '\n')
+        ;
+    return ch;
+}
+
 /* The rest of the line after a key's ':' into buf (cut at len, trimmed);
  * returns '\n' or EOF. */
 static int cpuinfo_value(FILE *f, char *buf, size_t len)
@@ -166,11 +176,8 @@ static void cpuinfo_scan(const char *root, const char *flag, char *model,
         return;
     for (;;) {
         char key[32];
-        ch = cpuinfo_key(f, key, sizeof key);
-        if (ch == EOF)
+        if ((ch = cpuinfo_next(f, key, sizeof key)) == EOF)
             break;
-        if (ch == '\n')
-            continue;
         if (!have_model && !strcmp(key, "model name")) {
             ch = cpuinfo_value(f, model, mlen);
             have_model = 1;
@@ -244,11 +251,8 @@ int sb__cpuinfo_microcode(const char *root, char *buf, size_t len)
         return -1;
     while (!found) {
         char key[32];
-        ch = cpuinfo_key(f, key, sizeof key);
-        if (ch == EOF)
+        if ((ch = cpuinfo_next(f, key, sizeof key)) == EOF)
             break;
-        if (ch == '\n')
-            continue;
         if (!strcmp(key, "microcode")) {
             ch = cpuinfo_value(f, buf, len);
             found = len && buf[0] != '\0';
