@@ -219,62 +219,43 @@ static const char *load_name(int fd, const char *path, char *buf,
     return access(buf, F_OK) == 0 ? buf : path;
 }
 
-/* Load the file at name in a child first, its standard output and error
- * caught: a constructor that prints (into the caller's output: a table,
- * JSON), calls exit (which would end the caller's process) or never
- * returns is refused before it runs in the caller.  The child loads,
- * flushes the new namespace's own stdio (a libc of its own: its buffers
- * are not the caller's), says it is done on a pipe and leaves with
- * _exit, so that no handler of the caller runs there. */
-static int trial_load(const char *name, const char *shown, sb_error *err)
+/* The trial child: the load, its standard output and error on the pipe
+ * out, then whether it loaded ('y' or 'n') on the pipe done.  It flushes
+ * the new namespace's own stdio (a libc of its own: its buffers are not
+ * the caller's) and leaves with _exit, so that no handler of the caller
+ * runs there. */
+_Noreturn static void trial_child(const char *name, int out, int done)
 {
-    int out[2], done[2];
-    pid_t pid;
-    char got[256], mark = 0;
-    size_t ngot = 0;
-    int status = 0, finished = 1, said = 0;
+    void *h;
+    char mark;
+
+    if (dup2(out, 1) < 0 || dup2(out, 2) < 0)
+        _exit(125);
+    h = dlmopen(LM_ID_NEWLM, name, RTLD_NOW | RTLD_LOCAL);
+    if (h) {
+        /* The namespace's own fflush, from its own libc. */
+        int (*ff)(FILE *);
+        *(void **)&ff = dlsym(h, "fflush");
+        if (ff)
+            ff(NULL);
+    }
+    mark = h ? 'y' : 'n';
+    if (write(done, &mark, 1) != 1)
+        _exit(124);
+    _exit(0);
+}
+
+/* The parent's side of the trial: the read ends out[0] and done[0] read
+ * until both are closed or TRIAL_SECONDS have passed.  What the child
+ * printed goes into got (at most len - 1 bytes, *ngot of them, *said set
+ * when anything came), its word into *mark; a pipe read to its end is
+ * closed and its descriptor made -1.  1 when both pipes ended, 0 when
+ * the time ran out or nothing more could be read. */
+static int trial_wait(int out[2], int done[2], char *got, size_t len,
+                      size_t *ngot, int *said, char *mark)
+{
     struct timespec t0, t;
 
-    if (pipe2(out, O_CLOEXEC) != 0)
-        return sb__error(err, SB_ESYS, "%s: cannot try the load: pipe: %s",
-                         shown, strerror(errno));
-    if (pipe2(done, O_CLOEXEC) != 0) {
-        int e = errno;
-        close(out[0]);
-        close(out[1]);
-        return sb__error(err, SB_ESYS, "%s: cannot try the load: pipe: %s",
-                         shown, strerror(e));
-    }
-    fflush(NULL); /* nothing of the caller's buffered output twice */
-    pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(out[0]);
-        close(out[1]);
-        close(done[0]);
-        close(done[1]);
-        return sb__error(err, SB_ESYS, "%s: cannot try the load: fork: %s",
-                         shown, strerror(e));
-    }
-    if (pid == 0) {
-        void *h;
-        if (dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0)
-            _exit(125);
-        h = dlmopen(LM_ID_NEWLM, name, RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            /* The namespace's own fflush, from its own libc. */
-            int (*ff)(FILE *);
-            *(void **)&ff = dlsym(h, "fflush");
-            if (ff)
-                ff(NULL);
-        }
-        mark = h ? 'y' : 'n';
-        if (write(done[1], &mark, 1) != 1)
-            _exit(124);
-        _exit(0);
-    }
-    close(out[1]);
-    close(done[1]);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         struct pollfd p[2] = {{.fd = out[0], .events = POLLIN},
@@ -283,54 +264,46 @@ static int trial_load(const char *name, const char *shown, sb_error *err)
         clock_gettime(CLOCK_MONOTONIC, &t);
         left = TRIAL_SECONDS * 1000L - ((t.tv_sec - t0.tv_sec) * 1000L +
                                         (t.tv_nsec - t0.tv_nsec) / 1000000);
-        if (left <= 0) {
-            finished = 0;
-            break;
-        }
+        if (left <= 0)
+            return 0;
         /* A closed pipe is -1 here, which poll skips. */
         if (poll(p, 2, (int)left) < 0) {
             if (errno == EINTR)
                 continue;
-            finished = 0; /* nothing more can be read: the child goes */
-            break;
+            return 0; /* nothing more can be read: the child goes */
         }
         if (p[0].revents) {
             char b[256];
             ssize_t n = read(out[0], b, sizeof b);
             if (n > 0) {
-                size_t take = (size_t)n < sizeof got - 1 - ngot
+                size_t take = (size_t)n < len - 1 - *ngot
                                   ? (size_t)n
-                                  : sizeof got - 1 - ngot;
-                memcpy(got + ngot, b, take);
-                ngot += take;
-                said = 1;
+                                  : len - 1 - *ngot;
+                memcpy(got + *ngot, b, take);
+                *ngot += take;
+                *said = 1;
             } else if (n == 0 || errno != EINTR) {
                 close(out[0]);
                 out[0] = -1;
             }
         }
         if (p[1].revents) {
-            ssize_t n = read(done[0], &mark, 1);
+            ssize_t n = read(done[0], mark, 1);
             if (n != 0 && n != 1 && errno == EINTR)
                 continue;
             close(done[0]);
             done[0] = -1;
         }
         if (out[0] < 0 && done[0] < 0)
-            break;
+            return 1;
     }
-    if (out[0] >= 0)
-        close(out[0]);
-    if (done[0] >= 0)
-        close(done[0]);
-    /* Both pipes closed: the child has left, or is leaving (its
-     * descriptors close before it can be waited for), so it is waited
-     * for; past its time it is killed first. */
-    if (!finished)
-        kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    got[ngot] = '\0';
+}
+
+/* The trial's outcome, from what the child printed (got, when said), its
+ * word (mark), whether it finished in time and its wait status. */
+static int trial_verdict(const char *shown, char *got, int said, char mark,
+                         int finished, int status, sb_error *err)
+{
     if (said) {
         char *nl = strchr(got, '\n');
         if (nl)
@@ -362,6 +335,59 @@ static int trial_load(const char *name, const char *shown, sb_error *err)
                      "%s: loading it killed the process with signal %d "
                      "(%s), in a trial process",
                      shown, WTERMSIG(status), strsignal(WTERMSIG(status)));
+}
+
+/* Load the file at name in a child first, its standard output and error
+ * caught: a constructor that prints (into the caller's output: a table,
+ * JSON), calls exit (which would end the caller's process) or never
+ * returns is refused before it runs in the caller. */
+static int trial_load(const char *name, const char *shown, sb_error *err)
+{
+    int out[2], done[2];
+    pid_t pid;
+    char got[256], mark = 0;
+    size_t ngot = 0;
+    int status = 0, finished, said = 0;
+
+    if (pipe2(out, O_CLOEXEC) != 0)
+        return sb__error(err, SB_ESYS, "%s: cannot try the load: pipe: %s",
+                         shown, strerror(errno));
+    if (pipe2(done, O_CLOEXEC) != 0) {
+        int e = errno;
+        close(out[0]);
+        close(out[1]);
+        return sb__error(err, SB_ESYS, "%s: cannot try the load: pipe: %s",
+                         shown, strerror(e));
+    }
+    fflush(NULL); /* nothing of the caller's buffered output twice */
+    pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(out[0]);
+        close(out[1]);
+        close(done[0]);
+        close(done[1]);
+        return sb__error(err, SB_ESYS, "%s: cannot try the load: fork: %s",
+                         shown, strerror(e));
+    }
+    if (pid == 0)
+        trial_child(name, out[1], done[1]);
+    close(out[1]);
+    close(done[1]);
+    finished = trial_wait(out, done, got, sizeof got, &ngot, &said, &mark);
+    if (out[0] >= 0)
+        close(out[0]);
+    if (done[0] >= 0)
+        close(done[0]);
+    /* Both pipes closed: the child has left, or is leaving (its
+     * descriptors close before it can be waited for), so it is waited
+     * for; past its time it is killed first. */
+    if (!finished)
+        kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    got[ngot] = '\0';
+    return trial_verdict(shown, got, said, mark, finished, status, err);
 }
 
 /* The object at path, opened in a namespace of its own or shared with an
@@ -531,27 +557,15 @@ static char *dup_clean_len(const char *s, size_t max)
     return d;
 }
 
-int sb_kernel_load_new(const char *path, const char *symbol,
-                       const char *name, int family, sb_kernel **out,
-                       sb_error *err)
+/* The arguments of sb_kernel_load_new past their NULL checks: a path
+ * with a '/', a symbol C can name, a name every list can carry, a copy or
+ * clear family.  shown is the path as messages show it. */
+static int load_args_refused(const char *path, const char *shown,
+                             const char *symbol, const char *name,
+                             int family, sb_error *err)
 {
-    struct sb__loaded *l;
-    char shown[200], hook[300];
-    void *fn;
     int rc;
 
-    if (out)
-        *out = NULL;
-    if (!path || !symbol || !out)
-        return sb__error(err, SB_EINVAL, "sb_kernel_load_new: %s is NULL",
-                         !path ? "path" : !symbol ? "symbol" : "out");
-    /* What messages show of the path: cut, and its control characters
-     * (an escape sequence in a file name) made '?'. */
-    snprintf(shown, sizeof shown, "%.150s%s", path,
-             strlen(path) > 150 ? "..." : "");
-    sb__clean_text(shown);
-    if (!name)
-        name = symbol;
     if (!strchr(path, '/'))
         return sb__error(err, SB_EINVAL,
                          "%s: the path must contain a '/' (./%s for a file "
@@ -573,6 +587,85 @@ int sb_kernel_load_new(const char *path, const char *symbol,
                          "sb_kernel_load_new: family %d: a loaded kernel is "
                          "a copy or a clear (SB_FAMILY_COPY, "
                          "SB_FAMILY_CLEAR)", family);
+    return SB_OK;
+}
+
+/* The kernel's function and its optional SYMBOL_init and SYMBOL_fini,
+ * looked up in l's object; the function must be one.  Called with
+ * objects_lock held. */
+static int symbols_bind(struct sb__loaded *l, const char *symbol,
+                        const char *shown, sb_error *err)
+{
+    char hook[300];
+    void *fn;
+
+    dlerror();
+    fn = dlsym(l->obj->handle, symbol);
+    if (!fn)
+        return sb__error(err, SB_EINVAL, "%s: no symbol '%s' in it", shown,
+                         symbol);
+    if (!is_function(fn))
+        return sb__error(err, SB_EINVAL,
+                         "%s: symbol '%s' is not a function (data, or "
+                         "another kind of symbol): a kernel is a "
+                         "function of the sb_kernel_fn shape",
+                         shown, symbol);
+    snprintf(hook, sizeof hook, "%s_init", symbol);
+    *(void **)&l->init = dlsym(l->obj->handle, hook);
+    snprintf(hook, sizeof hook, "%s_fini", symbol);
+    *(void **)&l->fini = dlsym(l->obj->handle, hook);
+    *(void **)&l->k.fn = fn;
+    return SB_OK;
+}
+
+/* The kernel l's object now holds, its function bound: its description
+ * (the symbol, the file's name, its build-id) and the sb_kernel a plan
+ * takes, whose hooks mark it as loaded. */
+static void loaded_finish(struct sb__loaded *l, const char *symbol,
+                          int family)
+{
+    const char *base = strrchr(l->origin.path, '/') + 1;
+
+    snprintf(l->description, sizeof l->description,
+             "%.64s from %.100s%s%.40s%s", symbol, base,
+             l->build_id[0] ? " (build-id " : "",
+             l->build_id[0] ? l->build_id : "",
+             l->build_id[0] ? ")" : "");
+    l->k = (sb_kernel){.size = sizeof(sb_kernel),
+                       .name = l->origin.name,
+                       .family = (enum sb_family)family,
+                       .description = l->description,
+                       .features = 0,
+                       .fn = l->k.fn,
+                       .setup = loaded_setup,
+                       .teardown = loaded_teardown,
+                       .available = NULL,
+                       .flags = 0};
+}
+
+int sb_kernel_load_new(const char *path, const char *symbol,
+                       const char *name, int family, sb_kernel **out,
+                       sb_error *err)
+{
+    struct sb__loaded *l;
+    char shown[200];
+    int rc;
+
+    if (out)
+        *out = NULL;
+    if (!path || !symbol || !out)
+        return sb__error(err, SB_EINVAL, "sb_kernel_load_new: %s is NULL",
+                         !path ? "path" : !symbol ? "symbol" : "out");
+    /* What messages show of the path: cut, and its control characters
+     * (an escape sequence in a file name) made '?'. */
+    snprintf(shown, sizeof shown, "%.150s%s", path,
+             strlen(path) > 150 ? "..." : "");
+    sb__clean_text(shown);
+    if (!name)
+        name = symbol;
+    rc = load_args_refused(path, shown, symbol, name, family, err);
+    if (rc != SB_OK)
+        return rc;
 #ifdef SB_LOAD_UNDER_ASAN
     /* AddressSanitizer stops the process when a new namespace loads its
      * own C library ahead of the runtime, inside the load: refused here,
@@ -598,26 +691,8 @@ int sb_kernel_load_new(const char *path, const char *symbol,
     pthread_mutex_lock(&objects_lock);
     rc = object_open(path, shown, &l->obj, l->build_id, sizeof l->build_id,
                      &l->origin, l->warning, sizeof l->warning, err);
-    if (rc == SB_OK) {
-        dlerror();
-        fn = dlsym(l->obj->handle, symbol);
-        if (!fn) {
-            rc = sb__error(err, SB_EINVAL, "%s: no symbol '%s' in it",
-                           shown, symbol);
-        } else if (!is_function(fn)) {
-            rc = sb__error(err, SB_EINVAL,
-                           "%s: symbol '%s' is not a function (data, or "
-                           "another kind of symbol): a kernel is a "
-                           "function of the sb_kernel_fn shape",
-                           shown, symbol);
-        } else {
-            snprintf(hook, sizeof hook, "%s_init", symbol);
-            *(void **)&l->init = dlsym(l->obj->handle, hook);
-            snprintf(hook, sizeof hook, "%s_fini", symbol);
-            *(void **)&l->fini = dlsym(l->obj->handle, hook);
-            *(void **)&l->k.fn = fn;
-        }
-    }
+    if (rc == SB_OK)
+        rc = symbols_bind(l, symbol, shown, err);
     if (rc != SB_OK) {
         object_close(l->obj);
         l->obj = NULL;
@@ -625,24 +700,7 @@ int sb_kernel_load_new(const char *path, const char *symbol,
     pthread_mutex_unlock(&objects_lock);
     if (rc != SB_OK)
         goto fail;
-    {
-        const char *base = strrchr(l->origin.path, '/') + 1;
-        snprintf(l->description, sizeof l->description,
-                 "%.64s from %.100s%s%.40s%s", symbol, base,
-                 l->build_id[0] ? " (build-id " : "",
-                 l->build_id[0] ? l->build_id : "",
-                 l->build_id[0] ? ")" : "");
-    }
-    l->k = (sb_kernel){.size = sizeof(sb_kernel),
-                       .name = l->origin.name,
-                       .family = (enum sb_family)family,
-                       .description = l->description,
-                       .features = 0,
-                       .fn = l->k.fn,
-                       .setup = loaded_setup,
-                       .teardown = loaded_teardown,
-                       .available = NULL,
-                       .flags = 0};
+    loaded_finish(l, symbol, family);
     *out = &l->k;
     return SB_OK;
 fail:
