@@ -249,15 +249,11 @@ static int choose(const sb_kernel *k, const sb_plan *plan, size_t **out,
     return SB_OK;
 }
 
-int sb_kernel_verify(const sb_kernel *k, const sb_plan *plan, sb_error *err)
+/* The kernel and its plan as sb_kernel_verify can check them: a copy or
+ * clear kernel, callable, that works on the buffers it is given. */
+static int verify_refused(const sb_kernel *k, const sb_plan *plan,
+                          sb_error *err)
 {
-    size_t *pick = NULL, npick = 0;
-    volatile size_t *at;
-    sb_error got = {0};
-    int fds[2], rc, status;
-    ssize_t r, have = 0;
-    pid_t pid;
-
     if (!k || !plan)
         return sb__error(err, SB_EINVAL, "sb_kernel_verify: %s is NULL",
                          !k ? "kernel" : "plan");
@@ -271,6 +267,94 @@ int sb_kernel_verify(const sb_kernel *k, const sb_plan *plan, sb_error *err)
                          "sb_kernel_verify: kernel %s: only a copy or clear "
                          "kernel that works on the buffers it is given can "
                          "be checked", k->name);
+    return SB_OK;
+}
+
+/* The checking child: the picked cells checked in turn, each one's index
+ * in *at first (shared with the parent, for the message when the child
+ * dies), until one fails; the first error, or none, written whole on w.
+ * r is the parent's end, closed here. */
+_Noreturn static void verify_child(const sb_plan *plan, const size_t *pick,
+                                   size_t npick, volatile size_t *at, int r,
+                                   int w)
+{
+    sb_error e = {0};
+    /* A kernel (or its init) that loops or blocks must not hold the
+     * run before its budget starts: the check has a minute. */
+    signal(SIGALRM, SIG_DFL);
+    alarm(VERIFY_SECONDS);
+    close(r);
+    for (size_t i = 0; i < npick && e.code == SB_OK; i++) {
+        *at = pick[i];
+        check_cell(sb_plan_cell(plan, pick[i]), &e);
+    }
+    if (write(w, &e, sizeof e) != (ssize_t)sizeof e)
+        _exit(3);
+    _exit(0);
+}
+
+/* The child's error as read from fd, into *got: the bytes read, all of
+ * them only when the child wrote its record. */
+static ssize_t verify_read(int fd, sb_error *got)
+{
+    ssize_t r, have = 0;
+
+    while (have < (ssize_t)sizeof *got &&
+           ((r = read(fd, (char *)got + have,
+                      sizeof *got - (size_t)have)) > 0 ||
+            (r < 0 && errno == EINTR)))
+        if (r > 0)
+            have += r;
+    return have;
+}
+
+/* The check's outcome: the child's record when it wrote one whole (have
+ * bytes of got), else how it ended (status), naming the cell at *at when
+ * it had begun one. */
+static int verify_verdict(const sb_kernel *k, const sb_plan *plan,
+                          volatile size_t *at, sb_error *got, ssize_t have,
+                          int status, sb_error *err)
+{
+    char cell[200] = "";
+
+    if (have == (ssize_t)sizeof *got) {
+        got->text[sizeof got->text - 1] = '\0';
+        return got->code == SB_OK ? SB_OK
+                                  : sb__error(err, got->code, "%s",
+                                              got->text);
+    }
+    if (*at != SIZE_MAX) {
+        const sb_cell *c = sb_plan_cell(plan, *at);
+        snprintf(cell, sizeof cell, ", %zu bytes, offsets %zu/%zu",
+                 c->size, c->src_align, c->dst_align);
+    }
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+        return sb__error(err, SB_EINVAL,
+                         "kernel %s%s: the byte check did not finish in "
+                         "%d s (a kernel or init that hangs?)",
+                         k->name, cell, VERIFY_SECONDS);
+    if (WIFSIGNALED(status))
+        return sb__error(err, SB_EINVAL,
+                         "kernel %s%s: died of signal %d (%s) in the byte "
+                         "check", k->name, cell, WTERMSIG(status),
+                         strsignal(WTERMSIG(status)));
+    return sb__error(err, SB_EINVAL,
+                     "kernel %s%s: the byte check exited with status "
+                     "%d", k->name, cell,
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+int sb_kernel_verify(const sb_kernel *k, const sb_plan *plan, sb_error *err)
+{
+    size_t *pick = NULL, npick = 0;
+    volatile size_t *at;
+    sb_error got = {0};
+    int fds[2], rc, status;
+    ssize_t have;
+    pid_t pid;
+
+    if ((rc = verify_refused(k, plan, err)) != SB_OK)
+        return rc;
     if ((rc = choose(k, plan, &pick, &npick, err)) != SB_OK)
         return rc;
     /* The cell being checked, for the message when the child dies. */
@@ -299,58 +383,14 @@ int sb_kernel_verify(const sb_kernel *k, const sb_plan *plan, sb_error *err)
         return sb__error(err, SB_ESYS, "sb_kernel_verify: fork: %s",
                          strerror(errno));
     }
-    if (pid == 0) {
-        sb_error e = {0};
-        /* A kernel (or its init) that loops or blocks must not hold the
-         * run before its budget starts: the check has a minute. */
-        signal(SIGALRM, SIG_DFL);
-        alarm(VERIFY_SECONDS);
-        close(fds[0]);
-        for (size_t i = 0; i < npick && e.code == SB_OK; i++) {
-            *at = pick[i];
-            check_cell(sb_plan_cell(plan, pick[i]), &e);
-        }
-        if (write(fds[1], &e, sizeof e) != (ssize_t)sizeof e)
-            _exit(3);
-        _exit(0);
-    }
+    if (pid == 0)
+        verify_child(plan, pick, npick, at, fds[0], fds[1]);
     close(fds[1]);
-    while (have < (ssize_t)sizeof got &&
-           ((r = read(fds[0], (char *)&got + have, sizeof got - (size_t)have)) >
-                0 ||
-            (r < 0 && errno == EINTR)))
-        if (r > 0)
-            have += r;
+    have = verify_read(fds[0], &got);
     close(fds[0]);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (have == (ssize_t)sizeof got) {
-        got.text[sizeof got.text - 1] = '\0';
-        rc = got.code == SB_OK ? SB_OK
-                               : sb__error(err, got.code, "%s", got.text);
-    } else {
-        char cell[200] = "";
-        if (*at != SIZE_MAX) {
-            const sb_cell *c = sb_plan_cell(plan, *at);
-            snprintf(cell, sizeof cell, ", %zu bytes, offsets %zu/%zu",
-                     c->size, c->src_align, c->dst_align);
-        }
-        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-            rc = sb__error(err, SB_EINVAL,
-                           "kernel %s%s: the byte check did not finish in "
-                           "%d s (a kernel or init that hangs?)",
-                           k->name, cell, VERIFY_SECONDS);
-        else if (WIFSIGNALED(status))
-            rc = sb__error(err, SB_EINVAL,
-                           "kernel %s%s: died of signal %d (%s) in the byte "
-                           "check", k->name, cell, WTERMSIG(status),
-                           strsignal(WTERMSIG(status)));
-        else
-            rc = sb__error(err, SB_EINVAL,
-                           "kernel %s%s: the byte check exited with status "
-                           "%d", k->name, cell,
-                           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    }
+    rc = verify_verdict(k, plan, at, &got, have, status, err);
     munmap((void *)at, sizeof *at);
     free(pick);
     return rc;
