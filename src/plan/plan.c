@@ -441,37 +441,27 @@ int sb__buffer_bytes(const sb_plan *plan, size_t *src_bytes,
     return 0;
 }
 
-int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
-                  sb_error *err)
+/* One cell measured twice would be two rows of one name, and a file
+ * that compare and --against read by name. */
+static int plan_duplicate_refused(const sb_plan *plan, sb_error *err)
 {
-    size_t sb, db;
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    sb_measure_options full;
-    const sb_measure_options *opt = &full;
+    size_t before, twice = sb__cell_duplicate(plan->cells, plan->n,
+                                              sizeof *plan->cells, &before);
+    char nm[128];
 
-    if (!plan)
-        return sb__error(err, SB_EINVAL, "sb_plan_check: plan is NULL");
-    if (sb__measure_get(m, &full, "sb_plan_check", err) != SB_OK)
-        return SB_EINVAL;
-    if (plan->n == 0)
-        return sb__error(err, SB_EINVAL, "the plan has no cells");
-    {
-        /* One cell measured twice would be two rows of one name, and a
-         * file that compare and --against read by name. */
-        size_t before, twice = sb__cell_duplicate(plan->cells, plan->n,
-                                                  sizeof *plan->cells,
-                                                  &before);
-        char nm[128];
-        if (twice != SIZE_MAX)
-            return sb__error(err, SB_EINVAL,
-                             "the plan lists the cell %s twice (cells %zu "
-                             "and %zu)",
-                             sb__cell_text(&plan->cells[twice], nm,
-                                           sizeof nm),
-                             before, twice);
-    }
-    if (sb__measure_check(opt, err) != SB_OK)
-        return SB_EINVAL;
+    if (twice != SIZE_MAX)
+        return sb__error(err, SB_EINVAL,
+                         "the plan lists the cell %s twice (cells %zu "
+                         "and %zu)",
+                         sb__cell_text(&plan->cells[twice], nm, sizeof nm),
+                         before, twice);
+    return SB_OK;
+}
+
+/* The budget and the samples: a positive time, samples of at most a
+ * second, at least two of them. */
+static int sampling_refused(const sb_measure_options *opt, sb_error *err)
+{
     if (!(opt->max_time > 0) || !isfinite(opt->max_time))
         return sb__error(err, SB_EINVAL, "max time %g s: must be positive",
                          opt->max_time);
@@ -486,38 +476,58 @@ int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
         return sb__error(err, SB_EINVAL,
                          "max samples %zu is below min samples %zu",
                          opt->max_samples, opt->min_samples);
+    return SB_OK;
+}
+
+/* The CPU to pin to: -1 or a CPU number, and when pinning, one that is
+ * online and inside this process's affinity mask. */
+static int cpu_refused(const sb_measure_options *opt, sb_error *err)
+{
+    char set[128];
+    int ok;
+
     if (opt->cpu < -1)
         return sb__error(err, SB_EINVAL,
                          "cpu %d: not a CPU (-1 picks one, else a CPU "
                          "number from 0)", opt->cpu);
-    if (!opt->no_pin && opt->cpu >= 0) {
-        char set[128];
-        int ok = sb__cpu_allowed(opt->cpu, set, sizeof set);
-        if (ok < 0)
-            return sb__error(err, SB_ESYS, "sched_getaffinity failed");
-        if (!ok)
-            return sb__error(err, SB_EINVAL,
-                             "cpu %d: no such CPU (online: %s)", opt->cpu,
-                             set);
-        /* taskset -c 0 statbench --cpu 1 is two answers to one
-         * question: the mask was left (any process may widen its own
-         * mask), now the contradiction is refused. */
-        ok = sb__cpu_may_use("", opt->cpu, set, sizeof set);
-        if (ok < 0)
-            return sb__error(err, SB_ESYS, "sched_getaffinity failed");
-        if (!ok)
-            return sb__error(err, SB_EINVAL,
-                             "cpu %d: outside this process's CPU affinity "
-                             "mask (%s, set by taskset or the parent): pin "
-                             "within it, or widen it",
-                             opt->cpu, set);
-    }
+    if (opt->no_pin || opt->cpu < 0)
+        return SB_OK;
+    ok = sb__cpu_allowed(opt->cpu, set, sizeof set);
+    if (ok < 0)
+        return sb__error(err, SB_ESYS, "sched_getaffinity failed");
+    if (!ok)
+        return sb__error(err, SB_EINVAL, "cpu %d: no such CPU (online: %s)",
+                         opt->cpu, set);
+    /* taskset -c 0 statbench --cpu 1 is two answers to one question: the
+     * mask was left (any process may widen its own mask), now the
+     * contradiction is refused. */
+    ok = sb__cpu_may_use("", opt->cpu, set, sizeof set);
+    if (ok < 0)
+        return sb__error(err, SB_ESYS, "sched_getaffinity failed");
+    if (!ok)
+        return sb__error(err, SB_EINVAL,
+                         "cpu %d: outside this process's CPU affinity "
+                         "mask (%s, set by taskset or the parent): pin "
+                         "within it, or widen it",
+                         opt->cpu, set);
+    return SB_OK;
+}
+
+/* The cache state: hot, or cold where the CPU can flush. */
+static int cache_refused(const sb_measure_options *opt, sb_error *err)
+{
     if (opt->cache != SB_CACHE_HOT && opt->cache != SB_CACHE_COLD)
         return sb__error(err, SB_EINVAL, "cache state %d: unknown",
                          (int)opt->cache);
     if (opt->cache == SB_CACHE_COLD && !sb__arch_can_flush())
         return sb__error(err, SB_EINVAL,
                          "cache cold: flushing needs clflush (x86-64 only)");
+    return SB_OK;
+}
+
+/* Every cell's kernel runs on this CPU. */
+static int kernels_unavailable(const sb_plan *plan, sb_error *err)
+{
     for (size_t i = 0; i < plan->n; i++) {
         const char *why = NULL;
         if (!sb_kernel_available(plan->cells[i].kernel, &why))
@@ -525,6 +535,17 @@ int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
                              "kernel %s is unavailable on this CPU: %s",
                              plan->cells[i].kernel->name, why ? why : "");
     }
+    return SB_OK;
+}
+
+/* What the plan maps fits in half of this machine's memory: the sizes
+ * that kernels of their own memory map on every call, and the buffers
+ * of all the others. */
+static int memory_refused(const sb_plan *plan, sb_error *err)
+{
+    size_t sb, db;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
     /* Kernels that map their size on every call: it counts too. */
     for (size_t i = 0; i < plan->n; i++)
         if ((plan->cells[i].kernel->flags & SB_KERNEL_OWN_MEMORY) &&
@@ -552,6 +573,31 @@ int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
                          (double)pages * (double)psz / 1073741824.0);
     }
     return SB_OK;
+}
+
+int sb_plan_check(const sb_plan *plan, const sb_measure_options *m,
+                  sb_error *err)
+{
+    sb_measure_options full;
+    const sb_measure_options *opt = &full;
+    int rc;
+
+    if (!plan)
+        return sb__error(err, SB_EINVAL, "sb_plan_check: plan is NULL");
+    if (sb__measure_get(m, &full, "sb_plan_check", err) != SB_OK)
+        return SB_EINVAL;
+    if (plan->n == 0)
+        return sb__error(err, SB_EINVAL, "the plan has no cells");
+    if ((rc = plan_duplicate_refused(plan, err)) != SB_OK)
+        return rc;
+    if (sb__measure_check(opt, err) != SB_OK)
+        return SB_EINVAL;
+    if ((rc = sampling_refused(opt, err)) != SB_OK ||
+        (rc = cpu_refused(opt, err)) != SB_OK ||
+        (rc = cache_refused(opt, err)) != SB_OK ||
+        (rc = kernels_unavailable(plan, err)) != SB_OK)
+        return rc;
+    return memory_refused(plan, err);
 }
 
 /* ---- Named benchmarks (sb_bench_add) ------------------------------------ */
