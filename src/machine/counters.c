@@ -364,6 +364,164 @@ static void trial_child(int r, int w)
     _exit(write(2, rec, n + 3) == (ssize_t)(n + 3) ? 0 : 1);
 }
 
+/* What the parent learns of its trial child: what it wrote (the first
+ * sizeof out bytes; the rest is read and dropped), where its record
+ * starts (mark, the first NUL, or NULL), whether it is gone or hung, and
+ * its wait status when this process reaped it. */
+struct trial {
+    char out[1024];
+    size_t n;
+    const char *mark;
+    int st, have_st, hung, gone;
+};
+
+/* The pipe and the child; its start's failure in papi_line.  In the
+ * child trial_child never returns.  0, or -1 with nothing left open. */
+static int trial_start(int p[2], pid_t *pid)
+{
+    if (pipe2(p, O_CLOEXEC) != 0) {
+        snprintf(papi_line, sizeof papi_line,
+                 "PAPI not started: no pipe for its trial start (%s)",
+                 strerror(errno));
+        return -1;
+    }
+    *pid = fork();
+    if (*pid < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        snprintf(papi_line, sizeof papi_line,
+                 "PAPI not started: no fork for its trial start (%s)",
+                 strerror(e));
+        return -1;
+    }
+    if (*pid == 0)
+        trial_child(p[0], p[1]);
+    return 0;
+}
+
+/* Read the child's pipe, fd (non-blocking), until its record is whole,
+ * the pipe ends, the child is gone (and the pipe drained once more) or
+ * the deadline passes (t->hung). */
+static void trial_read(struct trial *t, int fd, pid_t pid)
+{
+    char drain[256];
+    double deadline = mono_now() + TRIAL_SECONDS;
+
+    for (;;) {
+        struct pollfd pf = {fd, POLLIN, 0};
+        double left = deadline - mono_now();
+        int was_gone = t->gone;
+        ssize_t k;
+
+        /* Everything there is now (a child that prints much must not block
+         * on a full pipe: what does not fit in out is read and dropped). */
+        while ((k = read(fd, t->n < sizeof t->out ? t->out + t->n : drain,
+                         t->n < sizeof t->out ? sizeof t->out - t->n
+                                              : sizeof drain)) > 0)
+            if (t->n < sizeof t->out)
+                t->n += (size_t)k;
+        t->mark = memchr(t->out, '\0', t->n);
+        if (k == 0 ||
+            (t->mark && memchr(t->mark + 1, '\0',
+                               t->n - (size_t)(t->mark - t->out) - 1)))
+            break; /* the end of the pipe, or the whole record */
+        if (was_gone)
+            break; /* drained once more after the child was gone */
+        if (left <= 0) {
+            t->hung = 1;
+            break;
+        }
+        if (!t->gone) {
+            pid_t w = waitpid(pid, &t->st, WNOHANG);
+            /* ECHILD: reaped by someone else (SIGCHLD ignored, a caller
+             * waiting for any child). */
+            t->gone = w == pid || (w < 0 && errno == ECHILD);
+            t->have_st = w == pid;
+        }
+        if (!t->gone)
+            poll(&pf, 1, left < 0.05 ? (int)(left * 1000) + 1 : 50);
+    }
+}
+
+/* The child still there after the reading: killed when it hung, then
+ * reaped. */
+static void trial_reap(struct trial *t, pid_t pid)
+{
+    pid_t w;
+
+    if (t->hung)
+        kill(pid, SIGKILL);
+    while ((w = waitpid(pid, &t->st, 0)) < 0 && errno == EINTR)
+        ;
+    t->have_st = w == pid;
+}
+
+/* The child printed before its record (or printed and left none): PAPI
+ * stays off, and papi_brief and papi_line say so with the first line
+ * (PAPIERROR starts with a newline), at most 100 bytes; a character cut
+ * at the end is cleaned into a '?'.  -1. */
+static int trial_printed(const struct trial *t)
+{
+    char line[128];
+    size_t at = 0, end;
+    size_t stop = t->mark ? (size_t)(t->mark - t->out) : t->n;
+
+    while (at < stop && (t->out[at] == '\n' || t->out[at] == '\r'))
+        at++;
+    for (end = at; end < stop && end - at < 100 && t->out[end] != '\n';)
+        end++;
+    snprintf(line, sizeof line, "%.*s", (int)(end - at), t->out + at);
+    sb__clean_text(line);
+    snprintf(papi_brief, sizeof papi_brief,
+             "PAPI not started: its initialisation printed messages "
+             "here");
+    if (line[0])
+        snprintf(papi_line, sizeof papi_line, "%s (first line: %s)",
+                 papi_brief, line);
+    else
+        snprintf(papi_line, sizeof papi_line, "%s (blank lines)",
+                 papi_brief);
+    return -1;
+}
+
+/* The child printed nothing: 0 when its record says PAPI started, else
+ * -1 with papi_line saying why not (the record's account, or how the
+ * child ended without one). */
+static int trial_verdict(const struct trial *t)
+{
+    if (!t->mark) {
+        if (t->hung)
+            snprintf(papi_line, sizeof papi_line,
+                     "PAPI not started: its trial start had not finished "
+                     "after %.0f s", TRIAL_SECONDS);
+        else if (t->have_st && WIFSIGNALED(t->st))
+            snprintf(papi_line, sizeof papi_line,
+                     "PAPI not started: its trial start died of signal %d "
+                     "(%s)", WTERMSIG(t->st), strsignal(WTERMSIG(t->st)));
+        else if (t->have_st && WIFEXITED(t->st))
+            snprintf(papi_line, sizeof papi_line,
+                     "PAPI not started: its trial start exited with "
+                     "status %d", WEXITSTATUS(t->st));
+        else
+            snprintf(papi_line, sizeof papi_line,
+                     "PAPI not started: its trial start ended without a "
+                     "word");
+        return -1;
+    }
+    if (t->n > 1 && t->out[1] == '1')
+        return 0;
+    /* PAPI failed, silently: the child's account, as this process would
+     * have given it. */
+    snprintf(papi_line, sizeof papi_line, "%.*s",
+             t->n > 2 ? (int)strnlen(t->out + 2, t->n - 2) : 0, t->out + 2);
+    sb__clean_text(papi_line);
+    if (!papi_line[0])
+        snprintf(papi_line, sizeof papi_line,
+                 "PAPI not started: its trial start failed");
+    return -1;
+}
+
 /* Try PAPI's initialisation in a child before the process does it.
  * PAPI prints from inside its components (PAPIERROR, whenever PAPI_VERBOSE
  * is set, PAPI_set_debug or not: "Couldn't open hw_instructions" on a VM
@@ -391,127 +549,21 @@ static void trial_child(int r, int w)
  * 0: start PAPI here.  -1: PAPI stays off, papi_line says why. */
 static int papi_trial(void)
 {
-    char out[1024], drain[256], line[128];
-    size_t n = 0;
-    int p[2], st = 0, have_st = 0, hung = 0, gone = 0;
-    double deadline;
+    struct trial t = {.n = 0};
+    int p[2];
     pid_t pid;
-    const char *mark = NULL;
 
-    if (pipe2(p, O_CLOEXEC) != 0) {
-        snprintf(papi_line, sizeof papi_line,
-                 "PAPI not started: no pipe for its trial start (%s)",
-                 strerror(errno));
+    if (trial_start(p, &pid) != 0)
         return -1;
-    }
-    pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(p[0]);
-        close(p[1]);
-        snprintf(papi_line, sizeof papi_line,
-                 "PAPI not started: no fork for its trial start (%s)",
-                 strerror(e));
-        return -1;
-    }
-    if (pid == 0)
-        trial_child(p[0], p[1]);
     close(p[1]);
     fcntl(p[0], F_SETFL, O_NONBLOCK);
-    deadline = mono_now() + TRIAL_SECONDS;
-    for (;;) {
-        struct pollfd pf = {p[0], POLLIN, 0};
-        double left = deadline - mono_now();
-        int was_gone = gone;
-        ssize_t k;
-
-        /* Everything there is now (a child that prints much must not block
-         * on a full pipe: what does not fit in out is read and dropped). */
-        while ((k = read(p[0], n < sizeof out ? out + n : drain,
-                         n < sizeof out ? sizeof out - n : sizeof drain)) > 0)
-            if (n < sizeof out)
-                n += (size_t)k;
-        mark = memchr(out, '\0', n);
-        if (k == 0 || (mark && memchr(mark + 1, '\0',
-                                      n - (size_t)(mark - out) - 1)))
-            break; /* the end of the pipe, or the whole record */
-        if (was_gone)
-            break; /* drained once more after the child was gone */
-        if (left <= 0) {
-            hung = 1;
-            break;
-        }
-        if (!gone) {
-            pid_t w = waitpid(pid, &st, WNOHANG);
-            /* ECHILD: reaped by someone else (SIGCHLD ignored, a caller
-             * waiting for any child). */
-            gone = w == pid || (w < 0 && errno == ECHILD);
-            have_st = w == pid;
-        }
-        if (!gone)
-            poll(&pf, 1, left < 0.05 ? (int)(left * 1000) + 1 : 50);
-    }
+    trial_read(&t, p[0], pid);
     close(p[0]);
-    if (!gone) {
-        pid_t w;
-        if (hung)
-            kill(pid, SIGKILL);
-        while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-            ;
-        have_st = w == pid;
-    }
-    if (mark ? mark > out : n > 0) {
-        /* The first line (PAPIERROR starts with a newline), at most 100
-         * bytes; a character cut at the end is cleaned into a '?'. */
-        size_t at = 0, end;
-        size_t stop = mark ? (size_t)(mark - out) : n;
-        while (at < stop && (out[at] == '\n' || out[at] == '\r'))
-            at++;
-        for (end = at; end < stop && end - at < 100 && out[end] != '\n';)
-            end++;
-        snprintf(line, sizeof line, "%.*s", (int)(end - at), out + at);
-        sb__clean_text(line);
-        snprintf(papi_brief, sizeof papi_brief,
-                 "PAPI not started: its initialisation printed messages "
-                 "here");
-        if (line[0])
-            snprintf(papi_line, sizeof papi_line, "%s (first line: %s)",
-                     papi_brief, line);
-        else
-            snprintf(papi_line, sizeof papi_line, "%s (blank lines)",
-                     papi_brief);
-        return -1;
-    }
-    if (!mark) {
-        if (hung)
-            snprintf(papi_line, sizeof papi_line,
-                     "PAPI not started: its trial start had not finished "
-                     "after %.0f s", TRIAL_SECONDS);
-        else if (have_st && WIFSIGNALED(st))
-            snprintf(papi_line, sizeof papi_line,
-                     "PAPI not started: its trial start died of signal %d "
-                     "(%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-        else if (have_st && WIFEXITED(st))
-            snprintf(papi_line, sizeof papi_line,
-                     "PAPI not started: its trial start exited with "
-                     "status %d", WEXITSTATUS(st));
-        else
-            snprintf(papi_line, sizeof papi_line,
-                     "PAPI not started: its trial start ended without a "
-                     "word");
-        return -1;
-    }
-    if (n > 1 && out[1] == '1')
-        return 0;
-    /* PAPI failed, silently: the child's account, as this process would
-     * have given it. */
-    snprintf(papi_line, sizeof papi_line, "%.*s",
-             n > 2 ? (int)strnlen(out + 2, n - 2) : 0, out + 2);
-    sb__clean_text(papi_line);
-    if (!papi_line[0])
-        snprintf(papi_line, sizeof papi_line,
-                 "PAPI not started: its trial start failed");
-    return -1;
+    if (!t.gone)
+        trial_reap(&t, pid);
+    if (t.mark ? t.mark > t.out : t.n > 0)
+        return trial_printed(&t);
+    return trial_verdict(&t);
 }
 
 /* 1 when PAPI is initialised.  line (len bytes) receives the backend's
