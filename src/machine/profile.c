@@ -1106,6 +1106,89 @@ static void say(char *note, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The run's entry: its figures of the core (NAN where it has none) and
+ * its time, which must be UTC ISO 8601. */
+static int entry_from(const sb_profile_figures *f, entry *e, sb_error *err)
+{
+    e->quiet = figure_ok(f->contention_quiet) ? f->contention_quiet : NAN;
+    e->ref = figure_ok(f->reference_cycles) ? f->reference_cycles : NAN;
+    if (iso_seconds(f->time) < 0)
+        return sb__error(err, SB_EINVAL,
+                         "sb_profile_add: the run's time is not UTC ISO "
+                         "8601 (\"2026-12-01T19:06:09Z\")");
+    snprintf(e->time, sizeof e->time, "%s", f->time);
+    return SB_OK;
+}
+
+/* A run judged as on a shared core: pending, the oldest pending run
+ * dropped to make room, and when the pending runs agree long enough the
+ * profile moves to them (*added then). */
+static void add_pending(sb_profile *p, const entry *e, int *added,
+                        char *note, size_t len)
+{
+    double hours;
+
+    if (p->npend == SB_PROFILE_MOVE_RUNS) {
+        memmove(p->pend, p->pend + 1, (p->npend - 1) * sizeof *e);
+        p->npend--;
+    }
+    p->pend[p->npend++] = *e;
+    if (pending_move(p, &hours)) {
+        sb_profile_figure r0, q0, r1, q1;
+        figure_of(p->runs, p->n, 1, &r0);
+        figure_of(p->runs, p->n, 0, &q0);
+        memcpy(p->runs, p->pend, p->npend * sizeof *e);
+        p->n = p->npend;
+        p->npend = 0;
+        figure_of(p->runs, p->n, 1, &r1);
+        figure_of(p->runs, p->n, 0, &q1);
+        snprintf(p->note, sizeof p->note,
+                 "moved to the last %d runs, over %.0f hours, which "
+                 "agreed above it: reference %.1f (was %.1f), probe "
+                 "%.2f (was %.2f); a slower core for good",
+                 SB_PROFILE_MOVE_RUNS, hours, r1.level, r0.level,
+                 q1.level, q0.level);
+        say(note, len, "%s", p->note);
+        if (added)
+            *added = 1;
+    } else {
+        say(note, len,
+            "not added: measured on a shared core (%zu of %d "
+            "consecutive runs above the profile that would move it)",
+            p->npend, SB_PROFILE_MOVE_RUNS);
+    }
+}
+
+/* A run judged as quiet enough: added, the oldest run dropped to make
+ * room, the pending runs forgotten, and the runs above the new level
+ * purged. */
+static void add_run(sb_profile *p, const entry *e, int *added, char *note,
+                    size_t len)
+{
+    double lr, lq;
+    size_t dropped;
+
+    if (p->n == SB_PROFILE_MAX_RUNS) {
+        memmove(p->runs, p->runs + 1, (p->n - 1) * sizeof *e);
+        p->n--;
+    }
+    p->runs[p->n++] = *e;
+    p->npend = 0;
+    dropped = purge(p, &lr, &lq);
+    if (dropped) {
+        snprintf(p->note, sizeof p->note,
+                 "dropped %zu runs above the new level (reference "
+                 "%.1f, probe %.2f): kept while it knew only a shared "
+                 "core's",
+                 dropped, lr, lq);
+        say(note, len, "added; %s", p->note);
+    } else {
+        say(note, len, "added: the profile rests on %zu runs", p->n);
+    }
+    if (added)
+        *added = 1;
+}
+
 int sb_profile_add(const char *dir, const sb_profile_key *key,
                    const sb_profile_figures *f, int *added, char *note,
                    size_t len, sb_error *err)
@@ -1126,15 +1209,10 @@ int sb_profile_add(const char *dir, const sb_profile_key *key,
     f = &own;
     if ((rc = make_profile(dir, key, &p, "sb_profile_add", err)) != SB_OK)
         return rc;
-    e.quiet = figure_ok(f->contention_quiet) ? f->contention_quiet : NAN;
-    e.ref = figure_ok(f->reference_cycles) ? f->reference_cycles : NAN;
-    if (iso_seconds(f->time) < 0) {
+    if ((rc = entry_from(f, &e, err)) != SB_OK) {
         free(p);
-        return sb__error(err, SB_EINVAL,
-                         "sb_profile_add: the run's time is not UTC ISO "
-                         "8601 (\"2026-12-01T19:06:09Z\")");
+        return rc;
     }
-    snprintf(e.time, sizeof e.time, "%s", f->time);
     if (!figure_ok(e.quiet) && !figure_ok(e.ref)) {
         say(note, len, "not added: the run has no figure of the core (no "
                        "core clock, no reference copy)");
@@ -1152,60 +1230,10 @@ int sb_profile_add(const char *dir, const sb_profile_key *key,
         goto out;
     judge(p, f, &j);
     p->seen++;
-    if (j.state == SB_PROFILE_SHARED) {
-        double hours;
-        if (p->npend == SB_PROFILE_MOVE_RUNS) {
-            memmove(p->pend, p->pend + 1, (p->npend - 1) * sizeof e);
-            p->npend--;
-        }
-        p->pend[p->npend++] = e;
-        if (pending_move(p, &hours)) {
-            sb_profile_figure r0, q0, r1, q1;
-            figure_of(p->runs, p->n, 1, &r0);
-            figure_of(p->runs, p->n, 0, &q0);
-            memcpy(p->runs, p->pend, p->npend * sizeof e);
-            p->n = p->npend;
-            p->npend = 0;
-            figure_of(p->runs, p->n, 1, &r1);
-            figure_of(p->runs, p->n, 0, &q1);
-            snprintf(p->note, sizeof p->note,
-                     "moved to the last %d runs, over %.0f hours, which "
-                     "agreed above it: reference %.1f (was %.1f), probe "
-                     "%.2f (was %.2f); a slower core for good",
-                     SB_PROFILE_MOVE_RUNS, hours, r1.level, r0.level,
-                     q1.level, q0.level);
-            say(note, len, "%s", p->note);
-            if (added)
-                *added = 1;
-        } else {
-            say(note, len,
-                "not added: measured on a shared core (%zu of %d "
-                "consecutive runs above the profile that would move it)",
-                p->npend, SB_PROFILE_MOVE_RUNS);
-        }
-    } else {
-        double lr, lq;
-        size_t dropped;
-        if (p->n == SB_PROFILE_MAX_RUNS) {
-            memmove(p->runs, p->runs + 1, (p->n - 1) * sizeof e);
-            p->n--;
-        }
-        p->runs[p->n++] = e;
-        p->npend = 0;
-        dropped = purge(p, &lr, &lq);
-        if (dropped) {
-            snprintf(p->note, sizeof p->note,
-                     "dropped %zu runs above the new level (reference "
-                     "%.1f, probe %.2f): kept while it knew only a shared "
-                     "core's",
-                     dropped, lr, lq);
-            say(note, len, "added; %s", p->note);
-        } else {
-            say(note, len, "added: the profile rests on %zu runs", p->n);
-        }
-        if (added)
-            *added = 1;
-    }
+    if (j.state == SB_PROFILE_SHARED)
+        add_pending(p, &e, added, note, len);
+    else
+        add_run(p, &e, added, note, len);
     rc = write_file(p, err);
 out:
     /* Closing the lock file releases the lock. */
