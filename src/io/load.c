@@ -216,51 +216,35 @@ static int load_meta_arrays(sb_run *run, json_t *m)
     return SB_OK;
 }
 
-static int load_meta(sb_run *run, json_t *root, const char *name,
-                     sb_error *err)
+/* meta.cpu, an integer from -1 below 2^20 (else -1), and the CPU's
+ * features by the names this build gives them. */
+static void load_cpu(sb_meta *meta, json_t *m)
 {
-    json_t *m = json_object_get(root, SB__JK_META), *t, *o;
-    sb_meta *meta = &run->meta;
-    void *const base[SB__J_NBASES] = {meta, &run->measure, &run->analysis,
-                                      NULL};
-    struct skipped skipped = {0};
+    json_t *cpu = json_object_get(m, SB__JK_CPU);
+    json_t *f = json_object_get(m, SB__JK_CPU_FEATURES), *v;
+    size_t i;
 
-    if (!json_is_object(m))
-        return sb__error(err, SB_EIO, "%s: missing \"" SB__JK_META "\"",
-                         name);
-    /* The plain fields (strings, the timer's overhead, the interrupt rate,
-     * the options in their ranges), as the schema's list says; the rest
-     * by hand below. */
-    meta->interrupts_per_second = NAN;
-    meta->check_cost_seconds = NAN;
-    sb__meta_probe_unknown(meta);
-    sb__json_load_fields(sb__json_meta, sb__json_nmeta, m, base,
-                         SB__JK_META, note_skipped, &skipped);
+    meta->cpu = json_is_integer(cpu) && json_integer_value(cpu) >= -1 &&
+                        json_integer_value(cpu) < (1 << 20)
+                    ? (int)json_integer_value(cpu)
+                    : -1;
+    json_array_foreach(f, i, v)
     {
-        json_t *cpu = json_object_get(m, SB__JK_CPU);
-        meta->cpu = json_is_integer(cpu) && json_integer_value(cpu) >= -1 &&
-                            json_integer_value(cpu) < (1 << 20)
-                        ? (int)json_integer_value(cpu)
-                        : -1;
+        for (unsigned b = 0; b < 32; b++)
+            if (json_is_string(v) &&
+                !strcmp(sb_feature_name(1u << b), json_string_value(v)))
+                meta->cpu_features |= 1u << b;
     }
-    {
-        json_t *f = json_object_get(m, SB__JK_CPU_FEATURES);
-        size_t i;
-        json_t *v;
-        json_array_foreach(f, i, v)
-        {
-            for (unsigned b = 0; b < 32; b++)
-                if (json_is_string(v) &&
-                    !strcmp(sb_feature_name(1u << b), json_string_value(v)))
-                    meta->cpu_features |= 1u << b;
-        }
-    }
-    if (get_str(m, SB__JK_COMMAND)) {
-        run->command = sb__clean_copy(get_str(m, SB__JK_COMMAND));
-        if (!run->command)
-            return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    t = json_object_get(m, SB__JK_TIMER);
+}
+
+/* meta.timer: its rate is required, since every time of the run is in
+ * its ticks; its kind, when given, must be one this build knows. */
+static int load_timer(sb_run *run, json_t *m, const char *name,
+                      sb_error *err)
+{
+    sb_meta *meta = &run->meta;
+    json_t *t = json_object_get(m, SB__JK_TIMER);
+
     if (!json_is_object(t) || get_num(t, SB__JK_HZ, &meta->timer.hz) ||
         !(meta->timer.hz > 0))
         return sb__error(err, SB_EIO,
@@ -284,26 +268,35 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
     }
     copy_str(run->hz_source, sizeof run->hz_source, t, SB__JK_HZ_SOURCE);
     meta->timer.hz_source = run->hz_source;
-    if (load_meta_arrays(run, m) != SB_OK)
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    note_skips(meta, &skipped);
-    {
-        /* The seed is meta's, with or without options beside it. */
-        json_t *seed = json_object_get(m, SB__JK_SEED);
-        /* A negative integer is what earlier versions wrote for a seed
-         * above INT64_MAX: the same 64 bits.  Now such a seed is a string
-         * of decimal digits. */
-        if (json_is_integer(seed))
-            run->measure.seed = (uint64_t)json_integer_value(seed);
-        else if (json_is_string(seed) &&
-                 parse_seed(json_string_value(seed), &run->measure.seed))
-            ;
-        else if (seed && !json_is_null(seed))
-            sb__meta_note(meta, "loaded: meta.seed is not a seed (an "
-                          "integer, or up to 20 digits below 2^64): the "
-                          "default is used");
-    }
-    o = json_object_get(m, SB__JK_OPTIONS);
+    return SB_OK;
+}
+
+/* The seed is meta's, with or without options beside it. */
+static void load_seed(sb_run *run, json_t *m)
+{
+    json_t *seed = json_object_get(m, SB__JK_SEED);
+
+    /* A negative integer is what earlier versions wrote for a seed
+     * above INT64_MAX: the same 64 bits.  Now such a seed is a string
+     * of decimal digits. */
+    if (json_is_integer(seed))
+        run->measure.seed = (uint64_t)json_integer_value(seed);
+    else if (json_is_string(seed) &&
+             parse_seed(json_string_value(seed), &run->measure.seed))
+        ;
+    else if (seed && !json_is_null(seed))
+        sb__meta_note(&run->meta, "loaded: meta.seed is not a seed (an "
+                      "integer, or up to 20 digits below 2^64): the "
+                      "default is used");
+}
+
+/* meta.options by name: the cache state, the reject policy and the
+ * metric; a name this build does not know leaves the default, said. */
+static void load_options(sb_run *run, json_t *m)
+{
+    sb_meta *meta = &run->meta;
+    json_t *o = json_object_get(m, SB__JK_OPTIONS);
+
     if (json_is_object(o)) {
         sb_measure_options *op = &run->measure;
         const char *cache = get_str(o, SB__JK_CACHE);
@@ -331,6 +324,44 @@ static int load_meta(sb_run *run, json_t *root, const char *name,
                               ? reject
                               : metric);
     }
+}
+
+static int load_meta(sb_run *run, json_t *root, const char *name,
+                     sb_error *err)
+{
+    json_t *m = json_object_get(root, SB__JK_META);
+    sb_meta *meta = &run->meta;
+    void *const base[SB__J_NBASES] = {meta, &run->measure, &run->analysis,
+                                      NULL};
+    struct skipped skipped = {0};
+    int rc;
+
+    if (!json_is_object(m))
+        return sb__error(err, SB_EIO, "%s: missing \"" SB__JK_META "\"",
+                         name);
+    /* The plain fields (strings, the timer's overhead, the interrupt rate,
+     * the options in their ranges), as the schema's list says; the rest
+     * by hand below. */
+    meta->interrupts_per_second = NAN;
+    meta->check_cost_seconds = NAN;
+    sb__meta_probe_unknown(meta);
+    sb__json_load_fields(sb__json_meta, sb__json_nmeta, m, base,
+                         SB__JK_META, note_skipped, &skipped);
+    load_cpu(meta, m);
+    if (get_str(m, SB__JK_COMMAND)) {
+        run->command = sb__clean_copy(get_str(m, SB__JK_COMMAND));
+        if (!run->command)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    if ((rc = load_timer(run, m, name, err)) != SB_OK)
+        return rc;
+    if (load_meta_arrays(run, m) != SB_OK)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    /* A report lists the notes as they were added: the file's own (with
+     * the arrays), then the fields skipped, the seed's, the options'. */
+    note_skips(meta, &skipped);
+    load_seed(run, m);
+    load_options(run, m);
     return SB_OK;
 }
 
@@ -1122,15 +1153,131 @@ static int load_baselines(sb_run *run, json_t *cells, const char *name,
     return rc;
 }
 
+/* The document of f in *root.  It is read through count_read, so that a
+ * file of too many cells stops early; a refusal names the cap, the read's
+ * error or the JSON's line. */
+static int read_json(FILE *f, const char *name, json_t **root,
+                     sb_error *err)
+{
+    json_error_t je;
+    struct cell_count *count = calloc(1, sizeof *count);
+
+    if (!count)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    count->f = f;
+    *root = json_load_callback(count_read, count, JSON_REJECT_DUPLICATES,
+                               &je);
+    if (!*root) {
+        int over = count->over, rd = count->rd_errno;
+        free(count);
+        if (over)
+            return sb__error(err, SB_EIO,
+                             "%s: more than %d cells (reading stopped "
+                             "at the one beyond)",
+                             name, SB__MAX_CELLS);
+        if (rd)
+            return sb__error(err, SB_EIO, "%s: read error (%s)", name,
+                             strerror(rd));
+        return sb__error(err, SB_EIO, "%s: not JSON (line %d: %s)",
+                         name, je.line, je.text);
+    }
+    free(count);
+    return SB_OK;
+}
+
+/* The cells of the file, each an object, into run's. */
+static int load_cells(sb_run *run, json_t *cells, const char *name,
+                      sb_error *err)
+{
+    json_t *c;
+    size_t i;
+    int rc;
+
+    json_array_foreach(cells, i, c)
+    {
+        if (!json_is_object(c))
+            return sb__error(err, SB_EIO, "%s: cell %zu is not an object",
+                             name, i);
+        rc = load_cell(run, i, c, name, err);
+        if (rc != SB_OK)
+            return rc;
+    }
+    return SB_OK;
+}
+
+/* The run's totals beside its cells (an elapsed time or a count of
+ * rounds absent or bad keeps the default), and its invocations, the
+ * first cell's. */
+static void load_totals(sb_run *run, json_t *root)
+{
+    double v;
+    size_t z;
+
+    run->interrupted =
+        json_is_true(json_object_get(root, SB__JK_INTERRUPTED));
+    if (!get_num(root, SB__JK_ELAPSED, &v))
+        run->elapsed = v;
+    if (!get_size(root, SB__JK_ROUNDS, &z))
+        run->rounds = z;
+    run->invocations = run->cells[0].invocations;
+}
+
+/* The analysis options in force (fa, the caller's, or with none the
+ * saved ones), and the saved measure options, checked. */
+static int check_options(sb_run *run, const sb_analysis_options *fa,
+                         const char *name, sb_error *err)
+{
+    int rc;
+
+    if (fa) {
+        /* The analysis options are the caller's; the measure options
+         * stay as saved. */
+        run->analysis = *fa;
+    } else {
+        /* The saved samples are what the saved policy kept. */
+        run->analysis.outliers = SB_OUTLIERS_KEEP;
+    }
+    rc = sb_analysis_options_check(&run->analysis, err);
+    if (rc == SB_OK)
+        rc = sb__measure_check(&run->measure, err);
+    if (rc != SB_OK && err) {
+        /* The check names the value; the reader needs the file and that
+         * it came from the saved options. */
+        char why[sizeof err->text];
+        snprintf(why, sizeof why, "%s", err->text);
+        sb__error(err, rc, "%s: \"" SB__JK_META "." SB__JK_OPTIONS
+                  "\": %s", name, why);
+    }
+    return rc;
+}
+
+/* A cell listed twice: report, compare and --against would use the first
+ * and never show the other (a caller's kernel under a built-in's name,
+ * 4x slower and listed first, once made compare call identical code
+ * "faster"). */
+static int check_unique(const sb_run *run, const char *name, sb_error *err)
+{
+    size_t before, twice = sb__cell_duplicate(
+        &run->cells[0].cell, run->ncells, sizeof *run->cells, &before);
+    char nm[128];
+
+    if (twice != SIZE_MAX)
+        return sb__error(err, SB_EIO,
+                         "%s: cells[%zu] repeats cells[%zu] (%s): a run "
+                         "lists each cell once",
+                         name, twice, before,
+                         sb__cell_text(&run->cells[twice].cell, nm,
+                                       sizeof nm));
+    return SB_OK;
+}
+
 int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
                     sb_run **out, sb_error *err)
 {
-    json_error_t je;
-    json_t *root, *cells, *c;
+    json_t *root, *cells;
     sb_measure_options o;
     sb_analysis_options a, fa;
     sb_run *run = NULL;
-    size_t i;
     int rc = SB_OK;
 
     sb_init();
@@ -1144,29 +1291,8 @@ int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
         return rc;
     if (!name)
         name = "run";
-    {
-        struct cell_count *count = calloc(1, sizeof *count);
-        if (!count)
-            return sb__error(err, SB_ENOMEM, "out of memory");
-        count->f = f;
-        root = json_load_callback(count_read, count, JSON_REJECT_DUPLICATES,
-                                  &je);
-        if (!root) {
-            int over = count->over, rd = count->rd_errno;
-            free(count);
-            if (over)
-                return sb__error(err, SB_EIO,
-                                 "%s: more than %d cells (reading stopped "
-                                 "at the one beyond)",
-                                 name, SB__MAX_CELLS);
-            if (rd)
-                return sb__error(err, SB_EIO, "%s: read error (%s)", name,
-                                 strerror(rd));
-            return sb__error(err, SB_EIO, "%s: not JSON (line %d: %s)",
-                             name, je.line, je.text);
-        }
-        free(count);
-    }
+    if ((rc = read_json(f, name, &root, err)) != SB_OK)
+        return rc;
     cells = check_header(root, name, err);
     if (!cells) {
         json_decref(root);
@@ -1197,68 +1323,17 @@ int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
     /* Cleaning may have changed the order (and made names equal):
      * sb__run_own_kernel() searches the cleaned names. */
     sb__run_sort_own_kernels(run);
-    json_array_foreach(cells, i, c)
-    {
-        if (!json_is_object(c)) {
-            rc = sb__error(err, SB_EIO, "%s: cell %zu is not an object",
-                           name, i);
-            goto out;
-        }
-        rc = load_cell(run, i, c, name, err);
-        if (rc != SB_OK)
-            goto out;
-    }
-    {
-        double v;
-        size_t z;
-        run->interrupted =
-            json_is_true(json_object_get(root, SB__JK_INTERRUPTED));
-        if (!get_num(root, SB__JK_ELAPSED, &v))
-            run->elapsed = v;
-        if (!get_size(root, SB__JK_ROUNDS, &z))
-            run->rounds = z;
-        run->invocations = run->cells[0].invocations;
-    }
+    rc = load_cells(run, cells, name, err);
+    if (rc != SB_OK)
+        goto out;
+    load_totals(run, root);
     rc = load_merged(run, root, name, err);
     if (rc == SB_OK)
         rc = load_loaded(run, root, name, err);
-    if (rc != SB_OK)
-        goto out;
-    if (opt) {
-        /* The analysis options are the caller's; the measure options
-         * stay as saved. */
-        run->analysis = fa;
-    } else {
-        /* The saved samples are what the saved policy kept. */
-        run->analysis.outliers = SB_OUTLIERS_KEEP;
-    }
-    rc = sb_analysis_options_check(&run->analysis, err);
     if (rc == SB_OK)
-        rc = sb__measure_check(&run->measure, err);
-    if (rc != SB_OK && err) {
-        /* The check names the value; the reader needs the file and that
-         * it came from the saved options. */
-        char why[sizeof err->text];
-        snprintf(why, sizeof why, "%s", err->text);
-        sb__error(err, rc, "%s: \"" SB__JK_META "." SB__JK_OPTIONS
-                  "\": %s", name, why);
-    }
-    if (rc == SB_OK) {
-        /* A cell listed twice: report, compare and --against would use
-         * the first and never show the other (a caller's kernel under a
-         * built-in's name, 4x slower and listed first, once made compare
-         * call identical code "faster"). */
-        size_t before, twice = sb__cell_duplicate(
-            &run->cells[0].cell, run->ncells, sizeof *run->cells, &before);
-        char nm[128];
-        if (twice != SIZE_MAX)
-            rc = sb__error(err, SB_EIO,
-                           "%s: cells[%zu] repeats cells[%zu] (%s): a run "
-                           "lists each cell once",
-                           name, twice, before,
-                           sb__cell_text(&run->cells[twice].cell, nm,
-                                         sizeof nm));
-    }
+        rc = check_options(run, opt ? &fa : NULL, name, err);
+    if (rc == SB_OK)
+        rc = check_unique(run, name, err);
     if (rc == SB_OK)
         rc = sb__run_analyse(run, err);
     if (rc == SB_OK)
