@@ -173,77 +173,56 @@ static int check_sets(const sb_sample_set *sets, size_t m,
     return SB_OK;
 }
 
-int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
-                         const char *const *counter_names, size_t ncounters,
-                         const char *unit, const char *notes,
-                         const sb_analysis_options *a, uint64_t seed,
-                         sb_run **out, sb_error *err)
+/* Every value of every set, by check_value: 0, or SB_EINVAL naming the
+ * first that is not one. */
+static int check_values(const sb_sample_set *sets, size_t m, sb_error *err)
 {
-    sb_measure_options o;
-    sb_analysis_options fa;
-    const char **names;
-    sb_run *run;
-    int rc;
-
-    sb_init();
-    if (!out)
-        return sb__error(err, SB_EINVAL, "sb_run_from_sets_new: out is "
-                                         "NULL");
-    *out = NULL;
-    if ((rc = check_sets(sets, m, counter_names, ncounters, unit, err)) !=
-        SB_OK)
-        return rc;
-    if ((rc = sb__analysis_get(a, &fa, "sb_run_from_sets_new", err)) !=
-        SB_OK)
-        return rc;
-    if (sb_analysis_options_check(&fa, err) != SB_OK)
-        return SB_EINVAL;
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < sets[i].n; j++)
             if (check_value(sets[i].name, j, sets[i].values[j], err) !=
                 SB_OK)
                 return SB_EINVAL;
-    sb_measure_options_init(&o);
-    o.invocations = 1;
-    o.seed = seed;
-    run = sb__run_alloc(m, &o, &fa);
-    names = malloc(m * sizeof *names);
-    if (!run || !names) {
-        free(names);
-        sb_run_free(run);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
+    return SB_OK;
+}
+
+/* A kernel of run's own per set, named as the set: a stand-in, since
+ * the values were measured elsewhere.  0, or SB_ENOMEM. */
+static int add_kernels(sb_run *run, const sb_sample_set *sets, size_t m)
+{
+    const char **names = malloc(m * sizeof *names);
+    int rc;
+
+    if (!names)
+        return SB_ENOMEM;
     for (size_t i = 0; i < m; i++)
         names[i] = sets[i].name;
-    run->imported = 1;
     rc = sb__run_add_own_kernels(run, names, NULL, m);
     free(names);
-    if (rc != SB_OK) {
-        sb_run_free(run);
-        return sb__error(err, SB_ENOMEM, "out of memory");
+    return rc != SB_OK ? SB_ENOMEM : SB_OK;
+}
+
+/* Each line of notes a note of its own, cleaned as a loaded run's are. */
+static void add_notes(sb_meta *meta, const char *notes)
+{
+    const char *p = notes;
+
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        char line[sizeof meta->notes];
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        sb__clean_text(line);
+        if (len)
+            sb__meta_note(meta, "%s", line);
+        p += len + (p[len] == '\n');
     }
-    snprintf(run->unit, sizeof run->unit, "%s", unit ? unit : "");
-    sb__clean_text(run->unit);
-    imported_meta(run);
-    for (size_t j = 0; j < ncounters; j++) {
-        snprintf(run->meta.counter_names[j], sizeof run->meta.counter_names[j],
-                 "%s", counter_names[j]);
-        sb__clean_text(run->meta.counter_names[j]);
-    }
-    run->meta.ncounters = ncounters;
-    if (notes) {
-        /* Each line a note of its own, cleaned as a loaded run's are. */
-        const char *p = notes;
-        while (*p) {
-            size_t len = strcspn(p, "\n");
-            char line[sizeof run->meta.notes];
-            snprintf(line, sizeof line, "%.*s", (int)len, p);
-            sb__clean_text(line);
-            if (len)
-                sb__meta_note(&run->meta, "%s", line);
-            p += len + (p[len] == '\n');
-        }
-    }
+}
+
+/* The samples of each set into its cell, one invocation per block of
+ * invocation_samples (or all in one), with their counters.  0, or
+ * SB_ENOMEM. */
+static int add_sets(sb_run *run, const sb_sample_set *sets, size_t m,
+                    size_t ncounters)
+{
     run->invocations = 1;
     for (size_t i = 0; i < m; i++) {
         const sb_sample_set *c = &sets[i];
@@ -260,14 +239,67 @@ int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
                 .counters = c->counters ? (double *)c->counters +
                                               at * ncounters
                                         : NULL};
-            if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
-                sb_run_free(run);
-                return sb__error(err, SB_ENOMEM, "out of memory");
-            }
+            if (sb__run_add_invocation(run, i, &raw) != SB_OK)
+                return SB_ENOMEM;
             at += n;
         }
         if (groups > run->invocations)
             run->invocations = groups;
+    }
+    return SB_OK;
+}
+
+int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
+                         const char *const *counter_names, size_t ncounters,
+                         const char *unit, const char *notes,
+                         const sb_analysis_options *a, uint64_t seed,
+                         sb_run **out, sb_error *err)
+{
+    sb_measure_options o;
+    sb_analysis_options fa;
+    sb_run *run;
+    int rc;
+
+    sb_init();
+    if (!out)
+        return sb__error(err, SB_EINVAL, "sb_run_from_sets_new: out is "
+                                         "NULL");
+    *out = NULL;
+    if ((rc = check_sets(sets, m, counter_names, ncounters, unit, err)) !=
+        SB_OK)
+        return rc;
+    if ((rc = sb__analysis_get(a, &fa, "sb_run_from_sets_new", err)) !=
+        SB_OK)
+        return rc;
+    if (sb_analysis_options_check(&fa, err) != SB_OK)
+        return SB_EINVAL;
+    if ((rc = check_values(sets, m, err)) != SB_OK)
+        return rc;
+    sb_measure_options_init(&o);
+    o.invocations = 1;
+    o.seed = seed;
+    run = sb__run_alloc(m, &o, &fa);
+    if (!run)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    run->imported = 1;
+    if (add_kernels(run, sets, m) != SB_OK) {
+        sb_run_free(run);
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    }
+    snprintf(run->unit, sizeof run->unit, "%s", unit ? unit : "");
+    sb__clean_text(run->unit);
+    imported_meta(run);
+    for (size_t j = 0; j < ncounters; j++) {
+        snprintf(run->meta.counter_names[j], sizeof run->meta.counter_names[j],
+                 "%s", counter_names[j]);
+        sb__clean_text(run->meta.counter_names[j]);
+    }
+    run->meta.ncounters = ncounters;
+    if (notes)
+        add_notes(&run->meta, notes);
+    if (add_sets(run, sets, m, ncounters) != SB_OK) {
+        sb_run_free(run);
+        return sb__error(err, SB_ENOMEM, "out of memory");
     }
     rc = sb__run_analyse(run, err);
     if (rc != SB_OK) {
