@@ -493,6 +493,86 @@ static size_t common_cells(const sb_run *m, const sb_run *const *runs,
     return common;
 }
 
+/* No run is another given twice (same_run): merged with itself, a run
+ * would show no spread between runs. */
+static int check_distinct(const sb_run *const *runs, size_t n,
+                          sb_error *err)
+{
+    for (size_t j = 1; j < n; j++)
+        for (size_t i = 0; i < j; i++)
+            if (same_run(runs[i], runs[j]))
+                return sb__error(err, SB_EINVAL,
+                                 "run %zu is run %zu again (the same host, "
+                                 "start time and samples): a run merged "
+                                 "with itself has no spread between runs",
+                                 j + 1, i + 1);
+    return SB_OK;
+}
+
+/* The merged run's metadata: the first run's, with nruns runs and the
+ * clock's source a string of its own. */
+static void merged_meta(sb_run *m, const sb_run *first, size_t nruns)
+{
+    m->meta = first->meta;
+    m->imported = first->imported;
+    memcpy(m->unit, first->unit, sizeof m->unit);
+    m->nruns = nruns;
+    snprintf(m->hz_source, sizeof m->hz_source, "%s",
+             first->meta.timer.hz_source ? first->meta.timer.hz_source
+                                         : "");
+    m->meta.timer.hz_source = m->hz_source;
+    /* The invocations' probe figures are every run's, in order
+     * (merge_run). */
+    m->meta.probe_ninv = 0;
+}
+
+/* Run r of runs into m, its runs from *base on (advanced past them):
+ * its differences from the first run told, its runs' metadata, its
+ * invocations (each with its probes' figures and the run it is of), its
+ * totals and its cells at where, its times in the first run's ticks. */
+static int merge_run(sb_run *m, const sb_run *const *runs, size_t r,
+                     const size_t *where, size_t *base, char *warnings,
+                     size_t len, sb_error *err)
+{
+    double scale = 1;
+    int rc;
+
+    if (r > 0)
+        compare_meta(runs[0], runs[r], r, warnings, len);
+    if (runs[r]->meta.timer.hz > 0 && runs[0]->meta.timer.hz > 0)
+        scale = runs[0]->meta.timer.hz / runs[r]->meta.timer.hz;
+    /* A merged input brings its runs, each a run of the merge: a
+     * baseline saved with --append grows one run at a time. */
+    size_t own = runs[r]->nruns >= 2 ? runs[r]->nruns : 1;
+    for (size_t k = 0; k < own; k++) {
+        m->runs[*base + k] = own >= 2 ? runs[r]->runs[k] : runs[r]->meta;
+        m->runs[*base + k].timer.hz_source = m->hz_source;
+    }
+    for (size_t g = 0; g < runs[r]->invocations; g++) {
+        /* Its probes' figures with its ticks converted: the clock is
+         * core cycles per tick, the quiet level ticks per rep when
+         * the run had no clock. */
+        double q = sb_run_invocation_quiet(runs[r], g);
+        if (!strcmp(runs[r]->meta.probe, "none"))
+            q *= scale;
+        if (g < sb_run_invocation_probes(runs[r]) &&
+            sb__run_invocation_probe(
+                m, m->invocations,
+                sb_run_invocation_clock(runs[r], g) / scale,
+                q) != SB_OK)
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        m->inv_run[m->invocations++] =
+            *base + (own >= 2 ? sb_run_invocation_run(runs[r], g) : 0);
+    }
+    *base += own;
+    m->elapsed += runs[r]->elapsed;
+    m->rounds += runs[r]->rounds;
+    m->interrupted |= runs[r]->interrupted;
+    if ((rc = add_run(m, runs[r], where, scale)) != SB_OK)
+        return sb__error(err, rc, "out of memory");
+    return SB_OK;
+}
+
 int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
                      char *warnings, size_t len, sb_error *err)
 {
@@ -513,14 +593,8 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
                          n == 1 ? "" : "s");
     if ((rc = check_runs(runs, n, &total, &ninv, &nruns, err)) != SB_OK)
         return rc;
-    for (size_t j = 1; j < n; j++)
-        for (size_t i = 0; i < j; i++)
-            if (same_run(runs[i], runs[j]))
-                return sb__error(err, SB_EINVAL,
-                                 "run %zu is run %zu again (the same host, "
-                                 "start time and samples): a run merged "
-                                 "with itself has no spread between runs",
-                                 j + 1, i + 1);
+    if ((rc = check_distinct(runs, n, err)) != SB_OK)
+        return rc;
     m = sb__run_alloc(total, &runs[0]->measure, &runs[0]->analysis);
     where = calloc(n, sizeof *where);
     if (m) {
@@ -545,57 +619,12 @@ int sb_run_merge_new(const sb_run *const *runs, size_t n, sb_run **out,
         rc = sb__error(err, rc, "out of memory");
         goto fail;
     }
-    m->meta = runs[0]->meta;
-    m->imported = runs[0]->imported;
-    memcpy(m->unit, runs[0]->unit, sizeof m->unit);
-    m->nruns = nruns;
-    snprintf(m->hz_source, sizeof m->hz_source, "%s",
-             runs[0]->meta.timer.hz_source ? runs[0]->meta.timer.hz_source
-                                           : "");
-    m->meta.timer.hz_source = m->hz_source;
-    /* The invocations' probe figures are every run's, in order (below). */
-    m->meta.probe_ninv = 0;
+    merged_meta(m, runs[0], nruns);
     shared_core_runs(runs, n, warnings, len);
-    for (size_t r = 0; r < n; r++) {
-        double scale = 1;
-        if (r > 0)
-            compare_meta(runs[0], runs[r], r, warnings, len);
-        if (runs[r]->meta.timer.hz > 0 && runs[0]->meta.timer.hz > 0)
-            scale = runs[0]->meta.timer.hz / runs[r]->meta.timer.hz;
-        /* A merged input brings its runs, each a run of the merge: a
-         * baseline saved with --append grows one run at a time. */
-        size_t own = runs[r]->nruns >= 2 ? runs[r]->nruns : 1;
-        for (size_t k = 0; k < own; k++) {
-            m->runs[base + k] = own >= 2 ? runs[r]->runs[k] : runs[r]->meta;
-            m->runs[base + k].timer.hz_source = m->hz_source;
-        }
-        for (size_t g = 0; g < runs[r]->invocations; g++) {
-            /* Its probes' figures with its ticks converted: the clock is
-             * core cycles per tick, the quiet level ticks per rep when
-             * the run had no clock. */
-            double q = sb_run_invocation_quiet(runs[r], g);
-            if (!strcmp(runs[r]->meta.probe, "none"))
-                q *= scale;
-            if (g < sb_run_invocation_probes(runs[r]) &&
-                sb__run_invocation_probe(
-                    m, m->invocations,
-                    sb_run_invocation_clock(runs[r], g) / scale,
-                    q) != SB_OK) {
-                rc = sb__error(err, SB_ENOMEM, "out of memory");
-                goto fail;
-            }
-            m->inv_run[m->invocations++] =
-                base + (own >= 2 ? sb_run_invocation_run(runs[r], g) : 0);
-        }
-        base += own;
-        m->elapsed += runs[r]->elapsed;
-        m->rounds += runs[r]->rounds;
-        m->interrupted |= runs[r]->interrupted;
-        if ((rc = add_run(m, runs[r], where[r], scale)) != SB_OK) {
-            rc = sb__error(err, rc, "out of memory");
+    for (size_t r = 0; r < n; r++)
+        if ((rc = merge_run(m, runs, r, where[r], &base, warnings, len,
+                            err)) != SB_OK)
             goto fail;
-        }
-    }
     rc = sb__run_analyse(m, err);
     if (rc != SB_OK)
         goto fail;
