@@ -484,19 +484,10 @@ done:
     return rc;
 }
 
-static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
-                        double *work)
+/* Cell r's figures as they are before its analysis: none known, so that
+ * a reanalysis keeps nothing of the last. */
+static void reset_cell(sb_cell_result *r, const sb_analysis_options *a)
 {
-    sb_cell_result *r = &run->cells[i];
-    double hz = run->meta.timer.hz > 0 ? run->meta.timer.hz : 1;
-    size_t removed;
-    int rc, lonely = 0;
-
-    removed = apply_outliers(r, &run->samples[i], sb__run_ncounters(run),
-                             a->outliers, work);
-    r->rejected[SB_REJECT_OUTLIER] += removed;
-    r->rejected_total += removed;
-
     r->interval = (sb_interval){NAN, NAN, NAN, a->ci_level, NAN};
     r->mbps = r->core_cycles = r->core_per_byte = r->interval;
     r->cycles_per_byte = r->rel_halfwidth = r->lag1 = r->mde = NAN;
@@ -512,6 +503,99 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
     free(r->run_median);
     r->run_median = NULL;
     r->runs = 0;
+}
+
+/* Per-invocation medians (into r->inv_median) and lag-1
+ * autocorrelations; the invocations that kept samples listed in gp and
+ * gn for the variance split.  Their number; work is scratch. */
+static size_t invocation_medians(sb_cell_result *r, double *work,
+                                 const double **gp, size_t *gn)
+{
+    size_t at = 0, nl = 0, groups = 0;
+    double lag = 0;
+
+    for (size_t g = 0; g < r->invocations; g++) {
+        size_t ng = r->inv_nsamples[g];
+        double r1;
+        r->inv_median[g] = NAN;
+        if (ng) {
+            memcpy(work, r->ticks + at, ng * sizeof *work);
+            r->inv_median[g] = sb__median_inplace(work, ng);
+            gp[groups] = r->ticks + at;
+            gn[groups++] = ng;
+        }
+        if (ng >= 3 && sb_stats_lag1(r->ticks + at, ng, &r1) == SB_OK) {
+            lag += r1;
+            nl++;
+        }
+        at += ng;
+    }
+    r->lag1 = nl ? lag / (double)nl : NAN;
+    r->autocorrelated = nl && fabs(r->lag1) > AUTOCORR_WARN;
+    return groups;
+}
+
+/* Cell i's invocations: their medians, the variance split between and
+ * within them, and the cell's interval over them.  *lonely: several
+ * invocations, but samples from one. */
+static int analyse_invocations(sb_run *run, size_t i,
+                               const sb_analysis_options *a, double *work,
+                               int *lonely)
+{
+    sb_cell_result *r = &run->cells[i];
+    size_t groups;
+    const double **gp;
+    size_t *gn;
+    int rc;
+
+    r->inv_median = malloc(r->invocations * sizeof *r->inv_median);
+    if (!r->inv_median)
+        return SB_ENOMEM;
+    gp = malloc(r->invocations * sizeof *gp);
+    gn = malloc(r->invocations * sizeof *gn);
+    if (!gp || !gn) {
+        free(gp);
+        free(gn);
+        return SB_ENOMEM;
+    }
+    groups = invocation_medians(r, work, gp, gn);
+    rc = groups >= 2
+             ? sb_stats_levels(gp, gn, groups, a->ci_level, &r->levels)
+             : SB_OK;
+    free(gp);
+    free(gn);
+    if (rc == SB_OK)
+        rc = sb__cell_interval(r->ticks, r->inv_nsamples, r->invocations, a,
+                               run->measure.seed, work, &r->interval,
+                               &r->method);
+    if (rc != SB_OK)
+        return rc;
+    /* Several invocations, but samples from one: its interval is the
+     * one process's, blind to the spread between processes that the
+     * run set out to measure (an invocation stopped, or all its
+     * samples rejected).  Said, and the cell falls short. */
+    *lonely = groups == 1 && r->invocations >= 2;
+    if (*lonely)
+        r->method = "over one invocation's samples alone: "
+                    "the other invocations kept none, so the spread "
+                    "between processes is unknown";
+    return SB_OK;
+}
+
+static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
+                        double *work)
+{
+    sb_cell_result *r = &run->cells[i];
+    double hz = run->meta.timer.hz > 0 ? run->meta.timer.hz : 1;
+    size_t removed;
+    int rc, lonely = 0;
+
+    removed = apply_outliers(r, &run->samples[i], sb__run_ncounters(run),
+                             a->outliers, work);
+    r->rejected[SB_REJECT_OUTLIER] += removed;
+    r->rejected_total += removed;
+
+    reset_cell(r, a);
     if (r->nsamples == 0)
         return SB_OK;
 
@@ -522,60 +606,9 @@ static int analyse_cell(sb_run *run, size_t i, const sb_analysis_options *a,
     /* work holds the sorted samples now. */
     sb_stats_mad_outliers(work, r->nsamples, 3.0, &r->mad);
 
-    /* Per-invocation medians and lag-1 autocorrelations. */
-    r->inv_median = malloc(r->invocations * sizeof *r->inv_median);
-    if (!r->inv_median)
-        return SB_ENOMEM;
-    {
-        size_t at = 0, nl = 0, groups = 0;
-        double lag = 0;
-        const double **gp = malloc(r->invocations * sizeof *gp);
-        size_t *gn = malloc(r->invocations * sizeof *gn);
-        if (!gp || !gn) {
-            free(gp);
-            free(gn);
-            return SB_ENOMEM;
-        }
-        for (size_t g = 0; g < r->invocations; g++) {
-            size_t ng = r->inv_nsamples[g];
-            double r1;
-            r->inv_median[g] = NAN;
-            if (ng) {
-                memcpy(work, r->ticks + at, ng * sizeof *work);
-                r->inv_median[g] = sb__median_inplace(work, ng);
-                gp[groups] = r->ticks + at;
-                gn[groups++] = ng;
-            }
-            if (ng >= 3 && sb_stats_lag1(r->ticks + at, ng, &r1) == SB_OK) {
-                lag += r1;
-                nl++;
-            }
-            at += ng;
-        }
-        r->lag1 = nl ? lag / (double)nl : NAN;
-        r->autocorrelated = nl && fabs(r->lag1) > AUTOCORR_WARN;
-
-        rc = groups >= 2 ? sb_stats_levels(gp, gn, groups, a->ci_level,
-                                           &r->levels)
-                         : SB_OK;
-        free(gp);
-        free(gn);
-        if (rc == SB_OK)
-            rc = sb__cell_interval(r->ticks, r->inv_nsamples,
-                                   r->invocations, a, run->measure.seed, work,
-                                   &r->interval, &r->method);
-        if (rc != SB_OK)
-            return rc;
-        /* Several invocations, but samples from one: its interval is the
-         * one process's, blind to the spread between processes that the
-         * run set out to measure (an invocation stopped, or all its
-         * samples rejected).  Said, and the cell falls short. */
-        lonely = groups == 1 && r->invocations >= 2;
-        if (lonely)
-            r->method = "over one invocation's samples alone: "
-                        "the other invocations kept none, so the spread "
-                        "between processes is unknown";
-    }
+    rc = analyse_invocations(run, i, a, work, &lonely);
+    if (rc != SB_OK)
+        return rc;
     rc = core_cycles(run, i, a, work);
     if (rc != SB_OK)
         return rc;
