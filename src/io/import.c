@@ -26,6 +26,18 @@ static void imported_meta(sb_run *run)
     run->meta.cpu = -1;
 }
 
+/* The run analysed into *out, or freed when the analysis fails. */
+static int analysed(sb_run *run, sb_run **out, sb_error *err)
+{
+    int rc = sb__run_analyse(run, err);
+    if (rc != SB_OK) {
+        sb_run_free(run);
+        return rc;
+    }
+    *out = run;
+    return SB_OK;
+}
+
 int sb_run_from_samples_new(const char *const *names,
                             const double *const *values, const size_t *n,
                             size_t m, const sb_analysis_options *a,
@@ -90,13 +102,7 @@ int sb_run_from_samples_new(const char *const *names,
             return sb__error(err, SB_ENOMEM, "out of memory");
         }
     }
-    rc = sb__run_analyse(run, err);
-    if (rc != SB_OK) {
-        sb_run_free(run);
-        return rc;
-    }
-    *out = run;
-    return SB_OK;
+    return analysed(run, out, err);
 }
 
 /* A value of an imported set: finite, and small enough that sums and
@@ -301,11 +307,5 @@ int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
         sb_run_free(run);
         return sb__error(err, SB_ENOMEM, "out of memory");
     }
-    rc = sb__run_analyse(run, err);
-    if (rc != SB_OK) {
-        sb_run_free(run);
-        return rc;
-    }
-    *out = run;
-    return SB_OK;
+    return analysed(run, out, err);
 }
