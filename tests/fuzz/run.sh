@@ -104,7 +104,9 @@ make -C "$tree" -j"$jobs" libsbcore.la >>"$log" 2>&1 || {
 # library too (libtool adds GSL, jansson and PAPI).
 # (A path with blanks is not supported: $fz is split into words.)
 fz="$CC $CFLAGS -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -I$tree -I$tree/src -I$top/src -I$top/src/cli"
-for d in base machine plan measure run io; do fz="$fz -I$top/src/$d"; done
+# Every folder of src/, as Makefile.am's SB_FOLDERS names them: a
+# header is named by its name alone.
+for d in "$top"/src/*/; do fz="$fz -I${d%/}"; done
 build() { # build COMMAND...
     "$@" >>"$log" 2>&1 || {
         tail -n 30 "$log"
