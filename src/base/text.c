@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "text.h"
@@ -78,4 +79,10 @@ char *sb__clean_copy(const char *s)
     char *n = strdup(s);
     sb__clean_text(n);
     return n;
+}
+
+void sb__clean_into(char *buf, size_t size, const char *s)
+{
+    snprintf(buf, size, "%s", s);
+    sb__clean_text(buf);
 }

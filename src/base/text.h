@@ -15,5 +15,8 @@ void sb__clean_text(char *s);
 /* A new copy of s, cleaned so (a name that ends up in one-line tables);
  * NULL when out of memory. */
 char *sb__clean_copy(const char *s);
+/* s cut to fit buf's size bytes and cleaned so, for a message that shows
+ * a value it refuses. */
+void sb__clean_into(char *buf, size_t size, const char *s);
 
 #endif

@@ -95,12 +95,7 @@ static int loaded_setup(void **state, const sb_cell *cell, sb_error *err)
                              why);
         }
     }
-    if (sb__pending_push(&pending_head, *state, l) != SB_OK) {
-        if (l->fini)
-            l->fini(*state);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    return SB_OK;
+    return sb__pending_push(&pending_head, *state, l, l->fini, err);
 }
 
 static void loaded_teardown(void *state)
@@ -536,8 +531,7 @@ static int name_refused(const char *name, sb_error *err)
         strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                      "0123456789_.-") != strlen(name)) {
         char shown[80];
-        snprintf(shown, sizeof shown, "%s", name);
-        sb__clean_text(shown);
+        sb__clean_into(shown, sizeof shown, name);
         return sb__error(err, SB_EINVAL,
                          "kernel name '%s': use at most 64 letters, digits, "
                          "'_', '.' and '-'", shown);
@@ -574,8 +568,7 @@ static int load_args_refused(const char *path, const char *shown,
                          shown, shown);
     if (!is_identifier(symbol) || strlen(symbol) > 128) {
         char s[80];
-        snprintf(s, sizeof s, "%s", symbol);
-        sb__clean_text(s);
+        sb__clean_into(s, sizeof s, symbol);
         return sb__error(err, SB_EINVAL,
                          "symbol '%s': not a C identifier of at most 128 "
                          "characters", s);
