@@ -9,14 +9,18 @@
 #include <stdlib.h>
 
 #include "pending.h"
-#include "statbench.h"
+#include "sb_internal.h"
 
-int sb__pending_push(sb__pending **head, void *state, const void *owner)
+int sb__pending_push(sb__pending **head, void *state, const void *owner,
+                     void (*undo)(void *state), sb_error *err)
 {
     sb__pending *p = malloc(sizeof *p), **tail;
 
-    if (!p)
-        return SB_ENOMEM;
+    if (!p) {
+        if (undo)
+            undo(state);
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    }
     *p = (sb__pending){.state = state, .owner = owner};
     for (tail = head; *tail; tail = &(*tail)->next)
         ;

@@ -6,6 +6,8 @@
 #ifndef SB_PENDING_H
 #define SB_PENDING_H
 
+#include "statbench.h"
+
 /* Which kernel a state came from, for a teardown that gets only the
  * state (named benchmarks, loaded kernels): setup pushes (state, owner)
  * at the tail, and teardown pops the oldest entry with that state (the
@@ -17,8 +19,11 @@ typedef struct sb__pending {
     const void *owner;
     struct sb__pending *next;
 } sb__pending;
-/* SB_OK, or SB_ENOMEM (nothing queued). */
-int sb__pending_push(sb__pending **head, void *state, const void *owner);
+/* SB_OK, or SB_ENOMEM with err set and nothing queued, after undo(state)
+ * (when undo is not NULL): a setup whose state cannot be queued would
+ * never be torn down, so it is undone at once. */
+int sb__pending_push(sb__pending **head, void *state, const void *owner,
+                     void (*undo)(void *state), sb_error *err);
 /* The owner of the oldest entry with state, removed; NULL when none. */
 const void *sb__pending_pop(sb__pending **head, void *state);
 

@@ -137,6 +137,15 @@ int sb__cell_order(const sb_cell *a, const sb_cell *b)
     return 0;
 }
 
+int sb__cell_order_at(const sb_cell *a, size_t ia, const sb_cell *b,
+                      size_t ib)
+{
+    int c = sb__cell_order(a, b);
+    if (c)
+        return c;
+    return ia < ib ? -1 : ia > ib;
+}
+
 struct cell_key {
     const sb_cell *c;
     size_t index;
@@ -145,10 +154,7 @@ struct cell_key {
 static int key_cmp(const void *a, const void *b)
 {
     const struct cell_key *x = a, *y = b;
-    int c = sb__cell_order(x->c, y->c);
-    if (c)
-        return c;
-    return x->index < y->index ? -1 : x->index > y->index;
+    return sb__cell_order_at(x->c, x->index, y->c, y->index);
 }
 
 size_t sb__cell_duplicate(const sb_cell *first, size_t n, size_t stride,
@@ -621,12 +627,7 @@ static int bench_setup(void **state, const sb_cell *cell, sb_error *err)
                                       "benchmark %s: its setup returned %d",
                                       b->name, rc);
     }
-    if (sb__pending_push(&pending_head, b->state, b) != SB_OK) {
-        if (b->teardown)
-            b->teardown(b->state);
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    }
-    return SB_OK;
+    return sb__pending_push(&pending_head, b->state, b, b->teardown, err);
 }
 
 static void bench_teardown(void *state)

@@ -48,6 +48,10 @@ int sb__run_adopt_benches(struct sb_run *run);
  * destination offset (sb_cell_same is 0 here); what compare matches and
  * merge and the duplicate check sort by.  Both kernels named. */
 int sb__cell_order(const sb_cell *a, const sb_cell *b);
+/* The same order, ties broken by each cell's place in its list (ia, ib),
+ * for a stable sort with qsort. */
+int sb__cell_order_at(const sb_cell *a, size_t ia, const sb_cell *b,
+                      size_t ib);
 
 /* The n cells at first, first + stride bytes, ...: the index of one that
  * repeats an earlier one (the same kernel name, size and offsets), with

@@ -376,10 +376,7 @@ struct entry {
 static int entry_cmp(const void *x, const void *y)
 {
     const struct entry *a = x, *b = y;
-    int k = sb__cell_order(a->c, b->c);
-    if (k)
-        return k;
-    return a->order < b->order ? -1 : a->order > b->order;
+    return sb__cell_order_at(a->c, a->order, b->c, b->order);
 }
 
 /* Add cell c (of an input run) to m as its cell i. */
