@@ -252,7 +252,33 @@ static void g_cpu(const sb__column *col, const sb_run *run, size_t i,
 
     (void)writer;
     out->v[0] = sb__report_cpu_share(r, col->arg,
-                                     1e6 * r->interval.estimate / hz);
+                                     r->interval.estimate * (1e6 / hz));
+}
+
+/* The allocation rows' figures: the time per call in us, and per page
+ * of the size in ns (none for a size under a page's). */
+static void g_us(const sb__column *col, const sb_run *run, size_t i,
+                 int writer, sb__colval *out)
+{
+    double us = 1e6 / sb_run_meta(run)->timer.hz;
+
+    (void)col;
+    (void)writer;
+    iv_out(&sb_run_cell(run, i)->interval, out);
+    for (int p = 0; p < 3; p++)
+        out->v[p] *= us;
+}
+
+static void g_ns_page(const sb__column *col, const sb_run *run, size_t i,
+                      int writer, sb__colval *out)
+{
+    const sb_cell_result *r = sb_run_cell(run, i);
+    double pages = (double)r->cell.size / SB_PAGE_SIZE;
+    double us = 1e6 / sb_run_meta(run)->timer.hz;
+
+    (void)col;
+    (void)writer;
+    out->v[0] = pages > 0 ? r->interval.estimate * us * 1e3 / pages : NAN;
 }
 
 /* What the ticks_* columns count, and the timer's rate: ticks_median /
@@ -310,10 +336,14 @@ const sb__column sb__columns[] = {
     {.csv = "kernel", .table = {"kernel"}, .md = "kernel", .tex = "kernel",
      .data = "data", .json = SB__JK_KERNEL, .kind = SB__COL_TEXT,
      .width = -13, .rows = SB__ROWS_TEXT, .get = g_kernel},
+    {.table = {"kernel"}, .json = SB__JK_KERNEL, .kind = SB__COL_TEXT,
+     .layouts = SB__TAB_ALLOC, .width = -14, .get = g_kernel},
+    {.table = {"data"}, .json = SB__JK_KERNEL, .kind = SB__COL_TEXT,
+     .layouts = SB__TAB_IMPORTED, .width = -16, .get = g_kernel},
     CSV_TEXT("family", SB__JK_FAMILY, g_family),
     {.csv = "size", .table = {"size"}, .md = "size", .tex = "size (B)",
      .json = SB__JK_SIZE, .kind = SB__COL_COUNT, .flags = SB__COL_MEASURED,
-     .width = 9, .rows = SB__ROWS_COUNT, .get = g_count, .off = OFF(cell.size)},
+     .layouts = SB__TAB_THROUGHPUT | SB__TAB_ALLOC, .width = 9, .rows = SB__ROWS_COUNT, .get = g_count, .off = OFF(cell.size)},
     {.csv = "src_align", .table = {"src"}, .md = "src", .tex = "src",
      .json = SB__JK_SRC_ALIGN, .kind = SB__COL_COUNT,
      .flags = SB__COL_MEASURED, .width = 4, .rows = SB__ROWS_COUNT,
@@ -336,6 +366,14 @@ const sb__column sb__columns[] = {
     {.md = "median", .tex = "median", .json = SB__JK_INTERVAL,
      .kind = SB__COL_IV, .flags = SB__COL_IMPORTED | SB__COL_SAMPLES,
      .width = 12, .rows = SB__ROWS_ROUNDED, .get = g_iv, .off = OFF(interval)},
+    /* The table's figure of imported samples is their interval as it is,
+     * in the file's unit; the allocation rows' is the time per call. */
+    {.table = {"median", "CI low", "CI high"}, .json = SB__JK_INTERVAL,
+     .kind = SB__COL_IV, .layouts = SB__TAB_IMPORTED, .width = 12,
+     .conv = 'g', .prec = 6, .get = g_iv, .off = OFF(interval)},
+    {.table = {"us/call", "CI low", "CI high"}, .json = SB__JK_INTERVAL,
+     .kind = SB__COL_IV, .flags = SB__COL_SAMPLES, .layouts = SB__TAB_ALLOC,
+     .width = 10, .conv = 'f', .prec = 2, .get = g_us},
     /* Beside MB/s, the core cycles per call and per byte with their
      * intervals, where the core clock is known. */
     {.csv = "core_cycles_median", .csv_ci = "core_cycles_ci",
@@ -353,9 +391,15 @@ const sb__column sb__columns[] = {
      * metric, side by side. */
     {.csv = "halfwidth_pct", .table = {"+-%"}, .md = "+-%",
      .tex = "$\\pm$\\,\\%", .json = SB__JK_REL_HALFWIDTH, .kind = SB__COL_NUM,
-     .flags = SB__COL_SAMPLES | SB__COL_SHORT, .width = 7, .conv = 'f',
+     .flags = SB__COL_SAMPLES | SB__COL_SHORT,
+     .layouts = SB__TAB_THROUGHPUT | SB__TAB_ALLOC, .width = 7, .conv = 'f',
      .prec = 2, .digits = 6, .rows = SB__ROWS_SIG2, .get = g_pct,
      .off = OFF(rel_halfwidth)},
+    /* Imported samples' figures are shown as their file gave them, even
+     * for a set without samples. */
+    {.table = {"+-%"}, .json = SB__JK_REL_HALFWIDTH, .kind = SB__COL_NUM,
+     .layouts = SB__TAB_IMPORTED, .width = 7, .conv = 'f', .prec = 2,
+     .get = g_pct, .off = OFF(rel_halfwidth)},
     {.csv = "metric", .table = {"in"}, .md = "metric", .tex = "metric",
      .json = SB__JK_METRIC, .kind = SB__COL_TEXT,
      .flags = SB__COL_MEASURED | SB__COL_SAMPLES, .width = 4,
@@ -370,6 +414,30 @@ const sb__column sb__columns[] = {
      .json = SB__JK_INTERVAL, .kind = SB__COL_IV,
      .flags = SB__COL_SAMPLES | SB__COL_EST | SB__COL_TICKS, .width = 10,
      .conv = 'f', .prec = 1, .digits = 9, .get = g_iv, .off = OFF(interval)},
+    /* The threads' figures for an allocation: per page, and the time
+     * split into user and system time (getrusage of the measuring
+     * thread); "-" where one cannot be given (too few CPU-time ticks for
+     * the split, no page). */
+    {.table = {"ns/page"}, .json = SB__JK_INTERVAL, .kind = SB__COL_NUM,
+     .flags = SB__COL_SAMPLES | SB__COL_FINITE, .layouts = SB__TAB_ALLOC,
+     .width = 8, .conv = 'f', .prec = 1, .get = g_ns_page},
+    {.table = {"user us"}, .json = SB__JK_CPU_TIME, .kind = SB__COL_NUM,
+     .flags = SB__COL_SAMPLES | SB__COL_FINITE, .layouts = SB__TAB_ALLOC,
+     .width = 9, .conv = 'f', .prec = 2, .get = g_cpu, .arg = 0},
+    {.table = {"sys us"}, .json = SB__JK_CPU_TIME, .kind = SB__COL_NUM,
+     .flags = SB__COL_SAMPLES | SB__COL_FINITE, .layouts = SB__TAB_ALLOC,
+     .width = 9, .conv = 'f', .prec = 2, .get = g_cpu, .arg = 1},
+    {.table = {"mean"}, .json = SB__JK_TICKS, .kind = SB__COL_NUM,
+     .layouts = SB__TAB_IMPORTED, .width = 12, .conv = 'g', .prec = 6,
+     .get = g_num, .off = OFF(ticks_summary.mean)},
+    {.table = {"sd"}, .json = SB__JK_TICKS, .kind = SB__COL_NUM,
+     .layouts = SB__TAB_IMPORTED, .width = 12, .conv = 'g', .prec = 6,
+     .get = g_num, .off = OFF(ticks_summary.sd)},
+    {.table = {"n"}, .json = SB__JK_SAMPLES, .kind = SB__COL_COUNT,
+     .layouts = SB__TAB_IMPORTED, .width = 6, .get = g_count,
+     .off = OFF(nsamples)},
+    {.table = {"outl"}, .json = SB__JK_TICKS, .kind = SB__COL_COUNT,
+     .layouts = SB__TAB_IMPORTED, .width = 5, .get = g_outliers, .arg = 3},
     CSV_NUM("ci_level", SB__JK_INTERVAL, 6, g_num, interval.level),
     CSV_NUM("ci_achieved", SB__JK_INTERVAL, 6, g_num, interval.achieved),
     CSV_TEXT("ci_method", SB__JK_METHOD, g_method),
@@ -378,15 +446,18 @@ const sb__column sb__columns[] = {
     CSV_NUM("ticks_min", SB__JK_TICKS, 9, g_sampled, ticks_summary.min),
     CSV_NUM("ticks_max", SB__JK_TICKS, 9, g_sampled, ticks_summary.max),
     {.csv = "samples", .table = {"kept"}, .json = SB__JK_SAMPLES,
-     .kind = SB__COL_COUNT, .width = 6, .get = g_count, .off = OFF(nsamples)},
+     .kind = SB__COL_COUNT, .layouts = SB__TAB_THROUGHPUT | SB__TAB_ALLOC,
+     .width = 6, .get = g_count, .off = OFF(nsamples)},
     {.csv = "rejected", .table = {"rej"}, .json = SB__JK_REJECTED_TOTAL,
-     .kind = SB__COL_COUNT, .width = 5, .get = g_count,
+     .kind = SB__COL_COUNT, .layouts = SB__TAB_THROUGHPUT | SB__TAB_ALLOC,
+     .width = 5, .get = g_count,
      .off = OFF(rejected_total)},
     CSV_R("rejected_context_switch", SB_REJECT_CTXSW),
     CSV_R("rejected_outlier", SB_REJECT_OUTLIER),
     /* The table's count of Tukey's outliers, mild and severe together. */
     {.table = {"outl"}, .json = SB__JK_TICKS, .kind = SB__COL_COUNT,
-     .flags = SB__COL_SAMPLES, .width = 5, .get = g_outliers, .arg = 3},
+     .flags = SB__COL_SAMPLES, .layouts = SB__TAB_THROUGHPUT | SB__TAB_ALLOC,
+     .width = 5, .get = g_outliers, .arg = 3},
     {.csv = "outliers_mild", .json = SB__JK_TICKS, .kind = SB__COL_COUNT,
      .get = g_outliers, .arg = 0},
     {.csv = "outliers_severe", .json = SB__JK_TICKS, .kind = SB__COL_COUNT,
@@ -396,7 +467,8 @@ const sb__column sb__columns[] = {
     CSV_COUNT("iters_per_sample", SB__JK_ITERS, iters),
     CSV_COUNT("invocations", SB__JK_INVOCATIONS, invocations),
     {.csv = "between_fraction", .table = {"btw%"}, .json = SB__JK_LEVELS,
-     .kind = SB__COL_NUM, .flags = SB__COL_INV | SB__COL_SAMPLES, .width = 4,
+     .kind = SB__COL_NUM, .flags = SB__COL_INV | SB__COL_SAMPLES,
+     .layouts = SB__TAB_THROUGHPUT | SB__TAB_ALLOC, .width = 4,
      .conv = 'f', .prec = 0, .digits = 4, .get = g_between},
     CSV_NUM("lag1", SB__JK_LAG1, 4, g_num, lag1),
     CSV_NUM("mde", SB__JK_MDE, 4, g_num, mde),
@@ -406,18 +478,19 @@ const sb__column sb__columns[] = {
     {.csv = "ratio", .csv_ci = "ratio_ci", .table = {"ratio", "lo", "hi"},
      .md = "ratio", .tex = "ratio", .md_ci = "ratio ",
      .json = SB__JK_COMPARISON, .kind = SB__COL_IV, .flags = SB__COL_CMP,
-     .width = 7, .conv = 'f', .prec = 4, .digits = 6,
+     .layouts = SB__TAB_ALL, .width = 7, .conv = 'f', .prec = 4, .digits = 6,
      .rows = SB__ROWS_ROUNDED, .get = g_ratio},
     CSV_CMP("p", p),
     {.csv = "p_adjusted", .table = {"p(adj)"}, .md = "p (Holm)",
      .tex = "$p$ (Holm)", .json = SB__JK_COMPARISON, .kind = SB__COL_NUM,
-     .flags = SB__COL_CMP, .width = 8, .conv = 'g', .prec = 2, .digits = 4,
+     .flags = SB__COL_CMP, .layouts = SB__TAB_ALL, .width = 8, .conv = 'g', .prec = 2, .digits = 4,
      .rows = SB__ROWS_P, .get = g_cmp_num,
      .off = offsetof(sb_comparison, p_adjusted)},
     CSV_CMP("a12", a12),
     {.csv = "verdict", .table = {"verdict"}, .md = "verdict",
      .tex = "verdict", .json = SB__JK_COMPARISON, .kind = SB__COL_TEXT,
-     .flags = SB__COL_CMP, .width = -12, .rows = SB__ROWS_WORD,
+     .flags = SB__COL_CMP, .layouts = SB__TAB_ALL, .width = -12,
+     .rows = SB__ROWS_WORD,
      .get = g_verdict},
     CSV_TEXT("test", SB__JK_COMPARISON, g_test),
     {.csv = "user_us_per_call", .json = SB__JK_CPU_TIME, .kind = SB__COL_NUM,
@@ -440,6 +513,11 @@ const sb__column sb__columns[] = {
     {.csv = "timer_hz", .kind = SB__COL_NUM, .digits = 17, .get = g_hz},
     CSV_TEXT("run_level", SB__JK_COMPARISON, g_run_level),
     CSV_CMP("run_sd", run_sd),
+    /* Last in the allocation rows, so that the columns before keep their
+     * places: what +-% and the precision were judged in. */
+    {.table = {"in"}, .json = SB__JK_METRIC, .kind = SB__COL_TEXT,
+     .flags = SB__COL_SAMPLES, .layouts = SB__TAB_ALLOC, .width = 4,
+     .get = g_metric},
 };
 const size_t sb__ncolumns = sizeof sb__columns / sizeof sb__columns[0];
 

@@ -58,6 +58,16 @@ enum sb__col_rows {
 #define SB__COL_FINITE 0x200u /* the table: none where the value (an
                                  interval's estimate) is not finite */
 
+/* Which of the table's layouts show a column (sb__column.layouts; 0 is
+ * the throughput rows alone): the throughput rows of a measured copy or
+ * clear run, the rows of imported samples, and the allocation rows.  Each
+ * layout shows its columns in the list's order, so that a column of one
+ * layout alone sits among the others where that layout wants it. */
+#define SB__TAB_THROUGHPUT 0x01u
+#define SB__TAB_IMPORTED 0x02u
+#define SB__TAB_ALLOC 0x04u
+#define SB__TAB_ALL (SB__TAB_THROUGHPUT | SB__TAB_IMPORTED | SB__TAB_ALLOC)
+
 /* One cell's value of a column, for one writer.  absent: nothing to show
  * ("-" in the table, "--" in the rows); the CSV writes a missing number
  * (NAN) or text (NULL) as an empty field and ignores absent. */
@@ -89,6 +99,7 @@ struct sb__column {
     const char *json;
     unsigned char kind; /* enum sb__col_kind */
     unsigned flags;     /* SB__COL_* */
+    unsigned char layouts; /* SB__TAB_*: the table's layouts showing it */
     /* The table's format: the field's width (negative: left-aligned) and
      * a number's conversion ('f', 'g' or '#' for %#g) and precision. */
     int width;

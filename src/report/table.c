@@ -407,31 +407,13 @@ static void header(const sb_run *run, FILE *f)
     loaded_lines(run, f);
 }
 
-static size_t outlier_count(const sb_cell_result *r)
+/* The table's columns of the list (columns.c) that a run of cr shows in
+ * layout (one SB__TAB_* bit). */
+static int shown(const sb__column *k, const sb__colrun *cr, unsigned layout)
 {
-    const sb_outliers *o = &r->ticks_summary.outliers;
-    return r->nsamples ? o->low_mild + o->high_mild + o->low_severe +
-                             o->high_severe
-                       : 0;
-}
+    unsigned in = k->layouts ? k->layouts : SB__TAB_THROUGHPUT;
 
-
-enum layout { LAYOUT_THROUGHPUT, LAYOUT_EXTERNAL, LAYOUT_ALLOC };
-
-/* The metric a cell was judged in, for its column: "cyc" or "time". */
-static const char *metric_col(const sb_cell_result *r)
-{
-    return r->metric == SB_METRIC_CYCLES ? "cyc" : "time";
-}
-
-/* The table's columns of the list (columns.c) that a run of cr shows,
- * those of flag only alone when only is not 0: the throughput rows walk
- * them all; the imported and the allocation rows, layouts of their own
- * (below), write theirs by hand and walk only the comparison's. */
-static int shown(const sb__column *k, const sb__colrun *cr, unsigned only)
-{
-    return k->table[0] && sb__column_shown(k, cr) &&
-           (!only || (k->flags & only));
+    return k->table[0] && (in & layout) && sb__column_shown(k, cr);
 }
 
 /* An interval's three columns, or its estimate alone (SB__COL_EST). */
@@ -440,16 +422,17 @@ static int parts(const sb__column *k)
     return k->kind == SB__COL_IV && !(k->flags & SB__COL_EST) ? 3 : 1;
 }
 
-/* The heads of the columns shown (first: the first of the line, with no
- * blank before it). */
-static void heads(const sb_run *run, const sb__colrun *cr, unsigned only,
-                  int first, FILE *f)
+/* The heads of the rows: the columns of the layout, in the list's order. */
+static void row_header(const sb_run *run, FILE *f, unsigned layout,
+                       const sb__colrun *cr)
 {
     const char *tk = sb__timer_kind_of(sb_run_meta(run)->timer.kind)->column;
+    int first = 1;
 
+    fputc('\n', f);
     for (size_t c = 0; c < sb__ncolumns; c++) {
         const sb__column *k = &sb__columns[c];
-        for (int p = 0; shown(k, cr, only) && p < parts(k); p++) {
+        for (int p = 0; shown(k, cr, layout) && p < parts(k); p++) {
             char head[32];
             snprintf(head, sizeof head, "%s%s",
                      k->flags & SB__COL_TICKS ? tk : "", k->table[p]);
@@ -457,16 +440,19 @@ static void heads(const sb_run *run, const sb__colrun *cr, unsigned only,
             first = 0;
         }
     }
+    fputc('\n', f);
 }
 
-/* Cell i's values of the columns shown, "-" where it has none. */
+/* Cell i's values of the layout's columns, "-" where it has none. */
 static void cells(const sb_run *run, size_t i, const sb__colrun *cr,
-                  unsigned only, int first, FILE *f)
+                  unsigned layout, FILE *f)
 {
+    int first = 1;
+
     for (size_t c = 0; c < sb__ncolumns; c++) {
         const sb__column *k = &sb__columns[c];
         sb__colval v;
-        if (!shown(k, cr, only))
+        if (!shown(k, cr, layout))
             continue;
         sb__column_value(k, run, i, SB__COL_TABLE, &v);
         for (int p = 0; p < parts(k); p++) {
@@ -489,102 +475,18 @@ static void cells(const sb_run *run, size_t i, const sb__colrun *cr,
     }
 }
 
-/* The heads of the rows.  The throughput rows' are the list's
- * (columns.c); the imported and the allocation rows have layouts of
- * their own, the comparison's columns then taken from the list. */
-static void row_header(const sb_run *run, FILE *f, enum layout l,
-                       const sb__colrun *cr)
-{
-    fputc('\n', f);
-    if (l == LAYOUT_EXTERNAL)
-        fprintf(f, "%-16s %12s %12s %12s %7s %12s %12s %6s %5s", "data",
-                "median", "CI low", "CI high", "+-%", "mean", "sd", "n",
-                "outl");
-    else if (l == LAYOUT_ALLOC)
-        fprintf(f,
-                "%-14s %9s %10s %10s %10s %7s %8s %9s %9s %6s %5s %5s%s",
-                "kernel", "size", "us/call", "CI low", "CI high", "+-%",
-                "ns/page", "user us", "sys us", "kept", "rej", "outl",
-                cr->inv ? " btw%" : "");
-    if (l == LAYOUT_THROUGHPUT)
-        heads(run, cr, 0, 1, f);
-    else
-        heads(run, cr, SB__COL_CMP, 0, f);
-    /* Last in the allocation rows, so that the columns before keep their
-     * places: what +-% and the precision were judged in. */
-    if (l == LAYOUT_ALLOC)
-        fprintf(f, " %4s", "in");
-    fputc('\n', f);
-}
-
-static void btw_column(const sb_cell_result *r, FILE *f, int inv)
-{
-    if (inv && r->levels.m >= 2 && isfinite(r->levels.between_fraction))
-        fprintf(f, " %4.0f", 100 * r->levels.between_fraction);
-    else if (inv)
-        fprintf(f, " %4s", "-");
-}
-
-static void row(const sb_run *run, size_t i, FILE *f, enum layout l,
+static void row(const sb_run *run, size_t i, FILE *f, unsigned layout,
                 const sb__colrun *cr)
 {
     const sb_cell_result *r = sb_run_cell(run, i);
-    double hz = sb_run_meta(run)->timer.hz;
-    int inv = cr->inv;
 
-    if (l == LAYOUT_THROUGHPUT) {
-        cells(run, i, cr, 0, 1, f);
-    } else if (l == LAYOUT_EXTERNAL) {
-        fprintf(f, "%-16s %12.6g %12.6g %12.6g %7.2f %12.6g %12.6g %6zu %5zu",
-                r->cell.kernel->name, r->interval.estimate, r->interval.lo,
-                r->interval.hi, 100 * r->rel_halfwidth, r->ticks_summary.mean,
-                r->ticks_summary.sd, r->nsamples, outlier_count(r));
-    } else if (r->nsamples == 0) {
-        fprintf(f, "%-14s %9zu %10s %10s %10s %7s %8s %9s %9s %6zu %5zu %5s",
-                r->cell.kernel->name, r->cell.size, "-", "-", "-", "-", "-",
-                "-", "-", r->nsamples, r->rejected_total, "-");
-        if (inv)
-            fprintf(f, " %4s", "-");
-    } else {
-        /* The threads' figures: time per round, per page, user and
-         * system time (getrusage of the measuring thread). */
-        double pages = (double)r->cell.size / SB_PAGE_SIZE;
-        double us = 1e6 / hz;
-        double ns_page = pages > 0 ? r->interval.estimate * us * 1e3 / pages
-                                   : NAN;
-        double per_call = r->interval.estimate * us;
-        double split[2] = {sb__report_cpu_share(r, 0, per_call),
-                           sb__report_cpu_share(r, 1, per_call)};
-        fprintf(f, "%-14s %9zu %10.2f %10.2f %10.2f %7.2f",
-                r->cell.kernel->name, r->cell.size, r->interval.estimate * us,
-                r->interval.lo * us, r->interval.hi * us,
-                100 * r->rel_halfwidth);
-        /* A figure that cannot be given (too few CPU-time ticks for the
-         * split, no page) is "-", as the README says, not "nan". */
-        if (isfinite(ns_page))
-            fprintf(f, " %8.1f", ns_page);
-        else
-            fprintf(f, " %8s", "-");
-        for (int k = 0; k < 2; k++) {
-            if (isfinite(split[k]))
-                fprintf(f, " %9.2f", split[k]);
-            else
-                fprintf(f, " %9s", "-");
-        }
-        fprintf(f, " %6zu %5zu %5zu", r->nsamples, r->rejected_total,
-                outlier_count(r));
-        btw_column(r, f, inv);
-    }
-    if (l != LAYOUT_THROUGHPUT)
-        cells(run, i, cr, SB__COL_CMP, 0, f);
-    if (l == LAYOUT_ALLOC)
-        fprintf(f, " %4s", r->nsamples ? metric_col(r) : "-");
+    cells(run, i, cr, layout, f);
     /* '~' warns when the reported interval is built from one process's
      * samples; the invocation-level interval uses one median per process
      * and is not narrowed by correlated samples. */
     /* 'w': the time is the thread's on its CPU, the waits taken off. */
     fprintf(f, "%s%s%s\n", sb__report_cell_short(r) ? " *" : "",
-            r->autocorrelated && !inv ? " ~" : "",
+            r->autocorrelated && !cr->inv ? " ~" : "",
             sb__report_cell_waited(run, i) ? " w" : "");
 }
 
@@ -770,6 +672,7 @@ static int table(const sb_run *run, FILE *f)
     size_t autocorr = 0, waited = 0;
     sb__colrun cr;
     int cmp, ext = external(run), clk, inv, headed = 0;
+    unsigned layout = ext ? SB__TAB_IMPORTED : SB__TAB_THROUGHPUT;
     size_t *matrix_w = calloc(n ? n : 1, sizeof *matrix_w);
 
     if (!matrix_w)
@@ -799,11 +702,9 @@ static int table(const sb_run *run, FILE *f)
         if (!matrix_w[i] &&
             (ext || r->cell.kernel->family != SB_FAMILY_ALLOC)) {
             if (!headed++)
-                row_header(run, f, ext ? LAYOUT_EXTERNAL : LAYOUT_THROUGHPUT,
-                           &cr);
+                row_header(run, f, layout, &cr);
             for (size_t j = i; j < e; j++)
-                row(run, j, f, ext ? LAYOUT_EXTERNAL : LAYOUT_THROUGHPUT,
-                    &cr);
+                row(run, j, f, layout, &cr);
         }
         i = e;
     }
@@ -818,8 +719,8 @@ static int table(const sb_run *run, FILE *f)
         if (sb_run_cell(run, i)->cell.kernel->family != SB_FAMILY_ALLOC)
             continue;
         if (!headed++)
-            row_header(run, f, LAYOUT_ALLOC, &cr);
-        row(run, i, f, LAYOUT_ALLOC, &cr);
+            row_header(run, f, SB__TAB_ALLOC, &cr);
+        row(run, i, f, SB__TAB_ALLOC, &cr);
     }
     free(matrix_w);
     if (!ext)
