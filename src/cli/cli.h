@@ -11,17 +11,11 @@
 #include "statbench.h"
 
 #define DEFAULT_SIZE 10240
-/* The kernel of a run without --kernel: rep movsl, or in a build without
- * the x86-64 kernels duff, the portable stream of 32-bit moves (a default
- * the build lacks would refuse every run that names no kernel); and the
- * timer --help's first lines name, the one such a build has. */
-#ifdef SB_HAVE_X86_64
-#define DEFAULT_KERNEL "movsl"
-#define TIMER_WORDS "serialized TSC reads"
-#else
-#define DEFAULT_KERNEL "duff"
-#define TIMER_WORDS "the raw monotonic clock"
-#endif
+/* The kernel of a run without --kernel, and the timer --help's first
+ * lines name: configure's, by the architecture it builds for (rep movsl
+ * and the TSC on x86-64; duff and the clock in the portable build). */
+#define DEFAULT_KERNEL SB_DEFAULT_KERNEL
+#define TIMER_WORDS SB_TIMER_WORDS
 #define DEFAULT_ALLOC_SIZE (16u << 20)
 #define MAX_OUTPUTS 8
 #define MAX_KERNEL_FROM 32
