@@ -191,7 +191,7 @@ static int few_fds_reason(void)
 #endif
 }
 
-/* The test hook of counters.c: the child that tries PAPI's start first
+/* The test hook of counters_papi.c: the child that tries PAPI's start first
  * prints (1) or exits (2). */
 int sb__counters_trial_fails;
 

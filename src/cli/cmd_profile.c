@@ -1,7 +1,8 @@
 /*
  * cmd_profile.c: statbench profile [--reset]: this host's profile, the
  * quiet figures of its recent runs that a measuring run is judged
- * against (src/machine/profile.c; README, "The host profile"), shown or deleted.
+ * against (src/machine/profile*.c; README, "The host profile"), shown or
+ * deleted.
  */
 #include "config.h"
 
