@@ -142,14 +142,15 @@ sb_run *cli_load_against(const struct cli *cli);
 int cli_save_baseline(const sb_run *run, const sb_run *prior,
                       const struct cli *cli, size_t empty, int status);
 
-/* options.c: the option table. */
+/* options_parse.c: the command line read against the option table
+ * (options.c). */
 void cli_parse_options(int argc, char **argv, struct cli *cli);
 void cli_check_subcommand(const struct cli *cli, const char *sub);
-/* --help: the whole list; with sub, a subcommand's name, its own usage
+void cli_analysis_over(const struct cli *cli, sb_analysis_options *a);
+/* options.c: the option table; --help: the whole list; with sub, a subcommand's name, its own usage
  * and only the options it takes (the whole list for a name it does not
  * know). */
 void cli_usage(FILE *f, const char *sub);
-void cli_analysis_over(const struct cli *cli, sb_analysis_options *a);
 int cli_list_counters(void);
 
 /* output.c: the outputs of a run. */

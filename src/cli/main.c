@@ -3,11 +3,11 @@
  *
  *   statbench --kernel movsl --align 0..32 --ci 95
  *
- * Finds the subcommand, has the option table (options.c) parse the
- * options and check that the subcommand takes them, and dispatches to
- * cmd_*.c.  Exit status: 0 success, 1 a run or output failure, 2 bad
- * input, 130, 143 or 129 when interrupted by SIGINT, SIGTERM or SIGHUP
- * (partial results are still written).
+ * Finds the subcommand, has the options parsed against the option table
+ * (options_parse.c, options.c) and checked against what the subcommand
+ * takes, and dispatches to cmd_*.c.  Exit status: 0 success, 1 a run or
+ * output failure, 2 bad input, 130, 143 or 129 when interrupted by
+ * SIGINT, SIGTERM or SIGHUP (partial results are still written).
  */
 #include "config.h"
 

@@ -1,6 +1,7 @@
 /*
- * command.h: command.c's internal names, never installed: what the CLI
- * and the tests share with the runner of whole commands.
+ * command.h: the internal names of command.c and command_exec.c, never
+ * installed: what the CLI and the tests share with the runner of whole
+ * commands.
  */
 #ifndef SB_COMMAND_H
 #define SB_COMMAND_H
