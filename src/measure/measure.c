@@ -145,6 +145,7 @@
 #include "failed.h"
 #include "interrupts.h"
 #include "measure.h"
+#include "measure_internal.h"
 #include "meta.h"
 #include "metric.h"
 #include "plan.h"
@@ -154,77 +155,6 @@
 #include "arch/arch.h"
 #include "arch/ticks.h"
 #include "stats_internal.h"
-
-/* Per-cell working state of one invocation. */
-struct work {
-    void *state; /* from the kernel's setup */
-    int has_state;
-    int cold;    /* flush the buffers before each timed call */
-    char *dst;
-    const char *src;
-    double per_iter;   /* ticks per call, from the warm-up */
-    int keep_irq;      /* samples too long to dodge interrupts: an
-                          interrupt is no reason to reject them */
-    int keep_wait;     /* samples that cannot dodge the waits for the CPU
-                          (keep_wait_from): kept, the wait taken off */
-    int fail_errno;    /* of the last failed call in a sample, for the
-                          note (sb_kernel_failed) */
-};
-
-/* Check costs kept for their median: the last this many samples'. */
-#define COST_RING 8191
-
-/* The disturbance checks and counters of one invocation. */
-struct probe {
-    int tsc;
-    double hz;
-    sb__counters *ctr;
-    size_t nctr;
-    int i_ctxsw, i_migr;   /* read index of those counters, or -1 */
-    int ctxsw_rusage;      /* context switches come from getrusage */
-    double ctr_overhead[SB_MAX_COUNTERS]; /* median count of an empty
-                                             sample, subtracted */
-    sb__irq irq;
-    int irq_ok;
-    uint64_t irq_last, irq_first;  /* counts at the last and first read */
-    uint64_t irq_tick, irq_tick0;  /* timer ticks of those reads */
-    uint64_t rebase_ticks;         /* re-read before a sample after this */
-    double *cost;                  /* ring of check costs, in ticks */
-    size_t ncost;
-    /* The clock and contention probes (probe.c). */
-    sb__probe cp;
-    int cp_open;
-    int i_cyc;                     /* read index of PAPI_TOT_CYC, or -1 */
-    sb__quiet quiet;               /* the contention probe's quiet model */
-    double *ldst;                  /* its ring and work (2 * COST_RING) */
-    double *clk;                   /* ring of sample clocks */
-    double *share;                 /* ring of the probes' cost shares */
-    size_t nclk, nshare;
-    size_t nforced;                /* samples seen by the test hook */
-    double waited;                 /* seconds waited for a quiet core */
-    double gap_min;                /* the fewest ticks of a sample's
-                                      checks inside its run_delay window
-                                      (take_sample), INFINITY: none yet */
-};
-
-/* What one sample saw. */
-struct sample {
-    double ticks;  /* per iteration, timer overhead subtracted */
-    unsigned flags; /* 1u << SB_REJECT_CTXSW, _MIGRATION, _INTERRUPT */
-    double clock;   /* core cycles per tick around it, NAN: unknown */
-    double ldst;    /* the contention probe beside it, core cycles per rep
-                       (ticks per rep without a clock); NAN: none */
-    double user, sys; /* CPU seconds of the thread during it */
-    double wait;    /* ticks per iteration that the thread waited for
-                       its CPU inside the timed region (estimated from
-                       run_delay, take_sample); 0: none */
-    double wait_s, timed_s; /* that wait and the timed region, seconds */
-    int voluntary;  /* a voluntary context switch (or none could be
-                       read): a sleep, whose time run_delay does not
-                       hold */
-    double ctr[SB_MAX_COUNTERS]; /* per iteration; NAN when unread */
-    double probes[SB_PROBE_READINGS]; /* sb_run_sample_probes' readings */
-};
 
 static double seconds(struct timeval tv)
 {
@@ -1330,32 +1260,6 @@ static void probe_close(struct probe *pr, sb__invocation *inv)
     pr->cost = NULL;
     free_probes(pr);
 }
-
-/* What one invocation holds while it measures, so that every way out
- * releases the same things in the same order (release()). */
-struct held {
-    const sb_plan *plan;
-    size_t n;                 /* cells */
-    struct work *w;           /* per cell */
-    size_t *order;            /* of the cells in this round */
-    gsl_rng *rng;             /* the shim, then the rounds' order */
-    struct probe pr;
-    int probing;              /* probe_open succeeded */
-    char *src, *dst;
-    size_t src_bytes, dst_bytes;
-    void *shim;
-    size_t shim_bytes;
-    double *scratch;          /* the stop rule's */
-    size_t index;             /* of this invocation, 0-based */
-    sb__check seen;           /* the stop rule's last check, when
-                                 progress_state asks for it */
-    const sb_analysis_options *a; /* the stop rule's target and metric */
-    cpu_set_t saved;          /* affinity before sb__pin */
-    int restore;              /* put it back */
-    struct sched_param saved_param;
-    int saved_policy, fifo;   /* the policy before --rt, and --rt took */
-    int locked, unlock;       /* mlockall took, and munlockall at the end */
-};
 
 /* The buffers, behind a shim.  Forked invocations inherit the parent's
  * address layout (ASLR acts at exec, not at fork), so each invocation
