@@ -118,4 +118,16 @@ struct held {
     int locked, unlock;       /* mlockall took, and munlockall at the end */
 };
 
+/* One sample of k iterations of cell c with its checks, into s
+ * (sample.c; measure.c's top comment, step 6).  Hot: one untimed call
+ * first brings the buffers back into the cache.  Cold: the buffers are
+ * flushed from every cache level instead (k is then 1). */
+void sb__take_sample(const sb_cell *c, struct work *w, size_t k,
+                     struct probe *pr, double overhead, struct sample *s);
+/* One contention probe's raw ticks ld as sample s's metric (sample.c):
+ * core cycles per rep with its clock, ticks per rep while the clock is
+ * unverified or unknown; NAN: none. */
+double sb__ldst_value(const struct probe *pr, const struct sample *s,
+                      uint64_t ld);
+
 #endif
