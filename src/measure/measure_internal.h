@@ -130,4 +130,13 @@ void sb__take_sample(const sb_cell *c, struct work *w, size_t k,
 double sb__ldst_value(const struct probe *pr, const struct sample *s,
                       uint64_t ld);
 
+/* Sample v taken for cell r counted, then kept or rejected by the policy
+ * (record.c); keep: disturbances that are no reason to reject it.
+ * SB_OK, or SB_ENOMEM when keeping it failed. */
+int sb__record_sample(const sb_measure_options *opt, struct work *w,
+                      sb__raw_cell *r, const struct sample *v,
+                      unsigned keep);
+/* The samples cell r rejected so far, for every reason (record.c). */
+size_t sb__rejected_of(const sb__raw_cell *r);
+
 #endif

@@ -3,7 +3,7 @@
  * comment, step 6): the re-warm call, the checks and probes before and
  * after the timed calls, and what they saw as a struct sample (its
  * ticks, disturbance flags, core clock, contention probe, CPU time, wait
- * for the CPU and counters).  What is kept of it is measure.c's.
+ * for the CPU and counters).  What is kept of it is record.c's.
  *
  * Interrupts.  /proc/interrupts is read once per sample, after the timed
  * region, and the increase since the previous read is blamed on this
