@@ -139,4 +139,13 @@ int sb__record_sample(const sb_measure_options *opt, struct work *w,
 /* The samples cell r rejected so far, for every reason (record.c). */
 size_t sb__rejected_of(const sb__raw_cell *r);
 
+/* The stop rule after a round (stop_rule.c): 1 when every cell has
+ * opt->min_samples and meets the precision target, 0 to go on,
+ * SB_ENOMEM.  *check_at is the next round to check at; *scratch grows to
+ * fit; seen (optional) counts every cell for progress_state. */
+int sb__stop_rule(const sb_plan *plan, const sb__invocation *inv,
+                  const sb_measure_options *opt,
+                  const sb_analysis_options *a, size_t *check_at,
+                  double **scratch, sb__check *seen);
+
 #endif
