@@ -101,7 +101,7 @@ struct held {
     size_t *order;            /* of the cells in this round */
     gsl_rng *rng;             /* the shim, then the rounds' order */
     struct probe pr;
-    int probing;              /* probe_open succeeded */
+    int probing;              /* sb__checks_open succeeded */
     char *src, *dst;
     size_t src_bytes, dst_bytes;
     void *shim;
@@ -147,5 +147,17 @@ int sb__stop_rule(const sb_plan *plan, const sb__invocation *inv,
                   const sb_measure_options *opt,
                   const sb_analysis_options *a, size_t *check_at,
                   double **scratch, sb__check *seen);
+
+/* Open the checks of an invocation (checks.c): counters, the pinned
+ * CPU's interrupts, then the clock and contention probes and the quiet
+ * model.  pr->tsc and pr->hz are set before. */
+int sb__checks_open(struct probe *pr, const sb_measure_options *opt,
+                    sb__invocation *inv, sb_error *err);
+/* Close them and fill the invocation's figures (checks.c). */
+void sb__checks_close(struct probe *pr, sb__invocation *inv);
+/* The probes' part of that alone, for a start that failed (checks.c). */
+void sb__free_probes(struct probe *pr);
+/* The test hook's verdict on the probes' start-up check (checks.c). */
+void sb__force_check(struct probe *pr, sb_meta *m, int pass);
 
 #endif
