@@ -160,4 +160,23 @@ void sb__free_probes(struct probe *pr);
 /* The test hook's verdict on the probes' start-up check (checks.c). */
 void sb__force_check(struct probe *pr, sb_meta *m, int pass);
 
+/* Whether the plan keeps to the run's budget, in the first invocation
+ * (calibrate.c): SB_EINVAL, saying how long it needs, when it cannot. */
+int sb__check_budget(const sb_plan *plan, const sb_measure_options *opt,
+                     const sb__budget *bud, struct work *w,
+                     struct probe *pr, double overhead, double target_s,
+                     sb__invocation *inv, sb_error *err);
+/* The ticks a sample lasts, target or less to fit ten rounds in the
+ * budget (calibrate.c). */
+double sb__fit_samples(const struct held *h, double budget, double target,
+                       sb__invocation *inv);
+/* Warm up and calibrate every cell, then choose the interrupt
+ * exemptions (calibrate.c). */
+void sb__warm_up_cells(struct held *h, double overhead, double target,
+                       double t0, double budget, const sb__stop *stop,
+                       sb__invocation *inv);
+/* The host profile's reference cell, core cycles per call, NAN: none
+ * (calibrate.c). */
+double sb__reference_speed(struct probe *pr, const sb__budget *bud);
+
 #endif

@@ -15,7 +15,7 @@
  * before the sample, so the window stays short.  A cell whose samples
  * cannot dodge interrupts (more than half would see one: a 16 MiB
  * mmap_touch call outlasts a 250 Hz tick) does not reject for them; see
- * choose_irq_exemptions() (measure.c).
+ * choose_irq_exemptions() (calibrate.c).
  *
  * Counters.  A sample's count is (after - before - e) / k, e the median
  * count of an empty sample (the two reads with nothing between, measured
