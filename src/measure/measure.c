@@ -82,38 +82,33 @@
  *     statistics, never a bootstrap), never with a precision of 0 (no
  *     target); or at opt->max_samples rounds, or when the budget is
  *     spent.
+ *
+ * The files.  This one holds the order of the steps (sb__measure) and
+ * the invocation's setting up and giving back (the buffers, mlock and
+ * --rt, the probes' start, release); below it, through
+ * measure_internal.h: calibrate.c (step 4, the budget check and the host
+ * profile's reference), rounds.c (step 5 and the refill of empty cells),
+ * stop_rule.c (step 7), checks.c (the checks' opening and closing, the
+ * invocation's figures), sample.c (one sample and its checks, step 6)
+ * and record.c (the reject policy and the kept samples).
  */
 #include "config.h"
 
 #include <errno.h>
-#include <math.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 
-#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
 
-#include "counters.h"
-#include "failed.h"
-#include "interrupts.h"
 #include "measure.h"
 #include "measure_internal.h"
 #include "meta.h"
-#include "metric.h"
 #include "plan.h"
 #include "probe.h"
-#include "sysinfo.h"
 #include "timer.h"
-#include "arch/arch.h"
-#include "arch/ticks.h"
-#include "stats_internal.h"
 
 static void *map_buffer(size_t bytes)
 {
@@ -226,164 +221,6 @@ static void lock_and_raise(struct held *h, const sb_measure_options *opt,
                           strerror(errno));
         }
     }
-}
-
-/* Wait for the core to become quiet again after a sample that found it
- * shared, until the contention probe (timed between two clock chains, as
- * beside a sample) reads quiet twice in a row or until `until`; returns
- * the seconds waited.  A host shared 75% of the time otherwise fills a
- * run with rejects: each sample costs its checks (50-100 us) as well as
- * its own time, a probe 1-2 us. */
-static double wait_quiet(struct probe *pr, double until)
-{
-    const sb__probe *cp = &pr->cp;
-    double t0 = sb__now(), now = t0;
-    int quiet = 0;
-
-    while (quiet < 2 && now < until) {
-        struct sample s;
-        uint64_t cb = sb__probe_time_chain(cp), ld = sb__probe_time_ldst(cp);
-        uint64_t ca = sb__probe_time_chain(cp);
-        s.clock = sb__probe_sample_clock(SB__PROBE_IMUL_CYCLES *
-                                             (double)cp->imul_ops,
-                                         (double)cb, (double)ca,
-                                         cp->overhead);
-        if (sb__probe_contended(sb__ldst_value(pr, &s, ld), pr->quiet.level,
-                                pr->quiet.margin) ||
-            (SB__PROBE_FORCE & 128))
-            quiet = 0;
-        else
-            quiet++;
-        now = sb__now();
-    }
-    return now - t0;
-}
-
-/* The rounds (the top of the file, step 5) until the stop rule, the
- * sample cap, the deadline or a stop request.  After a sample rejected
- * for a shared core alone, the next waits for a quiet core
- * (wait_quiet), at most 50 ms at a time and half of the invocation's
- * rounds in all, so that a core shared throughout still gets its
- * samples taken and marked. */
-static int run_rounds(struct held *h, const sb_measure_options *opt,
-                      double overhead, double t0, double deadline,
-                      const sb__stop *stop, sb__invocation *inv,
-                      sb_error *err)
-{
-    size_t n = h->n, check_at = 0;
-    double now, seen_at = -1, start = sb__now();
-    double wait_cap = 0.5 * (deadline - start);
-    /* Only with the chain's clock: PAPI's cycles come with samples, and
-     * without a clock the probe in ticks moves with the clock steps. */
-    int can_wait = opt->reject == SB_REJECT_DISTURBED &&
-                   h->pr.cp.clock_ok && h->pr.i_cyc < 0 &&
-                   !(SB__PROBE_FORCE & 32);
-
-    while (!sb__stopped(stop)) {
-        int done, late = 0, count_all;
-        gsl_ran_shuffle(h->rng, h->order, n, sizeof *h->order);
-        for (size_t j = 0; j < n && !sb__stopped(stop); j++) {
-            size_t i = h->order[j];
-            sb__raw_cell *r = &inv->cells[i];
-            struct sample v;
-            /* The deadline ends a round in its middle (a round of 10000
-             * cells lasts a second), but not the first, which gives every
-             * cell a sample: check_budget made sure it fits. */
-            if (inv->rounds > 0 && sb__now() >= deadline) {
-                late = 1;
-                break;
-            }
-            sb__take_sample(sb_plan_cell(h->plan, i), &h->w[i], r->iters,
-                            &h->pr, overhead, &v);
-            if (sb__record_sample(opt, &h->w[i], r, &v, 0) != SB_OK)
-                return sb__error(err, SB_ENOMEM,
-                                 "out of memory for samples");
-            if (can_wait && v.flags == 1u << SB_REJECT_SHARED_CORE &&
-                h->pr.waited < wait_cap && isfinite(h->pr.quiet.level)) {
-                double until = fmin(deadline, sb__now() + 0.05);
-                until = fmin(until, sb__now() + wait_cap - h->pr.waited);
-                h->pr.waited += wait_quiet(&h->pr, until);
-            }
-        }
-        if (sb__stopped(stop) || late)
-            break; /* the partial round's samples are kept */
-        inv->rounds++;
-        now = sb__now();
-        inv->elapsed = now - t0;
-        if (sb__progress_call(opt, h->a, 0, h->index, inv->rounds,
-                              inv->elapsed, deadline - now, n, &h->seen)) {
-            sb__stop_set(stop); /* this run only */
-            break;
-        }
-        if (inv->rounds >= opt->max_samples || now >= deadline)
-            break;
-        /* A check that judges every cell for progress_state, at most as
-         * often as a progress line is drawn (10 a second); between them
-         * the first cell short of the target ends it, as without. */
-        count_all = opt->progress_state && now - seen_at >= 0.1;
-        done = sb__stop_rule(h->plan, inv, opt, h->a, &check_at, &h->scratch,
-                             count_all ? &h->seen : NULL);
-        if (count_all && h->seen.at == inv->rounds)
-            seen_at = now;
-        if (done == SB_ENOMEM)
-            return sb__error(err, SB_ENOMEM, "out of memory");
-        if (done)
-            break;
-    }
-    return SB_OK;
-}
-
-/* The deadline (or the sample cap) came before some cell had a sample it
- * could keep: a run of 0.05 s takes one sample a cell, and one context
- * switch in it would leave the cell empty, which fails the run.  Such
- * cells take more samples, until each has one, for at most a tenth of the
- * invocation's budget (20 ms at least) past the deadline and 64 samples
- * each: only a persistent disturbance, or a kernel whose calls keep
- * failing, leaves a cell empty.  A sample that waited for the CPU is kept
- * from the refill's second sample on, with the wait taken off its time
- * (record_sample): a CPU busy with another task throughout must not leave
- * a cell empty when the wait can be counted.  A sample whose only other
- * disturbance is a shared core is kept with its flag once the cell has
- * taken 32 samples in the invocation (its rounds' included) or half the
- * refill's time is gone: a core shared for the whole run is what the
- * cell measured, and the run's notes say so ("measured on a shared
- * core"), rather than an empty cell failing it.  Counted in samples
- * alone, a cell of 20 ms samples (a 16 MiB mmap_touch on a busy CPU)
- * never got that far in a refill of 0.2 s. */
-static int fill_empty_cells(struct held *h, const sb_measure_options *opt,
-                            double overhead, double deadline, double budget,
-                            const sb__stop *stop, sb__invocation *inv,
-                            sb_error *err)
-{
-    /* From now when the deadline has passed already: a budget of 10 ms
-     * is gone in the setup, and the refill must still get its time. */
-    double start = fmax(deadline, sb__now());
-    double hard = start + fmax(0.1 * budget, 0.02);
-    double half = start + 0.5 * (hard - start);
-
-    for (int extra = 0; extra < 64 && sb__now() < hard; extra++) {
-        int wanting = 0;
-        for (size_t i = 0; i < h->n && !sb__stopped(stop); i++) {
-            sb__raw_cell *r = &inv->cells[i];
-            struct sample v;
-            unsigned keep = 0;
-            if (r->nsamples || !r->iters)
-                continue;
-            wanting = 1;
-            if (sb__rejected_of(r) >= 32 || sb__now() >= half)
-                keep |= 1u << SB_REJECT_SHARED_CORE;
-            if (extra >= 1)
-                keep |= 1u << SB_REJECT_CPU_WAIT;
-            sb__take_sample(sb_plan_cell(h->plan, i), &h->w[i], r->iters,
-                            &h->pr, overhead, &v);
-            if (sb__record_sample(opt, &h->w[i], r, &v, keep) != SB_OK)
-                return sb__error(err, SB_ENOMEM,
-                                 "out of memory for samples");
-        }
-        if (!wanting || sb__stopped(stop))
-            break;
-    }
-    return SB_OK;
 }
 
 /* Samples with a failed kernel call were rejected as they came; the notes
@@ -552,12 +389,12 @@ int sb__measure(const sb_plan *plan, const sb_measure_options *opt,
     target = sb__fit_samples(&h, budget, target, inv);
     sb__warm_up_cells(&h, overhead, target, t0, budget, stop, inv);
 
-    rc = run_rounds(&h, opt, overhead, t0, deadline, stop, inv, err);
+    rc = sb__run_rounds(&h, opt, overhead, t0, deadline, stop, inv, err);
     if (rc != SB_OK)
         goto out;
     if (!sb__stopped(stop)) {
-        rc = fill_empty_cells(&h, opt, overhead, deadline, budget, stop,
-                              inv, err);
+        rc = sb__fill_empty_cells(&h, opt, overhead, deadline, budget, stop,
+                                  inv, err);
         if (rc != SB_OK)
             goto out;
     }

@@ -179,4 +179,16 @@ void sb__warm_up_cells(struct held *h, double overhead, double target,
  * (calibrate.c). */
 double sb__reference_speed(struct probe *pr, const sb__budget *bud);
 
+/* The rounds until the stop rule, the sample cap, the deadline or a stop
+ * request (rounds.c). */
+int sb__run_rounds(struct held *h, const sb_measure_options *opt,
+                   double overhead, double t0, double deadline,
+                   const sb__stop *stop, sb__invocation *inv,
+                   sb_error *err);
+/* More samples for the cells still empty after the rounds (rounds.c). */
+int sb__fill_empty_cells(struct held *h, const sb_measure_options *opt,
+                         double overhead, double deadline, double budget,
+                         const sb__stop *stop, sb__invocation *inv,
+                         sb_error *err);
+
 #endif
