@@ -286,7 +286,7 @@ static int online(const struct trace *tr, size_t inv, unsigned char *keep)
                        1);
         for (size_t i = s; i < e; i++) {
             /* The row joins the model, then is judged by it, as a sample
-             * is (measure.c: probe_values, then the contention check);
+             * is (sample.c: probe_values, then the contention check);
              * until a first fit, by the prior alone (no calibration here:
              * the trace has none apart from the rows, and one probe a row
              * where a sample has two). */

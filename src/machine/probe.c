@@ -1,11 +1,11 @@
 /*
  * probe.c: the probes timed beside every sample (docs/design.md, protocol
- * step 5; measure.c's top comment, step 6).
+ * step 5; measure.c's top comment, step 6; sample.c times them).
  *
  * The core clock.  The TSC counts reference ticks at a constant rate; the
  * core runs at whatever clock the host gives the vCPU (steps of about
  * 100 MHz, 2.69-2.99 GHz against a 2.00 GHz TSC on the machine this was
- * written on).  Where the PMU exists, measure.c takes the core
+ * written on).  Where the PMU exists, sample.c takes the core
  * cycles of a sample from PAPI_TOT_CYC, read around it anyway.  Elsewhere
  * a chain of dependent imul r64, r64 runs a known number of core cycles
  * (3 per imul on every Intel core since Nehalem and AMD core since Zen),
@@ -31,7 +31,7 @@
  * that the second half loads the lines the first half has just stored,
  * slows with it, about 2x on the hosts recorded (README, "The probes"):
  * its core cycles per rep are a property of the core when nobody shares
- * it.  measure.c times it before and after each sample and compares the
+ * it.  sample.c times it before and after each sample and compares the
  * slower with its quiet model (sb__probe_model, sb__quiet).
  *
  * The chains and the loop are x86-64 inline assembly; elsewhere there is

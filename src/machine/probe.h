@@ -204,7 +204,7 @@ uint64_t sb__probe_time_ldst(const sb__probe *p);
 int sb__probe_run_delay(const sb__probe *p, uint64_t *ns);
 
 /* Test hook, as counters.h's: a test program that defines int
- * sb__probe_force makes measure.c see, beside every sample taken, a wait
+ * sb__probe_force makes sample.c see, beside every sample taken, a wait
  * for the CPU when bit 0 is set and a shared core when bit 1 is set; bit
  * 2 limits both to every other sample, bit 3 to every third sample
  * (tests/test_probe.c: a real disturbance may not happen during a test);
@@ -215,7 +215,7 @@ int sb__probe_run_delay(const sb__probe *p, uint64_t *ns);
  * fail in a run's first invocation and pass in the others, whatever the
  * chains measured (a shared core at start-up), so that the runner keeps
  * the first one's clocks; bit 7 makes the wait for a quiet core after a
- * shared-core sample (measure.c, wait_quiet) see the core shared
+ * shared-core sample (rounds.c, wait_quiet) see the core shared
  * throughout.
  * The library holds no definition. */
 #if defined(__GNUC__)

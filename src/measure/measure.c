@@ -352,7 +352,7 @@ int sb__measure(const sb_plan *plan, const sb_measure_options *opt,
     rc = sb_timer_init(&inv->meta.timer, opt->force_clock_timer, err);
     if (rc != SB_OK)
         goto out;
-    h.pr.tsc = inv->meta.timer.kind == SB_TIMER_TSC;
+    h.pr.tsc = inv->meta.timer.kind != SB_TIMER_CLOCK;
     h.pr.hz = inv->meta.timer.hz;
     overhead = inv->meta.timer.overhead;
     target = opt->sample_seconds * inv->meta.timer.hz;

@@ -1,7 +1,8 @@
 /*
- * measure.h: measure.c's internal names, never installed: what stops a
- * run, the time of one invocation, measuring one invocation, and the CPU
- * it pins to.  The runner (runner.c) is its one user.
+ * measure.h: the internal names of measure.c and the files below it
+ * (measure_internal.h lists them), never installed: what stops a run,
+ * the time of one invocation, measuring one invocation, and the CPU it
+ * pins to.  The runner (runner.c) is its one user.
  */
 #ifndef SB_MEASURE_H
 #define SB_MEASURE_H
@@ -62,7 +63,7 @@ int sb__measure(const sb_plan *plan, const sb_measure_options *opt,
 void sb__invocation_free(sb__invocation *inv);
 
 /* Test hook, as probe.h's: a test program that defines int
- * sb__trial_force non-zero makes check_budget (measure.c) time trial
+ * sb__trial_force non-zero makes the budget check (calibrate.c) time trial
  * calls of every kernel with SB_KERNEL_OWN_MEMORY, its own included, not
  * only of the built-in ones, so that a test can count the calls and
  * sizes a budget check makes.  The library holds no definition. */

@@ -40,7 +40,7 @@ int sb__report_is_baseline(const sb_run *run, size_t i);
 size_t sb__report_short_cells(const sb_run *run);
 
 /* 1 when cell i of the run kept samples that waited for the CPU, the
- * wait taken off their time (measure.c: a cell that could not dodge the
+ * wait taken off their time (record.c: a cell that could not dodge the
  * waits): under --reject disturbed, a kept sample flagged cpu-wait. */
 int sb__report_cell_waited(const sb_run *run, size_t i);
 

@@ -22,7 +22,7 @@ typedef struct sb__raw_cell {
     double *ticks;
     double user, sys;  /* thread CPU seconds over the kept samples */
     double calls;      /* kernel calls in the kept samples */
-    /* Over the kept samples that waited for the CPU (measure.c: a cell
+    /* Over the kept samples that waited for the CPU (record.c: a cell
      * that cannot dodge the waits keeps them): the seconds of the wait
      * taken off their time, and their timed seconds before that. */
     double waited, waited_timed;
