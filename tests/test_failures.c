@@ -430,7 +430,7 @@ static void test_regressed(void)
 
 /* ---- A dead invocation --------------------------------------------------- */
 
-/* Set by test_exit_after_send: runner.c's hook, each forked invocation
+/* Set by test_exit_after_send: runner_fork.c's hook, each forked invocation
  * exits with this status once its data is sent. */
 int sb__runner_exit_after_send;
 

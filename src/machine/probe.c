@@ -537,7 +537,7 @@ int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
          * do not outlast it; a CPU whose imul is not 3 adds fails in
          * every invocation.  So the clocks are computed all the same, and
          * the runner keeps them only if another invocation's check
-         * passed (runner.c); else it refuses the probe, as here. */
+         * passed (runner_collect.c); else it refuses the probe, as here. */
         snprintf(meta->probe, sizeof meta->probe, "unverified");
         snprintf(meta->probe_note, sizeof meta->probe_note,
                  "clock probe refused: %s", why);

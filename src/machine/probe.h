@@ -172,7 +172,7 @@ typedef struct sb__probe {
                              are computed all the same, meta.probe says
                              "unverified", and the runner keeps them only
                              if the check passed in another invocation of
-                             the run (runner.c) */
+                             the run (runner_collect.c) */
     uint64_t imul_ops;    /* ops of the chain timed beside each sample */
     unsigned ldst_reps;   /* reps of the contention probe per sample */
     double imul_tpo, add_tpo; /* ticks per op at start-up (medians) */

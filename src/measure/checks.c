@@ -207,7 +207,8 @@ static void probe_figures(struct probe *pr, sb__invocation *inv)
         inv->meta.probe_cost_share = sb__median_inplace(
             pr->share, pr->nshare < COST_RING ? pr->nshare : COST_RING);
     /* What the invocation saw, not a prior that decided for it: a run on
-     * a shared core throughout then shows it (runner.c, the profile). */
+     * a shared core throughout then shows it (runner_collect.c, the
+     * profile). */
     inv->meta.contention_quiet = isfinite(pr->quiet.own_level)
                                      ? pr->quiet.own_level
                                      : pr->quiet.level;

@@ -2,7 +2,7 @@
  * measure.h: the internal names of measure.c and the files below it
  * (measure_internal.h lists them), never installed: what stops a run,
  * the time of one invocation, measuring one invocation, and the CPU it
- * pins to.  The runner (runner.c) is its one user.
+ * pins to.  The runner (runner.c, runner_fork.c) is its one user.
  */
 #ifndef SB_MEASURE_H
 #define SB_MEASURE_H

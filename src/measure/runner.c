@@ -15,7 +15,7 @@
  * same there, since the terminal signals the whole process group.  Every
  * sample measured so far is kept.  A run's own stop (its progress
  * callback, sb_measure_options.stop) stops that run only: see sb__stop in
- * measure.c.
+ * stop.c.
  *
  * An invocation that dies (SIGKILL, SIGSEGV, a kernel of the caller's
  * calling exit()) ends the run the same way: the invocations that
