@@ -739,10 +739,13 @@ SB_API const sb_kernel_origin *sb_run_loaded(const struct sb_run *run,
 
 enum sb_timer_kind {
     SB_TIMER_TSC = 0,   /* lfence; rdtsc ... rdtscp; lfence */
-    SB_TIMER_CLOCK      /* clock_gettime(CLOCK_MONOTONIC_RAW), in ns */
+    SB_TIMER_CLOCK,     /* clock_gettime(CLOCK_MONOTONIC_RAW), in ns */
+    SB_TIMER_CNTVCT     /* aarch64: isb; mrs cntvct_el0; isb */
 };
 
-/* "tsc", "clock" (the names of --timer); "?" otherwise, and the reverse. */
+/* "tsc", "clock", "cntvct"; "?" otherwise, and the reverse.  --timer
+ * takes "tsc" for the architecture's counter (the generic timer's on
+ * aarch64) and "clock". */
 SB_API const char *sb_timer_name(int kind);
 SB_API int sb_timer_parse(const char *name);
 /* The kind in prose ("TSC", "clock") and what one of its ticks is ("TSC
@@ -753,7 +756,9 @@ SB_API const char *sb_timer_unit(int kind);
 
 /* The timer a run uses, measured once per process.
  * Ticks are TSC reference cycles (constant rate, not core clock cycles) for
- * SB_TIMER_TSC and nanoseconds for SB_TIMER_CLOCK; hz converts them.
+ * SB_TIMER_TSC, ticks of the generic timer's system counter (constant
+ * rate, often 24 to 100 MHz) for SB_TIMER_CNTVCT and nanoseconds for
+ * SB_TIMER_CLOCK; hz converts them.
  * Filled by the library in the caller's memory: set size first (see the
  * conventions above). */
 typedef struct sb_timer_info {

@@ -612,7 +612,7 @@ static int names_round_trip(void)
         {sb_reject_policy_name, sb_reject_policy_parse, 2},
         {sb_reject_name, sb_reject_parse, SB_REJECT_NREASONS},
         {sb_verdict_name, sb_verdict_parse, SB_VERDICT_INCONCLUSIVE + 1},
-        {sb_timer_name, sb_timer_parse, 2},
+        {sb_timer_name, sb_timer_parse, 3},
         {sb_plot_kind_name, sb_plot_kind_parse, 5},
         {sb_inconclusive_policy_name, sb_inconclusive_policy_parse, 3},
     };
@@ -631,7 +631,9 @@ static int names_round_trip(void)
           !strcmp(sb_timer_unit(SB_TIMER_TSC), "TSC reference cycle") &&
           !strcmp(sb_timer_label(SB_TIMER_CLOCK), "clock") &&
           !strcmp(sb_timer_unit(SB_TIMER_CLOCK), "nanosecond") &&
-          !strcmp(sb_timer_label(2), "timer") &&
+          !strcmp(sb_timer_label(SB_TIMER_CNTVCT), "generic timer") &&
+          !strcmp(sb_timer_unit(SB_TIMER_CNTVCT), "generic timer tick") &&
+          !strcmp(sb_timer_label(3), "timer") &&
           !strcmp(sb_timer_unit(-1), "tick");
     return ok && sb_cache_parse("cold") == SB_CACHE_COLD &&
            sb_reject_policy_parse("none") == SB_REJECT_NONE &&

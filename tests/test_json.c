@@ -422,6 +422,8 @@ int main(void)
                  "[1, 2]"),
              SB_TIMER_CLOCK},
             {DOC("1e9", "", "64", "[1, 2]"), SB_TIMER_CLOCK},
+            {DOC("2.5e7, \"kind\": \"cntvct\"", "", "64", "[1, 2]"),
+             SB_TIMER_CNTVCT},
         };
         for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
             sb_run *got = NULL;
@@ -429,7 +431,7 @@ int main(void)
             int rc = load_doc(k[i].doc, &got, &e);
             tap_ok(rc == SB_OK && got &&
                        (int)sb_run_meta(got)->timer.kind == k[i].kind,
-                   "timer kind %zu of 3 read as %s (%s)", i + 1,
+                   "timer kind %zu of 4 read as %s (%s)", i + 1,
                    sb_timer_name(k[i].kind), e.text);
             sb_run_free(got);
         }

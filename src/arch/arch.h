@@ -1,8 +1,9 @@
 /*
  * arch.h: what the library asks of the architecture it runs on, never
- * installed.  One file per architecture answers it (src/arch/x86_64.c;
- * src/arch/generic.c for every other CPU and for ./configure
- * --disable-arch), and configure builds exactly one, so that no file
+ * installed.  One file per architecture answers it (src/arch/x86_64.c,
+ * src/arch/aarch64.c; src/arch/generic.c for every other CPU and for
+ * ./configure --disable-arch; the last two leave to unknown.c what they
+ * cannot tell), and configure builds exactly one, so that no file
  * outside src/arch/ and kernels/ tests the architecture.  The inlined
  * timer reads are in ticks.h.  Every answer has a safe "no": the generic
  * file says no to all of them, and the library then runs on the clock,

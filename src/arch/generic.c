@@ -4,7 +4,9 @@
  * Every answer is the safe "no": the run times with the clock, has no
  * core clock or contention probe, refuses the cold cache state, and
  * takes the CPU's name and the hypervisor from /proc and /sys alone.
- * A port to a new architecture starts from this file.
+ * A port to a new architecture starts from this file.  What no
+ * instruction of it can tell (the CPU's brand, the hypervisor, the
+ * probes' chains) is unknown.c's.
  */
 #include "config.h"
 
@@ -32,36 +34,4 @@ int sb__arch_can_flush(void)
 void sb__arch_flush(const void *p, size_t n)
 {
     (void)p, (void)n;
-}
-
-int sb__arch_cpu_brand(char *buf, size_t len)
-{
-    (void)buf, (void)len;
-    return -1;
-}
-
-int sb__arch_hypervisor(char *name, size_t len)
-{
-    (void)name, (void)len;
-    return -1;
-}
-
-int sb__arch_have_chains(void)
-{
-    return 0;
-}
-
-void sb__arch_imul_chain(uint64_t n)
-{
-    (void)n;
-}
-
-void sb__arch_add_chain(uint64_t n)
-{
-    (void)n;
-}
-
-void sb__arch_ldst(void *buf, unsigned reps)
-{
-    (void)buf, (void)reps;
 }

@@ -11,6 +11,8 @@
  *   stop:  rdtscp; lfence         - the kernel has finished (rdtscp waits
  *                                   for earlier instructions), and later
  *                                   work cannot start before the read.
+ * On aarch64 the generic timer's virtual counter (cntvct_el0) is read
+ * between two isb, the barrier Linux's own reads of it use.
  * An architecture without a counter reader here reads the clock for
  * both (it is never asked: sb__arch_ticks_usable says no).  Every build
  * has the clock: CLOCK_MONOTONIC_RAW in nanoseconds.
@@ -21,12 +23,24 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "statbench.h"
+
 static inline uint64_t sb__clock_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+/* The kind of timer (enum sb_timer_kind) that sb__ticks_start and
+ * sb__ticks_stop read. */
+#if defined(SB_HAVE_X86_64)
+#define SB__TICKS_KIND SB_TIMER_TSC
+#elif defined(SB_HAVE_AARCH64)
+#define SB__TICKS_KIND SB_TIMER_CNTVCT
+#else
+#define SB__TICKS_KIND SB_TIMER_CLOCK
+#endif
 
 #if defined(SB_HAVE_X86_64)
 static inline uint64_t sb__ticks_start(void)
@@ -48,6 +62,29 @@ static inline uint64_t sb__ticks_stop(void)
                      : "memory");
     (void)aux;
     return ((uint64_t)hi << 32) | lo;
+}
+#elif defined(SB_HAVE_AARCH64)
+/* The virtual counter between two isb: the read waits for the
+ * instructions before it to finish, and those after it wait for the read
+ * (the counter may otherwise be read early or late, out of order). */
+static inline uint64_t sb__ticks_start(void)
+{
+    uint64_t t;
+    __asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb"
+                     : "=r"(t)
+                     :
+                     : "memory");
+    return t;
+}
+
+static inline uint64_t sb__ticks_stop(void)
+{
+    uint64_t t;
+    __asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb"
+                     : "=r"(t)
+                     :
+                     : "memory");
+    return t;
 }
 #else
 static inline uint64_t sb__ticks_start(void)

@@ -106,6 +106,12 @@ static const sb__timer_kind timer_kinds[] = {
     [SB_TIMER_CLOCK] = {"clock", "clock_monotonic_raw", "clock",
                         "clock_gettime(CLOCK_MONOTONIC_RAW)", "nanosecond",
                         "nanoseconds", "ns", "ns", "ns", "ns"},
+    [SB_TIMER_CNTVCT] = {"cntvct", "cntvct", "generic timer",
+                         "generic timer (isb;mrs cntvct_el0;isb)",
+                         "generic timer tick",
+                         "generic timer ticks (constant rate, not core "
+                         "clocks)",
+                         "ticks", "cnt", "ticks", "generic timer ticks"},
 };
 #define NTIMERS (sizeof timer_kinds / sizeof timer_kinds[0])
 

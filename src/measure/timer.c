@@ -157,7 +157,7 @@ static int timer_init(sb_timer_info *out, int force_clock, sb_error *err)
     } else if (sb__arch_ticks_usable(out->reason, sizeof out->reason)) {
         const char *src = NULL;
         double cal = calibrated_hz(), id = stated_hz(&src);
-        out->kind = SB_TIMER_TSC;
+        out->kind = SB__TICKS_KIND;
         out->invariant = 1;
         if (id > 0 && fabs(id - cal) <= 0.005 * cal) {
             out->hz = id;
@@ -169,7 +169,7 @@ static int timer_init(sb_timer_info *out, int force_clock, sb_error *err)
         }
     }
     {
-        int tsc = out->kind == SB_TIMER_TSC;
+        int tsc = out->kind != SB_TIMER_CLOCK;
         /* Warm the code paths, then measure. */
         (void)harness_overhead(tsc);
         out->bare_overhead = bare_pair(tsc);
