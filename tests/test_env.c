@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "env_internal.h"
+#include "arch/arch.h"
 #include "sysinfo.h"
 #include "tap.h"
 
@@ -626,6 +627,62 @@ static void test_default_cpu(void)
     remove_tree(dir);
 }
 
+/* A /proc/cpuinfo of another architecture's CPU, as qemu-user passes the
+ * host's through: the x86-64 build finds no "flags" line in the aarch64
+ * file (arm/), the aarch64 build no "Features" line in the x86 one (vm/);
+ * the portable build names no key and cannot tell.  The audit of this
+ * machine says the CPU is emulated, with a warning, exactly when its own
+ * file is foreign (under qemu-user, the aarch64 suite's case). */
+static void test_emulated(void)
+{
+    static const char *const trees[2] = {"vm", "arm"};
+    const char *key = sb__arch_cpuinfo_key();
+    int native_tree = !key                     ? -1
+                      : !strcmp(key, "flags")    ? 0
+                      : !strcmp(key, "Features") ? 1
+                                                 : -2;
+
+    tap_ok(native_tree != -2, "emulated: the test knows this "
+           "architecture's cpuinfo key (%s)", key ? key : "none");
+    for (int t = 0; t < 2; t++) {
+        char root[1200];
+        sb__cpuinfo ci;
+        sb_env env = {.size = sizeof env};
+        const sb_env_item *vm = NULL;
+        int want = native_tree < 0 ? -1 : native_tree == t;
+
+        snprintf(root, sizeof root, "%s/%s", fixtures, trees[t]);
+        sb__cpuinfo_read(root, &ci);
+        TAP_IS_INT(ci.native, want, "emulated: %s's cpuinfo native %d",
+                   trees[t], want);
+        sb__env_audit_at(root, 0, 0, &env);
+        for (size_t i = 0; i < env.n; i++)
+            if (!strcmp(env.items[i].key, "virtual-machine"))
+                vm = &env.items[i];
+        tap_ok(vm && strncmp(vm->value, "emulated", 8),
+               "emulated: not said of a fake root (%s: '%s')", trees[t],
+               vm ? vm->value : "(none)");
+    }
+    {
+        sb__cpuinfo ci;
+        sb_env env = {.size = sizeof env};
+        const sb_env_item *vm = NULL;
+        int emulated;
+
+        sb__cpuinfo_read("", &ci);
+        TAP_IS_INT(sb_env_audit(-1, &env, NULL), SB_OK,
+                   "emulated: this machine audited");
+        for (size_t i = 0; i < env.n; i++)
+            if (!strcmp(env.items[i].key, "virtual-machine"))
+                vm = &env.items[i];
+        emulated = vm && !strncmp(vm->value, "emulated: ", 10);
+        tap_ok(vm && emulated == (ci.native == 0) &&
+                   (!emulated || (vm->warn && vm->advice[0])),
+               "emulated: this machine's cpuinfo native %d, the audit says "
+               "'%s'", ci.native, vm ? vm->value : "(none)");
+    }
+}
+
 int main(void)
 {
     sb_env env = {.size = sizeof env};
@@ -644,6 +701,7 @@ int main(void)
     test_sysinfo();
     test_default_cpu();
     test_load_between();
+    test_emulated();
 
     /* The audit's failed opens do not leak into the caller's errno. */
     errno = EDOM;

@@ -79,3 +79,8 @@ void sb__arch_flush(const void *p, size_t n)
         __asm__ volatile("dc civac, %0" : : "r"(a) : "memory");
     __asm__ volatile("dsb ish" : : : "memory");
 }
+
+const char *sb__arch_cpuinfo_key(void)
+{
+    return "Features";
+}

@@ -40,6 +40,12 @@ int sb__arch_cpu_brand(char *buf, size_t len);
  * from its signature), 0 (it says not), -1 (it cannot say). */
 int sb__arch_hypervisor(char *name, size_t len);
 
+/* The key of /proc/cpuinfo that every CPU of this architecture has
+ * ("flags" on x86-64, "Features" on aarch64); NULL when the architecture
+ * names none.  A file without it describes another architecture's CPU:
+ * an emulator (qemu-user) passed the host's through. */
+const char *sb__arch_cpuinfo_key(void);
+
 /* The core clock and contention probes' code: 1 when this architecture
  * has them.  Without them the functions below return at once. */
 int sb__arch_have_chains(void);

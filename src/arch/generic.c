@@ -35,3 +35,8 @@ void sb__arch_flush(const void *p, size_t n)
 {
     (void)p, (void)n;
 }
+
+const char *sb__arch_cpuinfo_key(void)
+{
+    return NULL;
+}

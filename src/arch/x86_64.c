@@ -196,3 +196,8 @@ void sb__arch_ldst(void *buf, unsigned reps)
         : [b] "r"(buf)
         : "cc", "memory", "xmm0");
 }
+
+const char *sb__arch_cpuinfo_key(void)
+{
+    return "flags";
+}

@@ -476,6 +476,19 @@ static void check_vm(const struct ctx *c, sb_env_item *it)
     char type[32], name[40];
     int cpuid_hv = -1;
 
+    /* An emulator's CPU is no CPU to time: the host's /proc/cpuinfo
+     * (qemu-user passes it through) names another architecture's.  Only
+     * of this machine: a fake root's file is of whatever CPU the test
+     * chose. */
+    if (c->real && c->ci.native == 0) {
+        VALUE(it, "emulated: /proc/cpuinfo has no \"%s\" line, so it "
+                  "describes another architecture's CPU (qemu-user)",
+              sb__arch_cpuinfo_key());
+        it->warn = 1;
+        ADVICE(it, "timing figures under emulation say nothing of the "
+                   "emulated CPU: measure on the real one");
+        return;
+    }
     /* CPUID describes this machine only, never a fake root. */
     if (c->real)
         cpuid_hv = sb__arch_hypervisor(name, sizeof name);

@@ -160,24 +160,33 @@ static int cpuinfo_value(FILE *f, char *buf, size_t len)
 }
 
 /* One pass over root's /proc/cpuinfo: the first "model name" into model
- * (when not NULL) and whether the first "flags" line holds flag into
- * *has (1, 0; -1 when there is no flags line or no file).  It stops as
- * soon as it has both. */
+ * (when not NULL), whether the first "flags" line holds flag into *has
+ * (1, 0; -1 when there is no flags line or no file), and, when native is
+ * not NULL, whether some line's key is archkey into *native (1, 0; -1
+ * when there is no file or archkey is NULL).  It stops as soon as it has
+ * them all. */
 static void cpuinfo_scan(const char *root, const char *flag, char *model,
-                         size_t mlen, int *has)
+                         size_t mlen, int *has, const char *archkey,
+                         int *native)
 {
     FILE *f = sys_open(root, "%s", "/proc/cpuinfo");
-    int have_model = model == NULL, ch;
+    int have_model = model == NULL, ch, want_key = native && archkey;
 
     if (model)
         model[0] = '\0';
     *has = -1;
+    if (native)
+        *native = f && archkey ? 0 : -1;
     if (!f)
         return;
     for (;;) {
         char key[32];
         if ((ch = cpuinfo_next(f, key, sizeof key)) == EOF)
             break;
+        if (want_key && !strcmp(key, archkey)) {
+            *native = 1;
+            want_key = 0;
+        }
         if (!have_model && !strcmp(key, "model name")) {
             ch = cpuinfo_value(f, model, mlen);
             have_model = 1;
@@ -204,7 +213,7 @@ static void cpuinfo_scan(const char *root, const char *flag, char *model,
             while (ch != '\n' && ch != EOF)
                 ch = getc(f);
         }
-        if (ch == EOF || (have_model && *has >= 0))
+        if (ch == EOF || (have_model && *has >= 0 && !want_key))
             break;
     }
     fclose(f);
@@ -213,13 +222,13 @@ static void cpuinfo_scan(const char *root, const char *flag, char *model,
 void sb__cpuinfo_read(const char *root, sb__cpuinfo *out)
 {
     cpuinfo_scan(root, "hypervisor", out->model, sizeof out->model,
-                 &out->hypervisor);
+                 &out->hypervisor, sb__arch_cpuinfo_key(), &out->native);
 }
 
 int sb__cpuinfo_flag(const char *root, const char *flag)
 {
     int has;
-    cpuinfo_scan(root, flag, NULL, 0, &has);
+    cpuinfo_scan(root, flag, NULL, 0, &has, NULL, NULL);
     return has;
 }
 

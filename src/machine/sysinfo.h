@@ -47,6 +47,11 @@ typedef struct sb__cpuinfo {
     char model[128]; /* the first "model name", or "" */
     int hypervisor;  /* the first "flags" holds "hypervisor": 1, 0; -1
                         when there is no flags line or no file */
+    int native;      /* the file has the key every CPU of this build's
+                        architecture has (sb__arch_cpuinfo_key): 1; 0
+                        when it lacks it (the CPU is emulated: qemu-user
+                        passes the host's file through); -1 when there is
+                        no file or the architecture names no key */
 } sb__cpuinfo;
 
 /* Read root's /proc/cpuinfo once, character by character: the flags line
