@@ -35,6 +35,13 @@ sb_arch() {
         sb_listed movsb
     fi
 }
+# sb_can_flush: whether the build flushes caches for --cache cold (x86-64's
+# clflush, aarch64's dc civac); the portable build cannot.
+sb_can_flush() {
+    sb_arch && return 0
+    [ -f "$top_builddir/config.h" ] &&
+        grep -q '^#define SB_HAVE_AARCH64 1$' "$top_builddir/config.h"
+}
 sb_no_arch="a build without the x86-64 code (configure --disable-arch or \
 another architecture)"
 

@@ -527,7 +527,8 @@ static int cache_refused(const sb_measure_options *opt, sb_error *err)
                          (int)opt->cache);
     if (opt->cache == SB_CACHE_COLD && !sb__arch_can_flush())
         return sb__error(err, SB_EINVAL,
-                         "cache cold: flushing needs clflush (x86-64 only)");
+                         "cache cold: flushing needs clflush (x86-64) or "
+                         "dc civac (aarch64)");
     return SB_OK;
 }
 
