@@ -33,6 +33,29 @@ static inline void synth_tsc(sb_run *run, double hz)
     run->meta.cpu = -1;
 }
 
+/* A run of one cell of the kernel called name, 4 KiB, with no sample
+ * yet and a timer that is a TSC at hz: NULL, with a diagnostic line when
+ * the build has no such kernel. */
+static inline sb_run *synth_one_cell(const char *name, double hz)
+{
+    const sb_kernel *k = sb_kernel_find(name);
+    sb_measure_options o;
+    sb_run *run;
+
+    if (!k) {
+        tap_diag("no kernel %s in this build", name);
+        return NULL;
+    }
+    sb_measure_options_init(&o);
+    run = sb__run_alloc(1, &o, NULL);
+    if (!run)
+        return NULL;
+    run->meta.timer.kind = SB_TIMER_TSC;
+    run->meta.timer.hz = hz;
+    run->cells[0].cell = (sb_cell){.kernel = k, .size = 4096};
+    return run;
+}
+
 /* run, whose invocations were added, analysed: run, or NULL (with a
  * diagnostic line, and run freed) when the analysis fails. */
 static inline sb_run *synth_analysed(sb_run *run, size_t invocations)

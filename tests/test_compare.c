@@ -1132,21 +1132,12 @@ static sb_run *four_invocations(const double *t)
 /* The same with n invocations. */
 static sb_run *n_invocations(const double *t, size_t n)
 {
-    const sb_kernel *k = sb_kernel_find(COPY_NAME);
-    sb_measure_options o;
-    sb_run *run;
+    sb_run *run = synth_one_cell(COPY_NAME, 1e9);
     double x[5];
 
-    if (!k) {
-        tap_diag("no kernel %s in this build", COPY_NAME);
-        return NULL;
-    }
-    sb_measure_options_init(&o);
-    run = sb__run_alloc(1, &o, NULL);
     if (!run)
         return NULL;
     synth_tsc(run, 1e9);
-    run->cells[0].cell = (sb_cell){.kernel = k, .size = 4096};
     for (size_t g = 0; g < n; g++) {
         sb__raw_cell raw = {.nsamples = 5, .ticks = x};
         for (size_t q = 0; q < 5; q++)

@@ -30,6 +30,7 @@
 #include "run_internal.h"
 #include "statbench.h"
 #include "tap.h"
+#include "synth_run.h"
 
 /* The copy kernel the runs are of: movsl where the build has the
  * string-instruction kernels, else duff, a C copy every build has.  Only
@@ -49,23 +50,12 @@
  * without the kernel: the comparison reads its name. */
 static sb_run *fixture(gsl_rng *r, double ghz)
 {
-    const sb_kernel *k = sb_kernel_find(COPY_NAME);
-    sb_measure_options o;
-    sb_run *run;
+    sb_run *run = synth_one_cell(COPY_NAME, TSC_HZ);
     double t[SAMPLES], c[SAMPLES];
     double clock = ghz * 1e9 / TSC_HZ; /* core cycles per tick */
 
-    if (!k) {
-        tap_diag("no kernel %s in this build", COPY_NAME);
-        return NULL;
-    }
-    sb_measure_options_init(&o);
-    run = sb__run_alloc(1, &o, NULL);
     if (!run)
         return NULL;
-    run->meta.timer.hz = TSC_HZ;
-    run->meta.timer.kind = SB_TIMER_TSC;
-    run->cells[0].cell = (sb_cell){.kernel = k, .size = 4096};
     for (size_t g = 0; g < INVS; g++) {
         sb__raw_cell raw = {.nsamples = SAMPLES, .ticks = t, .clock = c};
         for (size_t s = 0; s < SAMPLES; s++) {

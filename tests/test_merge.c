@@ -27,6 +27,7 @@
 #include "run_internal.h"
 #include "statbench.h"
 #include "tap.h"
+#include "synth_run.h"
 
 /* The copy kernel the runs are of: movsl where the build has the
  * string-instruction kernels, else duff, a C copy every build has.  Only
@@ -314,22 +315,11 @@ done:
  * without the kernel: the merge would read its name. */
 static sb_run *one_cell(double hz, const double *t, size_t ninv)
 {
-    const sb_kernel *k = sb_kernel_find(COPY_NAME);
-    sb_measure_options o;
-    sb_run *run;
+    sb_run *run = synth_one_cell(COPY_NAME, hz);
     double x[SAMPLES];
 
-    if (!k) {
-        tap_diag("no kernel %s in this build", COPY_NAME);
-        return NULL;
-    }
-    sb_measure_options_init(&o);
-    run = sb__run_alloc(1, &o, NULL);
     if (!run)
         return NULL;
-    run->meta.timer.kind = SB_TIMER_TSC;
-    run->meta.timer.hz = hz;
-    run->cells[0].cell = (sb_cell){.kernel = k, .size = 4096};
     for (size_t g = 0; g < ninv; g++) {
         /* Each invocation also rejected one sample and made 10 calls. */
         sb__raw_cell raw = {.nsamples = SAMPLES, .ticks = x, .calls = 10};
