@@ -145,6 +145,11 @@ else
     skip "  the SVG" "no gnuplot"
 fi
 check "--plot with an unknown ending" bad_input "'x.jpg'" --plot x.jpg
+# A timer kind's name that --timer does not take (aarch64's counter is
+# its "tsc", the architecture's counter) is refused, not read as a flag.
+check "--timer cntvct is refused, with the two it takes" \
+    bad_input "--timer 'cntvct': unknown timer (use tsc or clock)" \
+    --timer cntvct
 mkdir "$tmp/plain"
 check "--plot with no ending" sh -c "cd '$tmp/plain' &&
     '$STATBENCH' --plot noext -k libc -s 64 --max-time 1 >out 2>err;

@@ -149,8 +149,11 @@ static void set_bootstrap(struct cli *cli, const struct cli_option *o,
                   "resamples", arg);
 }
 
-/* One of an enum's names (the library's sb_*_parse); the message lists
- * them from the library's sb_*_name. */
+/* One of an enum's first hi names (the library's sb_*_parse); the message
+ * lists them from the library's sb_*_name.  A name past hi is refused:
+ * the field takes only the first hi values (--timer's 0 and 1, the
+ * counter or the clock, of a kind list that names aarch64's counter
+ * too). */
 static void set_enum(struct cli *cli, const struct cli_option *o,
                      const char *arg)
 {
@@ -158,7 +161,7 @@ static void set_enum(struct cli *cli, const struct cli_option *o,
     char list[256] = "";
     size_t used = 0;
 
-    if (v >= 0) {
+    if (v >= 0 && v < (int)o->hi) {
         *AT(cli, o, int) = v;
         return;
     }
