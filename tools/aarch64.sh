@@ -37,7 +37,8 @@
 # package, libgsl27:arm64, through a directory of links in BUILDDIR.
 #
 # It ends with the suite's counts, one line: "aarch64: N passed, N
-# failed, N skipped"; its exit status is 0 when none failed.
+# failed, N skipped"; its exit status is 0 when none failed.  Without
+# --install it needs what sh setup.sh installs, and the packages above.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 install=0
@@ -58,12 +59,16 @@ if [ "$install" -eq 1 ]; then
         echo "aarch64: --install needs root" >&2
         exit 1
     fi
+    # --no-remove: an arm64 package that could not sit beside its amd64
+    # one would otherwise take the native build's away without a word.
+    # GSL's headers are libgsl-dev's (amd64): they are the same on both.
     dpkg --add-architecture arm64 &&
         apt-get update -qq >/dev/null &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-            gcc-aarch64-linux-gnu qemu-user-static libc6-dev:arm64 \
-            libgsl27:arm64 libgslcblas0:arm64 libjansson-dev:arm64 \
-            libpapi-dev:arm64 >/dev/null || {
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-remove \
+            make file pkg-config libgsl-dev gcc-aarch64-linux-gnu \
+            qemu-user-static libc6-dev:arm64 libgsl27:arm64 \
+            libgslcblas0:arm64 libjansson-dev:arm64 libpapi-dev:arm64 \
+            >/dev/null || {
         echo "aarch64: could not install the cross tools" >&2
         exit 1
     }
@@ -92,6 +97,11 @@ ln -sf "$arm/libgsl.so.27" "$build/gsl-link/libgsl.so"
 ln -sf "$arm/libgslcblas.so.0" "$build/gsl-link/libgslcblas.so"
 
 cd "$build" || exit 1
+if [ ! -f Makefile ] && [ -f "$top/config.status" ]; then
+    echo "aarch64: $top is configured in place; a build elsewhere needs" \
+        "make distclean there, or a tree from make dist" >&2
+    exit 1
+fi
 if [ ! -f Makefile ]; then
     PKG_CONFIG_LIBDIR=$arm/pkgconfig:/usr/share/pkgconfig \
     GSL_CFLAGS=" " GSL_LIBS="-L$build/gsl-link -lgsl -lgslcblas -lm" \
@@ -124,7 +134,9 @@ else
     make check TESTS="$(echo $default)" >check.out 2>&1
 fi
 rc=$?
-count() { sed -n "s/^# $1: *\([0-9][0-9]*\).*/\1/p" test-suite.log | head -n 1; }
+count() {
+    sed -n "s/^# $1: *\([0-9][0-9]*\).*/\1/p" test-suite.log | head -n 1
+}
 if [ ! -f test-suite.log ]; then
     tail -n 30 check.out
     echo "aarch64: 0 passed, 1 failed, 0 skipped"
