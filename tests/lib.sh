@@ -7,12 +7,14 @@ failed=0
 STATBENCH="$top_builddir/statbench"
 
 # ---- what this build has ---------------------------------------------------
-# A build without the x86-64 code (configure --disable-arch, or another
-# architecture) has the portable code only: no string-instruction or SIMD
-# kernels (movsb, movsl, stosb, sse2, ...), the clock for a timer instead
-# of the TSC (columns ns/B and ns/call, not tsc/B and tsc/call), no
-# clflush (--cache cold is refused), and no core clock or contention
-# probes (so no host profile is ever written).  A test whose point is not
+# A build without the x86-64 code (configure --disable-arch, aarch64 or
+# another architecture) has the portable kernels only: no
+# string-instruction or SIMD kernels (movsb, movsl, stosb, sse2, ...), no
+# core clock or contention probes (so no host profile is ever written),
+# and, but on aarch64 (its generic timer, columns cnt/B and cnt/call; dc
+# civac), the clock for a timer instead of the TSC (columns ns/B and
+# ns/call, not tsc/B and tsc/call) and no flush (--cache cold is
+# refused: sb_can_flush).  A test whose point is not
 # one of these runs a portable kernel in their place (the variables
 # below), so that the x86-64 build tests exactly what it always did and
 # the portable build the same paths; a test whose point is one of them is

@@ -54,7 +54,10 @@ double sb__arch_ticks_hz(const char **source)
 }
 
 /* The smallest data cache line in bytes, from CTR_EL0.DminLine (log2 of
- * the words); Linux lets user space read it, or traps and emulates it. */
+ * the words); Linux lets user space read it, or traps and emulates it
+ * (some cores' errata).  Read on every flush, since arch.h's functions
+ * keep no state: the flush is outside the timed region, so a trap costs
+ * only time between samples. */
 static size_t dcache_line(void)
 {
     uint64_t ctr;
@@ -68,7 +71,9 @@ int sb__arch_can_flush(void)
 }
 
 /* dc civac cleans and invalidates each line to the point of coherency,
- * which Linux allows at EL0 (SCTLR_EL1.UCI); dsb waits for all of them. */
+ * which Linux allows at EL0 (SCTLR_EL1.UCI); dsb waits for all of them.
+ * The inner-shareable dsb suffices: the flush is for this thread's next
+ * reads, not for a device. */
 void sb__arch_flush(const void *p, size_t n)
 {
     size_t line = dcache_line();

@@ -112,7 +112,7 @@ static size_t report_empty_cells(const sb_run *run)
                                          "%s%s %zu", used ? ", " : "",
                                          sb_reject_name(k), r->rejected[k]);
         /* Rejected for a busy CPU or core, which the run could neither
-         * dodge nor count (measure.c keeps the waits it can): what the
+         * dodge nor count (record.c keeps the waits it can): what the
          * machine did, and what to do about it. */
         if (r->rejected_total && !r->rejected[SB_REJECT_KERNEL_FAILED] &&
             2 * (r->rejected[SB_REJECT_CPU_WAIT] +

@@ -99,7 +99,7 @@ size_t sb__probe_model(double *x, size_t n, double *level, double *margin,
                        double *jitter);
 
 /* The quiet model of one invocation, kept up to date as its probe values
- * arrive (measure.c; tests/test_replay.c replays recorded hosts through
+ * arrive (sample.c; tests/test_replay.c replays recorded hosts through
  * it).  Its own level starts from a calibration and is refitted over
  * the values so far at 32, 64, 128, then every 256 values, over a ring
  * of the last cap.  It only goes down, so that a stretch of contention

@@ -134,12 +134,12 @@ static int places(double s)
     return s >= 10 ? 0 : s >= 1 ? 1 : 2;
 }
 
-/* Trial calls before the first whole call of a large cell (check_budget):
+/* Trial calls before the first whole call of a large cell (sb__check_budget):
  * for cells of at least TRIAL_FROM bytes, the first trial of TRIAL_FIRST. */
 #define TRIAL_FROM ((size_t)64 << 20)
 #define TRIAL_FIRST ((size_t)4 << 20)
 
-/* Whether check_budget may estimate a call of cell c from calls of
+/* Whether sb__check_budget may estimate a call of cell c from calls of
  * smaller sizes: a built-in kernel that makes its own memory of the size
  * it is given (an mmap, a malloc), so that its call costs about in
  * proportion to that size (a page fault per page) and a smaller call

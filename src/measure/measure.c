@@ -24,7 +24,7 @@
  *     opt->sample_seconds (50 us by default: over a thousand times the
  *     timer overhead, and short enough that a 250 Hz tick lands in about
  *     one sample in eighty).  The first invocation first checks that the
- *     plan fits in the run's budget (check_budget); warm-up stops at its
+ *     plan fits in the run's budget (sb__check_budget); warm-up stops at its
  *     deadline between any two samples, and a sample is shortened so that
  *     ten rounds fit.
  *  5. Rounds: each round visits every cell once, in a fresh random order
@@ -75,7 +75,7 @@
  *     rejected under every policy: its time is not that of the work.
  *     A cell whose samples cannot dodge the waits for the CPU (three in
  *     four waited: keep_wait_from) keeps those that waited, the wait
- *     taken off their ticks (wait_in_sample, record_sample).
+ *     taken off their ticks (wait_in_sample, sb__record_sample).
  *  7. Stop when every cell has opt->min_samples and the interval of its
  *     median meets the precision target by the one rule of the results
  *     (stop_rule: sb__cell_interval, sb__precision_met; order

@@ -70,7 +70,7 @@ struct probe {
     double waited;                 /* seconds waited for a quiet core */
     double gap_min;                /* the fewest ticks of a sample's
                                       checks inside its run_delay window
-                                      (take_sample), INFINITY: none yet */
+                                      (sb__take_sample), INFINITY: none yet */
 };
 
 /* What one sample saw. */
@@ -83,7 +83,7 @@ struct sample {
     double user, sys; /* CPU seconds of the thread during it */
     double wait;    /* ticks per iteration that the thread waited for
                        its CPU inside the timed region (estimated from
-                       run_delay, take_sample); 0: none */
+                       run_delay, sb__take_sample); 0: none */
     double wait_s, timed_s; /* that wait and the timed region, seconds */
     int voluntary;  /* a voluntary context switch (or none could be
                        read): a sleep, whose time run_delay does not

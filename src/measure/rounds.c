@@ -77,7 +77,7 @@ int sb__run_rounds(struct held *h, const sb_measure_options *opt,
             struct sample v;
             /* The deadline ends a round in its middle (a round of 10000
              * cells lasts a second), but not the first, which gives every
-             * cell a sample: check_budget made sure it fits. */
+             * cell a sample: sb__check_budget made sure it fits. */
             if (inv->rounds > 0 && sb__now() >= deadline) {
                 late = 1;
                 break;
@@ -130,7 +130,7 @@ int sb__run_rounds(struct held *h, const sb_measure_options *opt,
  * each: only a persistent disturbance, or a kernel whose calls keep
  * failing, leaves a cell empty.  A sample that waited for the CPU is kept
  * from the refill's second sample on, with the wait taken off its time
- * (record_sample): a CPU busy with another task throughout must not leave
+ * (sb__record_sample): a CPU busy with another task throughout must not leave
  * a cell empty when the wait can be counted.  A sample whose only other
  * disturbance is a shared core is kept with its flag once the cell has
  * taken 32 samples in the invocation (its rounds' included) or half the

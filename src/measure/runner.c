@@ -269,7 +269,7 @@ int sb_run_execute_new(const sb_plan *plan, const sb_measure_options *m,
      * of the invocations still to come gets an equal share of what is
      * left, so that their budgets sum to max_time.  The requested
      * invocations all run (fewer would change the interval's method);
-     * the first one's check_budget refused the plan if their unavoidable
+     * the first one's sb__check_budget refused the plan if their unavoidable
      * part could not fit. */
     for (size_t i = 0; i < max_inv && !sb__stopped(&stop); i++) {
         sb__invocation inv;

@@ -210,7 +210,7 @@ static void note_shared_cells(sb_run *run)
 }
 
 /* A cell whose samples could not dodge the waits for its CPU kept those
- * that waited, each with the wait taken off its time (measure.c,
+ * that waited, each with the wait taken off its time (record.c,
  * keep_wait_from): its figure is the time the thread ran, not that of a
  * quiet machine, and a note says so, with how many samples waited and
  * how much of their time the waits were (as measured, before the

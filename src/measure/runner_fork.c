@@ -328,7 +328,7 @@ int sb__runner_fork_invocation(const sb_plan *plan,
     }
     close(fd[1]);
     /* Past the run's deadline by the budget again and 10 s, no
-     * invocation is still measuring: check_budget refused any plan whose
+     * invocation is still measuring: sb__check_budget refused any plan whose
      * unavoidable samples could not fit. */
     hung = await_child(fd[0], stop, pid,
                        bud->run_deadline + opt->max_time + 10.0) != 0;
