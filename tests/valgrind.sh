@@ -89,9 +89,10 @@ check "-f latex, -o FILE.md and --plot" \
     vg latex 0 -k libc -s 1K $M -f latex -o "$tmp/t.md" --plot "$tmp/t.svg"
 check "--save, -o A2.json" \
     vg save 0 -k libc -s 4K $M --save vgbase -o "$tmp/a2.json"
-# --against exits 1 when the new run is slower beyond the threshold, which
-# a noisy machine may make it.
-check "--against" vg against "0 1" -k libc -s 4K $M --against vgbase
+# --against exits 1 when the new run is slower beyond the threshold, and 3
+# when it cannot decide, either of which a noisy machine may make it: what
+# is checked here is memcheck's silence (99) on each of those paths.
+check "--against" vg against "0 1 3" -k libc -s 4K $M --against vgbase
 check "--bootstrap with one invocation" \
     vg bootstrap 0 -k libc -s 1K $M --bootstrap 200
 
