@@ -1,8 +1,8 @@
 /*
  * test_profile.c: the host profile's life (src/machine/profile*.c): the
  * first run, a quiet run, a shared run, reset; a corrupt, truncated and
- * hostile file, a planted link and FIFO; two processes writing at once; the rules by
- * which a wrong profile heals; and the ten libc 4 KiB runs recorded on an
+ * hostile file, a planted link and FIFO; two processes writing at once;
+ * the rules by which a wrong profile heals; and the ten libc 4 KiB runs recorded on an
  * EPYC guest replayed through it (tests/fixtures/amd: the tenth was
  * measured on a shared core, 35% slower, with a tight interval).
  *

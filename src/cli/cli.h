@@ -147,8 +147,8 @@ int cli_save_baseline(const sb_run *run, const sb_run *prior,
 void cli_parse_options(int argc, char **argv, struct cli *cli);
 void cli_check_subcommand(const struct cli *cli, const char *sub);
 void cli_analysis_over(const struct cli *cli, sb_analysis_options *a);
-/* options.c: the option table; --help: the whole list; with sub, a subcommand's name, its own usage
- * and only the options it takes (the whole list for a name it does not
+/* options.c: the option table; --help: the whole list; with sub, a
+ * subcommand's name, its own usage and only the options it takes (the whole list for a name it does not
  * know). */
 void cli_usage(FILE *f, const char *sub);
 int cli_list_counters(void);

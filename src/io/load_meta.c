@@ -21,7 +21,7 @@
 #include "run_internal.h"
 #include "schema.h"
 
-/* ---- JSON ---------------------------------------------------------------- */
+/* ---- JSON --------------------------------------------------------------- */
 
 const char *sb__load_str(json_t *o, const char *key)
 {
@@ -252,7 +252,8 @@ static int load_timer(sb_run *run, json_t *m, const char *name,
         sb__clean_text(bad);
         return sb__error(err, SB_EIO,
                          "%s: unknown \"" SB__JK_META "." SB__JK_TIMER
-                         "." SB__JK_KIND "\" '%s': not a timer this build knows",
+                         "." SB__JK_KIND "\" '%s': not a timer this build "
+                         "knows",
                          name, bad);
     }
     sb__load_copy(run->hz_source, sizeof run->hz_source, t, SB__JK_HZ_SOURCE);

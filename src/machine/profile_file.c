@@ -201,7 +201,7 @@ static const char *shown(const char *path, char *buf, size_t len)
     return buf;
 }
 
-/* ---- Times ---------------------------------------------------------------- */
+/* ---- Times -------------------------------------------------------------- */
 
 /* "2026-12-01T19:06:09Z" to seconds since the epoch; -1 for anything
  * else, so that a hostile time cannot pass as one. */
@@ -236,7 +236,7 @@ long long sb__profile_iso_seconds(const char *s)
     return (long long)t;
 }
 
-/* ---- Reading -------------------------------------------------------------- */
+/* ---- Reading ------------------------------------------------------------ */
 
 int sb__profile_refuse(sb_error *err, const char *path, const char *fmt, ...)
 {

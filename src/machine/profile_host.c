@@ -61,7 +61,8 @@ int sb_profile_key_this_host(sb_profile_key *out, sb_error *err)
 
 /* ---- The profiles of this host in a directory --------------------------- */
 
-/* The key a file holds, its strings checked as parse() in profile_file.c checks them. */
+/* The key a file holds, its strings checked as parse() in profile_file.c
+ * checks them. */
 static int file_key(json_t *root, sb_profile_key *k, char *field,
                     size_t flen)
 {

@@ -28,7 +28,7 @@
 static const size_t summary_sizes[] = {sizeof(sb_profile_summary)};
 static const size_t judgement_sizes[] = {sizeof(sb_profile_judgement)};
 
-/* ---- Levels --------------------------------------------------------------- */
+/* ---- Levels ------------------------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -97,7 +97,7 @@ void sb__profile_figure_of(const entry *e, size_t n, int ref,
 }
 
 
-/* ---- Summary and judgement ------------------------------------------------ */
+/* ---- Summary and judgement ---------------------------------------------- */
 
 static void span(const entry *e, size_t n, char *first, char *last)
 {
@@ -278,7 +278,7 @@ int sb_profile_judge(const sb_profile *p, const sb_profile_figures *f,
     return SB_OK;
 }
 
-/* ---- The run's record ----------------------------------------------------- */
+/* ---- The run's record --------------------------------------------------- */
 
 int sb_run_set_profile(sb_run *run, const sb_profile_judgement *j,
                        sb_error *err)

@@ -324,10 +324,11 @@ double sb__fit_samples(const struct held *h, double budget, double target,
     if (budget > 0 && target > 0.9 * budget * hz / (10.0 * (double)h->n)) {
         double was = target;
         target = 0.9 * budget * hz / (10.0 * (double)h->n);
-        sb__meta_note(&inv->meta, "budget: samples of about %.0f us instead of "
-                         "--sample-us %.0f, so that ten rounds fit in the "
-                         "invocation's %.3g s", 1e6 * target / h->pr.hz,
-             1e6 * was / h->pr.hz, budget);
+        sb__meta_note(&inv->meta,
+                      "budget: samples of about %.0f us instead of "
+                      "--sample-us %.0f, so that ten rounds fit in the "
+                      "invocation's %.3g s",
+                      1e6 * target / h->pr.hz, 1e6 * was / h->pr.hz, budget);
     }
     return target;
 }

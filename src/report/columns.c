@@ -242,17 +242,22 @@ static void g_run_level(const sb__column *col, const sb_run *run, size_t i,
     out->s = c ? sb_run_level_name((int)c->run_level) : NULL;
 }
 
+/* Microseconds per tick of the run's timer. */
+static double tick_us(const sb_run *run)
+{
+    return 1e6 / sb_run_meta(run)->timer.hz;
+}
+
 /* The median time per call in us split between user (arg 0) and system
  * (arg 1) time. */
 static void g_cpu(const sb__column *col, const sb_run *run, size_t i,
                   int writer, sb__colval *out)
 {
     const sb_cell_result *r = sb_run_cell(run, i);
-    double hz = sb_run_meta(run)->timer.hz;
 
     (void)writer;
     out->v[0] = sb__report_cpu_share(r, col->arg,
-                                     r->interval.estimate * (1e6 / hz));
+                                     r->interval.estimate * tick_us(run));
 }
 
 /* The allocation rows' figures: the time per call in us, and per page
@@ -260,7 +265,7 @@ static void g_cpu(const sb__column *col, const sb_run *run, size_t i,
 static void g_us(const sb__column *col, const sb_run *run, size_t i,
                  int writer, sb__colval *out)
 {
-    double us = 1e6 / sb_run_meta(run)->timer.hz;
+    double us = tick_us(run);
 
     (void)col;
     (void)writer;
@@ -274,7 +279,7 @@ static void g_ns_page(const sb__column *col, const sb_run *run, size_t i,
 {
     const sb_cell_result *r = sb_run_cell(run, i);
     double pages = (double)r->cell.size / SB_PAGE_SIZE;
-    double us = 1e6 / sb_run_meta(run)->timer.hz;
+    double us = tick_us(run);
 
     (void)col;
     (void)writer;
@@ -343,7 +348,8 @@ const sb__column sb__columns[] = {
     CSV_TEXT("family", SB__JK_FAMILY, g_family),
     {.csv = "size", .table = {"size"}, .md = "size", .tex = "size (B)",
      .json = SB__JK_SIZE, .kind = SB__COL_COUNT, .flags = SB__COL_MEASURED,
-     .layouts = SB__TAB_THROUGHPUT | SB__TAB_ALLOC, .width = 9, .rows = SB__ROWS_COUNT, .get = g_count, .off = OFF(cell.size)},
+     .layouts = SB__TAB_THROUGHPUT | SB__TAB_ALLOC, .width = 9,
+     .rows = SB__ROWS_COUNT, .get = g_count, .off = OFF(cell.size)},
     {.csv = "src_align", .table = {"src"}, .md = "src", .tex = "src",
      .json = SB__JK_SRC_ALIGN, .kind = SB__COL_COUNT,
      .flags = SB__COL_MEASURED, .width = 4, .rows = SB__ROWS_COUNT,
@@ -483,7 +489,8 @@ const sb__column sb__columns[] = {
     CSV_CMP("p", p),
     {.csv = "p_adjusted", .table = {"p(adj)"}, .md = "p (Holm)",
      .tex = "$p$ (Holm)", .json = SB__JK_COMPARISON, .kind = SB__COL_NUM,
-     .flags = SB__COL_CMP, .layouts = SB__TAB_ALL, .width = 8, .conv = 'g', .prec = 2, .digits = 4,
+     .flags = SB__COL_CMP, .layouts = SB__TAB_ALL, .width = 8, .conv = 'g',
+     .prec = 2, .digits = 4,
      .rows = SB__ROWS_P, .get = g_cmp_num,
      .off = offsetof(sb_comparison, p_adjusted)},
     CSV_CMP("a12", a12),
