@@ -64,6 +64,27 @@ static inline sb_run *json_round_trip(const sb_run *run, char **text)
     return back;
 }
 
+/* The run saved in the tree's file rel (from the top of the source
+ * tree, $top_srcdir as make check sets it), loaded: NULL, with a failed
+ * check saying why, when it cannot be. */
+static inline sb_run *fixture_run(const char *rel)
+{
+    const char *top = getenv("top_srcdir");
+    char path[4096];
+    sb_run *run = NULL;
+    sb_error e = {0};
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s", top && *top ? top : ".", rel);
+    f = fopen(path, "r");
+    if (!tap_ok(f && sb_run_load_new(f, path, NULL, &run, &e) == SB_OK,
+                "%s loads (%s)", rel, f ? e.text : "cannot be opened"))
+        run = NULL;
+    if (f)
+        fclose(f);
+    return run;
+}
+
 /* The run of plan under o, with the plan freed: NULL, with a diagnostic
  * line, when it fails. */
 static inline sb_run *measure_plan(sb_plan *plan,

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "run_internal.h"
 #include "tap.h"
@@ -56,6 +57,25 @@ static inline sb_run *synth_one_cell(const char *name, double hz)
     return run;
 }
 
+/* A run of n libc cells of 4 KiB, 8 KiB, ... with no sample yet, a TSC
+ * at hz, and the core clock's source probe ("imul-chain", "pmu",
+ * "none"): NULL when out of memory. */
+static inline sb_run *synth_libc_cells(size_t n, double hz,
+                                       const char *probe)
+{
+    sb_run *run = sb__run_alloc(n, NULL, NULL);
+
+    if (!run)
+        return NULL;
+    synth_tsc(run, hz);
+    snprintf(run->meta.probe, sizeof run->meta.probe, "%s", probe);
+    for (size_t i = 0; i < n; i++) {
+        run->cells[i].cell.kernel = sb_kernel_find("libc");
+        run->cells[i].cell.size = (size_t)4096 << i;
+    }
+    return run;
+}
+
 /* run, whose invocations were added, analysed: run, or NULL (with a
  * diagnostic line, and run freed) when the analysis fails. */
 static inline sb_run *synth_analysed(sb_run *run, size_t invocations)
@@ -69,6 +89,73 @@ static inline sb_run *synth_analysed(sb_run *run, size_t invocations)
         return NULL;
     }
     return run;
+}
+
+/* One invocation of a cell being made, sample by sample, as the runner
+ * sends it: the kept samples' columns, and the samples held for a shared
+ * core alone with their places among all the invocation's samples. */
+#define SYNTH_MAX 512
+typedef struct synth_inv {
+    size_t nk, nh;
+    double kt[SYNTH_MAX], kc[SYNTH_MAX], kp[SYNTH_MAX * SB_PROBE_READINGS];
+    double ht[SYNTH_MAX], hc[SYNTH_MAX], hp[SYNTH_MAX * SB_PROBE_READINGS];
+    unsigned char kf[SYNTH_MAX], hf[SYNTH_MAX];
+    size_t at[SYNTH_MAX];
+} synth_inv;
+
+/* The next sample of v: kept (flags f) or held for a shared core, with
+ * its ticks t, clock c and readings p (SB_PROBE_READINGS). */
+static inline void synth_sample(synth_inv *v, int hold, double t, double c,
+                                unsigned char f, const double *p)
+{
+    size_t q = hold ? v->nh : v->nk;
+    if (v->nk + v->nh >= SYNTH_MAX)
+        return;
+    if (hold) {
+        v->at[q] = v->nk + v->nh;
+        v->hf[q] = 1u << SB_REJECT_SHARED_CORE;
+    } else {
+        v->kf[q] = f;
+    }
+    (hold ? v->ht : v->kt)[q] = t;
+    (hold ? v->hc : v->kc)[q] = c;
+    memcpy((hold ? v->hp : v->kp) + q * SB_PROBE_READINGS, p,
+           SB_PROBE_READINGS * sizeof *p);
+    if (hold)
+        v->nh++;
+    else
+        v->nk++;
+}
+
+/* v added to cell i of run as an invocation (with its readings, or none
+ * when readings is 0), and emptied for the next: SB_OK or the
+ * library's status. */
+static inline int synth_add(sb_run *run, size_t i, synth_inv *v,
+                            int readings)
+{
+    sb__raw_cell raw = {0}, held = {0};
+    int rc;
+
+    raw.iters = 1;
+    raw.nsamples = v->nk;
+    raw.ticks = v->kt;
+    raw.clock = v->kc;
+    raw.flags = v->kf;
+    raw.probes = readings ? v->kp : NULL;
+    held.nsamples = v->nh;
+    held.ticks = v->ht;
+    held.clock = v->hc;
+    held.flags = v->hf;
+    held.probes = readings ? v->hp : NULL;
+    raw.rejected[SB_REJECT_SHARED_CORE] = v->nh;
+    raw.disturbed[SB_REJECT_SHARED_CORE] = v->nh;
+    if (v->nh) {
+        raw.held = &held;
+        raw.held_at = v->at;
+    }
+    rc = sb__run_add_invocation(run, i, &raw);
+    v->nk = v->nh = 0;
+    return rc;
 }
 
 #endif

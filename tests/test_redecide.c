@@ -82,25 +82,14 @@ static struct gen make(uint64_t *s, size_t i, size_t g, double spread)
  * run of what a right decision keeps). */
 static sb_run *synth(uint64_t seed, double spread, int only_quiet)
 {
-    sb_run *run = sb__run_alloc(NCELLS, NULL, NULL);
+    sb_run *run = synth_libc_cells(NCELLS, 2.3e9, "imul-chain");
     uint64_t s = seed;
 
     if (!run)
         return NULL;
-    synth_tsc(run, 2.3e9);
-    snprintf(run->meta.probe, sizeof run->meta.probe, "imul-chain");
-    for (size_t i = 0; i < NCELLS; i++) {
-        run->cells[i].cell.kernel = sb_kernel_find("libc");
-        run->cells[i].cell.size = (size_t)4096 << i;
-    }
     for (size_t g = 0; g < NINV; g++)
         for (size_t i = 0; i < NCELLS; i++) {
-            static double kt[PER], kp[PER * SB_PROBE_READINGS], kc[PER];
-            static double ht[PER], hp[PER * SB_PROBE_READINGS], hc[PER];
-            static unsigned char kf[PER], hf[PER];
-            static size_t at[PER];
-            size_t nk = 0, nh = 0;
-            sb__raw_cell raw = {0}, held = {0};
+            static synth_inv v;
             for (size_t q = 0; q < PER; q++) {
                 struct gen x = make(&s, i, g, spread);
                 double lim = 2.0 * LEVEL * (1 + 0.02 * (double)g) / CLOCK;
@@ -109,39 +98,9 @@ static sb_run *synth(uint64_t seed, double spread, int only_quiet)
                             q % 7 == 3);
                 if (only_quiet && x.shared)
                     continue;
-                if (hold) {
-                    at[nh] = nk + nh;
-                    ht[nh] = x.ticks;
-                    hc[nh] = CLOCK;
-                    hf[nh] = 1u << SB_REJECT_SHARED_CORE;
-                    memcpy(hp + nh++ * SB_PROBE_READINGS, x.probes,
-                           sizeof x.probes);
-                } else {
-                    kt[nk] = x.ticks;
-                    kc[nk] = CLOCK;
-                    kf[nk] = 0;
-                    memcpy(kp + nk++ * SB_PROBE_READINGS, x.probes,
-                           sizeof x.probes);
-                }
+                synth_sample(&v, hold, x.ticks, CLOCK, 0, x.probes);
             }
-            raw.iters = 1;
-            raw.nsamples = nk;
-            raw.ticks = kt;
-            raw.clock = kc;
-            raw.flags = kf;
-            raw.probes = kp;
-            held.nsamples = nh;
-            held.ticks = ht;
-            held.clock = hc;
-            held.flags = hf;
-            held.probes = hp;
-            raw.rejected[SB_REJECT_SHARED_CORE] = nh;
-            raw.disturbed[SB_REJECT_SHARED_CORE] = nh;
-            if (nh) {
-                raw.held = &held;
-                raw.held_at = at;
-            }
-            if (sb__run_add_invocation(run, i, &raw) != SB_OK) {
+            if (synth_add(run, i, &v, 1) != SB_OK) {
                 sb_run_free(run);
                 return NULL;
             }
@@ -541,23 +500,12 @@ static void check_measured(void)
  * the quiet samples', and the cell still within its precision target. */
 static void check_recorded_host(void)
 {
-    const char *top = getenv("top_srcdir");
-    char path[4096];
-    FILE *f;
-    sb_run *run = NULL;
+    sb_run *run =
+        fixture_run("tests/fixtures/hosts/intel-xeon-kvm-libc4k.json");
     sb_error e = {0};
 
-    snprintf(path, sizeof path,
-             "%s/tests/fixtures/hosts/intel-xeon-kvm-libc4k.json",
-             top && *top ? top : ".");
-    f = fopen(path, "r");
-    if (!tap_ok(f && sb_run_load_new(f, path, NULL, &run, &e) == SB_OK,
-                "the recorded Intel run loads (%s)", f ? e.text : path)) {
-        if (f)
-            fclose(f);
+    if (!run)
         return;
-    }
-    fclose(f);
     for (int pass = 0; pass < 2; pass++) {
         const sb_cell_result *r;
         const double *clk;
