@@ -88,11 +88,36 @@ double sb__probe_clock(double cycles, double ticks, double overhead)
     return cycles / d;
 }
 
+/* A chain's reading, ticks per imul with the overhead off, from its raw
+ * ticks; NAN when there is none (not read, or no longer than the
+ * overhead).  cycles / IMUL_CYCLES is the chain's ops exactly (a whole
+ * number times 3, divided by 3), so this is what sample.c records. */
+static double chain_reading(double cycles, double ticks, double overhead)
+{
+    double ops = cycles / SB__PROBE_IMUL_CYCLES, d = ticks - overhead;
+    if (!isfinite(ops) || !(ops > 0) || !isfinite(d) || !(d > 0))
+        return NAN;
+    return d / ops;
+}
+
 double sb__probe_sample_clock(double cycles, double before, double after,
                               double overhead)
 {
-    double a = sb__probe_clock(cycles, before, overhead);
-    double b = sb__probe_clock(cycles, after, overhead);
+    return sb__probe_chain_clock(chain_reading(cycles, before, overhead),
+                                 chain_reading(cycles, after, overhead),
+                                 SB__PROBE_CHAIN_APART);
+}
+
+/* The clock one chain reading gives; NAN without one. */
+static double reading_clock(double r)
+{
+    return isfinite(r) && r > 0 ? SB__PROBE_IMUL_CYCLES / r : NAN;
+}
+
+double sb__probe_chain_clock(double before, double after, double apart)
+{
+    double a = reading_clock(before);
+    double b = reading_clock(after);
     if (isnan(a))
         return b;
     if (isnan(b))
@@ -106,12 +131,14 @@ double sb__probe_sample_clock(double cycles, double before, double after,
      * host moves the clock one state (3.5-3.8%) every few tens of ms: a
      * step between them is one state, two at most, never half again
      * (from one invocation to the next, seconds apart, the clock has
-     * moved 2x here).  Chains further apart than SB__PROBE_CHAIN_APART
-     * are one clock and one disturbance, and the faster is the clock. */
-    if (a > b * SB__PROBE_CHAIN_APART || b > a * SB__PROBE_CHAIN_APART)
+     * moved 2x here).  Chains further apart than that (the measurement's
+     * SB__PROBE_CHAIN_APART) are one clock and one disturbance, and the
+     * faster is the clock. */
+    if (a > b * apart || b > a * apart)
         return a > b ? a : b;
-    /* Total cycles over total ticks. */
-    return 2 * cycles / ((before - overhead) + (after - overhead));
+    /* Total cycles over total ticks: a step inside the sample gives a
+     * clock between its two states. */
+    return 2 * SB__PROBE_IMUL_CYCLES / (before + after);
 }
 
 int sb__probe_validate(double imul, double add, double tol, char *why,

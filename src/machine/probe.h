@@ -46,6 +46,15 @@ double sb__probe_clock(double cycles, double ticks, double overhead);
 double sb__probe_sample_clock(double cycles, double before, double after,
                               double overhead);
 
+/* The same clock from the two chains' readings (sb_run_sample_probes:
+ * ticks per imul, the timer's overhead off): SB__PROBE_IMUL_CYCLES over
+ * their mean; one NAN (or not positive): the other's; two clocks more
+ * than apart (>= 1) times apart: the higher.  sb__probe_sample_clock is
+ * this with apart SB__PROBE_CHAIN_APART, so that a run's clocks decided
+ * again from its readings with that ratio are the measured ones, to the
+ * bit (sb_analysis_options.chain_apart). */
+double sb__probe_chain_clock(double before, double after, double apart);
+
 /* The start-up check.  imul and add are ticks per op of the two chains
  * (timed alike).  1 when imul / add is SB__PROBE_IMUL_CYCLES within the
  * relative tolerance tol (the latency assumption holds); else 0 with why

@@ -116,23 +116,27 @@ static void probe_values(struct probe *pr, struct sample *s, uint64_t t,
     const sb__probe *cp = &pr->cp;
     double ops = (double)cp->imul_ops, vb, va;
 
-    s->clock = NAN;
-    if (pr->i_cyc >= 0 && isfinite(s->ctr[pr->i_cyc]) &&
-        s->ctr[pr->i_cyc] > 0 && s->ticks > 0)
-        s->clock = s->ctr[pr->i_cyc] / s->ticks;
-    else if (cp->clock_ok || cp->clock_unverified)
-        s->clock = sb__probe_sample_clock(SB__PROBE_IMUL_CYCLES * ops,
-                                          (double)cb, (double)ca,
-                                          cp->overhead);
-    /* The slower of the two: a core shared from either end of the
-     * sample on shows in one of them (a single probe before each sample
-     * kept 6.5% of its samples at a shared core's speed here, both 4%). */
     s->probes[SB_PROBE_CHAIN_BEFORE] = per_op(cp, cb, ops);
     s->probes[SB_PROBE_CHAIN_AFTER] = per_op(cp, ca, ops);
     s->probes[SB_PROBE_CONTENTION_BEFORE] =
         per_op(cp, lb, (double)cp->ldst_reps);
     s->probes[SB_PROBE_CONTENTION_AFTER] =
         per_op(cp, la, (double)cp->ldst_reps);
+    /* The chains' clock from the readings just recorded, so that a run
+     * decided again from them (sb_analysis_options.chain_apart) with the
+     * measurement's rule gives back this clock to the bit. */
+    s->clock = NAN;
+    if (pr->i_cyc >= 0 && isfinite(s->ctr[pr->i_cyc]) &&
+        s->ctr[pr->i_cyc] > 0 && s->ticks > 0)
+        s->clock = s->ctr[pr->i_cyc] / s->ticks;
+    else if (cp->clock_ok || cp->clock_unverified)
+        s->clock = sb__probe_chain_clock(s->probes[SB_PROBE_CHAIN_BEFORE],
+                                         s->probes[SB_PROBE_CHAIN_AFTER],
+                                         SB__PROBE_CHAIN_APART);
+    /* The slower of the two contention probes: a core shared from either
+     * end of the sample on shows in one of them (a single probe before
+     * each sample kept 6.5% of its samples at a shared core's speed here,
+     * both 4%). */
     vb = sb__ldst_value(pr, s, lb);
     va = sb__ldst_value(pr, s, la);
     s->ldst = isnan(vb) ? va : isnan(va) ? vb : vb > va ? vb : va;
