@@ -1155,6 +1155,24 @@ typedef struct sb_analysis_options {
                              not differ; a value in (0, 1) is this
                              host's, learned by the caller (the runs
                              of a merge of saved runs) */
+    double chain_apart;   /* the core clock: negative (the default, -1):
+                             as measured; otherwise each sample's clock
+                             decided again from its two recorded chain
+                             readings (sb_run_sample_probes), kept and
+                             held samples alike: two chains more than
+                             chain_apart times apart (a ratio >= 1) are
+                             one clock and one disturbance and the faster
+                             is the clock, else their mean.  The
+                             measurement's rule is 1.5, so 1.5 gives back
+                             the measured clocks; 1 always takes the
+                             faster chain, a large ratio (at most 1e6)
+                             always the mean.  Samples without a clock
+                             keep none, and only runs whose clock came
+                             from the chains (sb_meta.probe "imul-chain")
+                             with readings can be decided again.  Done
+                             before the shared core is decided again,
+                             which converts the contention readings with
+                             these clocks */
 } sb_analysis_options;
 
 /* The largest magnitude of a value statbench reads (a saved sample, a
@@ -1169,6 +1187,11 @@ typedef struct sb_analysis_options {
  * of one host differ less (0.04-0.2% seen), so the price is power: with
  * it, no change below about 12% can be claimed from one run a side. */
 #define SB_RUN_SD_ASSUMED 0.03
+
+/* The largest ratio sb_analysis_options.chain_apart takes: beyond it the
+ * two chains' mean is taken always (no two readings are further apart
+ * than that on any host seen: 20 times at most). */
+#define SB_CHAIN_APART_MAX 1e6
 
 /* The defaults, size included.  A NULL a is left alone. */
 SB_API void sb_analysis_options_init(sb_analysis_options *a);

@@ -227,6 +227,49 @@ PYEOF
 else
     skip "  kept + held are the recorded samples" "no python3"
 fi
+# --- --chain-apart: the core clock decided again ----------------------------
+check "report --chain-apart of a file without readings" \
+    bad_input "no probe readings" report "$A" --chain-apart 1.5
+check "report --chain-apart 0.5" bad_input "'0.5'" report "$tmp/m.json" \
+    --chain-apart 0.5
+check "report --chain-apart nonsense" bad_input "'x'" report "$tmp/m.json" \
+    --chain-apart x
+if grep -q '"clock_source": "imul-chain"' "$tmp/m.json"; then
+    for r in 1.5 1; do
+        "$STATBENCH" report "$tmp/m.json" --chain-apart "$r" -q -f json \
+            -o "$tmp/c-$r.json" >/dev/null 2>"$tmp/err"
+        rc=$?
+        check "report --chain-apart $r (rc $rc)" test "$rc" -eq 0
+    done
+    if [ -n "$PY" ]; then
+        check "  1.5 gives back the clocks as saved; 1 the faster chain's" \
+            "$PY" - "$tmp/m-as.json" "$tmp/c-1.5.json" "$tmp/c-1.json" \
+            <<'PYEOF'
+import json, sys
+runs = [json.load(open(f)) for f in sys.argv[1:4]]
+# Both sides as the file keeps them: ten significant digits.
+def close(x, y):
+    return (x is None and y is None) or abs(x / y - 1) < 1e-9
+n = 0
+for c, d, e in zip(*(r["cells"] for r in runs)):
+    for x, y, z, p in zip(c["samples_clock"], d["samples_clock"],
+                          e["samples_clock"], c["samples_probes"]):
+        assert close(x, y), (x, y)
+        rs = [v for v in p[:2] if v is not None and v > 0]
+        if x is not None and rs:
+            assert close(z, 3 / min(rs)), (z, p)
+            n += 1
+assert n > 0
+assert runs[1]["meta"]["options"]["chain_apart"] == 1.5
+assert runs[0]["meta"]["options"]["chain_apart"] is None
+PYEOF
+    else
+        skip "  1.5 gives back the clocks as saved" "no python3"
+    fi
+else
+    skip "report --chain-apart of a measured run" \
+        "its clock is not from the chains"
+fi
 check "report with a measuring option beside --precision" \
     bad_input "'--max-time' is an option of a measurement" \
     report "$A" --precision 5 --max-time 3

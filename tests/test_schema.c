@@ -69,6 +69,9 @@ static const struct {
                            "the saved decision made of them; the loader "
                            "decides as saved unless asked"},
     {SB__JC_SHARED_LEVEL, "as shared_margin"},
+    {SB__JC_CHAIN_APART, "the saved clocks are what the saved decision "
+                         "made of the chain readings; the loader decides "
+                         "as saved unless asked"},
 };
 
 static unsigned serial; /* makes every value set distinct */

@@ -122,6 +122,25 @@ static void set_shared_margin(struct cli *cli, const struct cli_option *o,
     *AT(cli, o, double) = d / 100;
 }
 
+/* measured (-1) or a ratio in [1, SB_CHAIN_APART_MAX]. */
+static void set_chain_apart(struct cli *cli, const struct cli_option *o,
+                            const char *arg)
+{
+    char msg[256];
+    double d;
+    if (!strcmp(arg, "measured")) {
+        *AT(cli, o, double) = -1;
+        return;
+    }
+    /* The parser's bounds are open: 0 lets 1 in, refused below it. */
+    if (cli_parse_double(arg, 0, 2 * SB_CHAIN_APART_MAX, &d, msg,
+                         sizeof msg) ||
+        !(d >= 1 && d <= SB_CHAIN_APART_MAX))
+        die_usage("--%s '%s': use measured or a ratio from 1 to %g",
+                  o->name, arg, SB_CHAIN_APART_MAX);
+    *AT(cli, o, double) = d;
+}
+
 /* unknown (-1: from a merged side, else assumed) or a percentage in
  * [0, 100). */
 static void set_run_sd(struct cli *cli, const struct cli_option *o,
@@ -546,6 +565,13 @@ const struct cli_option cli_options[] = {
          "invocation (each its own, the default) or run (the\n"
          "lowest level another invocation confirms, for the\n"
          "invocations whose own lies above it)"),
+    {"chain-apart", 0, "R", ALL | ANALYSIS, set_chain_apart,
+     FIELD(aopt.chain_apart), .unit = "",
+     .help = "decide every sample's core clock again from its two\n"
+             "recorded clock chains: R, the ratio beyond which\n"
+             "two chains are one clock and one disturbance (the\n"
+             "faster is the clock; else their mean), or measured\n"
+             "(default: as measured, with the ratio 1.5)"},
     WHOLE("bootstrap", "N", ALL | ANALYSIS, set_bootstrap, aopt.bootstrap, 0,
           1000000,
           "median CI of a single invocation by BCa bootstrap\n"

@@ -78,6 +78,9 @@ static const sb__jfield options[] = {
      * samples are what the saved decision made of them. */
     CUSTOM(SB__JK_SHARED_MARGIN, SB__JC_SHARED_MARGIN),
     CUSTOM(SB__JK_SHARED_LEVEL, SB__JC_SHARED_LEVEL),
+    /* Written, not read back, as shared_margin: the saved clocks are
+     * that decision's (the readings stay as measured). */
+    CUSTOM(SB__JK_CHAIN_APART, SB__JC_CHAIN_APART),
 };
 
 /* The probes beside every sample (probe.c; docs/schema.md). */

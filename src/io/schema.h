@@ -82,6 +82,7 @@
 #define SB__JK_HELD_AT "at"
 #define SB__JK_SHARED_MARGIN "shared_margin"
 #define SB__JK_SHARED_LEVEL "shared_level"
+#define SB__JK_CHAIN_APART "chain_apart"
 #define SB__JK_MERGED_RUNS "merged_runs"
 #define SB__JK_INVOCATION_RUN "invocation_run"
 #define SB__JK_PROBES "probes"
@@ -187,7 +188,8 @@ enum sb__jcustom {
     SB__JC_HELD,
     SB__JC_SHARED_MARGIN,
     SB__JC_SHARED_LEVEL,
-    SB__JC_CACHES
+    SB__JC_CACHES,
+    SB__JC_CHAIN_APART
 };
 
 typedef struct sb__jfield {

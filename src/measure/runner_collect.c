@@ -372,6 +372,15 @@ int sb__runner_finish(sb_run *run, int rc, sb__totals *tot, sb_error *err)
             run->analysis.shared_margin = -1;
         }
     }
+    if (rc == SB_OK && run->analysis.chain_apart >= 0) {
+        const char *why = sb__run_reclock_refused(run);
+        if (why) {
+            sb__meta_note(&run->meta,
+                          "core clock: as measured, not decided again "
+                          "(--chain-apart): %s", why);
+            run->analysis.chain_apart = -1;
+        }
+    }
     if (rc == SB_OK)
         rc = sb__run_analyse(run, err);
     if (rc == SB_OK && sb__run_adopt_benches(run) != SB_OK)

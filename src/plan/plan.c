@@ -244,6 +244,7 @@ static const sb_analysis_options analysis_defaults = {
     .inconclusive = SB_INCONCLUSIVE_FAIL,
     .shared_margin = -1,
     .run_sd = -1,
+    .chain_apart = -1,
 };
 
 void sb_analysis_options_init(sb_analysis_options *a)
@@ -387,6 +388,13 @@ int sb_analysis_options_check(const sb_analysis_options *in, sb_error *err)
         return sb__error(err, SB_EINVAL,
                          "run-to-run sd %g: use a negative value (not "
                          "known), 0 or a share below 1", a->run_sd);
+    if (isnan(a->chain_apart) ||
+        (a->chain_apart >= 0 &&
+         !(a->chain_apart >= 1 && a->chain_apart <= SB_CHAIN_APART_MAX)))
+        return sb__error(err, SB_EINVAL,
+                         "chain ratio %g: use a negative value (the clock "
+                         "as measured) or a ratio from 1 to %g",
+                         a->chain_apart, SB_CHAIN_APART_MAX);
     return SB_OK;
 }
 

@@ -470,6 +470,8 @@ static json_t *custom_cell(int id, const ctx *x)
         return an->shared_margin < 0
                    ? json_null()
                    : json_string(sb_shared_level_name((int)an->shared_level));
+    case SB__JC_CHAIN_APART:
+        return an->chain_apart < 0 ? json_null() : num(an->chain_apart);
     }
     return NULL;
 }

@@ -267,6 +267,14 @@ static void metric_lines(const sb_run *run, FILE *f)
                 l2s, cyc, cyc == 1 ? "" : "s", tim);
     states = sb__report_clock_line(run, clock, sizeof clock);
     fprintf(f, "clock:    %s\n", clock);
+    if (o->chain_apart >= 0)
+        fprintf(f,
+                "clock:    each sample's core clock decided again from its "
+                "recorded chains%s: the faster of two more than %g times "
+                "apart, else their mean (the states above are as "
+                "measured)\n",
+                *sb_run_command(run) ? " (--chain-apart)" : "",
+                o->chain_apart);
     if (states > 1 && tim)
         fprintf(f,
                 "warning:  clock: invocations ran at %zu core clock "

@@ -2,7 +2,10 @@
  * redecide.c: the shared core decided again from a run's record (every
  * sample's contention readings and the samples held back), with another
  * margin or at the run's level rather than each invocation's: what
- * --shared-margin and --shared-level do to a saved run.
+ * --shared-margin and --shared-level do to a saved run; and the core
+ * clock decided again from the same record (every sample's two chain
+ * readings), with another rule for chains that disagree: what
+ * --chain-apart does.
  */
 #include "config.h"
 
@@ -289,4 +292,53 @@ int sb__run_redecide_shared(sb_run *run, double given, int level_of,
     free(level);
     free(margin);
     return rc == SB_OK ? SB_OK : sb__error(err, rc, "out of memory");
+}
+
+/* ---- The core clock decided again (record, then decide) ------------- */
+
+const char *sb__run_reclock_refused(const sb_run *run)
+{
+    int any = 0;
+    for (size_t i = 0; i < run->ncells; i++)
+        any |= run->samples[i].probes != NULL ||
+               (run->held && run->held[i].cols.probes);
+    return run->imported ? "imported samples have no probes"
+           : !any ? "the run has no probe readings (measured without the "
+                    "probes, or saved before readings were recorded)"
+           : !strcmp(run->meta.probe, "pmu")
+               ? "its clock came from the PMU's cycle counter "
+                 "(PAPI_TOT_CYC), not from the chains"
+           : strcmp(run->meta.probe, "imul-chain")
+               ? "it had no clock probe (no core clock to decide)"
+                  : NULL;
+}
+
+/* The clocks of n samples with readings p decided again: where a sample
+ * has a clock and its readings give one. */
+static void reclock(double *clock, const double *p, size_t n, double apart)
+{
+    for (size_t q = 0; clock && p && q < n; q++) {
+        const double *r = p + q * SB_PROBE_READINGS;
+        double c = sb__probe_chain_clock(r[SB_PROBE_CHAIN_BEFORE],
+                                         r[SB_PROBE_CHAIN_AFTER], apart);
+        if (isfinite(clock[q]) && isfinite(c))
+            clock[q] = c;
+    }
+}
+
+int sb__run_redecide_clock(sb_run *run, double apart, sb_error *err)
+{
+    const char *why = sb__run_reclock_refused(run);
+
+    if (why)
+        return sb__error(err, SB_EINVAL,
+                         "the core clock cannot be decided again: %s", why);
+    for (size_t i = 0; i < run->ncells; i++) {
+        sb__cell_samples *cs = &run->samples[i];
+        reclock(cs->clock, cs->probes, run->cells[i].nsamples, apart);
+        if (run->held)
+            reclock(run->held[i].cols.clock, run->held[i].cols.probes,
+                    run->held[i].n, apart);
+    }
+    return SB_OK;
 }

@@ -773,9 +773,17 @@ int sb__run_analyse(sb_run *run, sb_error *err)
     sb_analysis_options a;
 
     a = run->analysis;
-    if ((a.outliers != SB_OUTLIERS_KEEP || a.shared_margin >= 0) &&
+    if ((a.outliers != SB_OUTLIERS_KEEP || a.shared_margin >= 0 ||
+         a.chain_apart >= 0) &&
         !run->before && keep_before(run) != SB_OK)
         return sb__error(err, SB_ENOMEM, "out of memory");
+    /* The clock first: the shared core's new decision converts the
+     * contention readings to core cycles with the samples' clocks. */
+    if (a.chain_apart >= 0) {
+        int rc = sb__run_redecide_clock(run, a.chain_apart, err);
+        if (rc != SB_OK)
+            return rc;
+    }
     if (a.shared_margin >= 0) {
         int rc = sb__run_redecide_shared(run, a.shared_margin, (int)a.shared_level,
                                  err);

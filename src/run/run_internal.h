@@ -162,6 +162,15 @@ const char *sb__run_redecide_refused(const sb_run *run);
  * when the record cannot tell, SB_ENOMEM. */
 int sb__run_redecide_shared(sb_run *run, double given, int level_of,
                             sb_error *err);
+/* redecide.c: why run's core clock cannot be decided again from its
+ * chain readings (sb_analysis_options.chain_apart), or NULL when it can. */
+const char *sb__run_reclock_refused(const sb_run *run);
+/* redecide.c: every sample's core clock, kept and held, decided again
+ * from its two chain readings with the ratio apart
+ * (sb__probe_chain_clock); a sample without a clock keeps none, and one
+ * whose readings give none keeps its own.  SB_EINVAL (said) when the
+ * record cannot tell. */
+int sb__run_redecide_clock(sb_run *run, double apart, sb_error *err);
 
 /* results.c: the interval of a cell over its m invocations' medians:
  * their median with the order-statistic interval when m is large enough
