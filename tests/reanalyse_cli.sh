@@ -266,10 +266,72 @@ PYEOF
     else
         skip "  1.5 gives back the clocks as saved" "no python3"
     fi
+    # A merge decides again only the invocations of runs whose clock came
+    # from the chains: the second run is relabelled as a PMU's.
+    "$STATBENCH" -k libc -s 1K --max-time 1 --invocations 2 \
+        --max-invocations 2 --min-samples 50 --max-samples 50 -q -f json \
+        -o "$tmp/m2.json" >/dev/null 2>"$tmp/err"
+    sed 's/"clock_source": "imul-chain"/"clock_source": "pmu"/' \
+        "$tmp/m2.json" >"$tmp/m2-pmu.json"
+    "$STATBENCH" merge "$tmp/m.json" "$tmp/m2-pmu.json" --chain-apart 1 \
+        -q -f json -o "$tmp/mm.json" >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "merge --chain-apart 1 of a chains run and a PMU run (rc $rc)" \
+        test "$rc" -eq 0
+    if [ -n "$PY" ] && [ "$rc" -eq 0 ]; then
+        check "  the chains run's clocks decided again, the PMU run's kept" \
+            "$PY" - "$tmp/m.json" "$tmp/m2-pmu.json" "$tmp/mm.json" \
+            <<'PYEOF'
+import json, sys
+a, b, m = (json.load(open(f)) for f in sys.argv[1:4])
+assert [r["clock_source"] for r in m["merged_runs"]] == ["imul-chain",
+                                                         "pmu"]
+def close(x, y):
+    return (x is None and y is None) or abs(x / y - 1) < 1e-9
+def faster(p):
+    rs = [v for v in p[:2] if v is not None and v > 0]
+    return 3 / min(rs) if rs else None
+runs = m["invocation_run"]
+for c, ca, cb in zip(m["cells"], a["cells"], b["cells"]):
+    # The merged cell's samples, invocation by invocation, split by run.
+    at, mine, theirs = 0, [], []
+    for g, k in enumerate(c["invocation_samples"]):
+        part = list(zip(c["samples_clock"][at:at + k],
+                        c["samples_probes"][at:at + k]))
+        (mine if runs[g] == 0 else theirs).extend(part)
+        at += k
+    assert len(mine) == len(ca["samples_clock"]) and mine
+    assert len(theirs) == len(cb["samples_clock"]) and theirs
+    # The second run's clocks kept, in the first run's ticks (merge
+    # converts a run of another timer rate).
+    h1, h2 = (r["timer_hz"] for r in m["merged_runs"])
+    for (x, p), y in zip(theirs, cb["samples_clock"]):
+        assert close(x, None if y is None else y * h2 / h1), (x, y)
+    for (x, p), y in zip(mine, ca["samples_clock"]):
+        if y is not None and faster(p) is not None:
+            assert close(x, faster(p)), (x, p)
+PYEOF
+    else
+        skip "  the chains run's clocks decided again" "no python3 or merge"
+    fi
 else
     skip "report --chain-apart of a measured run" \
         "its clock is not from the chains"
+    skip "merge --chain-apart" "its clock is not from the chains"
+    skip "  the chains run's clocks decided again" "its clock is not from the chains"
 fi
+# --against decides the baseline again as the run: one without readings
+# is refused before anything is measured.
+mkdir "$tmp/bl" && cp "$A" "$tmp/bl/old.json"
+STATBENCH_BASELINES=$tmp/bl
+export STATBENCH_BASELINES
+check "--against a baseline without readings, --chain-apart 1.5" \
+    bad_input "--against old: the core clock cannot be decided again" \
+    -k libc -s 256 --against old --chain-apart 1.5
+check "--against a baseline without readings, --shared-margin auto" \
+    bad_input "--against old: the shared core cannot be decided again" \
+    -k libc -s 256 --against old --shared-margin auto
+unset STATBENCH_BASELINES
 check "report with a measuring option beside --precision" \
     bad_input "'--max-time' is an option of a measurement" \
     report "$A" --precision 5 --max-time 3

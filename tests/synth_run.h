@@ -109,8 +109,12 @@ static inline void synth_sample(synth_inv *v, int hold, double t, double c,
                                 unsigned char f, const double *p)
 {
     size_t q = hold ? v->nh : v->nk;
-    if (v->nk + v->nh >= SYNTH_MAX)
+    if (v->nk + v->nh >= SYNTH_MAX) {
+        /* Said, so that a test cannot shrink its run unseen. */
+        tap_diag("synth_sample: more than %d samples in an invocation",
+                 SYNTH_MAX);
         return;
+    }
     if (hold) {
         v->at[q] = v->nk + v->nh;
         v->hf[q] = 1u << SB_REJECT_SHARED_CORE;

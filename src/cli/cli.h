@@ -136,6 +136,11 @@ sb_run *cli_load_saved(const char *name, const char *opt, int missing_ok);
 /* --against's saved run (NULL without it), and --save's name and path
  * checked, both before anything is measured. */
 sb_run *cli_load_against(const struct cli *cli);
+/* base (a saved run --against or --append uses) decided again from its
+ * record as this run is (--chain-apart, --shared-margin, --shared-level
+ * given); one that cannot be exits 2 naming opt and name. */
+void cli_decide_like_run(const struct cli *cli, sb_run *base,
+                         const char *opt, const char *name);
 /* --save: run kept as a baseline unless empty cells have no sample; with
  * --append, merged into the baseline as it is at the save (prior: as it
  * was read before measuring).  The exit status, from status. */

@@ -837,6 +837,7 @@ int cmd_measure(int argc, char **argv, struct cli *cli)
         check_against(plan, against, "--against", cli->against);
     if (prior)
         check_against(plan, prior, "--append", cli->save);
+    cli_decide_like_run(cli, prior, "--append", cli->save);
     if (sb_analysis_options_check(&cli->aopt, &err) != SB_OK ||
         sb_plan_check(plan, &cli->mopt, &err) != SB_OK)
         die_usage("%s", err.text);

@@ -156,6 +156,29 @@ sb_run *cli_load_saved(const char *name, const char *opt, int missing_ok)
     return run;
 }
 
+/* A saved run to be compared with, or merged with, this one gets this
+ * run's decisions from the record: the clocks (--chain-apart) and the
+ * shared core (--shared-margin, --shared-level) decided again as given,
+ * so that both sides are judged alike.  A baseline that cannot be decided
+ * again is refused, before anything is measured. */
+void cli_decide_like_run(const struct cli *cli, sb_run *base,
+                         const char *opt, const char *name)
+{
+    sb_analysis_options a;
+    sb_error err = {0};
+
+    if (!base || (cli->aopt.chain_apart < 0 && cli->aopt.shared_margin < 0))
+        return;
+    a = *sb_run_analysis_options(base);
+    a.chain_apart = cli->aopt.chain_apart;
+    a.shared_margin = cli->aopt.shared_margin;
+    a.shared_level = cli->aopt.shared_level;
+    if (sb_run_reanalyse(base, &a, &err) != SB_OK) {
+        sb_run_free(base);
+        die_usage("%s %s: %s", opt, name, err.text);
+    }
+}
+
 /* The saved run of --against, checked before anything is measured; or
  * NULL without --against. */
 sb_run *cli_load_against(const struct cli *cli)
@@ -184,6 +207,7 @@ sb_run *cli_load_against(const struct cli *cli)
         die_usage("--against and --baseline '%s' cannot be combined",
                   cli->baseline);
     against = cli_load_saved(cli->against, "--against", 0);
+    cli_decide_like_run(cli, against, "--against", cli->against);
     if (sb_run_interrupted(against))
         say("--against %s: this baseline was interrupted (saved from "
             "partial results): its cells rest on fewer samples",

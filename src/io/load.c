@@ -257,6 +257,9 @@ static int load_merged(sb_run *run, json_t *root, const char *name,
         sb__load_copy(m->statbench_version, sizeof m->statbench_version, v,
                       "statbench_version");
         sb__load_copy(m->start_time, sizeof m->start_time, v, "start_time");
+        /* Absent in files saved before it was written: "", and the merged
+         * run's own source stands for every run. */
+        sb__load_copy(m->probe, sizeof m->probe, v, "clock_source");
         m->timer.hz_source = run->hz_source;
         if (sb__load_num(v, "timer_hz", &m->timer.hz))
             m->timer.hz = NAN;

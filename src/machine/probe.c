@@ -75,6 +75,13 @@
  * it before its stores had filled up (a second mode at 87 against 125
  * ticks per rep back to back). */
 #define CHAIN_OPS 512
+/* A power of two, so that a reading (ticks over ops) is exact and the
+ * clock from the readings (sb__probe_chain_clock) is the clock from the
+ * raw ticks to the bit: what lets a run's clocks be decided again from
+ * its record and come back as measured.  With 500 or 1000 ops a quarter
+ * of the clocks would differ in their last bits. */
+_Static_assert((CHAIN_OPS & (CHAIN_OPS - 1)) == 0,
+               "CHAIN_OPS must be a power of two");
 /* Start-up check: pairs of chains timed, and how often it is tried
  * before the probe is refused. */
 #define CHECK_PAIRS 31

@@ -502,13 +502,14 @@ static int merged(const sb_run *run, json_t *root)
 
     for (size_t r = 0; !bad && r < sb_run_runs(run); r++) {
         const sb_meta *m = sb_run_run_meta(run, r);
-        json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "hostname",
-                              str(m->hostname), "cpu_model",
+        json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                              "hostname", str(m->hostname), "cpu_model",
                               str(m->cpu_model), "kernel_version",
                               str(m->kernel_version), "statbench_version",
                               str(m->statbench_version), "start_time",
                               str(m->start_time), "timer_hz",
-                              num(m->timer.hz));
+                              num(m->timer.hz), "clock_source",
+                              str(m->probe));
         bad = !o || json_array_append_new(runs, o) != 0;
     }
     for (size_t g = 0; !bad && g < sb_run_invocations(run); g++)

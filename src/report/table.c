@@ -271,8 +271,8 @@ static void metric_lines(const sb_run *run, FILE *f)
         fprintf(f,
                 "clock:    each sample's core clock decided again from its "
                 "recorded chains%s: the faster of two more than %g times "
-                "apart, else their mean (the states above are as "
-                "measured)\n",
+                "apart, else their mean (the header's clock and probe "
+                "figures are as measured)\n",
                 *sb_run_command(run) ? " (--chain-apart)" : "",
                 o->chain_apart);
     if (states > 1 && tim)

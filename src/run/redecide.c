@@ -296,21 +296,38 @@ int sb__run_redecide_shared(sb_run *run, double given, int level_of,
 
 /* ---- The core clock decided again (record, then decide) ------------- */
 
+/* Where invocation g's clock came from: its own run's source in a merge
+ * that records one (runs measured apart may differ: one with a PMU, one
+ * without), else the run's. */
+static const char *clock_source(const sb_run *run, size_t g)
+{
+    if (run->nruns >= 2 && run->runs && run->inv_run &&
+        g < run->invocations && run->runs[run->inv_run[g]].probe[0])
+        return run->runs[run->inv_run[g]].probe;
+    return run->meta.probe;
+}
+
 const char *sb__run_reclock_refused(const sb_run *run)
 {
     int any = 0;
+    size_t chains = 0;
+
     for (size_t i = 0; i < run->ncells; i++)
         any |= run->samples[i].probes != NULL ||
                (run->held && run->held[i].cols.probes);
+    for (size_t g = 0; g < run->invocations; g++)
+        chains += !strcmp(clock_source(run, g), "imul-chain");
     return run->imported ? "imported samples have no probes"
            : !any ? "the run has no probe readings (measured without the "
                     "probes, or saved before readings were recorded)"
+           : chains ? NULL
+           : run->nruns >= 2
+               ? "none of its runs' clocks came from the chains"
            : !strcmp(run->meta.probe, "pmu")
                ? "its clock came from the PMU's cycle counter "
                  "(PAPI_TOT_CYC), not from the chains"
-           : strcmp(run->meta.probe, "imul-chain")
-               ? "it had no clock probe (no core clock to decide)"
-                  : NULL;
+               : "it had no core clock (its clock probe was absent, or "
+                 "refused at start-up)";
 }
 
 /* The clocks of n samples with readings p decided again: where a sample
@@ -333,12 +350,47 @@ int sb__run_redecide_clock(sb_run *run, double apart, sb_error *err)
     if (why)
         return sb__error(err, SB_EINVAL,
                          "the core clock cannot be decided again: %s", why);
+    /* Invocation by invocation: in a merge, only the invocations of runs
+     * whose clock came from the chains (a PMU's stays as it was). */
     for (size_t i = 0; i < run->ncells; i++) {
+        const sb_cell_result *r = &run->cells[i];
         sb__cell_samples *cs = &run->samples[i];
-        reclock(cs->clock, cs->probes, run->cells[i].nsamples, apart);
-        if (run->held)
-            reclock(run->held[i].cols.clock, run->held[i].cols.probes,
-                    run->held[i].n, apart);
+        sb__cell_held *h = run->held ? &run->held[i] : NULL;
+        size_t ko = 0, ho = 0;
+        for (size_t g = 0; g < r->invocations; g++) {
+            size_t nk = r->inv_nsamples[g];
+            size_t nh = h && h->inv_n ? h->inv_n[g] : 0;
+            if (!strcmp(clock_source(run, g), "imul-chain")) {
+                reclock(cs->clock ? cs->clock + ko : NULL,
+                        cs->probes ? cs->probes + ko * SB_PROBE_READINGS
+                                   : NULL,
+                        nk, apart);
+                if (h)
+                    reclock(h->cols.clock ? h->cols.clock + ho : NULL,
+                            h->cols.probes
+                                ? h->cols.probes + ho * SB_PROBE_READINGS
+                                : NULL,
+                            nh, apart);
+            }
+            ko += nk;
+            ho += nh;
+        }
+        if (h && !h->inv_n && !strcmp(run->meta.probe, "imul-chain"))
+            reclock(h->cols.clock, h->cols.probes, h->n, apart);
     }
+    return SB_OK;
+}
+
+int sb__run_redecide_check(const sb_run *run, const sb_analysis_options *a,
+                           sb_error *err)
+{
+    const char *why;
+
+    if (a->chain_apart >= 0 && (why = sb__run_reclock_refused(run)))
+        return sb__error(err, SB_EINVAL,
+                         "the core clock cannot be decided again: %s", why);
+    if (a->shared_margin >= 0 && (why = sb__run_redecide_refused(run)))
+        return sb__error(err, SB_EINVAL,
+                         "the shared core cannot be decided again: %s", why);
     return SB_OK;
 }

@@ -822,7 +822,9 @@ int sb_run_reanalyse(sb_run *run, const sb_analysis_options *a,
         return sb__error(err, SB_EINVAL, "sb_run_reanalyse: %s is NULL",
                          !run ? "run" : "a");
     if ((rc = sb__analysis_get(a, &full, "sb_run_reanalyse", err)) != SB_OK ||
-        (rc = sb_analysis_options_check(&full, err)) != SB_OK)
+        (rc = sb_analysis_options_check(&full, err)) != SB_OK ||
+        /* Refused before anything changes: the caller keeps its run. */
+        (rc = sb__run_redecide_check(run, &full, err)) != SB_OK)
         return rc;
     if (run->before && restore_before(run) != SB_OK)
         return sb__error(err, SB_ENOMEM, "out of memory");

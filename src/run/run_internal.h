@@ -171,6 +171,10 @@ const char *sb__run_reclock_refused(const sb_run *run);
  * whose readings give none keeps its own.  SB_EINVAL (said) when the
  * record cannot tell. */
 int sb__run_redecide_clock(sb_run *run, double apart, sb_error *err);
+/* redecide.c: SB_OK when run's record can make the decisions a asks
+ * for again (chain_apart, shared_margin), else SB_EINVAL saying why. */
+int sb__run_redecide_check(const sb_run *run, const sb_analysis_options *a,
+                           sb_error *err);
 
 /* results.c: the interval of a cell over its m invocations' medians:
  * their median with the order-statistic interval when m is large enough
