@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "columns.h"
+#include "run_internal.h"
 
 static void features(unsigned bits, char *buf, size_t len)
 {
@@ -187,7 +188,7 @@ static void machine(const sb_run *run, FILE *f)
  * ratio of two runs (sb_comparison.run_level). */
 static void run_level_line(const sb_run *run, FILE *f)
 {
-    size_t n[SB_RUN_LEVEL_ASSUMED + 1] = {0};
+    size_t n[SB_RUN_LEVEL_ASSUMED + 1] = {0}, process = 0;
     double sd = NAN, mde = NAN, sdmax = NAN;
 
     for (size_t i = 0; i < sb_run_count(run); i++) {
@@ -196,6 +197,7 @@ static void run_level_line(const sb_run *run, FILE *f)
             c->run_level > SB_RUN_LEVEL_ASSUMED)
             continue;
         n[c->run_level]++;
+        process += (size_t)sb__comparison_process_assumed(c);
         if (c->run_level >= SB_RUN_LEVEL_GIVEN) {
             sd = c->run_sd;
             if (isfinite(c->mde) && !(c->mde <= mde))
@@ -224,6 +226,16 @@ static void run_level_line(const sb_run *run, FILE *f)
             fprintf(f, "; no change below %.3g%% can be claimed at 80%% "
                        "power", 100 * mde);
         fputc('\n', f);
+        /* One invocation (or samples pooled over invocations): the
+         * processes' level is not in the data either, and is assumed. */
+        if (process)
+            fprintf(f,
+                    "between:  %zu ratio%s of pooled samples (one "
+                    "invocation a side, or counts that differ): the "
+                    "process-to-process sd is not in them; %.3g%% assumed "
+                    "widens them too (more invocations show it)\n",
+                    process, process == 1 ? "" : "s",
+                    100 * SB_PROCESS_SD_ASSUMED);
     }
     if (n[SB_RUN_LEVEL_BASELINE])
         fprintf(f,

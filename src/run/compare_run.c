@@ -359,56 +359,83 @@ static int m_pooled_inv(struct cmp_ctx *x)
  * comparison.  Each names its test in time and in core cycles, and as
  * the within-run part of a comparison of two single runs whose interval
  * the run-to-run sd widens (sb_stats_ratio_add_level; NULL: the same
- * words).  A new method is one row and its function. */
+ * words).  pooled: its interval is of samples pooled over invocations,
+ * which holds no process level (see compare_cells); its third text names
+ * the process-to-process sd assumed.  A new method is one row and its
+ * function. */
 static const struct method {
     int (*run)(struct cmp_ctx *x);
-    const char *text[2][2]; /* [core cycles][widened] */
+    int pooled;
+    const char *text[2][3]; /* [core cycles][widened: 0, 1, 2 process] */
 } methods[] = {
-    {m_one_runs,
-     {{"t of the single run against the merged side's run medians", NULL},
+    {m_one_runs, 0,
+     {{"t of the single run against the merged side's run medians", NULL,
+       NULL},
       {"t of the single run against the merged side's run medians (core "
        "cycles)",
-       NULL}}},
-    {m_paired,
-     {{"paired t on log invocation medians", NULL},
-      {"paired t on log invocation medians (core cycles)", NULL}}},
-    {m_welch,
+       NULL, NULL}}},
+    {m_paired, 0,
+     {{"paired t on log invocation medians", NULL, NULL},
+      {"paired t on log invocation medians (core cycles)", NULL, NULL}}},
+    {m_welch, 0,
      {{"Welch t on log unit medians, too few for a bootstrap",
-       "Welch t on log invocation medians, widened by the run-to-run sd"},
+       "Welch t on log invocation medians, widened by the run-to-run sd",
+       NULL},
       {"Welch t on log unit medians, too few for a bootstrap (core "
        "cycles)",
        "Welch t on log invocation medians, widened by the run-to-run sd "
-       "(core cycles)"}}},
-    {m_boot_runs,
-     {{"bootstrap of the ratio of median run medians", NULL},
-      {"bootstrap of the ratio of median run medians (core cycles)",
+       "(core cycles)",
        NULL}}},
-    {m_boot,
+    {m_boot_runs, 0,
+     {{"bootstrap of the ratio of median run medians", NULL, NULL},
+      {"bootstrap of the ratio of median run medians (core cycles)", NULL,
+       NULL}}},
+    {m_boot, 0,
      {{"bootstrap of the ratio of median invocation medians",
        "bootstrap of the ratio of median invocation medians, widened by "
-       "the run-to-run sd"},
+       "the run-to-run sd",
+       NULL},
       {"bootstrap of the ratio of median invocation medians (core cycles)",
        "bootstrap of the ratio of median invocation medians, widened by "
-       "the run-to-run sd (core cycles)"}}},
-    {m_pooled_inv,
+       "the run-to-run sd (core cycles)",
+       NULL}}},
+    {m_pooled_inv, 1,
      {{"Mann-Whitney U, BCa ratio (samples pooled: invocation counts "
        "differ)",
-       "BCa ratio of pooled samples, widened by the run-to-run sd"},
+       "BCa ratio of pooled samples, widened by the run-to-run sd",
+       "BCa ratio of pooled samples, widened by the run-to-run sd and "
+       "the process-to-process sd assumed"},
       {"Mann-Whitney U, BCa ratio (samples pooled: invocation counts "
        "differ)",
-       "BCa ratio of pooled samples, widened by the run-to-run sd"}}},
-    {m_pooled,
+       "BCa ratio of pooled samples, widened by the run-to-run sd",
+       "BCa ratio of pooled samples, widened by the run-to-run sd and "
+       "the process-to-process sd assumed (core cycles)"}}},
+    {m_pooled, 1,
      {{"Mann-Whitney U, BCa bootstrap ratio",
-       "BCa bootstrap ratio, widened by the run-to-run sd"},
+       "BCa bootstrap ratio, widened by the run-to-run sd",
+       "BCa bootstrap ratio, widened by the run-to-run sd and the "
+       "process-to-process sd assumed"},
       {"Mann-Whitney U, BCa bootstrap ratio (core cycles)",
-       "BCa bootstrap ratio, widened by the run-to-run sd (core cycles)"}}},
+       "BCa bootstrap ratio, widened by the run-to-run sd (core cycles)",
+       "BCa bootstrap ratio, widened by the run-to-run sd and the "
+       "process-to-process sd assumed (core cycles)"}}},
 };
 
 static const char *method_name(const struct method *m, int metric,
                                int widened)
 {
     const char *const *t = m->text[metric == SB_METRIC_CYCLES];
-    return widened && t[1] ? t[1] : t[0];
+    return widened == 2 && t[2] ? t[2] : widened && t[1] ? t[1] : t[0];
+}
+
+int sb__comparison_process_assumed(const sb_comparison *c)
+{
+    for (size_t k = 0; c && c->test && k < sizeof methods / sizeof *methods;
+         k++)
+        for (int m = 0; m < 2; m++)
+            if (methods[k].text[m][2] && c->test == methods[k].text[m][2])
+                return 1;
+    return 0;
 }
 
 /* SB_OK, or SB_ENOMEM when the values could not be gathered; a pair that
@@ -423,7 +450,8 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     int rc_ = SB_EINVAL, metric = common_metric(b, c);
     const struct method *method = NULL;
     int single_b = runs_of(b) == 1, single_c = runs_of(c) == 1, widen;
-    double sd;
+    int process;
+    double sd, var = 0;
     struct side sb_, sc;
     double df = 0;
 
@@ -476,11 +504,26 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     widen = widen && out->run_level >= SB_RUN_LEVEL_GIVEN;
     if (out->run_level >= SB_RUN_LEVEL_GIVEN)
         out->run_sd = sd;
-    if (rc_ == SB_OK && widen) {
+    /* An interval of samples pooled over a side's invocations (with one
+     * invocation, one process's samples) treats them as independent: the
+     * level its processes share is in no such interval, and with one
+     * invocation in no data.  A comparison of separate runs adds it,
+     * assumed (SB_PROCESS_SD_ASSUMED, over the side's invocations), as it
+     * adds the run level: without it one invocation a side gave 12%
+     * false verdicts at alpha 5% (tests/test_runlevel.c).  Whatever
+     * run_sd is told: that is the level of runs, not of processes. */
+    process = rc_ == SB_OK && method && method->pooled && !paired &&
+              out->run_level >= SB_RUN_LEVEL_GIVEN;
+    if (widen)
+        var += sd * sd * (double)(single_b + single_c);
+    if (process)
+        var += SB_PROCESS_SD_ASSUMED * SB_PROCESS_SD_ASSUMED *
+               (1.0 / (double)(b->invocations ? b->invocations : 1) +
+                1.0 / (double)(c->invocations ? c->invocations : 1));
+    if (rc_ == SB_OK && (widen || process)) {
         sb_interval w = out->ratio;
-        rc_ = sb_stats_ratio_add_level(
-            &w, df, sd * sd * (double)(single_b + single_c), o->ci_level,
-            &out->ratio, &out->p, &df);
+        rc_ = sb_stats_ratio_add_level(&w, df, var, o->ci_level,
+                                       &out->ratio, &out->p, &df);
     }
     if (rc_ != SB_OK) {
         out->ratio = (sb_interval){NAN, NAN, NAN, o->ci_level, NAN};
@@ -489,7 +532,7 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
         out->test = "not comparable (no samples or non-positive times)";
         return SB_OK;
     }
-    out->test = method_name(method, metric, widen);
+    out->test = method_name(method, metric, process ? 2 : widen);
     if (out->ratio.lo > 0 && out->ratio.hi > 0) {
         /* The interval's own quantile: the level it achieves. */
         double lvl = out->ratio.achieved > 0 && out->ratio.achieved < 1

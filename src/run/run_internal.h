@@ -225,6 +225,21 @@ void sb__cell_metric_values(const sb_run *run, size_t i, double *out);
  * two units or a non-positive median (the caller keeps its figure from
  * the cell's interval); SB_ENOMEM. */
 int sb__cell_mde(const sb_run *run, size_t i, double *mde);
+/* The process-to-process standard deviation assumed where a comparison
+ * of separate runs rests on samples pooled over a side's invocations
+ * (with one invocation, one process's samples): the level the processes
+ * share is in no such interval, and with one invocation in no data, so
+ * it is added as the run level is (divided by the side's invocations),
+ * told run_sd or not.  3%, as the run level's: the process level of the
+ * model in which one invocation a side keeps its false verdicts at alpha
+ * (tests/test_runlevel.c).  Processes that differ more need more
+ * invocations, whose medians show it. */
+#define SB_PROCESS_SD_ASSUMED 0.03
+
+/* 1 when comparison c's interval was widened by the process-to-process
+ * sd assumed (SB_PROCESS_SD_ASSUMED): samples pooled over a side's
+ * invocations, the process level in no data. */
+int sb__comparison_process_assumed(const sb_comparison *c);
 
 /* run.c: a new run with ncells empty cells and the options m and a
  * (NULL: the defaults), without m's callbacks; NULL on ENOMEM. */
