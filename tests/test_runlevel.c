@@ -266,6 +266,10 @@ static void table(void)
          * medians. */
         {1, 1, 0.03, -1, 0},  {1, 1, 0.03, 0.03, 0}, {1, 1, 0, -1, 0},
         {1, 2, 0.03, -1, 0},  {1, 3, 0.03, -1, 0},
+        /* Merged runs on both sides: Welch's t over 3 and 4 run medians
+         * a side, the bootstrap over 5 and 6. */
+        {3, 6, 0.03, -1, 3}, {4, 6, 0.03, -1, 4}, {5, 6, 0.03, -1, 5},
+        {6, 6, 0.03, -1, 6}, {6, 6, 0.01, -1, 6},
     };
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     char buf[32];
