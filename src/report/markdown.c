@@ -46,8 +46,10 @@ static void caption(const sb_run *run, int cmp, sb__sbuf *b)
                          "metric, in % of its median");
     }
     if (cmp)
-        sb__sbuf_printf(b, "; ratio = median time / baseline's (below 1: "
-                           "faster), p Holm-adjusted, verdict at alpha %g, "
+        sb__sbuf_printf(b, "; ratio = time / baseline's (below 1: "
+                           "faster), of the estimates its test (JSON, CSV) "
+                           "names, p "
+                           "Holm-adjusted, verdict at alpha %g, "
                            "threshold +-%g%%",
                         o->alpha, 100 * o->threshold);
     if (sb_run_interrupted(run))

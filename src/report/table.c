@@ -414,11 +414,16 @@ static void header(const sb_run *run, FILE *f)
                   "shared core rejected");
     if (!external(run))
         metric_lines(run, f);
+    /* Which estimates the ratio is of depends on the test (medians of
+     * unit medians, geometric means in a paired t or below 5 units;
+     * README's "Ratio and its interval"), not always the figures the
+     * table prints. */
     if (sb__report_any_comparison(run))
         fprintf(f,
-                "compare:  ratio = median time / baseline's (below 1: "
-                "faster); p Holm-adjusted over %s; verdict at alpha %g, "
-                "threshold +-%g%%\n",
+                "compare:  ratio = time / baseline's (below 1: faster), "
+                "of the estimates its test (JSON, CSV) names; p "
+                "Holm-adjusted over %s; verdict at alpha %g, threshold "
+                "+-%g%%\n",
                 "all rows", an->alpha, 100 * an->threshold);
     if (sb__report_any_comparison(run))
         run_level_line(run, f);
