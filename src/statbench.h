@@ -1185,7 +1185,8 @@ typedef struct sb_analysis_options {
  * the largest level at which such comparisons are required to keep
  * their false verdicts at alpha (tests/test_runlevel.c).  Two quiet runs
  * of one host differ less (0.04-0.2% seen), so the price is power: with
- * it, no change below about 12% can be claimed from one run a side. */
+ * it, no change below 12.5-13.8% (6 and 20 invocations in that test's
+ * model) can be claimed from one run a side. */
 #define SB_RUN_SD_ASSUMED 0.03
 
 /* The largest ratio sb_analysis_options.chain_apart takes: beyond it the
