@@ -27,7 +27,10 @@
  *       widened side by side by a run-to-run sd told (run_sd) or assumed
  *       (SB_RUN_SD_ASSUMED) for each single side
  *       (sb_stats_ratio_add_level), its p from the widened side facing 1.
- *       A told sd of 0 keeps the within-run test as it is.
+ *       A told sd of 0 keeps the within-run test as it is.  An interval
+ *       of pooled samples (one invocation) is widened too by the
+ *       process-to-process sd assumed (SB_PROCESS_SD_ASSUMED), told sd
+ *       or not: one process's samples cannot show it.
  *  - Both cells judged in core cycles (sb_cell_result.metric): the
  *    comparison is in core cycles; otherwise both in time.
  * Then Holm's adjustment over every comparison of the run, and a verdict.
