@@ -142,12 +142,12 @@ static sb_run *simulate(gsl_rng *r, size_t ncells, const double *truth,
 }
 
 /* One setting: nb runs on the baseline side, nc on the other (0: 1), k
- * invocations each, run_sd the model's run level, told the
- * comparison's run_sd (negative: not told). */
+ * invocations a run (kc on the other side; 0: k), run_sd the model's run
+ * level, told the comparison's run_sd (negative: not told). */
 struct setting {
     size_t nb, k;
     double sd_run, told;
-    size_t nc;
+    size_t nc, kc;
 };
 
 /* The runs on the compared side of s. */
@@ -174,7 +174,8 @@ static const sb_comparison *pair(gsl_rng *r, const struct setting *s,
     sb_analysis_options_init(&o);
     o.run_sd = s->told;
     *a_out = simulate(r, 1, &ta, s->nb, s->k, s->sd_run, 0.03, 0.05, &o);
-    *b_out = simulate(r, 1, &tb, runs_c(s), s->k, s->sd_run, 0.03, 0.05,
+    *b_out = simulate(r, 1, &tb, runs_c(s), s->kc ? s->kc : s->k,
+                      s->sd_run, 0.03, 0.05,
                       &o);
     if (!*a_out || !*b_out ||
         sb_run_compare_to(*b_out, *a_out, NULL, NULL) != SB_OK)
@@ -254,27 +255,31 @@ static void table(void)
 {
     static const struct setting set[] = {
         /* One run a side, nothing told: the assumed 3%. */
-        {1, 6, 0, -1, 0},     {1, 6, 0.01, -1, 0},  {1, 6, 0.03, -1, 0},
-        {1, 20, 0, -1, 0},    {1, 20, 0.01, -1, 0}, {1, 20, 0.03, -1, 0},
+        {1, 6, 0, -1, 0, 0},     {1, 6, 0.01, -1, 0, 0},  {1, 6, 0.03, -1, 0, 0},
+        {1, 20, 0, -1, 0, 0},    {1, 20, 0.01, -1, 0, 0}, {1, 20, 0.03, -1, 0, 0},
         /* One run against a baseline merged from 5 runs. */
-        {5, 6, 0.01, -1, 0},  {5, 6, 0.03, -1, 0},  {5, 20, 0.01, -1, 0},
-        {5, 20, 0.03, -1, 0},
+        {5, 6, 0.01, -1, 0, 0},  {5, 6, 0.03, -1, 0, 0},  {5, 20, 0.01, -1, 0, 0},
+        {5, 20, 0.03, -1, 0, 0},
         /* One run a side, the host's run-to-run sd told. */
-        {1, 6, 0.01, 0.01, 0}, {1, 20, 0.03, 0.03, 0},
+        {1, 6, 0.01, 0.01, 0, 0}, {1, 20, 0.03, 0.03, 0, 0},
         /* Told 0 in a model without a run level: the bootstrap over
          * invocation medians alone, whose width these rows check (a
          * width 10% short would cover 92%, not 95%). */
-        {1, 6, 0, 0, 0},      {1, 10, 0, 0, 0},     {1, 20, 0, 0, 0},
+        {1, 6, 0, 0, 0, 0},      {1, 10, 0, 0, 0, 0},     {1, 20, 0, 0, 0, 0},
         /* Few invocations a run: with one, the interval is of one
          * process's samples and the process level is in no data (it is
          * added, assumed); with 2 and 3, Welch's t over the invocation
          * medians. */
-        {1, 1, 0.03, -1, 0},  {1, 1, 0.03, 0.03, 0}, {1, 1, 0, -1, 0},
-        {1, 2, 0.03, -1, 0},  {1, 3, 0.03, -1, 0},
+        {1, 1, 0.03, -1, 0, 0},  {1, 1, 0.03, 0.03, 0, 0}, {1, 1, 0, -1, 0, 0},
+        {1, 2, 0.03, -1, 0, 0},  {1, 3, 0.03, -1, 0, 0},
         /* Merged runs on both sides: Welch's t over 3 and 4 run medians
          * a side, the bootstrap over 5 and 6. */
-        {3, 6, 0.03, -1, 3}, {4, 6, 0.03, -1, 4}, {5, 6, 0.03, -1, 5},
-        {6, 6, 0.03, -1, 6}, {6, 6, 0.01, -1, 6},
+        {3, 6, 0.03, -1, 3, 0}, {4, 6, 0.03, -1, 4, 0}, {5, 6, 0.03, -1, 5, 0},
+        {6, 6, 0.03, -1, 6, 0}, {6, 6, 0.01, -1, 6, 0},
+        /* One run of one invocation against 5 runs of 6: the runs'
+         * spread holds the process level over 6 invocations only, the
+         * single run's estimate all of it (the rest is assumed). */
+        {5, 6, 0.03, -1, 0, 1}, {5, 6, 0.01, -1, 0, 1},
     };
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     char buf[32];
@@ -283,7 +288,7 @@ static void table(void)
         tap_ok(0, "an rng");
         return;
     }
-    tap_diag("runs (baseline, other) | k | sd_run | run sd | level | false "
+    tap_diag("runs (baseline, other) | k (other's) | sd_run | run sd | level | false "
              "[Wilson 95%%] | power +5%% [Wilson] | power +10%% [Wilson] | "
              "coverage [Wilson] | mde");
     for (size_t i = 0; i < sizeof set / sizeof *set; i++) {
@@ -301,10 +306,11 @@ static void table(void)
         wilson(q.cover, q.n, &clo, &chi);
         wilson(q.power5, q.n5, &p5lo, &p5hi);
         wilson(q.power10, q.n10, &p10lo, &p10hi);
-        tap_diag("%zu, %zu | %zu | %.2f | %s | %s | %.1f%% [%.1f-%.1f] | "
+        tap_diag("%zu, %zu | %zu (%zu) | %.2f | %s | %s | "
+                 "%.1f%% [%.1f-%.1f] | "
                  "%.1f%% [%.1f-%.1f] | %.1f%% [%.1f-%.1f] | "
                  "%.1f%% [%.1f-%.1f] | %.1f%%",
-                 s->nb, runs_c(s), s->k, s->sd_run,
+                 s->nb, runs_c(s), s->k, s->kc ? s->kc : s->k, s->sd_run,
                  told_name(s->told, buf, sizeof buf),
                  sb_run_level_name(q.level), 100.0 * q.false_v / q.n,
                  100 * lo, 100 * hi, 100.0 * q.power5 / q.n5, 100 * p5lo,
@@ -316,10 +322,10 @@ static void table(void)
          * (its Wilson interval reaches down to alpha).  A rate of 8% in
          * 400 fails it. */
         tap_ok(lo <= ALPHA,
-               "%zu and %zu run(s), k %zu, sd_run %.2f, %s: false "
+               "%zu and %zu run(s), k %zu (%zu), sd_run %.2f, %s: false "
                "verdicts %.1f%% [Wilson %.1f-%.1f], not demonstrably "
                "above alpha",
-               s->nb, runs_c(s), s->k, s->sd_run,
+               s->nb, runs_c(s), s->k, s->kc ? s->kc : s->k, s->sd_run,
                told_name(s->told, buf, sizeof buf),
                100.0 * q.false_v / q.n, 100 * lo, 100 * hi);
         tap_ok(chi >= 0.95,
@@ -344,7 +350,7 @@ static void table(void)
      * false verdicts are what the change is for; they show that the
      * model's run level is real. */
     {
-        struct setting s = {1, 20, 0.03, 0, 0};
+        struct setting s = {1, 20, 0.03, 0, 0, 0};
         struct rates q;
         double lo, hi;
         gsl_rng_set(r, SEED + 100);
@@ -365,7 +371,7 @@ static void table(void)
      * widening is only as good as the sd it adds, and the false verdicts
      * then exceed alpha; README says so, citing this row. */
     {
-        struct setting s = {1, 20, 0.06, -1, 0};
+        struct setting s = {1, 20, 0.06, -1, 0, 0};
         struct rates q;
         double lo, hi, clo, chi;
         gsl_rng_set(r, SEED + 101);
@@ -455,7 +461,7 @@ static void mde_claim(struct setting s, unsigned long seed)
 static void cell_mde_claim(size_t k)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    struct setting s = {1, k, 0, 0, 0};
+    struct setting s = {1, k, 0, 0, 0, 0};
     double *m = malloc(CELL_RUNS * sizeof *m), mde, lo, hi, t = 1000;
     size_t slower = 0, n = 0;
 
@@ -673,10 +679,10 @@ int main(void)
 {
     sb_init();
     table();
-    mde_claim((struct setting){1, 20, 0.01, 0.01, 0}, 200);
-    mde_claim((struct setting){1, 6, 0, 0, 0}, 210);
-    mde_claim((struct setting){1, 20, 0, 0, 0}, 220);
-    mde_claim((struct setting){1, 6, 0.03, 0.03, 0}, 230);
+    mde_claim((struct setting){1, 20, 0.01, 0.01, 0, 0}, 200);
+    mde_claim((struct setting){1, 6, 0, 0, 0, 0}, 210);
+    mde_claim((struct setting){1, 20, 0, 0, 0, 0}, 220);
+    mde_claim((struct setting){1, 6, 0.03, 0.03, 0, 0}, 230);
     cell_mde_claim(6);
     cell_mde_claim(10);
     cell_mde_claim(20);

@@ -226,14 +226,15 @@ static void run_level_line(const sb_run *run, FILE *f)
             fprintf(f, "; no change below %.3g%% can be claimed at 80%% "
                        "power", 100 * mde);
         fputc('\n', f);
-        /* One invocation (or samples pooled over invocations): the
-         * processes' level is not in the data either, and is assumed. */
+        /* One invocation on a side (or samples pooled over
+         * invocations): the processes' level is not in the data either,
+         * and is assumed. */
         if (process)
             fprintf(f,
-                    "between:  %zu ratio%s of pooled samples (one "
-                    "invocation a side, or counts that differ): the "
-                    "process-to-process sd is not in them; %.3g%% assumed "
-                    "widens them too (more invocations show it)\n",
+                    "between:  %zu ratio%s resting on one process's "
+                    "samples (one invocation on a side): the "
+                    "process-to-process sd is not in the data; %.3g%% "
+                    "assumed widens them too (more invocations show it)\n",
                     process, process == 1 ? "" : "s",
                     100 * SB_PROCESS_SD_ASSUMED);
     }
