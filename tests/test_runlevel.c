@@ -642,7 +642,7 @@ static void pooled_files(void)
     enum { TRIALS = 300, NULLS = 2000, PROCS = 6, PER = 100 };
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     double x[PROCS * PER], h, p, lo, hi;
-    size_t warned = 0, alarms = 0;
+    size_t warned = 0, alarms = 0, covered = 0, analysed = 0;
 
     if (!r)
         return;
@@ -655,7 +655,29 @@ static void pooled_files(void)
         }
         warned += sb_stats_blocks_test(x, PROCS * PER, 10, &h, &p) == SB_OK &&
                   p < 0.001;
+        {
+            /* What analyze makes of the file: one set, its interval over
+             * the values as independent draws; the truth is the median
+             * of every process's level, 1000. */
+            const char *name = "pooled";
+            const double *v = x;
+            const size_t nv = PROCS * PER;
+            sb_run *run = NULL;
+            if (sb_run_from_samples_new(&name, &v, &nv, 1, NULL, t, &run,
+                                        NULL) == SB_OK) {
+                const sb_interval *iv = &sb_run_cell(run, 0)->interval;
+                analysed++;
+                covered += iv->lo <= 1000 && 1000 <= iv->hi;
+            }
+            sb_run_free(run);
+        }
     }
+    wilson(covered, analysed ? analysed : 1, &lo, &hi);
+    tap_ok(analysed == TRIALS && hi < 0.8,
+           "pooled processes: analyze's interval of the pooled file covers "
+           "the truth in %.1f%% [%.1f-%.1f] of %zu, far below its 95%%",
+           100.0 * covered / (analysed ? analysed : 1), 100 * lo, 100 * hi,
+           analysed);
     for (size_t t = 0; t < NULLS; t++) {
         for (size_t i = 0; i < PROCS * PER; i++)
             x[i] = 1000 * exp(gsl_ran_gaussian(r, 0.05));

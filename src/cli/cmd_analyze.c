@@ -42,7 +42,7 @@ static double *read_numbers(const char *path, size_t *n)
 /* One file's values as independent draws: what its interval assumes.
  * Values of several processes or runs one after the other are not (each
  * block shares its process's level), and the interval then covers the
- * truth far less often than it says (48% at 95% in a simulation of six
+ * truth far less often than it says (36-48% at 95% in simulations of six
  * processes).  In the order measured such blocks, or a drift, show as
  * ten consecutive blocks that differ (sb_stats_blocks_test); shuffled
  * values cannot show it, which README says.  v: the file's values in
