@@ -1,7 +1,15 @@
 /*
- * cpu.c: which SB_FEAT_* features the running CPU has, read with CPUID.
+ * cpu.c: which SB_FEAT_* features the running CPU has: read with CPUID on
+ * x86-64, from the auxiliary vector's AT_HWCAP on aarch64.
  *
- * A feature counts only when the CPU has it AND, for the SIMD register
+ * aarch64: the ID registers that describe the CPU's features are EL1's;
+ * user space reads them only where the kernel traps and emulates the read
+ * (HWCAP_CPUID), and what the kernel then shows is what it supports, not
+ * only what the silicon has.  AT_HWCAP is the kernel's own answer of what
+ * user space may use, the same answer on every Linux arm64 kernel, so
+ * that is what is read.
+ *
+ * x86-64: a feature counts only when the CPU has it AND, for the SIMD register
  * files wider than SSE, the operating system saves that state on a context
  * switch: CPUID says what the silicon can do, XCR0 (read with xgetbv, which
  * exists only when CPUID.1:ECX.OSXSAVE is set) says what the OS enabled.
@@ -75,6 +83,23 @@ static unsigned sb__detect(void)
     }
     return f;
 }
+#elif defined(SB_HAVE_AARCH64) && defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+
+/* HWCAP_ASIMD is bit 1 of AT_HWCAP in Linux's arm64 ABI
+ * (arch/arm64/include/uapi/asm/hwcap.h); glibc's <sys/auxv.h> names it
+ * through <bits/hwcap.h>, a C library without that header may not. */
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1ul << 1)
+#endif
+
+static unsigned sb__detect(void)
+{
+    unsigned f = 0;
+    if (getauxval(AT_HWCAP) & HWCAP_ASIMD)
+        f |= SB_FEAT_ASIMD;
+    return f;
+}
 #else
 static unsigned sb__detect(void)
 {
@@ -115,6 +140,8 @@ const char *sb_feature_name(unsigned bit)
         return "erms";
     case SB_FEAT_FSRM:
         return "fsrm";
+    case SB_FEAT_ASIMD:
+        return "asimd";
     }
     return "?";
 }

@@ -199,6 +199,8 @@ static const char *sb__needs(unsigned bit)
         return "needs erms";
     case SB_FEAT_FSRM:
         return "needs fsrm";
+    case SB_FEAT_ASIMD:
+        return "needs asimd";
     }
     return "needs an unknown CPU feature";
 }

@@ -540,7 +540,9 @@ enum sb_family {
 
 /* CPU features a kernel may need.  A kernel whose features the running CPU
  * lacks is reported unavailable and is never called.  ERMS and FSRM only
- * make rep movs/stos faster: they are reported, never required. */
+ * make rep movs/stos faster: they are reported, never required.  The x86
+ * bits come from CPUID (and XCR0), ASIMD from the Linux auxiliary vector's
+ * AT_HWCAP on aarch64; a CPU of one architecture never has the other's. */
 #define SB_FEAT_X86_64  (1u << 0) /* x86-64 instructions (rep movs/stos) */
 #define SB_FEAT_MMX     (1u << 1)
 #define SB_FEAT_SSE2    (1u << 2)
@@ -548,6 +550,7 @@ enum sb_family {
 #define SB_FEAT_AVX512F (1u << 4)
 #define SB_FEAT_ERMS    (1u << 5) /* enhanced rep movsb/stosb (speed only) */
 #define SB_FEAT_FSRM    (1u << 6) /* fast short rep mov (speed only) */
+#define SB_FEAT_ASIMD   (1u << 7) /* aarch64 Advanced SIMD (NEON) */
 
 /* One call of a kernel: copy n bytes from src to dst, clear n bytes at dst,
  * allocate n bytes, ...  src and dst never overlap.  state is what setup
@@ -611,7 +614,8 @@ typedef struct sb_kernel {
  * price is its test of the failure. */
 SB_API void sb_kernel_failed(int errnum);
 
-/* The SB_FEAT_* bits this CPU has (read with CPUID once, then cached). */
+/* The SB_FEAT_* bits this CPU has (read with CPUID on x86-64, from
+ * AT_HWCAP on aarch64, once, then cached). */
 SB_API unsigned sb_cpu_features(void);
 
 /* Name of one SB_FEAT_* value, e.g. sb_feature_name(SB_FEAT_AVX2) is

@@ -48,6 +48,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(SB_HAVE_AARCH64) && defined(__linux__)
+#include <sys/auxv.h>
+/* Linux's arm64 ABI: bit 1 of AT_HWCAP (asm/hwcap.h), spelled out so that
+ * the test does not take it from the header the library uses. */
+#define TEST_HWCAP_ASIMD (1ul << 1)
+#endif
+
 #include "kernels.h"
 #include "statbench.h"
 #include "sysinfo.h"
@@ -372,7 +379,7 @@ static const struct {
     {SB_FEAT_X86_64, "x86_64"}, {SB_FEAT_MMX, "mmx"},
     {SB_FEAT_SSE2, "sse2"},     {SB_FEAT_AVX2, "avx2"},
     {SB_FEAT_AVX512F, "avx512f"}, {SB_FEAT_ERMS, "erms"},
-    {SB_FEAT_FSRM, "fsrm"},
+    {SB_FEAT_FSRM, "fsrm"},     {SB_FEAT_ASIMD, "asimd"},
 };
 #define NFEATURES (sizeof features / sizeof features[0])
 
@@ -441,8 +448,14 @@ static void test_features(void)
            "x86-64 has x86_64, mmx and sse2");
     tap_ok(!(have & SB_FEAT_AVX512F) || (have & SB_FEAT_AVX2),
            "avx512f comes with avx2");
+    tap_ok(!(have & SB_FEAT_ASIMD), "no aarch64 feature on x86-64");
+#elif defined(SB_HAVE_AARCH64) && defined(__linux__)
+    TAP_IS_INT(have & ~SB_FEAT_ASIMD, 0, "no feature but asimd on aarch64");
+    TAP_IS_INT(!!(have & SB_FEAT_ASIMD),
+               !!(getauxval(AT_HWCAP) & TEST_HWCAP_ASIMD),
+               "asimd exactly when AT_HWCAP has HWCAP_ASIMD");
 #else
-    TAP_IS_INT(have, 0, "no x86 features off x86-64");
+    TAP_IS_INT(have, 0, "no CPU features off x86-64 and aarch64");
 #endif
     test_cpuinfo(have);
 
