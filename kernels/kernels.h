@@ -68,6 +68,31 @@ void sb__clear_avx2(void *dst, const void *src, size_t n, void *state);
 void sb__clear_avx512(void *dst, const void *src, size_t n, void *state);
 #endif
 
+#ifdef SB_HAVE_AARCH64
+/* kernels/copy_aarch64.c: ldp/stp, NEON and stnp copies; call
+ * sb__copy_neon only when sb_cpu_features() has SB_FEAT_ASIMD. */
+void sb__copy_ldp_stp(void *dst, const void *src, size_t n, void *state);
+void sb__copy_neon(void *dst, const void *src, size_t n, void *state);
+void sb__copy_stnp(void *dst, const void *src, size_t n, void *state);
+
+/* kernels/clear_aarch64.c: the dc zva clear and its available() hook,
+ * which reads DCZID_EL0 (sb__zva_block below). */
+void sb__clear_dc_zva(void *dst, const void *src, size_t n, void *state);
+int sb__clear_dc_zva_available(const char **why);
+#endif
+
+/* The bytes one dc zva zeroes, from the value of DCZID_EL0: 4 << BS, BS
+ * its bits 3:0 (log2 of the block in 4-byte words), or 0 when its DZP
+ * bit (bit 4) prohibits the instruction (it is then undefined at EL0: a
+ * SIGILL).  Plain arithmetic, so that tests/test_kernels.c checks it on
+ * every architecture. */
+static inline size_t sb__zva_block(uint64_t dczid)
+{
+    if (dczid & (1u << 4))
+        return 0;
+    return (size_t)4 << (dczid & 0xf);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Building blocks for the kernel files                                      */
 /* ------------------------------------------------------------------------ */

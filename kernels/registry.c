@@ -2,7 +2,8 @@
  * registry.c: the table of built-in kernels and the lookups over it.
  *
  * To add a kernel: write its sb_kernel_fn in a kernels/ file, declare it in
- * kernels.h (inside #ifdef SB_HAVE_X86_64 when it uses x86 instructions),
+ * kernels.h (inside #ifdef SB_HAVE_X86_64 when it uses x86 instructions,
+ * SB_HAVE_AARCH64 when aarch64 ones),
  * and add one row below, in the place a reader of the kernel list expects
  * (families together, simplest variant first).  The lookups and the byte
  * checks of tests/test_kernels.c walk this table; that test also lists the
@@ -18,17 +19,20 @@
 #include "kernels_sys.h"
 #include "sb_internal.h"
 
-#define SB__ROW(kname, kfamily, kdesc, kfeatures, kfn)                  \
+#define SB__ROW(kname, kfamily, kdesc, kfeatures, kfn, kavail)          \
     {                                                                     \
         .size = sizeof(sb_kernel), .name = (kname), .family = (kfamily),  \
         .description = (kdesc), .features = (kfeatures), .fn = (kfn),     \
-        .setup = NULL, .teardown = NULL, .available = NULL,               \
+        .setup = NULL, .teardown = NULL, .available = (kavail),           \
         .flags = 0 /* works on the buffers it is given */                 \
     }
 #define SB__COPY(kname, kdesc, kfeatures, kfn) \
-    SB__ROW(kname, SB_FAMILY_COPY, kdesc, kfeatures, kfn)
+    SB__ROW(kname, SB_FAMILY_COPY, kdesc, kfeatures, kfn, NULL)
 #define SB__CLEAR(kname, kdesc, kfeatures, kfn) \
-    SB__ROW(kname, SB_FAMILY_CLEAR, kdesc, kfeatures, kfn)
+    SB__ROW(kname, SB_FAMILY_CLEAR, kdesc, kfeatures, kfn, NULL)
+/* A clear that needs more than CPU features (an available() hook). */
+#define SB__CLEAR_IF(kname, kdesc, kfeatures, kfn, kavail) \
+    SB__ROW(kname, SB_FAMILY_CLEAR, kdesc, kfeatures, kfn, kavail)
 
 /* Names are unique across families: a clear kernel whose technique has a
  * copy kernel of the same name takes a "clear_" prefix.  Descriptions are
@@ -36,7 +40,8 @@
 static const sb_kernel sb__kernels[] = {
     /* Copy: the string moves first, as the threads compared them; the
      * movl stream and libc; the 64-bit integer copy; the SIMD register
-     * files from MMX up, each cached and then non-temporal; memmove; the
+     * files from MMX up, each cached and then non-temporal (on aarch64:
+     * the load/store pairs, NEON, the non-temporal pairs); memmove; the
      * fused checksum-and-copy. */
 #ifdef SB_HAVE_X86_64
     SB__COPY("movsb",
@@ -97,6 +102,20 @@ static const sb_kernel sb__kernels[] = {
              "lines, 256 bytes a loop, sfence, vzeroupper",
              SB_FEAT_AVX512F, sb__copy_avx512_nt),
 #endif
+#ifdef SB_HAVE_AARCH64
+    SB__COPY("ldp_stp",
+             "ldp/stp of x-register pairs, 64 bytes a loop after aligning "
+             "the destination to 16, then 16-byte pairs (arm64 memcpy)",
+             0, sb__copy_ldp_stp),
+    SB__COPY("neon",
+             "NEON ld1/st1 of four q registers, 64 bytes a loop after "
+             "aligning the destination to 16, then single q registers",
+             SB_FEAT_ASIMD, sb__copy_neon),
+    SB__COPY("stnp",
+             "ldp loads, stnp stores of 64-aligned lines, prfm pldl1strm a "
+             "line ahead, dmb ish (arm64 copy_page)",
+             0, sb__copy_stnp),
+#endif
     SB__COPY("memmove",
              "libc memmove through a function pointer (the price of not "
              "promising that the buffers do not overlap)",
@@ -106,8 +125,8 @@ static const sb_kernel sb__kernels[] = {
              "with end-around carry (the threads' csum_and_copy_from_user)",
              0, sb__copy_csum),
 
-    /* Clear: the string stores, the movl stream, the SIMD register files,
-     * the C library. */
+    /* Clear: the string stores, the movl stream, the SIMD register files
+     * (on aarch64: dc zva), the C library. */
 #ifdef SB_HAVE_X86_64
     SB__CLEAR("stosb",
               "rep stosb: byte string store of all n bytes (fast with ERMS)",
@@ -146,6 +165,12 @@ static const sb_kernel sb__kernels[] = {
               "AVX-512 vmovdqa64 of a zeroed zmm after aligning the "
               "destination to 64, 256 bytes a loop, vzeroupper",
               SB_FEAT_AVX512F, sb__clear_avx512),
+#endif
+#ifdef SB_HAVE_AARCH64
+    SB__CLEAR_IF("dc_zva",
+                 "dc zva of DCZID_EL0's block size, stp xzr head and tail; "
+                 "unavailable where DCZID_EL0.DZP is set (arm64 clear_page)",
+                 0, sb__clear_dc_zva, sb__clear_dc_zva_available),
 #endif
     SB__CLEAR("memset",
               "libc memset through a function pointer (the C library's own "

@@ -33,6 +33,11 @@
  * alignment with source 0, and the diagonal: the sizes up to 4096 already
  * put every head and tail length against every source misalignment.
  *
+ * The registry is walked, so on aarch64 its own kernels (ldp_stp, neon,
+ * stnp, dc_zva; tools/aarch64.sh runs this under qemu-user) get the same
+ * matrix; and on every architecture the decoding of dc zva's block from
+ * DCZID_EL0 is checked, prohibited values included.
+ *
  * Then: csum_copy's checksum against a plain RFC 1071 implementation at
  * every alignment and every length 0..256 (odd ones included) and at
  * larger sizes; and, after each MMX kernel, an empty x87 tag word and
@@ -288,6 +293,11 @@ static void test_table(void)
         {"avx512", SB_FAMILY_COPY, SB_FEAT_AVX512F},
         {"avx512_nt", SB_FAMILY_COPY, SB_FEAT_AVX512F},
 #endif
+#ifdef SB_HAVE_AARCH64
+        {"ldp_stp", SB_FAMILY_COPY, 0},
+        {"neon", SB_FAMILY_COPY, SB_FEAT_ASIMD},
+        {"stnp", SB_FAMILY_COPY, 0},
+#endif
         {"memmove", SB_FAMILY_COPY, 0},
         {"csum_copy", SB_FAMILY_COPY, 0},
 #ifdef SB_HAVE_X86_64
@@ -302,6 +312,9 @@ static void test_table(void)
         {"clear_sse2_nt", SB_FAMILY_CLEAR, SB_FEAT_SSE2},
         {"clear_avx2", SB_FAMILY_CLEAR, SB_FEAT_AVX2},
         {"clear_avx512", SB_FAMILY_CLEAR, SB_FEAT_AVX512F},
+#endif
+#ifdef SB_HAVE_AARCH64
+        {"dc_zva", SB_FAMILY_CLEAR, 0},
 #endif
         {"memset", SB_FAMILY_CLEAR, 0},
     };
@@ -419,6 +432,38 @@ static void test_cpuinfo(unsigned have)
 #endif
 }
 
+/* dc zva's block from DCZID_EL0 (kernels.h), on every architecture: the
+ * decoding is arithmetic.  On aarch64, the dc_zva kernel is available
+ * exactly when this CPU's DCZID_EL0, read here, says dc zva is allowed. */
+static void test_zva(void)
+{
+    TAP_IS_INT(sb__zva_block(0x4), 64, "DCZID_EL0 BS 4: 64-byte blocks");
+    TAP_IS_INT(sb__zva_block(0x0), 4, "DCZID_EL0 BS 0: 4-byte blocks");
+    TAP_IS_INT(sb__zva_block(0x9), 2048, "DCZID_EL0 BS 9: 2 KiB blocks");
+    TAP_IS_INT(sb__zva_block(0x14), 0, "DCZID_EL0 DZP set: prohibited");
+    TAP_IS_INT(sb__zva_block(0x10), 0, "DCZID_EL0 DZP, BS 0: prohibited");
+#if defined(SB_HAVE_AARCH64) && defined(__aarch64__)
+    {
+        uint64_t dczid;
+        const sb_kernel *k = sb_kernel_find("dc_zva");
+        const char *why = NULL;
+        int avail;
+        __asm__ volatile("mrs %0, dczid_el0" : "=r"(dczid));
+        avail = sb_kernel_available(k, &why);
+        tap_diag("DCZID_EL0 0x%llx: dc zva %s, blocks of %zu bytes",
+                 (unsigned long long)dczid,
+                 dczid & 0x10 ? "prohibited" : "allowed",
+                 (size_t)4 << (dczid & 0xf));
+        tap_ok(k && avail == !(dczid & 0x10) &&
+                   (avail || (why && strstr(why, "DZP"))),
+               "dc_zva available %d as DCZID_EL0.DZP says (%s)", avail,
+               why ? why : "no reason");
+    }
+#else
+    tap_skip("dc_zva available as DCZID_EL0 says: not aarch64");
+#endif
+}
+
 static void test_features(void)
 {
     unsigned have = sb_cpu_features(), known = 0;
@@ -492,16 +537,19 @@ static void test_features(void)
         tap_ok(avail == 0 && why && why[0],
                "sb_kernel_available(NULL) is 0 (%s)", why ? why : "(null)");
     }
-    /* The registered kernels: available exactly when the features are. */
+    /* The registered kernels: available exactly when the features are
+     * and the kernel's own check (when it has one) agrees. */
     for (i = 0; i < sb_kernel_count(); ++i) {
         const sb_kernel *k = sb_kernel_at(i);
-        const char *why = NULL;
+        const char *why = NULL, *own = NULL;
         int avail = sb_kernel_available(k, &why);
-        tap_ok(avail == ((k->features & ~have) == 0) &&
-                   (avail ? why == NULL : why != NULL),
+        int want = (k->features & ~have) == 0 &&
+                   (!k->available || k->available(&own));
+        tap_ok(avail == want && (avail ? why == NULL : why != NULL),
                "%s: available %d%s%s", k->name, avail, why ? ", " : "",
                why ? why : "");
     }
+    test_zva();
 }
 
 /* ------------------------------------------------------------------------ */
