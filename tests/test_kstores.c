@@ -17,6 +17,13 @@
  * fewer than L bytes.  For a non-temporal kernel A = L = 64: every line it
  * stores to it fills.  The expected range is computed here from the
  * pointers alone, not by the kernels' sb__head.
+ *
+ * The aarch64 kernels store from asm too; each calls the hook in C with
+ * the address and width its asm then stores to, as the x86 ones do, so
+ * the hook sees them the same way.  dc_zva's unit is the block DCZID_EL0
+ * states, read here with its own mrs; a kernel whose unit is more than
+ * 64 bytes gets the sizes scaled by its unit / 64, so that as many of its
+ * calls reach the main loop as a 64-byte kernel's do.
  */
 #include "config.h"
 
@@ -24,6 +31,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(SB_HAVE_AARCH64) && defined(__aarch64__)
+#include <sys/auxv.h>
+#define TEST_HWCAP_ASIMD (1ul << 1) /* Linux's arm64 AT_HWCAP bit */
+
+/* dc zva's block from DCZID_EL0, or 0 when DZP prohibits it. */
+static size_t zva_block(void)
+{
+    uint64_t v;
+    __asm__ volatile("mrs %0, dczid_el0" : "=r"(v));
+    return v & 0x10 ? 0 : (size_t)4 << (v & 0xf);
+}
+#endif
 
 #include "kernels.h"
 #include "tap.h"
@@ -155,10 +175,29 @@ int main(void)
         {"clear_avx512", sb__clear_avx512, __builtin_cpu_supports("avx512f"),
          64, 64, 64, 1},
 #endif
+#if defined(SB_HAVE_AARCH64) && defined(__aarch64__)
+        /* ldp_stp and neon: the 64-byte loop, then 16-byte pairs or
+         * single q registers, so whole 16-byte units from the aligned
+         * destination on; stnp fills whole lines with 16-byte stnp. */
+        {"ldp_stp", sb__copy_ldp_stp, 1, 16, 16, 16, 0},
+        {"neon", sb__copy_neon,
+         (getauxval(AT_HWCAP) & TEST_HWCAP_ASIMD) != 0, 16, 16, 16, 0},
+        {"stnp", sb__copy_stnp, 1, 64, 64, 16, 0},
+        {"dc_zva", sb__clear_dc_zva, zva_block() != 0, zva_block(),
+         zva_block(), zva_block(), 1},
+#endif
     };
-    size_t big = 2 * 4096 + 4096;
-    unsigned char *src = aligned_alloc(4096, big), *dst = aligned_alloc(4096,
-                                                                        big);
+    size_t nks = sizeof ks / sizeof ks[0], maxscale = 1, big;
+    unsigned char *src, *dst;
+
+    for (size_t j = 0; j < nks; j++)
+        if (ks[j].available && ks[j].l / 64 > maxscale)
+            maxscale = ks[j].l / 64;
+    /* Room for the 64 bytes before the destination, the largest offset,
+     * the largest scaled size and the guard after it, in whole pages. */
+    big = (64 + 64 + (4096 + 13) * maxscale + 64 + 4095) / 4096 * 4096;
+    src = aligned_alloc(4096, big);
+    dst = aligned_alloc(4096, big);
 
     if (!src || !dst) {
         printf("Bail out! out of memory\n");
@@ -166,9 +205,10 @@ int main(void)
     }
     for (size_t i = 0; i < big; i++)
         src[i] = (unsigned char)(i * 131 + 7);
-    for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+    for (size_t j = 0; j < nks; j++) {
         const struct kernel *k = &ks[j];
         size_t calls = 0, looped = 0, bad = 0;
+        size_t scale = k->l > 64 ? k->l / 64 : 1;
         char why[320] = "";
         if (!k->available) {
             tap_skip("%s: the CPU lacks its instructions", k->name);
@@ -178,14 +218,15 @@ int main(void)
             for (size_t b = 0; b < sizeof src_off / sizeof src_off[0]; b++)
                 for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
                     char w[160];
+                    size_t n = sizes[c] * scale;
                     calls++;
                     if (check_call(k, dst + 64 + dst_off[a],
-                                   src + 64 + src_off[b], sizes[c], w,
+                                   src + 64 + src_off[b], n, w,
                                    sizeof w) != 0) {
                         if (!bad++)
                             snprintf(why, sizeof why,
                                      "dst +%zu, src +%zu, %zu bytes: %s",
-                                     dst_off[a], src_off[b], sizes[c], w);
+                                     dst_off[a], src_off[b], n, w);
                     } else if (nstores) {
                         looped++;
                     }
