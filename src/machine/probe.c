@@ -532,10 +532,15 @@ int sb__probe_open(sb__probe *p, int tsc, double hz, sb_meta *meta,
     if (p->sched_fd < 0)
         sb__meta_note(meta, "cpu-wait: not checked (no readable "
                             "/proc/thread-self/schedstat)");
+    /* Without the chains only PAPI_TOT_CYC gives a core clock (aarch64's
+     * PMU cycle counter, where PAPI's perf_event component knows the
+     * core), and checks.c replaces this note when it is read: a note that
+     * stays means neither. */
     if (!sb__arch_have_chains()) {
         snprintf(meta->probe, sizeof meta->probe, "none");
         snprintf(meta->probe_note, sizeof meta->probe_note,
-                 "no clock probe on this architecture (x86-64 only)");
+                 "no PAPI_TOT_CYC read and no clock probe on this "
+                 "architecture (the imul chain is x86-64's)");
         return SB_OK;
     }
     if (posix_memalign(&p->buf, 64, 4096) != 0)

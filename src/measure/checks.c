@@ -142,10 +142,14 @@ static int open_probes(struct probe *pr, sb__invocation *inv,
         if (strcmp(m->counter_names[j], "PAPI_TOT_CYC") == 0)
             pr->i_cyc = (int)j;
     if (pr->i_cyc >= 0) {
+        /* Without the chains (aarch64) there was nothing to refuse. */
+        const char *chain = pr->cp.clock_ok ? "agrees with add"
+                            : strcmp(m->probe, "none") == 0
+                                ? "none on this architecture"
+                                : "refused";
         snprintf(m->probe, sizeof m->probe, "pmu");
         snprintf(m->probe_note, sizeof m->probe_note,
-                 "core cycles from PAPI_TOT_CYC (imul chain: %s)",
-                 pr->cp.clock_ok ? "agrees with add" : "refused");
+                 "core cycles from PAPI_TOT_CYC (imul chain: %s)", chain);
     }
     pr->ldst = malloc(2 * COST_RING * sizeof *pr->ldst);
     pr->clk = malloc(COST_RING * sizeof *pr->clk);
