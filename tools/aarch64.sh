@@ -3,7 +3,8 @@
 # for aarch64 in BUILDDIR (from this source tree, configured with
 # --host=aarch64-linux-gnu) and run tests under qemu-user, by binfmt, so
 # that the aarch64 code (src/arch/aarch64.c, the counter's reads in
-# src/arch/ticks.h) is built and run on an x86-64 machine.  TEST...: the
+# src/arch/ticks.h, the kernels of kernels/copy_aarch64.c and
+# kernels/clear_aarch64.c) is built and run on an x86-64 machine.  TEST...: the
 # tests to run, as names in Makefile.am's TESTS ("tests/test_kernels"),
 # or "all" for the whole suite; none given, the tests below.  Under
 # emulation timing figures mean nothing: what this proves is that the
