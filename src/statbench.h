@@ -525,6 +525,57 @@ typedef struct sb_levels {
 SB_API int sb_stats_levels(const double *const *groups, const size_t *n,
                            size_t m, double level, sb_levels *out);
 
+/* ---- Change points ------------------------------------------------------ */
+
+/* E-Divisive means (Matteson and James 2014) as Daly et al. use it on
+ * performance series (ICPE 2020): the options.  The caller fills it
+ * (set size, or call sb_cp_options_init for the defaults). */
+typedef struct sb_cp_options {
+    size_t size;         /* sizeof(sb_cp_options) */
+    double exponent;     /* alpha of the distances |a - b|^alpha, in
+                            (0, 2); default 1 */
+    double pvalue;       /* a split is kept while its permutation p is at
+                            most this, in (0, 1); default 0.05 */
+    size_t permutations; /* R, 1 .. 100000; default 199 (p's resolution
+                            0.005, and 10 of 200 at the cutoff) */
+    size_t min_size;     /* fewest values a segment may have, >= 2;
+                            default 5 */
+    uint64_t seed;       /* of the permutations (gsl_rng_mt19937, folded
+                            as the bootstrap's); default 1 */
+} sb_cp_options;
+
+/* One change point: values index .. are the new segment. */
+typedef struct sb_change_point {
+    size_t index; /* first value after the change, 1 .. n - 1 */
+    double q;     /* Q-hat of the split when it was found */
+    double p;     /* permutation p, (count + 1) / (R + 1) */
+} sb_change_point;
+
+/* The defaults above (o->size set); no effect for NULL. */
+SB_API void sb_cp_options_init(sb_cp_options *o);
+
+/* The best split of x[0..n-1] by the energy statistic: the tau (values
+ * 0..tau-1 against tau..n-1, each side at least min_size >= 2 values)
+ * with the largest Q-hat = m k / (m + k) E, where E is the energy
+ * distance of the two sides with exponent in (0, 2).  q_all (optional, n
+ * values) gets every tau's Q-hat, NAN where tau is not allowed.
+ * SB_EINVAL for NULL pointers, non-finite data, min_size < 2, a bad
+ * exponent or n > 4096; SB_ENUMERIC when n < 2 min_size; SB_ENOMEM. */
+SB_API int sb_stats_energy_split(const double *x, size_t n, size_t min_size,
+                                 double exponent, double *q_all, size_t *tau,
+                                 double *q);
+
+/* The change points of x[0..n-1] (time order, finite, n <= 4096) by
+ * recursive bisection: the best split over the current segments, kept
+ * when its permutation p (values shuffled within each segment, o->seed)
+ * is at most o->pvalue, until one is not.  o NULL: the defaults.  At most
+ * max are written to out, in order of index (n / min_size is always
+ * enough); *nfound is how many were found.  Deterministic for a seed.
+ * SB_EINVAL for bad arguments or options, SB_ENOMEM. */
+SB_API int sb_stats_edivisive(const double *x, size_t n,
+                              const sb_cp_options *o, sb_change_point *out,
+                              size_t max, size_t *nfound);
+
 /* ------------------------------------------------------------------------ */
 /* Kernels (kernels/)                                                        */
 /* ------------------------------------------------------------------------ */

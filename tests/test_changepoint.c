@@ -1,0 +1,334 @@
+/*
+ * test_changepoint.c: E-Divisive means (stats/changepoint.c).
+ *
+ * The energy statistic and the best split against the exact rational
+ * values of tests/fixtures/make_changepoint_ref.py (every tau's Q-hat of
+ * eight small series, within 1e-12 of the largest); the refusals; and the
+ * permutation test by simulation: the false-alarm rate on series with no
+ * change against the p cutoff, the detection rate (at the right run) of
+ * one step of 5% and of 10% in run-to-run noise of 2%, and the false
+ * change points beside a real one.
+ *
+ * Rates are judged by their Wilson 95% interval: a false-alarm rate fails
+ * when its interval lies wholly above the cutoff, or wholly below half of
+ * it (a test that never fires is no test either); a detection rate when
+ * its interval lies wholly below the rate claimed.  Each section draws
+ * from gsl_rng_mt19937 with its own fixed seed, and the permutations
+ * from their own seeds, so a failure reproduces exactly.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "statbench.h"
+#include "tap.h"
+
+#define SEED 20261207UL
+
+static void wilson(size_t k, size_t n, double *lo, double *hi)
+{
+    double z = 1.959963984540054, p = (double)k / (double)n;
+    double d = 1 + z * z / (double)n;
+    double c = (p + z * z / (2.0 * (double)n)) / d;
+    double h = z * sqrt(p * (1 - p) / (double)n +
+                        z * z / (4.0 * (double)n * (double)n)) /
+               d;
+    *lo = c - h;
+    *hi = c + h;
+}
+
+/* ---- the reference values ------------------------------------------- */
+
+#define MAXN 64
+
+/* Values after key on the record line into v[*n ...]. */
+static int append_values(const char *line, const char *key, double *v,
+                         size_t *n)
+{
+    size_t kl = strlen(key);
+    const char *p;
+    char *end;
+    if (strncmp(line, key, kl) || line[kl] != ' ')
+        return 0;
+    p = line + kl;
+    for (;;) {
+        double d = strtod(p, &end);
+        if (end == p)
+            break;
+        if (*n >= MAXN)
+            return -1;
+        v[(*n)++] = d;
+        p = end;
+    }
+    return 1;
+}
+
+static void check_case(const char *name, size_t n, size_t min, double alpha,
+                       size_t tau, double q, const double *x, size_t nx,
+                       const double *qs, size_t nq)
+{
+    double got[MAXN], scale = 0.0, worst = 0.0, gq = NAN;
+    size_t gt = 0;
+    int rc;
+
+    if (nx != n || nq != n) {
+        tap_ok(0, "%s: fixture holds %zu values and %zu Q, want %zu", name,
+               nx, nq, n);
+        return;
+    }
+    rc = sb_stats_energy_split(x, n, min, alpha, got, &gt, &gq);
+    TAP_IS_INT(rc, SB_OK, "%s: energy split succeeds", name);
+    TAP_IS_INT(gt, tau, "%s: best split at tau %zu", name, tau);
+    for (size_t t = 0; t < n; t++)
+        if (isfinite(qs[t]) && fabs(qs[t]) > scale)
+            scale = fabs(qs[t]);
+    for (size_t t = 0; t < n; t++) {
+        if (isnan(qs[t]) != isnan(got[t])) {
+            worst = INFINITY;
+            continue;
+        }
+        if (!isnan(qs[t]) && fabs(got[t] - qs[t]) > worst)
+            worst = fabs(got[t] - qs[t]);
+    }
+    if (!tap_ok(worst <= 1e-12 * scale,
+                "%s: every tau's Q-hat within 1e-12 of the largest", name))
+        tap_diag("  worst difference %.3g, largest |Q| %.6g", worst, scale);
+    TAP_IS_REL(gq, q, 1e-12, "%s: Q-hat of the best split", name);
+}
+
+static void reference(void)
+{
+    tap_reader r;
+    char *line, name[64] = "";
+    size_t n = 0, min = 0, tau = 0, nx = 0, nq = 0, cases = 0;
+    double alpha = 0, q = 0, x[MAXN], qs[MAXN];
+    int bad = 0, open = 0;
+
+    if (tap_fixture_open(&r, "changepoint_ref.txt") != 0)
+        return;
+    while ((line = tap_fixture_next(&r))) {
+        int a;
+        if (!strncmp(line, "case ", 5)) {
+            if (open)
+                check_case(name, n, min, alpha, tau, q, x, nx, qs, nq);
+            if (sscanf(line, "case %63s %zu %zu %lf %zu %lf", name, &n, &min,
+                       &alpha, &tau, &q) != 6 ||
+                n > MAXN) {
+                bad = 1;
+                break;
+            }
+            nx = nq = 0;
+            open = 1;
+            cases++;
+        } else if ((a = append_values(line, "x", x, &nx)) != 0 ||
+                   (a = append_values(line, "q", qs, &nq)) != 0) {
+            if (a < 0 || !open) {
+                bad = 1;
+                break;
+            }
+        } else {
+            bad = 1;
+            break;
+        }
+    }
+    if (!bad && open)
+        check_case(name, n, min, alpha, tau, q, x, nx, qs, nq);
+    tap_fixture_close(&r, bad);
+    tap_at_least(cases, 8, "cases");
+}
+
+/* ---- refusals and small cases --------------------------------------- */
+
+static void refusals(void)
+{
+    double x[20] = {1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2}, q;
+    size_t tau, nf = 99;
+    sb_change_point cp[4];
+    sb_cp_options o;
+
+    TAP_IS_INT(sb_stats_energy_split(NULL, 12, 3, 1, NULL, &tau, &q),
+               SB_EINVAL, "energy split: NULL data refused");
+    TAP_IS_INT(sb_stats_energy_split(x, 12, 1, 1, NULL, &tau, &q), SB_EINVAL,
+               "energy split: min_size 1 refused");
+    TAP_IS_INT(sb_stats_energy_split(x, 12, 3, 2, NULL, &tau, &q), SB_EINVAL,
+               "energy split: exponent 2 refused");
+    TAP_IS_INT(sb_stats_energy_split(x, 12, 3, 0, NULL, &tau, &q), SB_EINVAL,
+               "energy split: exponent 0 refused");
+    TAP_IS_INT(sb_stats_energy_split(x, 12, 7, 1, NULL, &tau, &q),
+               SB_ENUMERIC, "energy split: too short for min_size 7");
+    x[3] = NAN;
+    TAP_IS_INT(sb_stats_energy_split(x, 12, 3, 1, NULL, &tau, &q), SB_EINVAL,
+               "energy split: NaN refused");
+    TAP_IS_INT(sb_stats_edivisive(x, 12, NULL, cp, 4, &nf), SB_EINVAL,
+               "edivisive: NaN refused");
+    x[3] = 1;
+    sb_cp_options_init(&o);
+    o.size = 4;
+    TAP_IS_INT(sb_stats_edivisive(x, 12, &o, cp, 4, &nf), SB_EINVAL,
+               "edivisive: unknown options size refused");
+    sb_cp_options_init(&o);
+    o.pvalue = 1;
+    TAP_IS_INT(sb_stats_edivisive(x, 12, &o, cp, 4, &nf), SB_EINVAL,
+               "edivisive: p cutoff 1 refused");
+    sb_cp_options_init(&o);
+    o.permutations = 0;
+    TAP_IS_INT(sb_stats_edivisive(x, 12, &o, cp, 4, &nf), SB_EINVAL,
+               "edivisive: 0 permutations refused");
+    sb_cp_options_init(&o);
+    TAP_IS_INT(sb_stats_edivisive(x, 12, &o, NULL, 4, &nf), SB_EINVAL,
+               "edivisive: NULL out refused");
+    TAP_IS_INT(sb_stats_edivisive(x, 9, &o, cp, 4, &nf), SB_OK,
+               "edivisive: a series shorter than two segments");
+    TAP_IS_INT(nf, 0, "... has no change point");
+
+    /* A clean step: found at its run, with the smallest p there is (a
+     * permutation that puts every 1 on one side, 2 in C(20, 10), is too
+     * rare to count). */
+    for (int i = 0; i < 20; i++)
+        x[i] = i < 10 ? 1 : 2;
+    o.min_size = 3;
+    TAP_IS_INT(sb_stats_edivisive(x, 20, &o, cp, 4, &nf), SB_OK,
+               "edivisive: a clean step");
+    TAP_IS_INT(nf, 1, "... one change point");
+    TAP_IS_INT(nf ? cp[0].index : 0, 10, "... at value 10");
+    TAP_IS_REL(nf ? cp[0].p : 0, 1.0 / 200, 1e-12, "... p = 1/200");
+    /* Every value equal: no split scores, no change point. */
+    for (int i = 0; i < 20; i++)
+        x[i] = 7;
+    TAP_IS_INT(sb_stats_edivisive(x, 20, &o, cp, 4, &nf), SB_OK,
+               "edivisive: a constant series");
+    TAP_IS_INT(nf, 0, "... has no change point");
+}
+
+/* ---- simulation ------------------------------------------------------- */
+
+/* Run-to-run noise: each run's estimate exp(N(log level, sd)). */
+static void series(gsl_rng *r, double *x, size_t n, size_t at, double step,
+                   double sd)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = 1000.0 * (i >= at ? 1.0 + step : 1.0) *
+               exp(gsl_ran_gaussian_ziggurat(r, sd));
+}
+
+#define TRIALS 1000
+#define RUNS 30
+
+static void false_alarms(void)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    double x[RUNS], lo, hi;
+    sb_change_point cp[RUNS];
+    sb_cp_options o;
+    size_t alarms = 0, nf;
+
+    if (!r) {
+        tap_ok(0, "gsl_rng_alloc");
+        return;
+    }
+    gsl_rng_set(r, SEED + 1);
+    sb_cp_options_init(&o);
+    for (size_t t = 0; t < TRIALS; t++) {
+        series(r, x, RUNS, RUNS, 0, 0.02);
+        o.seed = SEED + 1000 + t;
+        if (sb_stats_edivisive(x, RUNS, &o, cp, RUNS, &nf) != SB_OK)
+            break;
+        alarms += nf > 0;
+    }
+    wilson(alarms, TRIALS, &lo, &hi);
+    if (!tap_ok(lo <= o.pvalue && hi >= o.pvalue / 2,
+                "no change, %d runs, sd 2%%: false alarms %zu of %d, "
+                "Wilson [%.3f, %.3f] reaches %.3f and stays above half "
+                "of it",
+                RUNS, alarms, TRIALS, lo, hi, o.pvalue))
+        tap_diag("  a rate wholly above the cutoff is a test that lies");
+    gsl_rng_free(r);
+}
+
+/* One step of size step at run RUNS / 2 in sd-2% noise: the share of
+ * series where a change point lands within one run of it, and the false
+ * change points (those farther away) per series. */
+static void detection(double step, double claim, unsigned long section)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    double x[RUNS], lo, hi;
+    sb_change_point cp[RUNS];
+    sb_cp_options o;
+    size_t hits = 0, extra = 0, nf, at = RUNS / 2;
+
+    if (!r) {
+        tap_ok(0, "gsl_rng_alloc");
+        return;
+    }
+    gsl_rng_set(r, SEED + section);
+    sb_cp_options_init(&o);
+    for (size_t t = 0; t < TRIALS / 2; t++) {
+        int hit = 0;
+        series(r, x, RUNS, at, step, 0.02);
+        o.seed = SEED + 5000 * section + t;
+        if (sb_stats_edivisive(x, RUNS, &o, cp, RUNS, &nf) != SB_OK)
+            break;
+        for (size_t k = 0; k < nf; k++) {
+            if (!hit && cp[k].index + 1 >= at && cp[k].index <= at + 1)
+                hit = 1;
+            else
+                extra++;
+        }
+        hits += hit;
+    }
+    wilson(hits, TRIALS / 2, &lo, &hi);
+    tap_ok(hi >= claim,
+           "a %.0f%% step at run %zu of %d, sd 2%%: found within a run in "
+           "%zu of %d (Wilson [%.3f, %.3f], claimed %.2f)",
+           100 * step, at, RUNS, hits, TRIALS / 2, lo, hi, claim);
+    tap_ok((double)extra / (TRIALS / 2) <= 0.15,
+           "... false change points beside it: %.3f per series (at most "
+           "0.15)",
+           (double)extra / (TRIALS / 2));
+    gsl_rng_free(r);
+}
+
+/* The same seed gives the same answer; the answer is not the seed's. */
+static void determinism(void)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    double x[RUNS];
+    sb_change_point a[RUNS], b[RUNS], c[RUNS];
+    sb_cp_options o;
+    size_t na = 0, nb = 0, nc = 0;
+
+    if (!r) {
+        tap_ok(0, "gsl_rng_alloc");
+        return;
+    }
+    gsl_rng_set(r, SEED + 9);
+    series(r, x, RUNS, 10, 0.10, 0.02);
+    sb_cp_options_init(&o);
+    sb_stats_edivisive(x, RUNS, &o, a, RUNS, &na);
+    sb_stats_edivisive(x, RUNS, &o, b, RUNS, &nb);
+    o.seed = 77;
+    sb_stats_edivisive(x, RUNS, &o, c, RUNS, &nc);
+    tap_ok(na == nb && na > 0 && !memcmp(a, b, na * sizeof *a),
+           "the same seed: the same change points and p");
+    tap_ok(nc == na && nc > 0 && c[0].index == a[0].index,
+           "another seed: the same change point (run %zu)",
+           na ? a[0].index : 0);
+    gsl_rng_free(r);
+}
+
+int main(void)
+{
+    reference();
+    refusals();
+    determinism();
+    false_alarms();
+    detection(0.05, 0.90, 2);
+    detection(0.10, 0.99, 3);
+    return tap_done();
+}
