@@ -2397,6 +2397,95 @@ SB_API int sb_plot_kind_parse(const char *name);
 SB_API int sb_plot(const sb_run *run, const char *path, int kind,
                    const char *gnuplot, sb_error *err);
 
+/* ---- A history of runs (statbench history) -------------------------------
+ * Saved runs of one plan in time order, each cell's estimate a point of a
+ * series, the series' change points by E-Divisive means
+ * (sb_stats_edivisive), each with its size: the ratio of the medians of
+ * the runs after it and before it (up to the change points either side),
+ * with a seeded percentile bootstrap interval. */
+typedef struct sb_history_options {
+    size_t size;         /* sizeof(sb_history_options) */
+    double exponent;     /* as sb_cp_options; default 1 */
+    double pvalue;       /* default 0.05 */
+    size_t permutations; /* default 199 */
+    size_t min_size;     /* runs a segment has at least; default 5 */
+    uint64_t seed;       /* the permutations' and the bootstrap's; 1 */
+    double level;        /* of a change's interval, (0, 1); 0.95 */
+    double threshold;    /* a change beyond 1 + threshold is a
+                            regression, [0, 1); 0.01 */
+} sb_history_options;
+
+SB_API void sb_history_options_init(sb_history_options *o);
+
+/* One change point of a cell's series. */
+typedef struct sb_history_change {
+    size_t point;       /* the cell's first point after it */
+    size_t run_before;  /* the history's runs either side (indices of */
+    size_t run_after;   /* sb_history_run) */
+    sb_interval ratio;  /* median after / median before, bootstrap; NAN
+                           when a value is not positive */
+    double p;           /* permutation p */
+    double q;           /* Q-hat of the split */
+    int slower;         /* ratio.estimate > 1 + threshold */
+    int faster;         /* ratio.estimate < 1 / (1 + threshold) */
+} sb_history_change;
+
+/* One cell over the runs; owned by the history (read it through the
+ * pointer; it may grow at its end). */
+typedef struct sb_history_cell {
+    sb_cell cell;       /* its kernel is borrowed from a run */
+    const char *unit;   /* "ns", "core cycles" or "" (imported values) */
+    size_t n;           /* runs that have the cell */
+    const size_t *run;  /* the history's run of each point */
+    const double *estimate, *lo, *hi; /* each run's estimate, interval */
+    size_t nchanges;
+    const sb_history_change *changes; /* in time order */
+    int regression;     /* 1: the newest run starts a regression here:
+                           the newest run has the cell, the last change
+                           point is slower beyond the threshold, and the
+                           series without the newest run has no change
+                           point at that run */
+} sb_history_cell;
+
+typedef struct sb_history sb_history;
+
+/* The history of runs[0..n-1] (borrowed: they must outlive it; names[i]
+ * the file each came from, copied), o NULL: the defaults.  The runs are
+ * ordered by meta.start_time (ties keep their order); the history keeps
+ * those of the newest run's host and CPU model (and imported or measured
+ * alike) and keeps the others apart, saying so in sb_history_notes.
+ * SB_EINVAL for no run, a run without a start time (naming its file), bad
+ * options; SB_ENOMEM. */
+SB_API int sb_history_new(const sb_run *const *runs,
+                          const char *const *names, size_t n,
+                          const sb_history_options *o, sb_history **out,
+                          sb_error *err);
+SB_API void sb_history_free(sb_history *h);
+SB_API const sb_history_options *sb_history_options_of(const sb_history *h);
+/* The runs kept, oldest first, with their files; NULL past the end. */
+SB_API size_t sb_history_runs(const sb_history *h);
+SB_API const sb_run *sb_history_run(const sb_history *h, size_t i);
+SB_API const char *sb_history_run_name(const sb_history *h, size_t i);
+/* The runs kept apart (another host or CPU model) with their files. */
+SB_API size_t sb_history_apart(const sb_history *h);
+SB_API const char *sb_history_apart_name(const sb_history *h, size_t i);
+/* What the history says of its runs, one line each ('\n' ends each), ""
+ * when nothing: the runs kept apart and why, a run given twice. */
+SB_API const char *sb_history_notes(const sb_history *h);
+SB_API size_t sb_history_cells(const sb_history *h);
+SB_API const sb_history_cell *sb_history_cell_at(const sb_history *h, size_t i);
+/* The cells whose newest run starts a regression. */
+SB_API size_t sb_history_regressions(const sb_history *h);
+/* The history as SB_FORMAT_TABLE, _CSV or _JSON (SB_EINVAL for another);
+ * SB_EIO when writing fails. */
+SB_API int sb_history_report(const sb_history *h, int format, FILE *f,
+                             sb_error *err);
+/* A figure of every cell's series relative to its first segment's median,
+ * with the runs' intervals and the change points marked; files and
+ * errors as sb_plot. */
+SB_API int sb_history_plot(const sb_history *h, const char *path,
+                           const char *gnuplot, sb_error *err);
+
 
 /* ---- The host profile ----------------------------------------------------
  * A run spent entirely on a core shared with another tenant has no quiet

@@ -40,7 +40,7 @@ static char *concat(const char *a, const char *b)
 
 /* Close what is open and remove what was not put in place: a failed
  * figure leaves no partial file behind. */
-static void fig_free(sb__fig *F)
+void sb__fig_free(sb__fig *F)
 {
     if (F->gp)
         fclose(F->gp);
@@ -141,6 +141,36 @@ static int figure_term(const char *path, const char **dotp, sb_error *err)
                      path, dot);
 }
 
+/* The figure's terminal from path's ending, its stem, the names of its
+ * script and data beside it, and the command that renders the script
+ * (*hint, the caller's to free); SB_OK, or an SB_ error with err filled
+ * when a name is refused or a target is neither a regular file nor a
+ * link. */
+int sb__fig_setup(sb__fig *F, const char *path, char **hint, sb_error *err)
+{
+    const char *dot = NULL;
+    int rc = figure_term(path, &dot, err);
+
+    if (rc < 0)
+        return rc;
+    F->term = rc;
+    F->ending = dot + 1;
+    F->stem = strdup(path);
+    if (F->stem)
+        F->stem[dot - path] = '\0';
+    F->gp_path = F->stem ? concat(F->stem, ".gp") : NULL;
+    F->dat_path = F->stem ? concat(F->stem, ".dat") : NULL;
+    *hint = F->gp_path ? sb__fig_shell_command(F->gp_path) : NULL;
+    if (!F->stem || !F->gp_path || !F->dat_path || !*hint)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    F->name = strrchr(F->stem, '/') ? strrchr(F->stem, '/') + 1 : F->stem;
+    if ((rc = sb__fig_check_target(F->dat_path, err)) != SB_OK ||
+        (rc = sb__fig_check_target(F->gp_path, err)) != SB_OK ||
+        (rc = sb__fig_check_target(path, err)) != SB_OK)
+        return rc;
+    return SB_OK;
+}
+
 /* The figure's data and script, each written under a new name beside it
  * and renamed into place; SB_OK or an SB_ error with err filled. */
 static int write_files(sb__fig *F, const sb__fig_matrix *m,
@@ -210,7 +240,6 @@ int sb_plot(const sb_run *run, const char *path, int kind,
     rc = figure_term(path, &dot, err);
     if (rc < 0)
         return rc;
-    F.term = rc;
     sb_init();
 
     rc = choose(run, kind, &m, &L, sel, &nsel, &nwith, err);
@@ -218,21 +247,7 @@ int sb_plot(const sb_run *run, const char *path, int kind,
         return rc;
     F.kind = rc;
     F.run = run;
-    F.ending = dot + 1;
-    F.stem = strdup(path);
-    if (F.stem)
-        F.stem[dot - path] = '\0';
-    F.gp_path = F.stem ? concat(F.stem, ".gp") : NULL;
-    F.dat_path = F.stem ? concat(F.stem, ".dat") : NULL;
-    hint = F.gp_path ? sb__fig_shell_command(F.gp_path) : NULL;
-    if (!F.stem || !F.gp_path || !F.dat_path || !hint) {
-        rc = sb__error(err, SB_ENOMEM, "out of memory");
-        goto out;
-    }
-    F.name = strrchr(F.stem, '/') ? strrchr(F.stem, '/') + 1 : F.stem;
-    if ((rc = sb__fig_check_target(F.dat_path, err)) != SB_OK ||
-        (rc = sb__fig_check_target(F.gp_path, err)) != SB_OK ||
-        (rc = sb__fig_check_target(path, err)) != SB_OK)
+    if ((rc = sb__fig_setup(&F, path, &hint, err)) != SB_OK)
         goto out;
 
     rc = write_files(&F, &m, &L, sel, nsel, nwith, err);
@@ -240,7 +255,7 @@ int sb_plot(const sb_run *run, const char *path, int kind,
         rc = sb__fig_draw(path, gnuplot, F.gp_path, hint, err);
 out:
     sb__fig_lines_free(&L);
-    fig_free(&F);
+    sb__fig_free(&F);
     free(hint);
     return rc;
 }

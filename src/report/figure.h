@@ -34,6 +34,8 @@ typedef struct sb__fig {
     char *gp_path, *dat_path;
     char *gp_tmp, *dat_tmp; /* where they are written, until renamed */
     FILE *gp, *dat;
+    const char *what;   /* the figure's kind in words; NULL: kind's name
+                           (a history's figure has no sb_plot_kind) */
 } sb__fig;
 
 /* ---- figure_lines.c: sweep and sizes ------------------------------------ */
@@ -130,6 +132,15 @@ void sb__fig_preamble(sb__fig *F);
 /* The data file's header: what it is and its columns. */
 void sb__fig_dat_header(sb__fig *F, const char *columns,
                         const char *blocks);
+
+/* ---- figure_history.c (sb_history_plot) -------------------------------- */
+
+/* The files beside a figure at path into *F (stem, names, the terminal);
+ * SB_OK or an SB_ error with err filled.  figure.c's, shared with the
+ * history's figure. */
+int sb__fig_setup(sb__fig *F, const char *path, char **hint, sb_error *err);
+/* Close, remove what was not put in place, free. */
+void sb__fig_free(sb__fig *F);
 
 /* ---- figure_gnuplot.c: quoting, gnuplot, the files ---------------------- */
 

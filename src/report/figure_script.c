@@ -140,7 +140,7 @@ void sb__fig_preamble(sb__fig *F)
     const char *cmd = sb_run_command(F->run);
 
     fprintf(f, "# statbench %s: %s figure, for gnuplot 5.2 or newer.\n",
-            sb_version(), sb_plot_kind_name(F->kind));
+            sb_version(), F->what ? F->what : sb_plot_kind_name(F->kind));
     fputs("# run: ", f);
     sb__fig_put_comment(f, cmd ? cmd : "");
     fprintf(f,

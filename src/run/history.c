@@ -1,0 +1,543 @@
+/*
+ * history.c: saved runs of one plan in time order, and the change points
+ * of each cell's series (statbench history).
+ *
+ * A point of a series is one run's estimate of the cell and its interval,
+ * in the cell's metric: core cycles per call when every run judged the
+ * cell in core cycles (sb_cell_result.metric, with a core clock), else
+ * time per call in ns (ticks over the run's timer rate, so runs of
+ * another timer rate still line up); imported values stay in their own
+ * unit.  A run's estimate already summarises its invocations, so the
+ * series' noise is the run-to-run noise that a history is about.
+ *
+ * Runs of another host or CPU model are not points of the same series:
+ * a faster machine would read as a change.  The history is that of the
+ * newest run's host and CPU model; the others are kept apart, named, and
+ * said once per host and CPU model in the notes.
+ *
+ * A change point's size is median(after) / median(before) over the run
+ * estimates of the two segments it separates (up to the change points
+ * either side), with a percentile bootstrap interval (sb_stats_ratio_
+ * boot_ci, 2000 resamples, seeded).  Whether the newest run starts a
+ * regression is decided by running the detection again without it
+ * (sb_history_cell.regression): a change that the newest run's arrival
+ * made detectable.  So a regression fails a gate once, at the run that
+ * reveals it, and with min_size m that run is at least m runs after the
+ * change, which the output names.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_internal.h"
+#include "stats_internal.h"
+#include "text.h"
+
+#define HISTORY_BOOT 2000
+
+typedef struct hcell {
+    sb_history_cell pub;
+    size_t *run;
+    double *est, *lo, *hi;
+    sb_history_change *ch;
+} hcell;
+
+struct sb_history {
+    sb_history_options opt;
+    size_t nruns, napart;
+    const sb_run **runs;
+    char **names;
+    char **apart;
+    char *notes;
+    size_t nnotes, notes_cap;
+    hcell *cells;
+    size_t ncells, regressions;
+};
+
+void sb_history_options_init(sb_history_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
+    o->exponent = 1.0;
+    o->pvalue = 0.05;
+    o->permutations = 199;
+    o->min_size = 5;
+    o->seed = 1;
+    o->level = 0.95;
+    o->threshold = 0.01;
+}
+
+static int note(sb_history *h, const char *fmt, ...) SB__PRINTF(2, 3);
+static int note(sb_history *h, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    size_t len;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    sb__clean_text(line);
+    len = strlen(line);
+    line[len++] = '\n';
+    line[len] = '\0';
+    if (h->nnotes + len + 1 > h->notes_cap) {
+        size_t cap = (h->notes_cap + len + 1) * 2;
+        char *p = realloc(h->notes, cap);
+        if (!p)
+            return SB_ENOMEM;
+        h->notes = p;
+        h->notes_cap = cap;
+    }
+    memcpy(h->notes + h->nnotes, line, len + 1);
+    h->nnotes += len;
+    return SB_OK;
+}
+
+void sb_history_free(sb_history *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->nruns; i++)
+        free(h->names[i]);
+    for (size_t i = 0; i < h->napart; i++)
+        free(h->apart[i]);
+    for (size_t i = 0; i < h->ncells; i++) {
+        free(h->cells[i].run);
+        free(h->cells[i].est);
+        free(h->cells[i].lo);
+        free(h->cells[i].hi);
+        free(h->cells[i].ch);
+    }
+    free(h->cells);
+    free(h->runs);
+    free(h->names);
+    free(h->apart);
+    free(h->notes);
+    free(h);
+}
+
+/* The same machine: host, CPU model, and measured or imported alike. */
+static int same_machine(const sb_run *a, const sb_run *b)
+{
+    const sb_meta *x = sb_run_meta(a), *y = sb_run_meta(b);
+    return sb_run_imported(a) == sb_run_imported(b) &&
+           !strcmp(x->hostname, y->hostname) &&
+           !strcmp(x->cpu_model, y->cpu_model);
+}
+
+/* Whether every run of the history that has cell c judged it in core
+ * cycles with a clock: then the series is in core cycles. */
+static int in_cycles(const sb_history *h, const sb_cell *c)
+{
+    int any = 0;
+    for (size_t r = 0; r < h->nruns; r++)
+        for (size_t i = 0; i < sb_run_count(h->runs[r]); i++) {
+            const sb_cell_result *x = sb_run_cell(h->runs[r], i);
+            if (!sb_cell_same(&x->cell, c))
+                continue;
+            if (x->metric != SB_METRIC_CYCLES ||
+                !isfinite(x->core_cycles.estimate))
+                return 0;
+            any = 1;
+        }
+    return any;
+}
+
+/* The point of run r's cell x: its estimate and interval in the unit. */
+static void point_of(const sb_run *run, const sb_cell_result *x, int cycles,
+                     double *e, double *lo, double *hi)
+{
+    const sb_interval *iv = cycles ? &x->core_cycles : &x->interval;
+    double scale = 1.0;
+    if (!cycles && !sb_run_imported(run) && sb_run_meta(run)->timer.hz > 0)
+        scale = 1e9 / sb_run_meta(run)->timer.hz;
+    *e = iv->estimate * scale;
+    *lo = iv->lo * scale;
+    *hi = iv->hi * scale;
+}
+
+/* The median of x[0..n-1] (a sorted copy); NAN when n is 0 or memory
+ * runs out. */
+static double median_of(const double *x, size_t n)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v), m = NAN;
+    if (!v || n == 0) {
+        free(v);
+        return NAN;
+    }
+    memcpy(v, x, n * sizeof *v);
+    m = sb__median_inplace(v, n);
+    free(v);
+    return m;
+}
+
+/* The change points of est[0..n-1] into *ch (a new array, *nch of them). */
+static int detect(const sb_history *h, const double *est, size_t n,
+                  sb_change_point **cp, size_t *ncp)
+{
+    sb_cp_options o;
+    size_t max = n / (h->opt.min_size ? h->opt.min_size : 1) + 1;
+    int rc;
+
+    sb_cp_options_init(&o);
+    o.exponent = h->opt.exponent;
+    o.pvalue = h->opt.pvalue;
+    o.permutations = h->opt.permutations;
+    o.min_size = h->opt.min_size;
+    o.seed = h->opt.seed;
+    *ncp = 0;
+    *cp = malloc(max * sizeof **cp);
+    if (!*cp)
+        return SB_ENOMEM;
+    rc = sb_stats_edivisive(est, n, &o, *cp, max, ncp);
+    if (*ncp > max)
+        *ncp = max;
+    return rc;
+}
+
+/* The cell's series, its change points with their sizes, and whether
+ * the newest run starts a regression there. */
+static int analyse(sb_history *h, hcell *c)
+{
+    sb_change_point *cp = NULL, *cp0 = NULL;
+    size_t ncp = 0, ncp0 = 0, n = c->pub.n;
+    int rc = SB_OK;
+
+    if (n < 2 * h->opt.min_size)
+        return SB_OK;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(c->est[i]))
+            return SB_OK; /* a cell without samples in some run */
+    if ((rc = detect(h, c->est, n, &cp, &ncp)) != SB_OK)
+        goto done;
+    c->ch = calloc(ncp ? ncp : 1, sizeof *c->ch);
+    if (!c->ch) {
+        rc = SB_ENOMEM;
+        goto done;
+    }
+    for (size_t k = 0; k < ncp; k++) {
+        sb_history_change *x = &c->ch[k];
+        size_t from = k ? cp[k - 1].index : 0, at = cp[k].index;
+        size_t to = k + 1 < ncp ? cp[k + 1].index : n;
+        int positive = 1;
+        x->point = at;
+        x->run_before = c->run[at - 1];
+        x->run_after = c->run[at];
+        x->p = cp[k].p;
+        x->q = cp[k].q;
+        for (size_t i = from; i < to; i++)
+            positive &= c->est[i] > 0;
+        x->ratio = (sb_interval){NAN, NAN, NAN, h->opt.level, NAN};
+        if (positive &&
+            sb_stats_ratio_boot_ci(c->est + from, at - from, c->est + at,
+                                   to - at, h->opt.level, HISTORY_BOOT,
+                                   SB_BOOT_PERCENTILE, h->opt.seed + k,
+                                   &x->ratio) != SB_OK)
+            x->ratio = (sb_interval){NAN, NAN, NAN, h->opt.level, NAN};
+        x->slower = x->ratio.estimate > 1 + h->opt.threshold;
+        x->faster = x->ratio.estimate < 1 / (1 + h->opt.threshold);
+    }
+    c->pub.nchanges = ncp;
+    c->pub.changes = c->ch;
+    /* Started by the newest run: the newest run is this cell's last
+     * point, the last change is a slowdown beyond the threshold, and the
+     * series without the newest run did not show it already: no slowdown
+     * beyond the threshold within min_size runs of it.  Within, not at:
+     * while the runs after a change are fewer than min_size, the split
+     * that leaves min_size on its right lies a run or two early, and
+     * moves to its place as runs come; that is the same change. */
+    if (ncp && c->ch[ncp - 1].slower && c->run[n - 1] == h->nruns - 1) {
+        size_t at = cp[ncp - 1].index;
+        int before = 0;
+        if (n - 1 >= 2 * h->opt.min_size) {
+            if ((rc = detect(h, c->est, n - 1, &cp0, &ncp0)) != SB_OK)
+                goto done;
+            for (size_t k = 0; k < ncp0; k++) {
+                size_t a = cp0[k].index;
+                size_t from = k ? cp0[k - 1].index : 0;
+                size_t to = k + 1 < ncp0 ? cp0[k + 1].index : n - 1;
+                if ((a > at ? a - at : at - a) < h->opt.min_size &&
+                    median_of(c->est + a, to - a) >
+                        (1 + h->opt.threshold) *
+                            median_of(c->est + from, a - from))
+                    before = 1;
+            }
+        }
+        c->pub.regression = !before;
+        h->regressions += !before;
+    }
+done:
+    free(cp);
+    free(cp0);
+    return rc;
+}
+
+/* The runs in time order into h: each run's index by start time, ties in
+ * the order given (an insertion sort: histories are short). */
+static int order_runs(const sb_run *const *runs, const char *const *names,
+                      size_t n, size_t *ord, sb_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *t = sb_run_meta(runs[i])->start_time;
+        size_t j = i;
+        if (!t[0]) {
+            char name[256];
+            sb__clean_into(name, sizeof name,
+                           names && names[i] ? names[i] : "?");
+            return sb__error(err, SB_EINVAL,
+                             "%s: no meta.start_time: a history needs each "
+                             "run's start time",
+                             name);
+        }
+        while (j > 0 &&
+               strcmp(sb_run_meta(runs[ord[j - 1]])->start_time, t) > 0) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = i;
+    }
+    return SB_OK;
+}
+
+static int check_options(const sb_history_options *o, sb_error *err)
+{
+    if (o->size != sizeof(sb_history_options))
+        return sb__error(err, SB_EINVAL,
+                         "sb_history_new: unknown options size %zu",
+                         o->size);
+    if (!(o->exponent > 0 && o->exponent < 2))
+        return sb__error(err, SB_EINVAL,
+                         "change points: exponent %g outside (0, 2)",
+                         o->exponent);
+    if (!(o->pvalue > 0 && o->pvalue < 1))
+        return sb__error(err, SB_EINVAL,
+                         "change points: p cutoff %g outside (0, 1)",
+                         o->pvalue);
+    if (o->permutations < 1 || o->permutations > 100000)
+        return sb__error(err, SB_EINVAL,
+                         "change points: %zu permutations (1 to 100000)",
+                         o->permutations);
+    if (o->min_size < 2)
+        return sb__error(err, SB_EINVAL,
+                         "change points: segments of %zu runs (2 or more)",
+                         o->min_size);
+    if (!(o->level > 0 && o->level < 1))
+        return sb__error(err, SB_EINVAL, "level %g outside (0, 1)",
+                         o->level);
+    if (!(o->threshold >= 0 && o->threshold < 1))
+        return sb__error(err, SB_EINVAL, "threshold %g outside [0, 1)",
+                         o->threshold);
+    return SB_OK;
+}
+
+/* The kept runs' cells, each in the order first seen, with their points. */
+static int collect_cells(sb_history *h)
+{
+    size_t cap = 0;
+    for (size_t r = 0; r < h->nruns; r++)
+        for (size_t i = 0; i < sb_run_count(h->runs[r]); i++) {
+            const sb_cell *c = &sb_run_cell(h->runs[r], i)->cell;
+            size_t k = 0;
+            while (k < h->ncells && !sb_cell_same(&h->cells[k].pub.cell, c))
+                k++;
+            if (k < h->ncells)
+                continue;
+            if (h->ncells == cap) {
+                size_t nc = cap ? 2 * cap : 16;
+                hcell *p = realloc(h->cells, nc * sizeof *p);
+                if (!p)
+                    return SB_ENOMEM;
+                h->cells = p;
+                cap = nc;
+            }
+            memset(&h->cells[h->ncells], 0, sizeof *h->cells);
+            h->cells[h->ncells++].pub.cell = *c;
+        }
+    for (size_t k = 0; k < h->ncells; k++) {
+        hcell *c = &h->cells[k];
+        int cycles = in_cycles(h, &c->pub.cell);
+        c->run = malloc(h->nruns * sizeof *c->run);
+        c->est = malloc(h->nruns * sizeof *c->est);
+        c->lo = malloc(h->nruns * sizeof *c->lo);
+        c->hi = malloc(h->nruns * sizeof *c->hi);
+        if (!c->run || !c->est || !c->lo || !c->hi)
+            return SB_ENOMEM;
+        c->pub.unit = cycles ? "core cycles"
+                      : sb_run_imported(h->runs[0]) ? ""
+                                                     : "ns";
+        for (size_t r = 0; r < h->nruns; r++)
+            for (size_t i = 0; i < sb_run_count(h->runs[r]); i++) {
+                const sb_cell_result *x = sb_run_cell(h->runs[r], i);
+                size_t m = c->pub.n;
+                if (!sb_cell_same(&x->cell, &c->pub.cell))
+                    continue;
+                point_of(h->runs[r], x, cycles, &c->est[m], &c->lo[m],
+                         &c->hi[m]);
+                c->run[m] = r;
+                c->pub.n++;
+                break;
+            }
+        c->pub.run = c->run;
+        c->pub.estimate = c->est;
+        c->pub.lo = c->lo;
+        c->pub.hi = c->hi;
+    }
+    return SB_OK;
+}
+
+int sb_history_new(const sb_run *const *runs, const char *const *names,
+                   size_t n, const sb_history_options *o, sb_history **out,
+                   sb_error *err)
+{
+    sb_history *h;
+    size_t *ord = NULL, newest;
+    int rc;
+
+    if (!out)
+        return sb__error(err, SB_EINVAL, "sb_history_new: out is NULL");
+    *out = NULL;
+    if (!runs || n == 0)
+        return sb__error(err, SB_EINVAL, "sb_history_new: no run");
+    for (size_t i = 0; i < n; i++)
+        if (!runs[i])
+            return sb__error(err, SB_EINVAL, "sb_history_new: run %zu is "
+                             "NULL", i);
+    h = calloc(1, sizeof *h);
+    if (!h)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    if (o)
+        h->opt = *o;
+    else
+        sb_history_options_init(&h->opt);
+    if ((rc = check_options(&h->opt, err)) != SB_OK)
+        goto fail;
+    rc = SB_ENOMEM;
+    ord = malloc(n * sizeof *ord);
+    h->runs = malloc(n * sizeof *h->runs);
+    h->names = calloc(n, sizeof *h->names);
+    h->apart = calloc(n, sizeof *h->apart);
+    if (!ord || !h->runs || !h->names || !h->apart)
+        goto nomem;
+    if ((rc = order_runs(runs, names, n, ord, err)) != SB_OK)
+        goto fail;
+    newest = ord[n - 1];
+    for (size_t k = 0; k < n; k++) {
+        size_t i = ord[k];
+        char *name = sb__clean_copy(names && names[i] ? names[i] : "?");
+        if (!name)
+            goto nomem;
+        if (same_machine(runs[i], runs[newest])) {
+            h->runs[h->nruns] = runs[i];
+            h->names[h->nruns++] = name;
+        } else {
+            h->apart[h->napart++] = name;
+        }
+    }
+    /* One line per other machine: how many runs, which, and why. */
+    for (size_t k = 0; k < n; k++) {
+        size_t i = ord[k], count = 0, first = 1;
+        const sb_meta *m = sb_run_meta(runs[i]);
+        if (same_machine(runs[i], runs[newest]))
+            continue;
+        for (size_t j = 0; j < k && first; j++)
+            first = same_machine(runs[ord[j]], runs[i]) == 0;
+        if (!first)
+            continue;
+        for (size_t j = k; j < n; j++)
+            count += same_machine(runs[ord[j]], runs[i]);
+        if (note(h, "kept apart: %zu run%s of host '%s', CPU '%s'%s (the "
+                 "history is of the newest run's host '%s', CPU '%s')",
+                 count, count == 1 ? "" : "s", m->hostname, m->cpu_model,
+                 sb_run_imported(runs[i]) != sb_run_imported(runs[newest])
+                     ? ", imported values"
+                     : "",
+                 sb_run_meta(runs[newest])->hostname,
+                 sb_run_meta(runs[newest])->cpu_model) != SB_OK)
+            goto nomem;
+    }
+    /* The same run twice is one point given twice: said, kept. */
+    for (size_t r = 1; r < h->nruns; r++)
+        if (!strcmp(sb_run_meta(h->runs[r])->start_time,
+                    sb_run_meta(h->runs[r - 1])->start_time) &&
+            note(h, "%s and %s start at the same time, %s: one run given "
+                 "twice?",
+                 h->names[r - 1], h->names[r],
+                 sb_run_meta(h->runs[r])->start_time) != SB_OK)
+            goto nomem;
+    if ((rc = collect_cells(h)) != SB_OK)
+        goto nomem;
+    for (size_t k = 0; k < h->ncells; k++)
+        if ((rc = analyse(h, &h->cells[k])) != SB_OK) {
+            if (rc == SB_ENOMEM)
+                goto nomem;
+            sb__error(err, rc, "change points: error %d", rc);
+            goto fail;
+        }
+    free(ord);
+    *out = h;
+    return SB_OK;
+nomem:
+    rc = sb__error(err, SB_ENOMEM, "out of memory");
+fail:
+    free(ord);
+    sb_history_free(h);
+    return rc;
+}
+
+const sb_history_options *sb_history_options_of(const sb_history *h)
+{
+    return h ? &h->opt : NULL;
+}
+
+size_t sb_history_runs(const sb_history *h)
+{
+    return h ? h->nruns : 0;
+}
+
+const sb_run *sb_history_run(const sb_history *h, size_t i)
+{
+    return h && i < h->nruns ? h->runs[i] : NULL;
+}
+
+const char *sb_history_run_name(const sb_history *h, size_t i)
+{
+    return h && i < h->nruns ? h->names[i] : NULL;
+}
+
+size_t sb_history_apart(const sb_history *h)
+{
+    return h ? h->napart : 0;
+}
+
+const char *sb_history_apart_name(const sb_history *h, size_t i)
+{
+    return h && i < h->napart ? h->apart[i] : NULL;
+}
+
+const char *sb_history_notes(const sb_history *h)
+{
+    return h && h->notes ? h->notes : "";
+}
+
+size_t sb_history_cells(const sb_history *h)
+{
+    return h ? h->ncells : 0;
+}
+
+const sb_history_cell *sb_history_cell_at(const sb_history *h, size_t i)
+{
+    return h && i < h->ncells ? &h->cells[i].pub : NULL;
+}
+
+size_t sb_history_regressions(const sb_history *h)
+{
+    return h ? h->regressions : 0;
+}
