@@ -39,7 +39,10 @@ enum {
     SUB_PROFILE = 1u << 7,
     /* Outside SUB_ALL: cmd takes its own options and a few of the
      * statistics and outputs. */
-    SUB_CMD = 1u << 8
+    SUB_CMD = 1u << 8,
+    /* Outside SUB_ALL (bit 9 is options.h's CLI_ANALYSIS): history takes
+     * its change points' options, a few statistics and outputs. */
+    SUB_HISTORY = 1u << 10
 };
 
 /* statbench cmd: most commands, and --prepare given at most once per
@@ -81,6 +84,10 @@ struct cli {
     size_t cmd_nprepare;
     const char *cmd_shell;
     int cmd_no_shell, cmd_show_output, cmd_ignore_failure;
+    /* statbench history (cmd_history.c): 0 when not given, the
+     * library's default then */
+    double cp_exponent;
+    size_t cp_permutations, cp_min_size;
     sb_measure_options mopt;  /* what is measured */
     sb_analysis_options aopt; /* how it is analysed */
 };
@@ -160,6 +167,8 @@ int cli_list_counters(void);
 
 /* output.c: the outputs of a run. */
 int cli_write_file(const sb_run *run, int format, const char *path);
+/* The same for a history of runs (table, csv or json). */
+int cli_write_history(const sb_history *h, int format, const char *path);
 int cli_emit(const sb_run *run, const struct cli *cli);
 sb_run *cli_load_or_die(const char *path, const struct cli *cli);
 void cli_record_command(sb_run *run, const struct cli *cli);
@@ -215,6 +224,7 @@ int cmd_check_env(int argc, char **argv, struct cli *cli);
 int cmd_noise(int argc, char **argv, struct cli *cli);
 int cmd_profile(int argc, char **argv, struct cli *cli);
 int cmd_cmd(int argc, char **argv, struct cli *cli);
+int cmd_history(int argc, char **argv, struct cli *cli);
 
 
 #endif

@@ -46,6 +46,7 @@ static const struct {
     {"merge", SUB_MERGE, cmd_merge},
     {"profile", SUB_PROFILE, cmd_profile},
     {"cmd", SUB_CMD, cmd_cmd},
+    {"history", SUB_HISTORY, cmd_history},
     /* ab is a measurement: it takes the measuring options. */
     {"ab", SUB_MEASURE, cmd_ab},
 };

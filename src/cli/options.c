@@ -342,6 +342,11 @@ static const struct {
      SUB_ANALYZE},
     {"cmd", "'A' 'B' ...",
      "time whole commands in interleaved\nrounds (see Commands)", SUB_CMD},
+    {"history", "DIR|FILE...",
+     "saved runs of one plan in time order:\neach cell's series, its "
+     "change points\n(E-Divisive means) and their size;\nexit 1 when the "
+     "newest run starts a\nregression beyond --threshold",
+     SUB_HISTORY},
     {"ab", "OLD.so NEW.so --symbol S",
      "two builds of kernel S in the same\nrounds: NEW/OLD per cell, a "
      "gate's\nverdict; exit 0 same or faster, 1\nslower, 2 error, 3 "
@@ -391,6 +396,7 @@ static void sub_list(FILE *f)
 #define ANALYSIS CLI_ANALYSIS
 #define PROF SUB_PROFILE
 #define CMD SUB_CMD
+#define HIST SUB_HISTORY
 /* The outputs of a run (formats, files, figures): noise and check-env
  * print a report of their own, in text, and refuse them rather than
  * ignore them. */
@@ -459,7 +465,7 @@ const struct cli_option cli_options[] = {
          "  Sizes take K, M, G suffixes (K = 1024).\n"
          "\n"
          "How to measure:\n"),
-    NUMBER("ci", "LEVEL", ALL | CMD | ANALYSIS, aopt.ci_level, 0, 100, 1, 100,
+    NUMBER("ci", "LEVEL", ALL | CMD | HIST | ANALYSIS, aopt.ci_level, 0, 100, 1, 100,
            " (a percentage)",
            "confidence level in percent, in (0, 100) (default 95)"),
     /* Also an analysis option: report, compare and analyze re-apply it
@@ -485,8 +491,9 @@ const struct cli_option cli_options[] = {
            " (microseconds)",
            "target length of one sample in microseconds\n"
            "(default 50)"),
-    {"seed", 0, "N", ALL | CMD, set_u64, FIELD(mopt.seed),
-     .help = "seed of the random cell order (default 1)"},
+    {"seed", 0, "N", ALL | CMD | HIST, set_u64, FIELD(mopt.seed),
+     .help = "seed of the random cell order (default 1);\n"
+             "history: of the permutations and the bootstrap"},
     WHOLE("cpu", "N", M | NZ | ENV, set_int, mopt.cpu, 0, 1u << 20,
           "CPU to pin to (default: the last allowed CPU)"),
     FLAG("no-pin", 0, M | NZ, mopt.no_pin, 1, "do not pin"),
@@ -593,23 +600,42 @@ const struct cli_option cli_options[] = {
              "separate runs when one is a single run (compare,\n"
              "--against): PCT, or unknown (default: from a side\n"
              "merged from several runs, else 3% assumed)"},
-    {"threshold", 0, "PCT", ALL | CMD | ANALYSIS, set_percent, FIELD(aopt.threshold),
-     .unit = "", .help = "practical threshold of verdicts (default 1)"},
-    NUMBER("alpha", "A", ALL | CMD | ANALYSIS, aopt.alpha, 0, 1, 1, 1, "",
-           "significance level of verdicts (default 0.05)"),
+    {"threshold", 0, "PCT", ALL | CMD | HIST | ANALYSIS, set_percent,
+     FIELD(aopt.threshold), .unit = "",
+     .help = "practical threshold of verdicts (default 1);\n"
+             "history: a change slower beyond it is a regression"},
+    NUMBER("alpha", "A", ALL | CMD | HIST | ANALYSIS, aopt.alpha, 0, 1, 1, 1,
+           "",
+           "significance level of verdicts (default 0.05);\n"
+           "history: a change point is kept while its\n"
+           "permutation p is at most A"),
+    TEXT("\n"
+         "Change points (statbench history: E-Divisive means, Matteson and "
+         "James\n"
+         "2014, as Daly et al. use it on performance series):\n"),
+    NUMBER("cp-exponent", "E", HIST, cp_exponent, 0, 2, 1, 1, "",
+           "the energy statistic's exponent (Matteson and\n"
+           "James's alpha), in (0, 2) (default 1)"),
+    WHOLE("cp-permutations", "R", HIST, set_size_t, cp_permutations, 1,
+          100000,
+          "permutations of the test of each change point\n"
+          "(default 199: p resolves to 0.005)"),
+    WHOLE("cp-min-size", "N", HIST, set_size_t, cp_min_size, 2, 100000,
+          "fewest runs on either side of a change point\n"
+          "(default 5: a run's bad day is not a segment)"),
     /* The subcommands' list, from sub_help below. */
     {.name = NULL, .help = NULL},
     TEXT("\n"
          "Output:\n"),
-    SPECIAL("format", 'f', "FMT", RUN_OUT | CMD, set_format,
+    SPECIAL("format", 'f', "FMT", RUN_OUT | CMD | HIST, set_format,
             "table, csv, json, markdown, latex or compact (a line\n"
             "per cell, for a gate's log) (default table)"),
-    SPECIAL("output", 'o', "FILE", RUN_OUT | CMD, set_output,
+    SPECIAL("output", 'o', "FILE", RUN_OUT | CMD | HIST, set_output,
             "write to FILE, in the format its ending names (.json,\n"
             ".csv, .tex, .md, .txt) or else FMT; may be given up\n"
             "to 8 times; the table still goes to stdout"),
     FLAG("quiet", 'q', ALL | CMD, quiet, 1, "no progress line on stderr"),
-    SPECIAL("plot", 0, "FILE", RUN_OUT, set_plot,
+    SPECIAL("plot", 0, "FILE", RUN_OUT | HIST, set_plot,
             "a figure with gnuplot: FILE.svg, .pdf or .png (the\n"
             ".gp script and .dat data are written beside it)"),
     ENUM("plot-kind", "KIND", RUN_OUT, plot_kind, 5, "", plot_kind,
@@ -643,8 +669,8 @@ const struct cli_option cli_options[] = {
          "fail (default), warn or pass"),
     SPECIAL("list", 'l', NULL, ALL, act,
             "list the kernels and whether this CPU runs them"),
-    SPECIAL("help", 'h', NULL, ALL | PROF | CMD, act, "this help"),
-    SPECIAL("version", 'V', NULL, ALL | PROF | CMD, act, "version"),
+    SPECIAL("help", 'h', NULL, ALL | PROF | CMD | HIST, act, "this help"),
+    SPECIAL("version", 'V', NULL, ALL | PROF | CMD | HIST, act, "version"),
     TEXT("\n"
          "Throughput is in MB/s with 1 MB = 10^6 bytes.  Exit status: 0 "
          "success,\n"

@@ -251,7 +251,11 @@ void cli_check_subcommand(const struct cli *cli, const char *sub)
     if (cli->refused->subs == SUB_CMD)
         die_usage("'--%s' is an option of 'statbench cmd' only",
                   cli->refused->name);
-    if (cli->sub & (SUB_NOISE | SUB_CHECK_ENV | SUB_PROFILE | SUB_CMD))
+    if (cli->refused->subs == SUB_HISTORY)
+        die_usage("'--%s' is an option of 'statbench history' only",
+                  cli->refused->name);
+    if (cli->sub &
+        (SUB_NOISE | SUB_CHECK_ENV | SUB_PROFILE | SUB_CMD | SUB_HISTORY))
         die_usage("%s: '--%s' is not an option of this subcommand", sub,
                   cli->refused->name);
     die_usage("%s: '--%s' is an option of a measurement, not of this "

@@ -17,6 +17,20 @@
 #include "cli.h"
 #include "safefile.h"
 
+/* What an output file holds: a run (sb_report) or a history of runs
+ * (sb_history_report); every way of writing a file below serves both. */
+struct cli_doc {
+    const sb_run *run;
+    const sb_history *hist;
+};
+
+static int doc_write(const struct cli_doc *d, int format, FILE *f,
+                     sb_error *err)
+{
+    return d->hist ? sb_history_report(d->hist, format, f, err)
+                   : sb_report(d->run, format, f, err);
+}
+
 /* One line for a failed write: the system's reason when there is one
  * (ENOSPC of /dev/full), else the library's. */
 static int write_failed(const char *path, int saved_errno, const sb_error *err)
@@ -28,28 +42,28 @@ static int write_failed(const char *path, int saved_errno, const sb_error *err)
 }
 
 /* The report into a stream we keep open (our standard output or error). */
-static int write_stream(const sb_run *run, int format, const char *path,
-                        FILE *f)
+static int write_stream(const struct cli_doc *doc, int format,
+                        const char *path, FILE *f)
 {
     sb_error err = {0};
     int rc;
 
     fflush(stdout);
     errno = 0;
-    rc = sb_report(run, format, f, &err);
+    rc = doc_write(doc, format, f, &err);
     if (rc == SB_OK && fflush(f) != 0)
         rc = SB_EIO;
     return rc == SB_OK ? 0 : write_failed(path, errno, &err);
 }
 
 /* The report into f, which is closed; the errno of a failure in *e. */
-static int report_and_close(const sb_run *run, int format, FILE *f,
+static int report_and_close(const struct cli_doc *doc, int format, FILE *f,
                             sb_error *err, int *e)
 {
     int rc;
 
     errno = 0;
-    rc = sb_report(run, format, f, err);
+    rc = doc_write(doc, format, f, err);
     *e = errno;
     if (fclose(f) != 0 && rc == SB_OK) {
         rc = SB_EIO;
@@ -61,8 +75,8 @@ static int report_and_close(const sb_run *run, int format, FILE *f,
 /* A FIFO or character device written where it is: replacing it
  * would break it for every other user (root's -o /dev/full).  type is
  * the file type lstat or stat saw; the file opened must still be one. */
-static int write_in_place(const sb_run *run, int format, const char *path,
-                          mode_t type, int follow)
+static int write_in_place(const struct cli_doc *doc, int format,
+                          const char *path, mode_t type, int follow)
 {
     struct stat st;
     sb_error err = {0};
@@ -100,15 +114,15 @@ static int write_in_place(const sb_run *run, int format, const char *path,
         close(fd);
         return -1;
     }
-    rc = report_and_close(run, format, f, &err, &e);
+    rc = report_and_close(doc, format, f, &err, &e);
     return rc == SB_OK ? 0 : write_failed(path, e, &err);
 }
 
 /* A new or regular file replaced atomically (safefile.h, the routine the
  * figures use): mode is the replaced file's permissions (a private file
  * stays private), or (mode_t)-1 for a new file. */
-static int replace_file(const sb_run *run, int format, const char *path,
-                        mode_t mode)
+static int replace_file(const struct cli_doc *doc, int format,
+                        const char *path, mode_t mode)
 {
     FILE *f = NULL;
     char *tmp = NULL;
@@ -126,7 +140,7 @@ static int replace_file(const sb_run *run, int format, const char *path,
         sb__replace_abort(&tmp);
         return -1;
     }
-    rc = report_and_close(run, format, f, &err, &e);
+    rc = report_and_close(doc, format, f, &err, &e);
     if (rc == SB_OK && sb__replace_commit(&tmp, path) != 0) {
         rc = SB_EIO;
         e = errno;
@@ -164,7 +178,8 @@ static FILE *std_stream(const struct stat *st)
  * writing through it is what a link planted in a shared directory wants:
  * name the target), and a link to a FIFO or device that belongs to
  * another user (who could point it at /dev/port, a tty or their FIFO). */
-int cli_write_file(const sb_run *run, int format, const char *path)
+static int write_doc(const struct cli_doc *doc, int format,
+                     const char *path)
 {
     struct stat st, t;
     FILE *std;
@@ -175,19 +190,19 @@ int cli_write_file(const sb_run *run, int format, const char *path)
             say("%s: %s", path, strerror(errno));
             return -1;
         }
-        return replace_file(run, format, path, (mode_t)-1);
+        return replace_file(doc, format, path, (mode_t)-1);
     }
     if (S_ISLNK(st.st_mode)) {
         if (stat(path, &t) != 0)
             what = "a symbolic link to nothing";
         else if ((std = std_stream(&t)))
-            return write_stream(run, format, path, std);
+            return write_stream(doc, format, path, std);
         else if ((S_ISCHR(t.st_mode) || S_ISFIFO(t.st_mode)) &&
                  st.st_uid != 0 && st.st_uid != geteuid())
             what = "a symbolic link of another user's (name the target "
                    "itself)";
         else if (S_ISCHR(t.st_mode) || S_ISFIFO(t.st_mode))
-            return write_in_place(run, format, path, t.st_mode & S_IFMT, 1);
+            return write_in_place(doc, format, path, t.st_mode & S_IFMT, 1);
         else if (S_ISSOCK(t.st_mode))
             what = "a symbolic link to a socket (a socket cannot be "
                    "opened for writing)";
@@ -196,12 +211,12 @@ int cli_write_file(const sb_run *run, int format, const char *path)
         else
             what = "a symbolic link (give the path of its target)";
     } else if ((std = std_stream(&st))) {
-        return write_stream(run, format, path, std);
+        return write_stream(doc, format, path, std);
     } else if (S_ISREG(st.st_mode)) {
         int ok = geteuid() == 0 ? (st.st_mode & 0222) != 0
                                 : access(path, W_OK) == 0;
         if (ok)
-            return replace_file(run, format, path, st.st_mode);
+            return replace_file(doc, format, path, st.st_mode);
         what = "read-only (kept; make it writable or choose another name)";
     } else if (S_ISFIFO(st.st_mode) && st.st_uid != 0 &&
                st.st_uid != geteuid()) {
@@ -209,7 +224,7 @@ int cli_write_file(const sb_run *run, int format, const char *path)
          * that user's reader (a planted name), as a link to one would. */
         what = "a FIFO of another user's";
     } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
-        return write_in_place(run, format, path, st.st_mode & S_IFMT, 0);
+        return write_in_place(doc, format, path, st.st_mode & S_IFMT, 0);
     } else if (S_ISSOCK(st.st_mode)) {
         what = "a socket (it cannot be opened for writing)";
     } else if (S_ISDIR(st.st_mode)) {
@@ -221,6 +236,18 @@ int cli_write_file(const sb_run *run, int format, const char *path)
     }
     say("%s: %s: not written", path, what);
     return -1;
+}
+
+int cli_write_file(const sb_run *run, int format, const char *path)
+{
+    struct cli_doc d = {.run = run};
+    return write_doc(&d, format, path);
+}
+
+int cli_write_history(const sb_history *h, int format, const char *path)
+{
+    struct cli_doc d = {.hist = h};
+    return write_doc(&d, format, path);
 }
 
 /* The format of an -o file: from its ending (.json, .csv, .tex, .md,
