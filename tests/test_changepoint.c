@@ -322,9 +322,139 @@ static void determinism(void)
     gsl_rng_free(r);
 }
 
+/* ---- the history over runs (src/run/history.c) ---------------------- */
+
+/* A saved run of one cell at level ticks, started on day d, of host. */
+static sb_run *history_run(double level, int day, const char *host)
+{
+    char json[1024];
+    FILE *f;
+    sb_run *run = NULL;
+    int len = snprintf(
+        json, sizeof json,
+        "{\"schema\": \"statbench-run\", \"schema_version\": 1, "
+        "\"meta\": {\"hostname\": \"%s\", \"cpu_model\": \"C\", "
+        "\"start_time\": \"2026-01-%02dT00:00:00Z\", "
+        "\"timer\": {\"kind\": \"tsc\", \"hz\": 1e9}}, "
+        "\"cells\": [{\"kernel\": \"libc\", \"size\": 64, "
+        "\"src_align\": 0, \"dst_align\": 0, \"samples_ticks\": "
+        "[%.3f, %.3f, %.3f]}]}",
+        host, day, level, level * 1.001, level * 1.002);
+    f = fmemopen(json, (size_t)len, "r");
+    if (f && sb_run_load_new(f, "mem.json", NULL, &run, NULL) != SB_OK)
+        run = NULL;
+    if (f)
+        fclose(f);
+    return run;
+}
+
+/* 12 runs at 100 then 5 at 108 (ticks at 1 GHz: ns), given newest first,
+ * and 2 runs of another host among them. */
+static void history(void)
+{
+    sb_run *runs[19];
+    const char *names[19];
+    sb_history *h = NULL;
+    const sb_history_cell *c;
+    size_t n = 0;
+    double jitter[] = {0.3, -0.2, 0.1, 0.4, -0.4, 0.0, 0.2, -0.1, -0.3, 0.1,
+                       0.3, -0.2, 0.2, -0.1, 0.0, 0.3, -0.3};
+    int ok = 1, rc;
+
+    TAP_IS_INT(sb_history_new(NULL, NULL, 0, NULL, &h, NULL), SB_EINVAL,
+               "history: no run refused");
+    TAP_IS_INT(sb_history_runs(NULL) + sb_history_cells(NULL) +
+                   sb_history_regressions(NULL),
+               0, "history: NULL counts 0");
+    tap_ok(sb_history_cell_at(NULL, 0) == NULL &&
+               sb_history_run_name(NULL, 0) == NULL,
+           "history: NULL accessors NULL");
+    for (int d = 17; d >= 1; d--) {
+        names[n] = "run";
+        runs[n++] = history_run((d > 12 ? 108.0 : 100.0) + jitter[d - 1],
+                                d, "a");
+    }
+    names[n] = "other";
+    runs[n++] = history_run(50, 5, "b");
+    names[n] = "other";
+    runs[n++] = history_run(50, 6, "b");
+    for (size_t i = 0; i < n; i++)
+        ok &= runs[i] != NULL;
+    if (!tap_ok(ok, "history: 19 runs loaded"))
+        goto out;
+    rc = sb_history_new((const sb_run *const *)runs, names, n, NULL, &h,
+                        NULL);
+    TAP_IS_INT(rc, SB_OK, "history: made");
+    if (rc != SB_OK)
+        goto out;
+    TAP_IS_INT(sb_history_runs(h), 17, "history: host a's 17 runs kept");
+    TAP_IS_INT(sb_history_apart(h), 2, "history: host b's 2 kept apart");
+    tap_ok(strstr(sb_history_notes(h), "kept apart: 2 runs of host 'b'") !=
+               NULL,
+           "history: the notes say so");
+    tap_ok(!strcmp(sb_run_meta(sb_history_run(h, 0))->start_time,
+                   "2026-01-01T00:00:00Z"),
+           "history: oldest first");
+    c = sb_history_cell_at(h, 0);
+    TAP_IS_INT(sb_history_cells(h), 1, "history: one cell");
+    TAP_IS_INT(c ? c->n : 0, 17, "history: 17 points");
+    TAP_IS_INT(c ? c->nchanges : 0, 1, "history: one change point");
+    if (c && c->nchanges == 1) {
+        TAP_IS_INT(c->changes[0].point, 12, "history: at the 13th run");
+        TAP_IS_REL(c->changes[0].ratio.estimate, 1.08, 0.01,
+                   "history: its size about 1.08");
+        tap_ok(c->changes[0].ratio.lo > 1 && c->changes[0].slower,
+               "history: its interval above 1, slower");
+    }
+    /* The runs after the step arriving one at a time (the newest j left
+     * out: they come first in runs): exactly one of the five histories
+     * has its newest run start the regression, the one that reveals it;
+     * a change placed a run early and then in its place is one change. */
+    {
+        size_t flagged = 0, when = 0;
+        for (size_t j = 5; j-- > 0;) {
+            sb_history *hj = NULL;
+            if (sb_history_new((const sb_run *const *)runs + j, names + j,
+                               n - j, NULL, &hj, NULL) != SB_OK)
+                break;
+            if (sb_history_regressions(hj)) {
+                flagged++;
+                when = 5 - j;
+            }
+            sb_history_free(hj);
+        }
+        TAP_IS_INT(flagged, 1, "history: runs after a step one at a time: "
+                   "one newest run starts the regression (the slow run "
+                   "number %zu)", when);
+    }
+    {
+        sb_history_options o;
+        sb_history *hj = NULL;
+        sb_history_options_init(&o);
+        o.threshold = 0.10;
+        for (size_t j = 5; j-- > 0 && hj == NULL;) {
+            if (sb_history_new((const sb_run *const *)runs + j, names + j,
+                               n - j, &o, &hj, NULL) != SB_OK)
+                break;
+            if (!sb_history_regressions(hj)) {
+                sb_history_free(hj);
+                hj = NULL;
+                continue;
+            }
+        }
+        tap_ok(hj == NULL, "history: none with a threshold of 10%%");
+        sb_history_free(hj);
+    }
+out:
+    sb_history_free(h);
+    for (size_t i = 0; i < n; i++)
+        sb_run_free(runs[i]);
+}
+
 int main(void)
 {
     reference();
+    history();
     refusals();
     determinism();
     false_alarms();
