@@ -2443,8 +2443,9 @@ typedef struct sb_history_cell {
     int regression;     /* 1: the newest run starts a regression here:
                            the newest run has the cell, the last change
                            point is slower beyond the threshold, and the
-                           series without the newest run has no change
-                           point at that run */
+                           series without the newest run shows no such
+                           slowdown within min_size runs of it (a change
+                           placed early, then in its place, is one) */
 } sb_history_cell;
 
 typedef struct sb_history sb_history;

@@ -21,9 +21,11 @@
  * boot_ci, 2000 resamples, seeded).  Whether the newest run starts a
  * regression is decided by running the detection again without it
  * (sb_history_cell.regression): a change that the newest run's arrival
- * made detectable.  So a regression fails a gate once, at the run that
- * reveals it, and with min_size m that run is at least m runs after the
- * change, which the output names.
+ * made detectable: the runs without it showed no slowdown within
+ * min_size runs of the change.  So a regression fails a gate once, at
+ * the run that reveals it, which may come before min_size runs follow
+ * the change (the split then lies a run or two early); the output names
+ * the run where it was placed.
  */
 #include "config.h"
 
