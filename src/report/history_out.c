@@ -9,6 +9,7 @@
 
 #include <locale.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +220,17 @@ static json_t *str(const char *s)
     return j;
 }
 
+/* A seed above 2^63 - 1 as the string of its digits, as a run's JSON
+ * writes meta.seed (docs/schema.md): JSON readers' integers stop there. */
+static json_t *seed_json(uint64_t seed)
+{
+    char digits[24];
+    if (seed <= (uint64_t)INT64_MAX)
+        return json_integer((json_int_t)seed);
+    snprintf(digits, sizeof digits, "%llu", (unsigned long long)seed);
+    return json_string(digits);
+}
+
 static json_t *history_json(const sb_history *h)
 {
     const sb_history_options *o = sb_history_options_of(h);
@@ -279,12 +291,12 @@ static json_t *history_json(const sb_history *h)
                       c->regression));
     }
     return json_pack(
-        "{s:s, s:i, s:{s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:o}, s:o, s:o, "
+        "{s:s, s:i, s:{s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o}, s:o, s:o, "
         "s:o, s:o, s:I}",
         "schema", "statbench-history", "schema_version", 1, "options",
         "method", "e-divisive-means", "exponent", num(o->exponent), "pvalue",
         num(o->pvalue), "permutations", (json_int_t)o->permutations,
-        "min_size", (json_int_t)o->min_size, "seed", (json_int_t)o->seed,
+        "min_size", (json_int_t)o->min_size, "seed", seed_json(o->seed),
         "level", num(o->level), "threshold", num(o->threshold), "runs", runs,
         "kept_apart", apart, "notes", notes, "cells", cells, "regressions",
         (json_int_t)sb_history_regressions(h));
