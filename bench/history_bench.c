@@ -93,7 +93,8 @@ static size_t perfherder(const double *x, size_t *at, size_t max)
             t[i] = fabs(mf[i] - mb[i]) / sqrt(vb / WIN + vf / WIN);
     }
     for (size_t i = WIN; i + WIN <= N && found < max; i++) {
-        if (t[i] <= T_CUTOFF || t[i - 1] > t[i] || (i + 1 < N && t[i + 1] > t[i]))
+        if (t[i] <= T_CUTOFF || t[i - 1] > t[i] ||
+            (i + 1 < N && t[i + 1] > t[i]))
             continue;
         if (fabs(mf[i] / mb[i] - 1) < PH_THRESHOLD)
             continue;

@@ -2474,7 +2474,8 @@ SB_API const char *sb_history_apart_name(const sb_history *h, size_t i);
  * when nothing: the runs kept apart and why, a run given twice. */
 SB_API const char *sb_history_notes(const sb_history *h);
 SB_API size_t sb_history_cells(const sb_history *h);
-SB_API const sb_history_cell *sb_history_cell_at(const sb_history *h, size_t i);
+SB_API const sb_history_cell *sb_history_cell_at(const sb_history *h,
+                                                 size_t i);
 /* The cells whose newest run starts a regression. */
 SB_API size_t sb_history_regressions(const sb_history *h);
 /* The history as SB_FORMAT_TABLE, _CSV or _JSON (SB_EINVAL for another);

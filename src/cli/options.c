@@ -465,8 +465,8 @@ const struct cli_option cli_options[] = {
          "  Sizes take K, M, G suffixes (K = 1024).\n"
          "\n"
          "How to measure:\n"),
-    NUMBER("ci", "LEVEL", ALL | CMD | HIST | ANALYSIS, aopt.ci_level, 0, 100, 1, 100,
-           " (a percentage)",
+    NUMBER("ci", "LEVEL", ALL | CMD | HIST | ANALYSIS, aopt.ci_level, 0, 100,
+           1, 100, " (a percentage)",
            "confidence level in percent, in (0, 100) (default 95)"),
     /* Also an analysis option: report, compare and analyze re-apply it
      * to saved samples; noise and check-env have no target. */
