@@ -430,8 +430,8 @@ static int load_baselines(sb_run *run, json_t *cells, const char *name,
 /* The document of f in *root.  It is read through count_read, so that a
  * file of too many cells stops early; a refusal names the cap, the read's
  * error or the JSON's line. */
-static int read_json(FILE *f, const char *name, json_t **root,
-                     sb_error *err)
+int sb__load_read_json(FILE *f, const char *name, json_t **root,
+                       sb_error *err)
 {
     json_error_t je;
     struct cell_count *count = calloc(1, sizeof *count);
@@ -526,40 +526,24 @@ static int check_unique(const sb_run *run, const char *name, sb_error *err)
     return SB_OK;
 }
 
-int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
-                    sb_run **out, sb_error *err)
+int sb__load_root(json_t *root, const char *name,
+                  const sb_analysis_options *fa, sb_run **out, sb_error *err)
 {
-    json_t *root, *cells;
+    json_t *cells;
     sb_measure_options o;
-    sb_analysis_options a, fa;
+    sb_analysis_options a;
     sb_run *run = NULL;
     int rc = SB_OK;
 
-    sb_init();
-    if (!out || !f)
-        return sb__error(err, SB_EINVAL, "sb_run_load_new: %s is NULL",
-                         !f ? "f" : "out");
     *out = NULL;
-    /* Checked here, applied once the saved options are read. */
-    if (opt && (rc = sb__analysis_get(opt, &fa, "sb_run_load_new", err)) !=
-                   SB_OK)
-        return rc;
-    if (!name)
-        name = "run";
-    if ((rc = read_json(f, name, &root, err)) != SB_OK)
-        return rc;
     cells = check_header(root, name, err);
-    if (!cells) {
-        json_decref(root);
+    if (!cells)
         return SB_EIO;
-    }
     sb_measure_options_init(&o);
     sb_analysis_options_init(&a);
     run = sb__run_alloc(json_array_size(cells), &o, &a);
-    if (!run) {
-        rc = sb__error(err, SB_ENOMEM, "out of memory");
-        goto out;
-    }
+    if (!run)
+        return sb__error(err, SB_ENOMEM, "out of memory");
     rc = sb__load_meta(run, root, name, err);
     if (rc != SB_OK)
         goto out;
@@ -586,7 +570,7 @@ int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
     if (rc == SB_OK)
         rc = load_loaded(run, root, name, err);
     if (rc == SB_OK)
-        rc = check_options(run, opt ? &fa : NULL, name, err);
+        rc = check_options(run, fa, name, err);
     if (rc == SB_OK)
         rc = check_unique(run, name, err);
     if (rc == SB_OK)
@@ -594,11 +578,35 @@ int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
     if (rc == SB_OK)
         rc = load_baselines(run, cells, name, err);
 out:
-    json_decref(root);
     if (rc != SB_OK) {
         sb_run_free(run);
         return rc;
     }
     *out = run;
     return SB_OK;
+}
+
+int sb_run_load_new(FILE *f, const char *name, const sb_analysis_options *opt,
+                    sb_run **out, sb_error *err)
+{
+    json_t *root;
+    sb_analysis_options fa;
+    int rc = SB_OK;
+
+    sb_init();
+    if (!out || !f)
+        return sb__error(err, SB_EINVAL, "sb_run_load_new: %s is NULL",
+                         !f ? "f" : "out");
+    *out = NULL;
+    /* Checked here, applied once the saved options are read. */
+    if (opt && (rc = sb__analysis_get(opt, &fa, "sb_run_load_new", err)) !=
+                   SB_OK)
+        return rc;
+    if (!name)
+        name = "run";
+    if ((rc = sb__load_read_json(f, name, &root, err)) != SB_OK)
+        return rc;
+    rc = sb__load_root(root, name, opt ? &fa : NULL, out, err);
+    json_decref(root);
+    return rc;
 }

@@ -13,6 +13,18 @@
 
 #include "run_internal.h"
 
+/* load.c: the JSON document of f in *root, read as a saved run is (a
+ * document of more than SB__MAX_CELLS "cells" stops at the one beyond):
+ * SB_OK, or SB_EIO naming the file and the JSON's line, SB_ENOMEM. */
+int sb__load_read_json(FILE *f, const char *name, json_t **root,
+                       sb_error *err);
+/* load.c: the statbench run of a parsed document root into *out; fa: the
+ * caller's analysis options, already checked (NULL: as saved).  The
+ * statuses of sb_run_load_new; root stays the caller's. */
+int sb__load_root(json_t *root, const char *name,
+                  const sb_analysis_options *fa, sb_run **out,
+                  sb_error *err);
+
 /* The string at key of o, or NULL when it is absent or not a string. */
 const char *sb__load_str(json_t *o, const char *key);
 /* The number at key of o into *out (null is NAN): 0, or -1 when it is
