@@ -726,6 +726,19 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
                          "analyze: values in their own unit) with a "
                          "measured run (times): compare two imported runs, "
                          "or two measured ones");
+    /* Two tools' files (Google Benchmark's us, hyperfine's s) hold
+     * values whose ratio is of their units, not of their times. */
+    if (run->imported && strcmp(run->unit, before->unit))
+        return sb__error(err, SB_EINVAL,
+                         "cannot compare imported samples in %s%s%s with "
+                         "samples in %s%s%s: their ratio would be of the "
+                         "units",
+                         before->unit[0] ? "'" : "",
+                         before->unit[0] ? before->unit : "their own unit",
+                         before->unit[0] ? "'" : "",
+                         run->unit[0] ? "'" : "",
+                         run->unit[0] ? run->unit : "their own unit",
+                         run->unit[0] ? "'" : "");
     if (ensure_cmp(run, err) != SB_OK)
         return SB_ENOMEM;
     index = malloc((before->ncells + 1) * sizeof *index);
