@@ -1979,6 +1979,54 @@ SB_API int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
                                 const char *notes,
                                 const sb_analysis_options *a, uint64_t seed,
                                 sb_run **out, sb_error *err);
+
+/* ---- Files of other benchmark tools ------------------------------------
+ *
+ * sb_run_import_new reads a JSON document: a statbench run (as
+ * sb_run_load_new) or the file of another tool, each a run of imported
+ * samples (sb_run_imported) in the tool's own unit (sb_run_unit):
+ *  - SB_IMPORT_GBENCH: Google Benchmark's --benchmark_format=json (or
+ *    --benchmark_out): each benchmark (its run_name) a cell, each of its
+ *    iteration rows (one per repetition) an invocation of one sample, its
+ *    real_time per iteration (cpu_time with SB_IMPORT_GBENCH_CPU_TIME) in
+ *    its time_unit; aggregate rows (mean, median, stddev, cv) and rows
+ *    with error_occurred are skipped, and the notes say how many;
+ *  - SB_IMPORT_HYPERFINE: hyperfine's --export-json: each command a cell,
+ *    its times one invocation of samples in seconds;
+ *  - SB_IMPORT_PYPERF: pyperf's JSON (version 1.0): each benchmark a
+ *    cell, each run with values (a worker process) an invocation, in
+ *    seconds (or the file's unit); calibration runs without values and
+ *    warm-ups are skipped.
+ * The tool's version, host, CPU and date go into sb_meta where it has a
+ * field and into the notes otherwise.  format SB_IMPORT_AUTO tells the
+ * kind from the document's keys and refuses one that is none, or could
+ * be two, naming it; SB_IMPORT_NUMBERS is the caller's (statbench
+ * analyze reads those) and refused here.  *found (may be NULL) is the
+ * kind read.  a (NULL: the defaults; a statbench run: as saved) and seed
+ * as sb_run_from_sets_new's.  SB_EIO naming the file and the field for a
+ * document that is not what its kind writes (a wrong type, a time that is
+ * not positive, a cell named twice, more than 100,000 cells or
+ * 10,000,000 values); SB_EINVAL for bad arguments; SB_ENOMEM. */
+enum sb_import_format {
+    SB_IMPORT_AUTO = 0,
+    SB_IMPORT_STATBENCH,
+    SB_IMPORT_NUMBERS,
+    SB_IMPORT_GBENCH,
+    SB_IMPORT_HYPERFINE,
+    SB_IMPORT_PYPERF
+};
+SB_API const char *sb_import_format_name(int format);
+SB_API int sb_import_format_parse(const char *name);
+
+/* sb_run_import_new's flags: Google Benchmark's cpu_time, not real_time. */
+#define SB_IMPORT_GBENCH_CPU_TIME 1u
+/* The most values sb_run_import_new reads from one file. */
+#define SB_IMPORT_MAX_VALUES 10000000
+
+SB_API int sb_run_import_new(FILE *f, const char *name, int format,
+                             unsigned flags, const sb_analysis_options *a,
+                             uint64_t seed, int *found, sb_run **out,
+                             sb_error *err);
 /* ---- Whole commands, in interleaved rounds ----------------------------
  *
  * sb_command_run_new times whole commands (programs, or shell command

@@ -58,6 +58,11 @@
     X(SB_RUN_LEVEL_BASELINE, "baseline-runs")                               \
     X(SB_RUN_LEVEL_GIVEN, "given") X(SB_RUN_LEVEL_ASSUMED, "assumed")
 
+#define SB__IMPORT_FORMATS(X)                                               \
+    X(SB_IMPORT_AUTO, "auto") X(SB_IMPORT_STATBENCH, "statbench")           \
+    X(SB_IMPORT_NUMBERS, "numbers") X(SB_IMPORT_GBENCH, "gbench")           \
+    X(SB_IMPORT_HYPERFINE, "hyperfine") X(SB_IMPORT_PYPERF, "pyperf")
+
 #define SB__NAME_CASE(value, text)                                          \
     case value:                                                             \
         return text;
@@ -93,6 +98,7 @@ SB__NAME_PAIR(metric, SB__METRICS)
 SB__NAME_PAIR(profile_state, SB__PROFILE_STATES)
 SB__NAME_PAIR(shared_level, SB__SHARED_LEVELS)
 SB__NAME_PAIR(run_level, SB__RUN_LEVELS)
+SB__NAME_PAIR(import_format, SB__IMPORT_FORMATS)
 
 /* What each timer's ticks are, in the words of every writer and of the
  * loader, indexed by enum sb_timer_kind: a new timer is one row here and

@@ -1,0 +1,864 @@
+/*
+ * import_tools.c: the files of other benchmark tools read as runs of
+ * imported samples (Google Benchmark's JSON, hyperfine's --export-json,
+ * pyperf's JSON), and sb_run_import_new, which tells them and a statbench
+ * run apart by their keys.  Each reader turns its document into one set
+ * of samples per cell, split into the invocations the tool knows (a
+ * repetition, a worker process), and hands them to sb_run_from_sets_new
+ * (import.c), so that their intervals and verdicts are those of every
+ * imported run.  Every string of the file is hostile: names are cut and
+ * cleaned before they reach a message, a note or a cell.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "load.h"
+#include "meta.h"
+#include "plan.h"
+#include "run_internal.h"
+#include "text.h"
+
+/* Longest cell name kept from a file, in bytes: a name of a megabyte
+ * makes no table row anyone reads, and the cut keeps a message short. */
+#define IMP_NAME_MAX 200
+
+/* One cell as its rows are read: its values in the order of the file and
+ * the samples of each invocation. */
+struct imp_set {
+    const char *raw; /* the name as the file spells it (the document's) */
+    char *name;      /* cut and cleaned: the cell's */
+    size_t first;    /* the element that named it first, for messages */
+    double *v;
+    size_t n, cap;
+    size_t *inv;
+    size_t ninv, invcap;
+};
+
+struct imp {
+    const char *file;
+    sb_error *err;
+    /* Where the file names a cell: name_list[i]name_key. */
+    const char *name_list, *name_key;
+    struct imp_set *sets;
+    size_t nsets, cap;
+    size_t *slots; /* open addressing by raw name: set index + 1 */
+    size_t nslots;
+    size_t nvalues;
+    char notes[4096];
+    size_t notes_len;
+    char unit[16];
+    char host[64], cpu[128], date[32];
+};
+
+/* The file's refusal: SB_EIO, "FILE: " before the message. */
+static int bad(struct imp *im, const char *fmt, ...) SB__PRINTF(2, 3);
+static int bad(struct imp *im, const char *fmt, ...)
+{
+    char text[sizeof im->err->text];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return sb__error(im->err, SB_EIO, "%s: %s", im->file, text);
+}
+
+/* A line of the run's notes; what does not fit is dropped (the run's own
+ * notes hold 4096 bytes in all). */
+static void note(struct imp *im, const char *fmt, ...) SB__PRINTF(2, 3);
+static void note(struct imp *im, const char *fmt, ...)
+{
+    size_t room = sizeof im->notes - im->notes_len;
+    va_list ap;
+    int len;
+
+    if (room < 2)
+        return;
+    va_start(ap, fmt);
+    len = vsnprintf(im->notes + im->notes_len, room - 1, fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        return;
+    if ((size_t)len >= room - 1)
+        len = (int)(room - 2);
+    im->notes_len += (size_t)len;
+    im->notes[im->notes_len++] = '\n';
+    im->notes[im->notes_len] = '\0';
+}
+
+/* s cut to at most IMP_NAME_MAX bytes (at a character's start) and
+ * cleaned: a new string, or NULL when out of memory. */
+static char *cut_name(const char *s)
+{
+    size_t len = strlen(s);
+    char *c;
+
+    if (len > IMP_NAME_MAX) {
+        len = IMP_NAME_MAX;
+        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+            len--;
+    }
+    c = malloc(len + 1);
+    if (!c)
+        return NULL;
+    memcpy(c, s, len);
+    c[len] = '\0';
+    sb__clean_text(c);
+    return c;
+}
+
+/* A string of the file for a message: cut and cleaned into buf. */
+static const char *shown(char *buf, size_t size, const char *s)
+{
+    sb__clean_into(buf, size, s ? s : "");
+    return buf;
+}
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* The slots for twice the sets: SB_OK or SB_ENOMEM. */
+static int rehash(struct imp *im)
+{
+    size_t n = im->nslots ? 2 * im->nslots : 64;
+    size_t *s = calloc(n, sizeof *s);
+
+    if (!s)
+        return SB_ENOMEM;
+    for (size_t i = 0; i < im->nsets; i++) {
+        size_t h = (size_t)hash_name(im->sets[i].raw) & (n - 1);
+        while (s[h])
+            h = (h + 1) & (n - 1);
+        s[h] = i + 1;
+    }
+    free(im->slots);
+    im->slots = s;
+    im->nslots = n;
+    return SB_OK;
+}
+
+/* The set named raw (element `at` of the file names it), made when new:
+ * SB_OK with *out, or SB_EIO (too many cells), SB_ENOMEM.
+ * Rows of one benchmark need not be together (Google Benchmark's random
+ * interleaving), hence the table by name. */
+static int find_set(struct imp *im, const char *raw, size_t at,
+                    struct imp_set **out)
+{
+    size_t h;
+    struct imp_set *s;
+
+    if (2 * (im->nsets + 1) > im->nslots && rehash(im) != SB_OK)
+        return sb__error(im->err, SB_ENOMEM, "out of memory");
+    h = (size_t)hash_name(raw) & (im->nslots - 1);
+    while (im->slots[h]) {
+        s = &im->sets[im->slots[h] - 1];
+        if (!strcmp(s->raw, raw)) {
+            *out = s;
+            return SB_OK;
+        }
+        h = (h + 1) & (im->nslots - 1);
+    }
+    if (im->nsets == SB__MAX_CELLS)
+        return bad(im, "more than %d cells (benchmarks or commands)",
+                   SB__MAX_CELLS);
+    if (im->nsets == im->cap) {
+        size_t ncap = im->cap ? 2 * im->cap : 16;
+        struct imp_set *t = realloc(im->sets, ncap * sizeof *t);
+        if (!t)
+            return sb__error(im->err, SB_ENOMEM, "out of memory");
+        im->sets = t;
+        im->cap = ncap;
+    }
+    s = &im->sets[im->nsets];
+    *s = (struct imp_set){.raw = raw, .first = at, .name = cut_name(raw)};
+    if (!s->name)
+        return sb__error(im->err, SB_ENOMEM, "out of memory");
+    im->slots[h] = ++im->nsets;
+    *out = s;
+    return SB_OK;
+}
+
+/* Value x appended to set s: SB_OK, or SB_EIO past SB_IMPORT_MAX_VALUES,
+ * SB_ENOMEM. */
+static int push_value(struct imp *im, struct imp_set *s, double x)
+{
+    if (im->nvalues == SB_IMPORT_MAX_VALUES)
+        return bad(im, "more than %d values: statbench reads at most that "
+                       "many from one file",
+                   SB_IMPORT_MAX_VALUES);
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? 2 * s->cap : 16;
+        double *t = realloc(s->v, ncap * sizeof *t);
+        if (!t)
+            return sb__error(im->err, SB_ENOMEM, "out of memory");
+        s->v = t;
+        s->cap = ncap;
+    }
+    s->v[s->n++] = x;
+    im->nvalues++;
+    return SB_OK;
+}
+
+/* The last k values of s one invocation: SB_OK or SB_ENOMEM. */
+static int push_invocation(struct imp *im, struct imp_set *s, size_t k)
+{
+    if (s->ninv == s->invcap) {
+        size_t ncap = s->invcap ? 2 * s->invcap : 16;
+        size_t *t = realloc(s->inv, ncap * sizeof *t);
+        if (!t)
+            return sb__error(im->err, SB_ENOMEM, "out of memory");
+        s->inv = t;
+        s->invcap = ncap;
+    }
+    s->inv[s->ninv++] = k;
+    return SB_OK;
+}
+
+/* The value v at path (a time when positive is set) into *out: SB_OK, or
+ * SB_EIO naming path when it is missing, not a number, not positive or
+ * beyond SB_VALUE_MAX.  JSON has no NaN or infinity: jansson refuses
+ * them, and a literal too large for a double, as it parses. */
+static int number_at(struct imp *im, json_t *v, const char *path,
+                     int positive, double *out)
+{
+    double x;
+
+    if (!v)
+        return bad(im, "%s: missing", path);
+    if (!json_is_number(v))
+        return bad(im, "%s: not a number", path);
+    x = json_number_value(v);
+    if (!isfinite(x) || fabs(x) > SB_VALUE_MAX)
+        return bad(im, "%s: %g is beyond 1e300 in magnitude", path, x);
+    if (positive && !(x > 0))
+        return bad(im, "%s: %g is not a positive time", path, x);
+    *out = x;
+    return SB_OK;
+}
+
+/* A string of metadata object o (NULL when absent or not a string: the
+ * metadata only informs). */
+static const char *meta_str(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* ---- Google Benchmark ---------------------------------------------- */
+
+static const struct {
+    const char *name;
+    double ns;
+} gb_units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+
+/* Row r's run type: 1 an iteration row (a repetition's measurement), 0
+ * an aggregate (mean, median, stddev, cv of the repetitions: statbench
+ * computes its own), -1 refused with err filled.  Files before run_type
+ * mark an aggregate by its aggregate_name alone. */
+static int gb_iteration(struct imp *im, json_t *r, size_t i)
+{
+    json_t *rt = json_object_get(r, "run_type");
+    char buf[40];
+
+    if (!rt)
+        return json_object_get(r, "aggregate_name") ? 0 : 1;
+    if (!json_is_string(rt)) {
+        bad(im, "benchmarks[%zu].run_type: not a string", i);
+        return -1;
+    }
+    if (!strcmp(json_string_value(rt), "iteration"))
+        return 1;
+    if (!strcmp(json_string_value(rt), "aggregate"))
+        return 0;
+    bad(im, "benchmarks[%zu].run_type: '%s' is neither iteration nor "
+            "aggregate",
+        i, shown(buf, sizeof buf, json_string_value(rt)));
+    return -1;
+}
+
+/* Row r's time unit, an index of gb_units (its default, ns, when the row
+ * has none), or -1 refused with err filled. */
+static int gb_unit(struct imp *im, json_t *r, size_t i)
+{
+    json_t *tu = json_object_get(r, "time_unit");
+    char buf[24];
+
+    if (!tu)
+        return 0;
+    if (!json_is_string(tu)) {
+        bad(im, "benchmarks[%zu].time_unit: not a string", i);
+        return -1;
+    }
+    for (size_t k = 0; k < sizeof gb_units / sizeof gb_units[0]; k++)
+        if (!strcmp(json_string_value(tu), gb_units[k].name))
+            return (int)k;
+    bad(im, "benchmarks[%zu].time_unit: '%s' is not ns, us, ms or s", i,
+        shown(buf, sizeof buf, json_string_value(tu)));
+    return -1;
+}
+
+/* The row's name: run_name (the benchmark without its repetition or
+ * aggregate suffix, 1.5 on), else name. */
+static const char *gb_name(json_t *r)
+{
+    const char *n = meta_str(r, "run_name");
+    return n ? n : meta_str(r, "name");
+}
+
+/* Each iteration row of root's benchmarks an invocation of one sample of
+ * its benchmark, in the one time unit of the file's rows (ns when they
+ * differ). */
+static int read_gbench(struct imp *im, json_t *root, unsigned flags)
+{
+    json_t *ctx = json_object_get(root, "context");
+    json_t *rows = json_object_get(root, "benchmarks"), *r;
+    const char *key =
+        flags & SB_IMPORT_GBENCH_CPU_TIME ? "cpu_time" : "real_time";
+    size_t i, aggregates = 0, errors = 0;
+    int unit = -1, mixed = 0, rc;
+
+    im->name_list = "benchmarks";
+    im->name_key = ".name";
+    if (!json_is_object(ctx))
+        return bad(im, "context: %s (Google Benchmark writes an object "
+                       "of the machine and the date)",
+                   ctx ? "not an object" : "missing");
+    if (!json_is_array(rows))
+        return bad(im, "benchmarks: %s", rows ? "not a list" : "missing");
+    /* The unit first, so that a file of one unit keeps its values as
+     * written, not scaled to ns and back. */
+    json_array_foreach(rows, i, r)
+    {
+        int it, u;
+        if (!json_is_object(r))
+            return bad(im, "benchmarks[%zu]: not an object", i);
+        if ((it = gb_iteration(im, r, i)) < 0)
+            return SB_EIO;
+        if ((u = gb_unit(im, r, i)) < 0)
+            return SB_EIO;
+        if (!it || json_is_true(json_object_get(r, "error_occurred")))
+            continue;
+        if (unit >= 0 && u != unit)
+            mixed = 1;
+        unit = u;
+    }
+    if (mixed)
+        unit = 0;
+    json_array_foreach(rows, i, r)
+    {
+        struct imp_set *s;
+        const char *name;
+        char path[64];
+        double x;
+        if (!gb_iteration(im, r, i)) {
+            aggregates++;
+            continue;
+        }
+        if (json_is_true(json_object_get(r, "error_occurred"))) {
+            errors++;
+            continue;
+        }
+        if (!(name = gb_name(r)))
+            return bad(im, "benchmarks[%zu].name: %s", i,
+                       json_object_get(r, "name") ? "not a string"
+                                                  : "missing");
+        snprintf(path, sizeof path, "benchmarks[%zu].%s", i, key);
+        if ((rc = number_at(im, json_object_get(r, key), path, 1, &x)) !=
+            SB_OK)
+            return rc;
+        x *= gb_units[gb_unit(im, r, i)].ns / gb_units[unit].ns;
+        if (!isfinite(x) || x > SB_VALUE_MAX)
+            return bad(im, "%s: beyond 1e300 %s", path,
+                       gb_units[unit].name);
+        if (!name[0])
+            return bad(im, "benchmarks[%zu].name: empty", i);
+        if ((rc = find_set(im, name, i, &s)) != SB_OK)
+            return rc;
+        if ((rc = push_value(im, s, x)) != SB_OK ||
+            (rc = push_invocation(im, s, 1)) != SB_OK)
+            return rc;
+    }
+    if (im->nsets == 0)
+        return bad(im, "benchmarks: no iteration rows (%zu aggregate, %zu "
+                       "with error_occurred)",
+                   aggregates, errors);
+    snprintf(im->unit, sizeof im->unit, "%s", gb_units[unit].name);
+    {
+        const char *v = meta_str(ctx, "library_version");
+        char buf[40];
+        note(im, "Google Benchmark JSON%s%s: %zu benchmarks, %s per "
+                 "iteration in %s; each repetition an invocation of one "
+                 "sample",
+             v ? " of library " : "", v ? shown(buf, sizeof buf, v) : "",
+             im->nsets, key, im->unit);
+    }
+    if (mixed)
+        note(im, "the benchmarks' time units differ: all in ns");
+    if (aggregates)
+        note(im, "%zu aggregate rows skipped (mean, median, stddev, cv: "
+                 "statbench computes its own)",
+             aggregates);
+    if (errors)
+        note(im, "%zu rows with error_occurred skipped", errors);
+    {
+        json_t *cpus = json_object_get(ctx, "num_cpus");
+        json_t *mhz = json_object_get(ctx, "mhz_per_cpu");
+        const char *exe = meta_str(ctx, "executable");
+        const char *build = meta_str(ctx, "library_build_type");
+        char buf[160];
+        if (exe)
+            note(im, "executable: %s", shown(buf, sizeof buf, exe));
+        if (json_is_integer(cpus) && json_is_number(mhz))
+            note(im, "%lld CPUs at %.0f MHz (Google Benchmark's context)",
+                 (long long)json_integer_value(cpus),
+                 json_number_value(mhz));
+        if (json_is_true(json_object_get(ctx, "cpu_scaling_enabled")))
+            note(im, "CPU frequency scaling was enabled while measuring "
+                     "(Google Benchmark's warning)");
+        if (build && !strcmp(build, "debug"))
+            note(im, "a debug build of the Google Benchmark library "
+                     "measured");
+    }
+    sb__clean_into(im->host, sizeof im->host,
+                   meta_str(ctx, "host_name") ? meta_str(ctx, "host_name")
+                                              : "");
+    sb__clean_into(im->date, sizeof im->date,
+                   meta_str(ctx, "date") ? meta_str(ctx, "date") : "");
+    return SB_OK;
+}
+
+/* ---- hyperfine ----------------------------------------------------- */
+
+/* Each result a cell, its times one invocation of samples in seconds:
+ * hyperfine runs one command's runs one after another, so there are no
+ * rounds to pair. */
+static int read_hyperfine(struct imp *im, json_t *root)
+{
+    json_t *res = json_object_get(root, "results"), *r;
+    size_t i;
+    int rc;
+
+    im->name_list = "results";
+    im->name_key = ".command";
+    if (!json_is_array(res) || json_array_size(res) == 0)
+        return bad(im, "results: %s",
+                   !res ? "missing"
+                   : !json_is_array(res) ? "not a list"
+                                         : "empty");
+    note(im, "hyperfine JSON: %zu commands, each run a sample, all of a "
+             "command's runs one invocation, in seconds",
+         json_array_size(res));
+    json_array_foreach(res, i, r)
+    {
+        json_t *times, *codes, *t;
+        struct imp_set *s;
+        const char *cmd;
+        size_t j, failed = 0;
+        char path[64], buf[80];
+        if (!json_is_object(r))
+            return bad(im, "results[%zu]: not an object", i);
+        if (!(cmd = meta_str(r, "command")))
+            return bad(im, "results[%zu].command: %s", i,
+                       json_object_get(r, "command") ? "not a string"
+                                                     : "missing");
+        times = json_object_get(r, "times");
+        if (!json_is_array(times) || json_array_size(times) == 0)
+            return bad(im, "results[%zu].times: %s", i,
+                       !times ? "missing"
+                       : !json_is_array(times) ? "not a list"
+                                               : "empty");
+        if (!cmd[0])
+            return bad(im, "results[%zu].command: empty", i);
+        if ((rc = find_set(im, cmd, i, &s)) != SB_OK)
+            return rc;
+        if (s->n)
+            return bad(im, "results[%zu].command: '%s' repeats "
+                           "results[%zu]",
+                       i, shown(buf, sizeof buf, s->name), s->first);
+        json_array_foreach(times, j, t)
+        {
+            double x;
+            snprintf(path, sizeof path, "results[%zu].times[%zu]", i, j);
+            if ((rc = number_at(im, t, path, 1, &x)) != SB_OK ||
+                (rc = push_value(im, s, x)) != SB_OK)
+                return rc;
+        }
+        if ((rc = push_invocation(im, s, s->n)) != SB_OK)
+            return rc;
+        codes = json_object_get(r, "exit_codes");
+        if (codes && !json_is_array(codes))
+            return bad(im, "results[%zu].exit_codes: not a list", i);
+        json_array_foreach(codes, j, t)
+        {
+            /* null: killed by a signal. */
+            if (!json_is_integer(t) && !json_is_null(t))
+                return bad(im, "results[%zu].exit_codes[%zu]: not an "
+                               "integer",
+                           i, j);
+            failed += !json_is_integer(t) || json_integer_value(t) != 0;
+        }
+        if (failed)
+            note(im, "%s: %zu of %zu runs failed (a non-zero exit code or "
+                     "a signal), their times kept as hyperfine kept them",
+                 s->name, failed, json_array_size(codes));
+        {
+            json_t *u = json_object_get(r, "user"),
+                   *sy = json_object_get(r, "system");
+            if (json_is_number(u) && json_is_number(sy))
+                note(im, "%s: user %.3g s, system %.3g s (hyperfine's "
+                         "means)",
+                     s->name, json_number_value(u), json_number_value(sy));
+        }
+    }
+    snprintf(im->unit, sizeof im->unit, "s");
+    return SB_OK;
+}
+
+/* ---- pyperf -------------------------------------------------------- */
+
+/* The unit of benchmark b (its metadata's, else the file's, else
+ * seconds) as statbench names it into buf: SB_OK, or SB_EIO. */
+static int pp_unit(struct imp *im, json_t *bm, json_t *common, size_t i,
+                   char *buf, size_t size)
+{
+    json_t *u = json_object_get(bm, "unit");
+
+    if (!u)
+        u = json_object_get(common, "unit");
+    if (!u || (json_is_string(u) && !strcmp(json_string_value(u),
+                                            "second"))) {
+        snprintf(buf, size, "s");
+        return SB_OK;
+    }
+    if (!json_is_string(u) || strlen(json_string_value(u)) == 0 ||
+        strlen(json_string_value(u)) >= size)
+        return bad(im, "benchmarks[%zu].metadata.unit: %s", i,
+                   json_is_string(u) ? "empty or longer than 15 bytes"
+                                     : "not a string");
+    sb__clean_into(buf, size, json_string_value(u));
+    return SB_OK;
+}
+
+/* Each benchmark a cell, each run with values (one worker process) an
+ * invocation; calibration runs (no values) and warm-ups skipped. */
+static int read_pyperf(struct imp *im, json_t *root)
+{
+    json_t *ver = json_object_get(root, "version");
+    json_t *common = json_object_get(root, "metadata");
+    json_t *bench = json_object_get(root, "benchmarks"), *b;
+    size_t i, calibration = 0, processes = 0;
+    char buf[80];
+    int rc;
+
+    im->name_list = "benchmarks";
+    im->name_key = ".metadata.name";
+    if (!json_is_string(ver) || strncmp(json_string_value(ver), "1.", 2))
+        return bad(im, "version: %s%s%s: pyperf's JSON of version 1.x is "
+                       "what statbench reads",
+                   json_is_string(ver) ? "'" : "",
+                   json_is_string(ver)
+                       ? shown(buf, sizeof buf, json_string_value(ver))
+                   : ver ? "not a string"
+                         : "missing",
+                   json_is_string(ver) ? "'" : "");
+    if (common && !json_is_object(common))
+        return bad(im, "metadata: not an object");
+    if (!json_is_array(bench) || json_array_size(bench) == 0)
+        return bad(im, "benchmarks: %s",
+                   !bench ? "missing"
+                   : !json_is_array(bench) ? "not a list"
+                                           : "empty");
+    json_array_foreach(bench, i, b)
+    {
+        json_t *bm, *runs, *run;
+        struct imp_set *s;
+        const char *name;
+        char unit[16];
+        size_t j;
+        if (!json_is_object(b))
+            return bad(im, "benchmarks[%zu]: not an object", i);
+        bm = json_object_get(b, "metadata");
+        if (bm && !json_is_object(bm))
+            return bad(im, "benchmarks[%zu].metadata: not an object", i);
+        name = meta_str(bm, "name");
+        if (!name)
+            name = meta_str(common, "name");
+        if (!name)
+            return bad(im, "benchmarks[%zu].metadata.name: missing (and "
+                           "no metadata.name for all)",
+                       i);
+        if ((rc = pp_unit(im, bm, common, i, unit, sizeof unit)) != SB_OK)
+            return rc;
+        if (!im->unit[0])
+            snprintf(im->unit, sizeof im->unit, "%s", unit);
+        else if (strcmp(unit, im->unit))
+            return bad(im, "benchmarks[%zu].metadata.unit: %s differs from "
+                           "the first benchmark's %s",
+                       i, unit, im->unit);
+        runs = json_object_get(b, "runs");
+        if (!json_is_array(runs))
+            return bad(im, "benchmarks[%zu].runs: %s", i,
+                       runs ? "not a list" : "missing");
+        if (!name[0])
+            return bad(im, "benchmarks[%zu].metadata.name: empty", i);
+        if ((rc = find_set(im, name, i, &s)) != SB_OK)
+            return rc;
+        if (s->n)
+            return bad(im, "benchmarks[%zu].metadata.name: '%s' repeats "
+                           "benchmarks[%zu]",
+                       i, shown(buf, sizeof buf, s->name), s->first);
+        json_array_foreach(runs, j, run)
+        {
+            json_t *vals, *v;
+            size_t k, before = s->n;
+            char path[128];
+            if (!json_is_object(run))
+                return bad(im, "benchmarks[%zu].runs[%zu]: not an object",
+                           i, j);
+            vals = json_object_get(run, "values");
+            if (vals && !json_is_array(vals))
+                return bad(im, "benchmarks[%zu].runs[%zu].values: not a "
+                               "list",
+                           i, j);
+            if (json_array_size(vals) == 0) {
+                calibration++;
+                continue;
+            }
+            json_array_foreach(vals, k, v)
+            {
+                double x;
+                snprintf(path, sizeof path,
+                         "benchmarks[%zu].runs[%zu].values[%zu]", i, j, k);
+                if ((rc = number_at(im, v, path, !strcmp(im->unit, "s"),
+                                    &x)) != SB_OK ||
+                    (rc = push_value(im, s, x)) != SB_OK)
+                    return rc;
+            }
+            if ((rc = push_invocation(im, s, s->n - before)) != SB_OK)
+                return rc;
+            processes++;
+        }
+        if (s->n == 0)
+            return bad(im, "benchmarks[%zu].runs: no run with values (only "
+                           "calibration)",
+                       i);
+    }
+    {
+        const char *pv = meta_str(common, "perf_version");
+        const char *py = meta_str(common, "python_version");
+        char b2[80];
+        note(im, "pyperf JSON%s%s: %zu benchmarks, each worker process's "
+                 "values an invocation (%zu), in %s; warm-ups and %zu "
+                 "calibration runs skipped",
+             pv ? " of pyperf " : "", pv ? shown(buf, sizeof buf, pv) : "",
+             im->nsets, processes, im->unit, calibration);
+        if (py)
+            note(im, "python: %s", shown(b2, sizeof b2, py));
+    }
+    sb__clean_into(im->host, sizeof im->host,
+                   meta_str(common, "hostname") ? meta_str(common,
+                                                           "hostname")
+                                                : "");
+    sb__clean_into(im->cpu, sizeof im->cpu,
+                   meta_str(common, "cpu_model_name")
+                       ? meta_str(common, "cpu_model_name")
+                       : "");
+    sb__clean_into(im->date, sizeof im->date,
+                   meta_str(common, "date") ? meta_str(common, "date") : "");
+    return SB_OK;
+}
+
+/* ---- the kind of a document and the run ------------------------------ */
+
+/* Sets in name order, to find two names that cleaning made one. */
+static int by_set_name(const void *a, const void *b)
+{
+    return strcmp((*(const struct imp_set *const *)a)->name,
+                  (*(const struct imp_set *const *)b)->name);
+}
+
+/* Two cells whose names read the same once cut and cleaned ("a\x1b" and
+ * "a\x1c") would be one row twice: refused, naming both. */
+static int check_names(struct imp *im)
+{
+    struct imp_set **by = malloc((im->nsets + 1) * sizeof *by);
+    int rc = SB_OK;
+
+    if (!by)
+        return sb__error(im->err, SB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < im->nsets; i++)
+        by[i] = &im->sets[i];
+    qsort(by, im->nsets, sizeof *by, by_set_name);
+    for (size_t i = 1; i < im->nsets && rc == SB_OK; i++)
+        if (!strcmp(by[i - 1]->name, by[i]->name)) {
+            char buf[80];
+            size_t a = by[i - 1]->first, b = by[i]->first;
+            rc = bad(im, "%s[%zu]%s and %s[%zu]%s both read '%s' once cut "
+                         "to %d bytes and cleaned of control characters",
+                     im->name_list, a < b ? a : b, im->name_key,
+                     im->name_list, a < b ? b : a, im->name_key,
+                     shown(buf, sizeof buf, by[i]->name), IMP_NAME_MAX);
+        }
+    free(by);
+    return rc;
+}
+
+static void imp_free(struct imp *im)
+{
+    for (size_t i = 0; i < im->nsets; i++) {
+        free(im->sets[i].name);
+        free(im->sets[i].v);
+        free(im->sets[i].inv);
+    }
+    free(im->sets);
+    free(im->slots);
+}
+
+/* A tool's document into *out by its reader. */
+static int import_tool(json_t *root, const char *file, int format,
+                       unsigned flags, const sb_analysis_options *a,
+                       uint64_t seed, sb_run **out, sb_error *err)
+{
+    struct imp *im = calloc(1, sizeof *im);
+    sb_sample_set *sets = NULL;
+    int rc;
+
+    if (!im)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    im->file = file;
+    im->err = err;
+    rc = format == SB_IMPORT_GBENCH      ? read_gbench(im, root, flags)
+         : format == SB_IMPORT_HYPERFINE ? read_hyperfine(im, root)
+                                         : read_pyperf(im, root);
+    if (rc == SB_OK)
+        rc = check_names(im);
+    if (rc == SB_OK && !(sets = calloc(im->nsets, sizeof *sets)))
+        rc = sb__error(err, SB_ENOMEM, "out of memory");
+    if (rc == SB_OK) {
+        for (size_t i = 0; i < im->nsets; i++)
+            sets[i] = (sb_sample_set){.name = im->sets[i].name,
+                                      .values = im->sets[i].v,
+                                      .n = im->sets[i].n,
+                                      .invocation_samples = im->sets[i].inv,
+                                      .ninvocations = im->sets[i].ninv};
+        rc = sb_run_from_sets_new(sets, im->nsets, NULL, 0, im->unit,
+                                  im->notes, a, seed, out, err);
+    }
+    if (rc == SB_OK) {
+        sb_meta *m = &(*out)->meta;
+        snprintf(m->hostname, sizeof m->hostname, "%s", im->host);
+        snprintf(m->cpu_model, sizeof m->cpu_model, "%s", im->cpu);
+        snprintf(m->start_time, sizeof m->start_time, "%s", im->date);
+    }
+    free(sets);
+    imp_free(im);
+    free(im);
+    return rc;
+}
+
+/* The kind of root by its keys: SB_OK with *format, or SB_EIO when it is
+ * none or could be two. */
+static int detect(json_t *root, const char *file, int *format,
+                  sb_error *err)
+{
+    json_t *bench = json_object_get(root, "benchmarks");
+    int kinds[4], n = 0;
+
+    if (!json_is_object(root))
+        return sb__error(err, SB_EIO,
+                         "%s: a JSON document that is not an object: not "
+                         "a statbench run, nor Google Benchmark, hyperfine "
+                         "or pyperf JSON",
+                         file);
+    if (json_object_get(root, "schema"))
+        kinds[n++] = SB_IMPORT_STATBENCH;
+    if (json_is_object(json_object_get(root, "context")) &&
+        json_is_array(bench))
+        kinds[n++] = SB_IMPORT_GBENCH;
+    if (json_is_array(json_object_get(root, "results")))
+        kinds[n++] = SB_IMPORT_HYPERFINE;
+    if (json_is_array(bench) && !json_object_get(root, "context") &&
+        (json_is_string(json_object_get(root, "version")) ||
+         json_is_object(json_object_get(root, "metadata"))))
+        kinds[n++] = SB_IMPORT_PYPERF;
+    if (n == 0)
+        return sb__error(err, SB_EIO,
+                         "%s: not a statbench run, nor Google Benchmark, "
+                         "hyperfine or pyperf JSON (none of \"schema\", "
+                         "\"context\" with \"benchmarks\", \"results\", "
+                         "\"benchmarks\" with \"version\"): name its "
+                         "format (--from)",
+                         file);
+    if (n > 1)
+        return sb__error(err, SB_EIO,
+                         "%s: could be %s or %s JSON: name its format "
+                         "(--from)",
+                         file, sb_import_format_name(kinds[0]),
+                         sb_import_format_name(kinds[1]));
+    *format = kinds[0];
+    return SB_OK;
+}
+
+int sb_run_import_new(FILE *f, const char *name, int format,
+                      unsigned flags, const sb_analysis_options *a,
+                      uint64_t seed, int *found, sb_run **out,
+                      sb_error *err)
+{
+    static const char fn[] = "sb_run_import_new";
+    sb_analysis_options fa;
+    json_t *root;
+    int rc;
+
+    sb_init();
+    if (!out || !f)
+        return sb__error(err, SB_EINVAL, "%s: %s is NULL", fn,
+                         !f ? "f" : "out");
+    *out = NULL;
+    if (found)
+        *found = SB_IMPORT_AUTO;
+    if (format < SB_IMPORT_AUTO || format > SB_IMPORT_PYPERF)
+        return sb__error(err, SB_EINVAL, "%s: format %d is not an "
+                                         "sb_import_format",
+                         fn, format);
+    if (format == SB_IMPORT_NUMBERS)
+        return sb__error(err, SB_EINVAL,
+                         "%s: files of numbers are the caller's to read "
+                         "(sb_run_from_samples_new)",
+                         fn);
+    if (flags & ~SB_IMPORT_GBENCH_CPU_TIME)
+        return sb__error(err, SB_EINVAL, "%s: unknown flags 0x%x", fn,
+                         flags & ~SB_IMPORT_GBENCH_CPU_TIME);
+    if (a && (rc = sb__analysis_get(a, &fa, fn, err)) != SB_OK)
+        return rc;
+    if (!name)
+        name = "run";
+    if ((rc = sb__load_read_json(f, name, &root, err)) != SB_OK)
+        return rc;
+    if (format == SB_IMPORT_AUTO)
+        rc = detect(root, name, &format, err);
+    else if (!json_is_object(root))
+        rc = sb__error(err, SB_EIO, "%s: not a JSON object", name);
+    if (rc == SB_OK) {
+        if (found)
+            *found = format;
+        rc = format == SB_IMPORT_STATBENCH
+                 ? sb__load_root(root, name, a ? &fa : NULL, out, err)
+                 : import_tool(root, name, format, flags, a ? &fa : NULL,
+                               seed, out, err);
+    }
+    json_decref(root);
+    return rc;
+}
