@@ -74,6 +74,8 @@ struct cli {
     int format, quiet;
     int no_profile, profile_reset; /* --no-profile; profile --reset */
     int save_append;                 /* --append: --save adds a run */
+    int from;        /* --from: an sb_import_format, auto by default */
+    int gbench_cpu;  /* --gbench-time cpu */
     unsigned sub;                    /* SUB_* of this command */
     const struct cli_option *refused; /* the first option sub refuses */
     int argc;             /* the command line as typed, for the record */
@@ -170,7 +172,14 @@ int cli_write_file(const sb_run *run, int format, const char *path);
 /* The same for a history of runs (table, csv or json). */
 int cli_write_history(const sb_history *h, int format, const char *path);
 int cli_emit(const sb_run *run, const struct cli *cli);
-sb_run *cli_load_or_die(const char *path, const struct cli *cli);
+/* The run of the file at path ("-": stdin), of the format --from names
+ * (auto: the content's kind, sb_run_import_new), or exit 2 with its
+ * line; with reanalyse, again with the analysis options given over its
+ * own.  cli NULL: a statbench run, as saved.  cli_load_file_or_die reads an open f (closed unless stdin). */
+sb_run *cli_load_or_die(const char *path, const struct cli *cli,
+                        int reanalyse);
+sb_run *cli_load_file_or_die(FILE *f, const char *path,
+                             const struct cli *cli, int reanalyse);
 void cli_record_command(sb_run *run, const struct cli *cli);
 void cli_check_cpu(const struct cli *cli);
 

@@ -1,6 +1,8 @@
 /*
  * cmd_analyze.c: statbench analyze FILE [FILE2]: the statistics of plain
- * files of numbers, one per line; FILE2 is compared with FILE.
+ * files of numbers, one per line, or of another tool's JSON (Google
+ * Benchmark, hyperfine, pyperf: sb_run_import_new); FILE2 is compared
+ * with FILE.
  */
 #include "config.h"
 
@@ -20,18 +22,48 @@
 #define ANALYZE_BLOCK_MIN 50
 #define ANALYZE_BLOCK_P 0.001
 
-/* The numbers of an analyze file (cli_read_numbers), or exit 2 with its
- * one-line message. */
-static double *read_numbers(const char *path, size_t *n)
+/* The file at path opened ("-": stdin), or exit 2 naming it. */
+static FILE *open_or_die(const char *path)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-    char msg[512];
-    double *v = NULL;
 
     if (!f) {
         say("%s: %s", path, strerror(errno));
         exit(EXIT_USAGE);
     }
+    return f;
+}
+
+/* Whether f holds JSON rather than numbers, as --from says, else by its
+ * first character that is not blank: '{' starts every file of the tools
+ * and of statbench, never a number.  A file that can seek is read from
+ * its start again, so that the numbers' line count stays right; a pipe
+ * is told by its first byte alone. */
+static int is_json(FILE *f, const struct cli *cli)
+{
+    long start;
+    int c;
+
+    if (cli->from != SB_IMPORT_AUTO)
+        return cli->from != SB_IMPORT_NUMBERS;
+    start = ftell(f);
+    c = getc(f);
+    while (start >= 0 && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
+        c = getc(f);
+    if (start >= 0 && fseek(f, start, SEEK_SET) == 0)
+        return c == '{';
+    if (c != EOF)
+        ungetc(c, f);
+    return c == '{';
+}
+
+/* The numbers of an analyze file (cli_read_numbers), or exit 2 with its
+ * one-line message. */
+static double *read_numbers(FILE *f, const char *path, size_t *n)
+{
+    char msg[512];
+    double *v = NULL;
+
     if (cli_read_numbers(f, path, &v, n, msg, sizeof msg) != 0)
         die_usage("%s", msg);
     if (f != stdin)
@@ -64,12 +96,51 @@ static void warn_pooled(const double *v, size_t n, const char *name)
         name, ANALYZE_BLOCKS, p);
 }
 
+/* Two or one runs of JSON files: the second compared with the first, as
+ * compare does; the boundaries of processes are the file's (a
+ * repetition, a worker), so no block test. */
+static int analyze_runs(FILE **f, const char **names, size_t m,
+                        struct cli *cli)
+{
+    sb_run *run[2] = {NULL, NULL};
+    sb_error err = {0};
+    size_t matched = 0;
+    int status;
+
+    for (size_t i = 0; i < m; i++)
+        run[i] = cli_load_file_or_die(f[i], names[i], cli, 1);
+    if (m == 2) {
+        if (sb_run_compare_to(run[1], run[0], &matched, &err) != SB_OK) {
+            say("%s", err.text);
+            sb_run_free(run[0]);
+            sb_run_free(run[1]);
+            return err.code == SB_EINVAL ? EXIT_USAGE : 1;
+        }
+        if (matched == 0) {
+            say("%s and %s have no cell in common (the same benchmark or "
+                "command name)",
+                names[0], names[1]);
+            sb_run_free(run[0]);
+            sb_run_free(run[1]);
+            return EXIT_USAGE;
+        }
+        cli_warn_two_runs(run[0], names[0], run[1], names[1]);
+    }
+    cli_record_command(run[m - 1], cli);
+    status = cli_emit(run[m - 1], cli);
+    sb_run_free(run[0]);
+    sb_run_free(run[1]);
+    return status;
+}
+
 int cmd_analyze(int argc, char **argv, struct cli *cli)
 {
     size_t m = (size_t)(argc - optind), n[2];
     const char *names[2];
     double *v[2];
     const double *cv[2];
+    FILE *f[2];
+    int json[2];
     sb_run *run = NULL;
     sb_error err = {0};
     int status;
@@ -79,7 +150,17 @@ int cmd_analyze(int argc, char **argv, struct cli *cli)
                   "[FILE2]", progname);
     for (size_t i = 0; i < m; i++) {
         names[i] = argv[optind + (int)i];
-        v[i] = read_numbers(names[i], &n[i]);
+        f[i] = open_or_die(names[i]);
+        json[i] = is_json(f[i], cli);
+    }
+    if (m == 2 && json[0] != json[1])
+        die_usage("analyze: %s holds %s and %s %s: give two of one kind",
+                  names[0], json[0] ? "JSON" : "numbers", names[1],
+                  json[1] ? "JSON" : "numbers");
+    if (json[0])
+        return analyze_runs(f, names, m, cli);
+    for (size_t i = 0; i < m; i++) {
+        v[i] = read_numbers(f[i], names[i], &n[i]);
         cv[i] = v[i];
     }
     status = sb_run_from_samples_new(names, cv, n, m, &cli->aopt,

@@ -1,5 +1,6 @@
 /*
  * cmd_compare.c: statbench compare A.json B.json compares two saved runs
+ * (or two files of another tool: Google Benchmark, hyperfine, pyperf)
  * cell by cell (B against A), with the library's matcher.
  */
 #include "config.h"
@@ -20,8 +21,8 @@ int cmd_compare(int argc, char **argv, struct cli *cli)
     if (argc - optind != 2)
         die_usage("compare takes two saved runs: %s compare A.json B.json",
                   progname);
-    a = cli_load_or_die(argv[optind], cli);
-    b = cli_load_or_die(argv[optind + 1], cli);
+    a = cli_load_or_die(argv[optind], cli, 1);
+    b = cli_load_or_die(argv[optind + 1], cli, 1);
     if (sb_run_compare_to(b, a, &matched, &err) != SB_OK) {
         fprintf(stderr, "%s: %s\n", progname, err.text);
         sb_run_free(a);

@@ -33,7 +33,7 @@ int cmd_merge(int argc, char **argv, struct cli *cli)
     /* As saved: a merge keeps each run's samples as its own analysis
      * kept them; the analysis options given apply to the merged run. */
     for (size_t r = 0; r < n; r++)
-        runs[r] = cli_load_or_die(argv[optind + r], NULL);
+        runs[r] = cli_load_or_die(argv[optind + r], cli, 0);
     status = sb_run_merge_new((const sb_run *const *)runs, n, &all, warnings,
                               sizeof warnings, &err);
     if (status == SB_OK && cli->nanalysis) {

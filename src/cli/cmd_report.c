@@ -15,7 +15,7 @@ int cmd_report(int argc, char **argv, struct cli *cli)
     if (argc - optind != 1)
         die_usage("report takes one saved run: %s report RUN.json",
                   progname);
-    run = cli_load_or_die(argv[optind], cli);
+    run = cli_load_or_die(argv[optind], cli, 1);
     status = cli_emit(run, cli);
     sb_run_free(run);
     return status;

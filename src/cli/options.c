@@ -173,6 +173,16 @@ static void set_bootstrap(struct cli *cli, const struct cli_option *o,
  * the field takes only the first hi values (--timer's 0 and 1, the
  * counter or the clock, of a kind list that names aarch64's counter
  * too). */
+/* --gbench-time real|cpu: Google Benchmark's real_time or cpu_time. */
+static void set_gbench_time(struct cli *cli, const struct cli_option *o,
+                            const char *arg)
+{
+    if (strcmp(arg, "real") && strcmp(arg, "cpu"))
+        die_usage("--%s '%s': unknown time (use real or cpu)", o->name,
+                  arg);
+    cli->gbench_cpu = !strcmp(arg, "cpu");
+}
+
 static void set_enum(struct cli *cli, const struct cli_option *o,
                      const char *arg)
 {
@@ -325,7 +335,8 @@ static const struct {
      "a time budget detects",
      SUB_NOISE},
     {"compare", "A.json B.json",
-     "compare two saved runs cell by cell\n(B against A)", SUB_COMPARE},
+     "compare two saved runs (or two\nfiles of another tool) cell by "
+     "cell\n(B against A)", SUB_COMPARE},
     {"report", "RUN.json", "re-render a saved run (--format, -o)",
      SUB_REPORT},
     {"merge", "A.json B.json ... -o ALL.json",
@@ -337,8 +348,8 @@ static const struct {
      "recent runs\nthat a run is judged against",
      SUB_PROFILE},
     {"analyze", "FILE [FILE2]",
-     "statistics of plain files of numbers,\none per line; FILE2 is "
-     "compared with\nFILE",
+     "statistics of plain files of numbers,\none per line, or of Google "
+     "Benchmark,\nhyperfine or pyperf JSON; FILE2 is\ncompared with FILE",
      SUB_ANALYZE},
     {"cmd", "'A' 'B' ...",
      "time whole commands in interleaved\nrounds (see Commands)", SUB_CMD},
@@ -401,6 +412,8 @@ static void sub_list(FILE *f)
  * print a report of their own, in text, and refuse them rather than
  * ignore them. */
 #define RUN_OUT (ALL & ~(SUB_NOISE | SUB_CHECK_ENV))
+/* The subcommands that read files of runs or samples. */
+#define READ (SUB_ANALYZE | SUB_REPORT | SUB_COMPARE | SUB_MERGE)
 
 #define TEXT(t) {.help = t}
 #define STRING(n, s, a, subs, f, h)                                         \
@@ -625,6 +638,15 @@ const struct cli_option cli_options[] = {
           "(default 5: a run's bad day is not a segment)"),
     /* The subcommands' list, from sub_help below. */
     {.name = NULL, .help = NULL},
+    TEXT("\n"
+         "Files read (analyze, report, compare, merge):\n"),
+    ENUM("from", "FORMAT", READ, from, 6, "format ", import_format,
+         "the files' format: auto (default: told from the\n"
+         "content), statbench, numbers (analyze), gbench\n"
+         "(Google Benchmark JSON), hyperfine or pyperf"),
+    SPECIAL("gbench-time", 0, "TIME", READ, set_gbench_time,
+            "Google Benchmark's time read: real (real_time, the\n"
+            "default) or cpu (cpu_time)"),
     TEXT("\n"
          "Output:\n"),
     SPECIAL("format", 'f', "FMT", RUN_OUT | CMD | HIST, set_format,

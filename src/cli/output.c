@@ -303,27 +303,46 @@ void cli_record_command(sb_run *run, const struct cli *cli)
     argv[0] = saved;
 }
 
-sb_run *cli_load_or_die(const char *path, const struct cli *cli)
+sb_run *cli_load_or_die(const char *path, const struct cli *cli,
+                        int reanalyse)
 {
-    FILE *f = fopen(path, "r");
-    sb_error err = {0};
-    sb_run *run = NULL;
-    sb_analysis_options a;
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 
     if (!f) {
         say("%s: %s", path, strerror(errno));
         exit(EXIT_USAGE);
     }
+    return cli_load_file_or_die(f, path, cli, reanalyse);
+}
+
+sb_run *cli_load_file_or_die(FILE *f, const char *path,
+                             const struct cli *cli, int reanalyse)
+{
+    sb_error err = {0};
+    sb_run *run = NULL;
+    sb_analysis_options a;
+    /* Without a command line (a saved baseline): a statbench run. */
+    int from = cli ? cli->from : SB_IMPORT_STATBENCH, rc;
+
+    if (from == SB_IMPORT_NUMBERS)
+        die_usage("--from numbers: only analyze reads files of numbers; "
+                  "report, compare and merge read runs (statbench, "
+                  "gbench, hyperfine or pyperf JSON)");
     /* The run as saved, then, when analysis options were given, again
      * with those over the saved ones: an option not given keeps the
-     * run's value rather than taking the command's default. */
-    if (sb_run_load_new(f, path, NULL, &run, &err) != SB_OK) {
+     * run's value rather than taking the command's default.  A tool's
+     * file is read with the defaults, then the same way. */
+    rc = sb_run_import_new(f, path, from,
+                           cli && cli->gbench_cpu ? SB_IMPORT_GBENCH_CPU_TIME
+                                                  : 0,
+                           NULL, cli ? cli->mopt.seed : 1, NULL, &run, &err);
+    if (f != stdin)
         fclose(f);
+    if (rc != SB_OK) {
         say("%s", err.text);
         exit(EXIT_USAGE);
     }
-    fclose(f);
-    if (cli && cli->nanalysis) {
+    if (reanalyse && cli && cli->nanalysis) {
         a = *sb_run_analysis_options(run);
         cli_analysis_over(cli, &a);
         if (sb_run_reanalyse(run, &a, &err) != SB_OK) {

@@ -145,7 +145,7 @@ sb_run *cli_load_saved(const char *name, const char *opt, int missing_ok)
         die_usage("%s '%s': %s", opt, name, strerror(e));
     }
     fclose(f);
-    run = cli_load_or_die(path, NULL);
+    run = cli_load_or_die(path, NULL, 0);
     free(path);
     if (sb_run_imported(run)) {
         sb_run_free(run);
