@@ -1,7 +1,9 @@
 /*
- * fuzz_json.c: libFuzzer harness for the JSON run reader, sb_run_load_new()
- * (src/io/load.c), and, through the runs it accepts, for every reporter and
- * for the comparison of two saved runs.
+ * fuzz_json.c: libFuzzer harness for the JSON readers, sb_run_import_new()
+ * (src/io/import_tools.c: a statbench run through sb_run_load_new's code
+ * in src/io/load.c, or Google Benchmark, hyperfine or pyperf JSON, told
+ * from the keys), and, through the runs they accept, for every reporter
+ * and for the comparison of two saved runs.
  *
  * The input is the whole file, read through a memory FILE, twice: with
  * NULL options (the statistics as saved, as `statbench report` does) and
@@ -36,7 +38,8 @@ static sb_run *load(char *buf, size_t size, const sb_analysis_options *opt)
 
     if (!f)
         return NULL;
-    rc = sb_run_load_new(f, "fuzz.json", opt, &run, &err);
+    rc = sb_run_import_new(f, "fuzz.json", SB_IMPORT_AUTO, 0, opt, 1, NULL,
+                           &run, &err);
     fclose(f);
     if (rc != SB_OK) {
         CHECK(run == NULL);
