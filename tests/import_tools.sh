@@ -243,6 +243,13 @@ check "pyperf: a time of 0: refused, naming it" \
     bad_input "benchmarks[0].runs[0].values[1]: 0 is not a positive time" \
     analyze "$tmp/ppzero.json"
 
+# More benchmarks than a run holds: refused as they are counted.
+awk 'BEGIN { printf "{\"context\": {}, \"benchmarks\": [";
+    for (i = 0; i < 100001; i++) printf "%s{\"name\": \"b%d\", \"real_time\": 1}", (i ? "," : ""), i
+    print "]}" }' >"$tmp/cells.json"
+check "gbench: 100,001 benchmarks: refused, naming the cap" \
+    bad_input "cells.json: more than 100000 cells" analyze "$tmp/cells.json"
+
 # Names with escape sequences: cleaned wherever they are shown; two that
 # clean to one name are refused.
 printf '{"results": [{"command": "evil \\u001b]0;pwned\\u0007 \\u001b[31mred", "times": [0.1, 0.2, 0.3]}]}\n' \
