@@ -393,7 +393,9 @@ static int read_gbench(struct imp *im, json_t *root, unsigned flags)
     }
     if (im->nsets == 0)
         return bad(im, "benchmarks: no iteration rows (%zu aggregate, %zu "
-                       "with error_occurred)",
+                       "with error_occurred): statbench needs each "
+                       "repetition's row (run without "
+                       "--benchmark_report_aggregates_only)",
                    aggregates, errors);
     snprintf(im->unit, sizeof im->unit, "%s", gb_units[unit].name);
     {
