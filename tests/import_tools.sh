@@ -39,6 +39,9 @@ for r in src["benchmarks"]:
         agg[(r["run_name"], r["aggregate_name"])] = r["real_time"]
 assert sorted(cells) == ["BM_memcpy/4096", "BM_memcpy/65536"], sorted(cells)
 assert d["unit"] == "ns" and d["imported"] is True
+# The file's record: its host and date.
+assert d["meta"]["hostname"] == src["context"]["host_name"][:63]
+assert d["meta"]["start_time"] == src["context"]["date"][:31]
 for name, c in cells.items():
     assert c["invocations"] == 6, c["invocations"]
     med, mean = c["interval"]["estimate"], c["ticks"]["mean"]
@@ -110,6 +113,25 @@ for x, y in zip(a["cells"], d["cells"]):
     for k in ("estimate", "lo", "hi"):
         assert abs(x["interval"][k] - y["interval"][k]) <= 1e-9 * x["interval"][k], (k, x["interval"], y["interval"])
     assert abs(x["ticks"]["mean"] - y["ticks"]["mean"]) <= 1e-9 * x["ticks"]["mean"]
+PYEOF
+
+    # A statbench run of its own exported and read back: told from its
+    # keys, the same figures.
+    printf '1.5\n2.5\n2.0\n3.5\n1.0\n2.25\n' >"$tmp/own.txt"
+    "$STATBENCH" analyze "$tmp/own.txt" -f json -o "$tmp/own.json" \
+        >/dev/null 2>"$tmp/err"
+    "$STATBENCH" analyze "$tmp/own.json" -f json >"$tmp/own2.json" 2>>"$tmp/err"
+    check_json "round trip: a statbench run exported and read back by analyze" \
+        "$tmp/own2.json" <<PYEOF
+a = json.load(open("$tmp/own.json"))
+x, y = a["cells"][0], d["cells"][0]
+assert x["interval"] == y["interval"], (x["interval"], y["interval"])
+assert x["ticks"]["mean"] == y["ticks"]["mean"] == 2.125
+PYEOF
+    # From a pipe: told by its first byte.
+    "$STATBENCH" analyze - -f json <"$fx/pyperf.json" >"$tmp/pipe.json" 2>"$tmp/err"
+    check_json "analyze - reads a tool's JSON from stdin" "$tmp/pipe.json" <<'PYEOF'
+assert d["cells"][0]["kernel"] == "sort" and d["cells"][0]["invocations"] == 4
 PYEOF
 
     # --- comparisons between two files of one tool -----------------------
