@@ -128,8 +128,8 @@ x, y = a["cells"][0], d["cells"][0]
 assert x["interval"] == y["interval"], (x["interval"], y["interval"])
 assert x["ticks"]["mean"] == y["ticks"]["mean"] == 2.125
 PYEOF
-    # From a pipe: told by its first byte.
-    "$STATBENCH" analyze - -f json <"$fx/pyperf.json" >"$tmp/pipe.json" 2>"$tmp/err"
+    # From a pipe: told by its first byte, and read whole.
+    cat "$fx/pyperf.json" | "$STATBENCH" analyze - -f json >"$tmp/pipe.json" 2>"$tmp/err"
     check_json "analyze - reads a tool's JSON from stdin" "$tmp/pipe.json" <<'PYEOF'
 assert d["cells"][0]["kernel"] == "sort" and d["cells"][0]["invocations"] == 4
 PYEOF
@@ -205,8 +205,12 @@ check "gbench: aggregate rows alone: refused, saying so" \
     analyze "$tmp/onlyagg.json"
 printf '{"context": {}, "benchmarks": [{"name": "B", "real_time": NaN}]}\n' \
     >"$tmp/nan.json"
-check "a NaN: not JSON, naming the line" \
-    bad_input "nan.json: not JSON (line 1" analyze "$tmp/nan.json"
+check "a NaN: not JSON, naming the element" \
+    bad_input "nan.json: benchmarks[0]: not JSON (invalid token near 'NaN')" \
+    analyze "$tmp/nan.json"
+cat "$tmp/nan.json" | "$STATBENCH" analyze - >/dev/null 2>"$tmp/err"
+check "a NaN from a pipe (read whole): not JSON, naming the line" \
+    grep -q "not JSON (line 1" "$tmp/err"
 head -c 300 "$fx/gbench.json" >"$tmp/trunc.json"
 check "a truncated file: not JSON, naming the line" \
     bad_input "trunc.json: not JSON (line" report "$tmp/trunc.json"

@@ -26,6 +26,14 @@
 #include "run_internal.h"
 #include "text.h"
 
+/* The elements of a top-level list left on disk: each one's offset and
+ * length in bytes. */
+struct spans {
+    off_t *start;
+    size_t *len;
+    size_t n, cap;
+};
+
 /* Longest cell name kept from a file, in bytes: a name of a megabyte
  * makes no table row anyone reads, and the cut keeps a message short. */
 #define IMP_NAME_MAX 200
@@ -33,7 +41,8 @@
 /* One cell as its rows are read: its values in the order of the file and
  * the samples of each invocation. */
 struct imp_set {
-    const char *raw; /* the name as the file spells it (the document's) */
+    char *raw;       /* the name as the file spells it (a copy: an element
+                        read from disk lives until the next one) */
     char *name;      /* cut and cleaned: the cell's */
     size_t first;    /* the element that named it first, for messages */
     double *v;
@@ -56,6 +65,15 @@ struct imp {
     size_t notes_len;
     char unit[16];
     char host[64], cpu[128], date[32];
+    /* The elements of the list being read (el_use): in memory (arr), or
+     * on disk as byte ranges of f (spans), parsed one at a time into cur,
+     * which the next el_get or imp_free drops. */
+    json_t *arr, *cur;
+    const struct spans *spans;
+    FILE *f;
+    char *buf;
+    size_t bufcap;
+    int el_rc; /* why el_get gave NULL */
 };
 
 /* The file's refusal: SB_EIO, "FILE: " before the message. */
@@ -183,9 +201,13 @@ static int find_set(struct imp *im, const char *raw, size_t at,
         im->cap = ncap;
     }
     s = &im->sets[im->nsets];
-    *s = (struct imp_set){.raw = raw, .first = at, .name = cut_name(raw)};
-    if (!s->name)
+    *s = (struct imp_set){.raw = strdup(raw), .first = at,
+                          .name = cut_name(raw)};
+    if (!s->name || !s->raw) {
+        free(s->raw);
+        free(s->name);
         return sb__error(im->err, SB_ENOMEM, "out of memory");
+    }
     im->slots[h] = ++im->nsets;
     *out = s;
     return SB_OK;
@@ -257,6 +279,56 @@ static const char *meta_str(json_t *o, const char *key)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+/* ---- the elements of a list, in memory or on disk ------------------- */
+
+/* The list arr of the document read next: in memory, or, when the
+ * document was split (im->spans), the ranges the split recorded for it. */
+static void el_use(struct imp *im, json_t *arr, const struct spans *sp)
+{
+    im->arr = sp ? NULL : arr;
+    im->spans = sp;
+}
+
+static size_t el_count(const struct imp *im)
+{
+    return im->spans ? im->spans->n : json_array_size(im->arr);
+}
+
+/* Element i of the list (list[i] in messages), valid until the next
+ * call: NULL with err filled when on disk it is not JSON or cannot be
+ * read. */
+static json_t *el_get(struct imp *im, const char *list, size_t i)
+{
+    const struct spans *sp = im->spans;
+    json_error_t je;
+    size_t len;
+
+    if (!sp)
+        return json_array_get(im->arr, i);
+    json_decref(im->cur);
+    im->cur = NULL;
+    len = sp->len[i];
+    if (len + 1 > im->bufcap) {
+        char *t = realloc(im->buf, len + 1);
+        if (!t) {
+            im->el_rc = sb__error(im->err, SB_ENOMEM, "out of memory");
+            return NULL;
+        }
+        im->buf = t;
+        im->bufcap = len + 1;
+    }
+    if (fseeko(im->f, sp->start[i], SEEK_SET) != 0 ||
+        fread(im->buf, 1, len, im->f) != len) {
+        im->el_rc = bad(im, "%s[%zu]: read error", list, i);
+        return NULL;
+    }
+    im->cur = json_loadb(im->buf, len,
+                         JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+    if (!im->cur)
+        im->el_rc = bad(im, "%s[%zu]: not JSON (%s)", list, i, je.text);
+    return im->cur;
+}
+
 /* ---- Google Benchmark ---------------------------------------------- */
 
 static const struct {
@@ -321,7 +393,8 @@ static const char *gb_name(json_t *r)
 /* Each iteration row of root's benchmarks an invocation of one sample of
  * its benchmark, in the one time unit of the file's rows (ns when they
  * differ). */
-static int read_gbench(struct imp *im, json_t *root, unsigned flags)
+static int read_gbench(struct imp *im, json_t *root, unsigned flags,
+                       const struct spans *sp)
 {
     json_t *ctx = json_object_get(root, "context");
     json_t *rows = json_object_get(root, "benchmarks"), *r;
@@ -338,11 +411,13 @@ static int read_gbench(struct imp *im, json_t *root, unsigned flags)
                    ctx ? "not an object" : "missing");
     if (!json_is_array(rows))
         return bad(im, "benchmarks: %s", rows ? "not a list" : "missing");
+    el_use(im, rows, sp);
     /* The unit first, so that a file of one unit keeps its values as
      * written, not scaled to ns and back. */
-    json_array_foreach(rows, i, r)
-    {
+    for (i = 0; i < el_count(im); i++) {
         int it, u;
+        if (!(r = el_get(im, "benchmarks", i)))
+            return im->el_rc;
         if (!json_is_object(r))
             return bad(im, "benchmarks[%zu]: not an object", i);
         if ((it = gb_iteration(im, r, i)) < 0)
@@ -357,12 +432,13 @@ static int read_gbench(struct imp *im, json_t *root, unsigned flags)
     }
     if (mixed)
         unit = 0;
-    json_array_foreach(rows, i, r)
-    {
+    for (i = 0; i < el_count(im); i++) {
         struct imp_set *s;
         const char *name;
         char path[64];
         double x;
+        if (!(r = el_get(im, "benchmarks", i)))
+            return im->el_rc;
         if (!gb_iteration(im, r, i)) {
             aggregates++;
             continue;
@@ -447,7 +523,8 @@ static int read_gbench(struct imp *im, json_t *root, unsigned flags)
 /* Each result a cell, its times one invocation of samples in seconds:
  * hyperfine runs one command's runs one after another, so there are no
  * rounds to pair. */
-static int read_hyperfine(struct imp *im, json_t *root)
+static int read_hyperfine(struct imp *im, json_t *root,
+                          const struct spans *sp)
 {
     json_t *res = json_object_get(root, "results"), *r;
     size_t i;
@@ -455,21 +532,24 @@ static int read_hyperfine(struct imp *im, json_t *root)
 
     im->name_list = "results";
     im->name_key = ".command";
-    if (!json_is_array(res) || json_array_size(res) == 0)
+    if (json_is_array(res))
+        el_use(im, res, sp);
+    if (!json_is_array(res) || el_count(im) == 0)
         return bad(im, "results: %s",
                    !res ? "missing"
                    : !json_is_array(res) ? "not a list"
                                          : "empty");
     note(im, "hyperfine JSON: %zu commands, each run a sample, all of a "
              "command's runs one invocation, in seconds",
-         json_array_size(res));
-    json_array_foreach(res, i, r)
-    {
+         el_count(im));
+    for (i = 0; i < el_count(im); i++) {
         json_t *times, *codes, *t;
         struct imp_set *s;
         const char *cmd;
         size_t j, failed = 0;
         char path[64], buf[80];
+        if (!(r = el_get(im, "results", i)))
+            return im->el_rc;
         if (!json_is_object(r))
             return bad(im, "results[%zu]: not an object", i);
         if (!(cmd = meta_str(r, "command")))
@@ -556,7 +636,8 @@ static int pp_unit(struct imp *im, json_t *bm, json_t *common, size_t i,
 
 /* Each benchmark a cell, each run with values (one worker process) an
  * invocation; calibration runs (no values) and warm-ups skipped. */
-static int read_pyperf(struct imp *im, json_t *root)
+static int read_pyperf(struct imp *im, json_t *root,
+                       const struct spans *sp)
 {
     json_t *ver = json_object_get(root, "version");
     json_t *common = json_object_get(root, "metadata");
@@ -578,18 +659,21 @@ static int read_pyperf(struct imp *im, json_t *root)
                    json_is_string(ver) ? "'" : "");
     if (common && !json_is_object(common))
         return bad(im, "metadata: not an object");
-    if (!json_is_array(bench) || json_array_size(bench) == 0)
+    if (json_is_array(bench))
+        el_use(im, bench, sp);
+    if (!json_is_array(bench) || el_count(im) == 0)
         return bad(im, "benchmarks: %s",
                    !bench ? "missing"
                    : !json_is_array(bench) ? "not a list"
                                            : "empty");
-    json_array_foreach(bench, i, b)
-    {
+    for (i = 0; i < el_count(im); i++) {
         json_t *bm, *runs, *run;
         struct imp_set *s;
         const char *name;
         char unit[16];
         size_t j;
+        if (!(b = el_get(im, "benchmarks", i)))
+            return im->el_rc;
         if (!json_is_object(b))
             return bad(im, "benchmarks[%zu]: not an object", i);
         bm = json_object_get(b, "metadata");
@@ -721,18 +805,24 @@ static int check_names(struct imp *im)
 static void imp_free(struct imp *im)
 {
     for (size_t i = 0; i < im->nsets; i++) {
+        free(im->sets[i].raw);
         free(im->sets[i].name);
         free(im->sets[i].v);
         free(im->sets[i].inv);
     }
     free(im->sets);
     free(im->slots);
+    json_decref(im->cur);
+    free(im->buf);
 }
 
-/* A tool's document into *out by its reader. */
-static int import_tool(json_t *root, const char *file, int format,
-                       unsigned flags, const sb_analysis_options *a,
-                       uint64_t seed, sb_run **out, sb_error *err)
+/* A tool's document into *out by its reader; sp (NULL: root holds
+ * them) the elements of its top-level "benchmarks" ([0]) and "results"
+ * ([1]) left in f. */
+static int import_tool(json_t *root, FILE *f, const struct spans *sp,
+                       const char *file, int format, unsigned flags,
+                       const sb_analysis_options *a, uint64_t seed,
+                       sb_run **out, sb_error *err)
 {
     struct imp *im = calloc(1, sizeof *im);
     sb_sample_set *sets = NULL;
@@ -742,9 +832,12 @@ static int import_tool(json_t *root, const char *file, int format,
         return sb__error(err, SB_ENOMEM, "out of memory");
     im->file = file;
     im->err = err;
-    rc = format == SB_IMPORT_GBENCH      ? read_gbench(im, root, flags)
-         : format == SB_IMPORT_HYPERFINE ? read_hyperfine(im, root)
-                                         : read_pyperf(im, root);
+    im->f = f;
+    rc = format == SB_IMPORT_GBENCH
+             ? read_gbench(im, root, flags, sp ? &sp[0] : NULL)
+         : format == SB_IMPORT_HYPERFINE
+             ? read_hyperfine(im, root, sp ? &sp[1] : NULL)
+             : read_pyperf(im, root, sp ? &sp[0] : NULL);
     if (rc == SB_OK)
         rc = check_names(im);
     if (rc == SB_OK && !(sets = calloc(im->nsets, sizeof *sets)))
@@ -814,6 +907,237 @@ static int detect(json_t *root, const char *file, int *format,
     return SB_OK;
 }
 
+/* ---- a document split as it is read -------------------------------- *
+ *
+ * jansson builds a whole document in memory, several times the file's
+ * size (a 100 MB Google Benchmark file took 512 MB).  A file that can
+ * seek is read once by the scanner below instead: the document less the
+ * elements of its top-level "benchmarks" and "results" lists (the
+ * skeleton, which keeps the lists, empty) is kept and parsed, and each
+ * element is only noted as a range of bytes, parsed later one at a time
+ * (el_get).  It follows strings and nesting as JSON's grammar allows; a
+ * key written with escapes is not recognised (its list stays in the
+ * skeleton).  A statbench run (a root key "schema"), and anything odd (a skeleton past SPLIT_SKELETON_MAX, nesting
+ * past SPLIT_DEPTH_MAX, a document that does not end where JSON would)
+ * sends the file to the whole-document reader, whose message names the
+ * line. */
+#define SPLIT_SKELETON_MAX ((size_t)64 << 20)
+#define SPLIT_DEPTH_MAX 4096
+/* Elements of the two lists at most: as many as values a file may hold,
+ * and twice for the aggregate rows beside them. */
+#define SPLIT_ELEMENTS_MAX (2 * (size_t)SB_IMPORT_MAX_VALUES)
+
+struct split {
+    off_t pos;      /* of the byte being read */
+    int depth;      /* nesting of objects and lists, 1 inside the root */
+    int in_str, esc;
+    char key[12];   /* a string of the root object as it is read */
+    size_t keylen;  /* past sizeof key when it cannot be a list's key */
+    int was_key;    /* the last string of the root named list 1 or 2 */
+    int colon;      /* ... and a ':' followed it */
+    int in_list;    /* inside list 1 ("benchmarks") or 2 ("results") */
+    int in_elem;    /* inside an element of it */
+    off_t elem_start;
+    char *skel;
+    size_t slen, scap;
+    struct spans sp[2];
+    int odd;        /* read the whole document instead */
+    int oom;
+};
+
+/* c onto the skeleton: 0, or -1 past its cap or out of memory. */
+static int keep(struct split *s, char c)
+{
+    if (s->slen + 1 >= s->scap) {
+        size_t ncap = s->scap ? 2 * s->scap : 65536;
+        char *t;
+        if (ncap > SPLIT_SKELETON_MAX) {
+            s->odd = 1;
+            return -1;
+        }
+        if (!(t = realloc(s->skel, ncap))) {
+            s->oom = 1;
+            return -1;
+        }
+        s->skel = t;
+        s->scap = ncap;
+    }
+    s->skel[s->slen++] = c;
+    return 0;
+}
+
+/* The element that ends before pos recorded in the list's spans. */
+static int add_span(struct split *s)
+{
+    struct spans *sp = &s->sp[s->in_list - 1];
+
+    if (sp->n + s->sp[2 - s->in_list].n >= SPLIT_ELEMENTS_MAX) {
+        s->odd = 1; /* the whole reader refuses it by its values */
+        return -1;
+    }
+    if (sp->n == sp->cap) {
+        size_t ncap = sp->cap ? 2 * sp->cap : 1024;
+        off_t *a = realloc(sp->start, ncap * sizeof *a);
+        size_t *b;
+        if (a)
+            sp->start = a;
+        b = a ? realloc(sp->len, ncap * sizeof *b) : NULL;
+        if (!b) {
+            s->oom = 1;
+            return -1;
+        }
+        sp->len = b;
+        sp->cap = ncap;
+    }
+    sp->start[sp->n] = s->elem_start;
+    sp->len[sp->n++] = (size_t)(s->pos - s->elem_start);
+    s->in_elem = 0;
+    return 0;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* One byte of the document: 0, or -1 to stop reading. */
+static int split_byte(struct split *s, char c)
+{
+    int start_list = 0;
+
+    if (s->in_str) {
+        if (s->esc)
+            s->esc = 0;
+        else if (c == '\\') {
+            s->esc = 1;
+            s->keylen = sizeof s->key;
+        } else if (c == '"') {
+            s->in_str = 0;
+            if (s->depth == 1 && s->keylen == 6 &&
+                !memcmp(s->key, "schema", 6)) {
+                /* A statbench run: its own reader, which counts its
+                 * cells as the bytes pass. */
+                s->odd = 1;
+                return -1;
+            }
+            if (s->depth == 1)
+                s->was_key = s->keylen == 10 &&
+                                     !memcmp(s->key, "benchmarks", 10)
+                                 ? 1
+                             : s->keylen == 7 && !memcmp(s->key, "results", 7)
+                                 ? 2
+                                 : 0;
+        } else if (s->depth == 1 && s->keylen < sizeof s->key)
+            s->key[s->keylen++] = c;
+        else
+            s->keylen = sizeof s->key;
+        return s->in_list ? 0 : keep(s, c);
+    }
+    if (is_space(c))
+        return s->in_list ? 0 : keep(s, c);
+    if (s->in_list) {
+        /* An element's bytes, and the commas between them, stay on disk;
+         * the list's ']' ends it in the skeleton too. */
+        if (s->depth == 2 && (c == ',' || c == ']')) {
+            if (s->in_elem && add_span(s) != 0)
+                return -1;
+            if (c == ',')
+                return 0;
+            s->in_list = 0;
+            s->depth--;
+            return keep(s, c);
+        }
+        if (!s->in_elem) {
+            s->in_elem = 1;
+            s->elem_start = s->pos;
+        }
+        if (c == '"')
+            s->in_str = 1;
+        else if (c == '{' || c == '[') {
+            if (++s->depth > SPLIT_DEPTH_MAX) {
+                s->odd = 1;
+                return -1;
+            }
+        } else if (c == '}' || c == ']') {
+            if (--s->depth < 2) {
+                s->odd = 1;
+                return -1;
+            }
+        }
+        return 0;
+    }
+    if (s->depth == 1 && c != ':') {
+        /* The value after a list's key: is it the list? */
+        if (s->colon && c == '[')
+            start_list = s->colon;
+        if (c != '"')
+            s->was_key = 0;
+        s->colon = 0;
+    }
+    switch (c) {
+    case '"':
+        s->in_str = 1;
+        s->keylen = 0;
+        break;
+    case ':':
+        if (s->depth == 1)
+            s->colon = s->was_key;
+        s->was_key = 0;
+        break;
+    case '{':
+    case '[':
+        if (++s->depth > SPLIT_DEPTH_MAX) {
+            s->odd = 1;
+            return -1;
+        }
+        break;
+    case '}':
+    case ']':
+        if (--s->depth < 0) {
+            s->odd = 1;
+            return -1;
+        }
+        break;
+    default:
+        break;
+    }
+    if (start_list) {
+        s->in_list = start_list;
+        s->in_elem = 0;
+    }
+    return keep(s, c);
+}
+
+/* f read by the scanner into its skeleton's root and the spans: SB_OK,
+ * SB_ENOMEM, or SB_EAGAIN-like 1: read the whole document instead. */
+static int split_read(FILE *f, struct split *s, json_t **root)
+{
+    char buf[65536];
+    json_error_t je;
+    size_t n;
+
+    s->pos = ftello(f);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        for (size_t i = 0; i < n; i++, s->pos++)
+            if (split_byte(s, buf[i]) != 0)
+                return s->oom ? SB_ENOMEM : 1;
+    }
+    if (ferror(f) || s->depth != 0 || s->in_str || s->in_list)
+        return 1;
+    *root = json_loadb(s->skel, s->slen, JSON_REJECT_DUPLICATES, &je);
+    return *root ? SB_OK : 1;
+}
+
+static void split_free(struct split *s)
+{
+    free(s->skel);
+    for (int k = 0; k < 2; k++) {
+        free(s->sp[k].start);
+        free(s->sp[k].len);
+    }
+    free(s);
+}
+
 int sb_run_import_new(FILE *f, const char *name, int format,
                       unsigned flags, const sb_analysis_options *a,
                       uint64_t seed, int *found, sb_run **out,
@@ -821,7 +1145,9 @@ int sb_run_import_new(FILE *f, const char *name, int format,
 {
     static const char fn[] = "sb_run_import_new";
     sb_analysis_options fa;
-    json_t *root;
+    struct split *sp = NULL;
+    json_t *root = NULL;
+    off_t start;
     int rc;
 
     sb_init();
@@ -847,8 +1173,33 @@ int sb_run_import_new(FILE *f, const char *name, int format,
         return rc;
     if (!name)
         name = "run";
-    if ((rc = sb__load_read_json(f, name, &root, err)) != SB_OK)
+    /* A file that can seek is split as it is read; a pipe, or a document
+     * the scanner gives up on, is read whole from where it started. */
+    start = ftello(f);
+    if (start >= 0 && fseeko(f, start, SEEK_SET) == 0) {
+        if (!(sp = calloc(1, sizeof *sp)))
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        rc = split_read(f, sp, &root);
+        if (rc == SB_ENOMEM) {
+            split_free(sp);
+            return sb__error(err, SB_ENOMEM, "out of memory");
+        }
+        if (rc != SB_OK) {
+            split_free(sp);
+            sp = NULL;
+            if (fseeko(f, start, SEEK_SET) != 0)
+                return sb__error(err, SB_EIO, "%s: cannot read it again "
+                                              "from its start",
+                                 name);
+        } else {
+            /* The skeleton is all the reader needs of it. */
+            free(sp->skel);
+            sp->skel = NULL;
+        }
+    }
+    if (!root && (rc = sb__load_read_json(f, name, &root, err)) != SB_OK)
         return rc;
+    rc = SB_OK;
     if (format == SB_IMPORT_AUTO)
         rc = detect(root, name, &format, err);
     else if (!json_is_object(root))
@@ -858,9 +1209,11 @@ int sb_run_import_new(FILE *f, const char *name, int format,
             *found = format;
         rc = format == SB_IMPORT_STATBENCH
                  ? sb__load_root(root, name, a ? &fa : NULL, out, err)
-                 : import_tool(root, name, format, flags, a ? &fa : NULL,
-                               seed, out, err);
+                 : import_tool(root, f, sp ? sp->sp : NULL, name, format,
+                               flags, a ? &fa : NULL, seed, out, err);
     }
     json_decref(root);
+    if (sp)
+        split_free(sp);
     return rc;
 }
