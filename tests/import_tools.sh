@@ -218,6 +218,25 @@ awk 'BEGIN { printf "{\"results\": "; for (i = 0; i < 5000; i++) printf "["; pri
     >"$tmp/deep.json"
 check "nesting 5000 deep: refused, not a crash" \
     bad_input "deep.json: not JSON" analyze "$tmp/deep.json"
+# The scanner that keeps a seekable file's lists on disk: truncated
+# inside the list, nested past its depth inside an element, a list's key
+# spelt with an escape, scalars as elements.
+head -c 3000 "$fx/gbench.json" >"$tmp/trunc2.json"
+check "truncated inside the benchmarks: not JSON, naming the line" \
+    bad_input "trunc2.json: not JSON (line" analyze "$tmp/trunc2.json"
+awk 'BEGIN { printf "{\"results\": [{\"command\": "; for (i = 0; i < 5000; i++) printf "["; print "" }' \
+    >"$tmp/deep2.json"
+check "an element nested 5000 deep: refused, not a crash" \
+    bad_input "deep2.json: not JSON" analyze "$tmp/deep2.json"
+printf '{"resul\\u0074s": [{"command": "a", "times": [0.1, 0.2]}]}\n' \
+    >"$tmp/escaped.json"
+"$STATBENCH" analyze "$tmp/escaped.json" >"$tmp/escaped.out" 2>"$tmp/err"
+rc=$?
+check "a list's key written with an escape: read all the same (rc $rc)" \
+    sh -c '[ "$1" -eq 0 ] && grep -q "^a " "$2"' sh "$rc" "$tmp/escaped.out"
+printf '{"results": [1, "x"]}\n' >"$tmp/scalars.json"
+check "scalars as a list's elements: refused, naming the first" \
+    bad_input "scalars.json: results[0]: not an object" analyze "$tmp/scalars.json"
 printf '{"foo": 1}\n' >"$tmp/unknown.json"
 check "a JSON of no known tool: refused, naming the keys and --from" \
     bad_input 'unknown.json: not a statbench run, nor Google Benchmark' \

@@ -32,6 +32,8 @@ struct spans {
     off_t *start;
     size_t *len;
     size_t n, cap;
+    int split; /* the list was seen and left on disk: else it is in the
+                  skeleton (its key written with escapes) */
 };
 
 /* Longest cell name kept from a file, in bytes: a name of a megabyte
@@ -285,6 +287,8 @@ static const char *meta_str(json_t *o, const char *key)
  * document was split (im->spans), the ranges the split recorded for it. */
 static void el_use(struct imp *im, json_t *arr, const struct spans *sp)
 {
+    if (sp && !sp->split)
+        sp = NULL;
     im->arr = sp ? NULL : arr;
     im->spans = sp;
 }
@@ -1104,6 +1108,7 @@ static int split_byte(struct split *s, char c)
     if (start_list) {
         s->in_list = start_list;
         s->in_elem = 0;
+        s->sp[start_list - 1].split = 1;
     }
     return keep(s, c);
 }
