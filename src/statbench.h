@@ -2006,7 +2006,11 @@ SB_API int sb_run_from_sets_new(const sb_sample_set *sets, size_t m,
  * as sb_run_from_sets_new's.  SB_EIO naming the file and the field for a
  * document that is not what its kind writes (a wrong type, a time that is
  * not positive, a cell named twice, more than 100,000 cells or
- * 10,000,000 values); SB_EINVAL for bad arguments; SB_ENOMEM. */
+ * 10,000,000 values); SB_EINVAL for bad arguments; SB_ENOMEM.  A tool's
+ * file that can seek is read once, its benchmarks or results left on
+ * disk and parsed one at a time (memory of one element, not of the
+ * file); f is then left at an unspecified place.  A pipe or a statbench
+ * run is read whole, from where f stands. */
 enum sb_import_format {
     SB_IMPORT_AUTO = 0,
     SB_IMPORT_STATBENCH,
