@@ -124,8 +124,11 @@ check "--counters list" vg counters 0 --counters list
 check "--help" vg help 0 --help
 check "bad input: unknown kernel (exit 2)" vg bad_kernel 2 --kernel nosuch
 check "bad input: malformed size (exit 2)" vg bad_size 2 --size 10Q
+# (A JSON file is no longer bad input to analyze: it reads runs and other
+# tools' files; a word is.)
+printf 'hello\n' >"$tmp/word.txt"
 check "bad input: analyze of a word (exit 2)" \
-    vg bad_analyze 2 analyze "$tmp/a.json"
+    vg bad_analyze 2 analyze "$tmp/word.txt"
 check "bad input: compare of a missing file (exit 2)" \
     vg bad_compare 2 compare "$tmp/nosuch.json" "$tmp/a.json"
 
