@@ -748,6 +748,13 @@ static void test_markdown(sb_run *imported, sb_run *measured)
                                   "95% CI | +-% | metric | ratio |", 68),
                "md measured: kernel, size, offsets, MB/s, +-%% beside its "
                "metric, then the comparison");
+        /* The delimiter row aligns the numbers right (a colon on the
+         * right) and the kernel's name left. */
+        tap_ok(row_starting(doc, "| -", line, sizeof line) &&
+                   strstr(line, "-: |") && !strncmp(line, "| -", 3) &&
+                   strchr(line, ':') > strstr(line, "- |"),
+               "md measured: the delimiter row right-aligns the numbers, "
+               "not the name (%s)", line);
         diag_doc(doc);
     }
     free(doc);
@@ -903,6 +910,61 @@ static void test_compact(sb_run *imported, sb_run *measured)
     free(doc);
 }
 
+/* The compact report of a cell of milliseconds, in ms, and its header's
+ * count of warnings: the audit's items that warn, not all of them. */
+static void test_compact_units(void)
+{
+    sb_run *run = synth_one_cell("libc", 1e9);
+    double ticks[40];
+    char *doc, line[1024];
+    uint64_t s = 11;
+
+    if (!run) {
+        tap_ok(0, "compact ms: a run");
+        return;
+    }
+    /* 2.5e6 ticks of a 1 GHz timer: 2.5 ms a call. */
+    for (size_t g = 0; g < 6; g++) {
+        sb__raw_cell raw = {.nsamples = 40, .ticks = ticks, .iters = 1};
+        for (size_t j = 0; j < 40; j++)
+            ticks[j] = 2.5e6 * (1 + 0.001 * (uniform(&s) - 0.5));
+        sb__run_add_invocation(run, 0, &raw);
+    }
+    run->meta.env.n = 3;
+    run->meta.env.items[1].warn = 1;
+    if (!(run = synth_analysed(run, 6))) {
+        tap_ok(0, "compact ms: analysed");
+        return;
+    }
+    doc = report_text(run, SB_FORMAT_COMPACT);
+    line[0] = '\0';
+    if (!tap_ok(doc && line_with(doc, "libc 4096 0/0  2.49", line,
+                                 sizeof line) &&
+                    strstr(line, " ms ["),
+                "compact: 2.5e6 ticks at 1 GHz as 2.5 ms (%s)", line) &&
+        doc)
+        diag_doc(doc);
+    tap_ok(doc && strstr(doc, "; 1 warning, "),
+           "compact: one warning of the three audit items counted");
+    free(doc);
+    sb_run_free(run);
+}
+
+/* A DEL in a string LaTeX prints (the title) is printed as a space, as
+ * the other control characters are: a byte pdflatex rejects. */
+static void test_latex_del(sb_run *run)
+{
+    char *doc;
+    if (!tap_ok(sb_run_set_title(run, "del\x7f" "here", NULL) == SB_OK,
+                "latex: a title with a DEL set"))
+        return;
+    doc = report_text(run, SB_FORMAT_LATEX);
+    tap_ok(doc && !strchr(doc, 0x7f) && strstr(doc, "del here"),
+           "latex: the title's DEL printed as a space");
+    free(doc);
+    sb_run_set_title(run, "", NULL);
+}
+
 int main(void)
 {
     sb_run *imported, *measured;
@@ -925,6 +987,8 @@ int main(void)
         diag_doc(docs[2]);
     test_markdown(imported, measured);
     test_compact(imported, measured);
+    test_compact_units();
+    test_latex_del(imported);
     test_errors(imported);
     test_short_cells();
     {
