@@ -20,17 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static long number(const char *s, long lo, long hi)
-{
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return -1;
-    return v;
-}
+#include "whole_number.h"
 
 int main(int argc, char **argv)
 {
@@ -43,12 +33,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: cached_read FILE [PASSES [BLOCK]]\n");
         return 2;
     }
-    if (argc > 2 && (passes = number(argv[2], 1, 1000000000L)) < 0) {
+    if (argc > 2 && (passes = whole_number(argv[2], 1, 1000000000L)) < 0) {
         fprintf(stderr, "cached_read: PASSES '%s': not a whole number from "
                 "1 to 1000000000\n", argv[2]);
         return 2;
     }
-    if (argc > 3 && (block = number(argv[3], 1, 1L << 30)) < 0) {
+    if (argc > 3 && (block = whole_number(argv[3], 1, 1L << 30)) < 0) {
         fprintf(stderr, "cached_read: BLOCK '%s': not a whole number of "
                 "bytes from 1 to 1073741824\n", argv[3]);
         return 2;

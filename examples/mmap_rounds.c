@@ -20,25 +20,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* A whole number in [lo, hi], or -1. */
-static long number(const char *s, long lo, long hi)
-{
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return -1;
-    return v;
-}
+#include "whole_number.h"
 
 int main(int argc, char **argv)
 {
     long rounds = 1000, mib = 16, page = sysconf(_SC_PAGESIZE);
     int populate = 0, a = 2;
 
-    if (argc > 1 && (rounds = number(argv[1], 1, 1000000000L)) < 0) {
+    if (argc > 1 && (rounds = whole_number(argv[1], 1, 1000000000L)) < 0) {
         fprintf(stderr, "mmap_rounds: ROUNDS '%s': not a whole number "
                 "from 1 to 1000000000\n", argv[1]);
         return 2;
@@ -47,7 +36,7 @@ int main(int argc, char **argv)
         populate = 1;
         a++;
     }
-    if (argc > a && (mib = number(argv[a], 1, 1 << 20)) < 0) {
+    if (argc > a && (mib = whole_number(argv[a], 1, 1 << 20)) < 0) {
         fprintf(stderr, "mmap_rounds: MIB '%s': not a whole number from 1 "
                 "to 1048576\n", argv[a]);
         return 2;
