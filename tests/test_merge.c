@@ -28,6 +28,7 @@
 #include "statbench.h"
 #include "tap.h"
 #include "synth_run.h"
+#include "merged_runs.h"
 
 /* The copy kernel the runs are of: movsl where the build has the
  * string-instruction kernels, else duff, a C copy every build has.  Only
@@ -59,13 +60,8 @@ static sb_run *simulate(gsl_rng *r, const sb_kernel *k, double truth)
         return NULL;
     run->meta.timer.hz = 1e9;
     run->cells[0].cell = (sb_cell){.kernel = k, .size = 4096};
-    run->nruns = RUNS;
-    run->inv_run = malloc(RUNS * INVS * sizeof *run->inv_run);
-    run->runs = calloc(RUNS, sizeof *run->runs);
-    if (!run->inv_run || !run->runs) {
-        sb_run_free(run);
+    if (!merged_runs(run, RUNS, INVS))
         return NULL;
-    }
     for (size_t u = 0; u < RUNS; u++) {
         double ru = gsl_ran_gaussian(r, 0.03);
         for (size_t g = 0; g < INVS; g++) {

@@ -45,6 +45,7 @@
 #include "run_internal.h"
 #include "statbench.h"
 #include "tap.h"
+#include "merged_runs.h"
 
 /* The copy kernel the runs are of: movsl where the build has the
  * string-instruction kernels, else duff, a C copy every build has.  Only
@@ -104,15 +105,8 @@ static sb_run *simulate(gsl_rng *r, size_t ncells, const double *truth,
     for (size_t i = 0; i < ncells; i++)
         run->cells[i].cell =
             (sb_cell){.kernel = kern, .size = 64 * (i + 1)};
-    if (nruns >= 2) {
-        run->nruns = nruns;
-        run->inv_run = malloc(nruns * k * sizeof *run->inv_run);
-        run->runs = calloc(nruns, sizeof *run->runs);
-        if (!run->inv_run || !run->runs) {
-            sb_run_free(run);
-            return NULL;
-        }
-    }
+    if (nruns >= 2 && !merged_runs(run, nruns, k))
+        return NULL;
     for (size_t u = 0; u < nruns; u++) {
         /* One level per run, shared by its cells: a host state. */
         double ru = gsl_ran_gaussian(r, run_sd);
