@@ -404,6 +404,25 @@ static size_t called_slower(gsl_rng *r, const struct setting *s,
     return slower;
 }
 
+/* An mde's claim, checked: B slower by mde is called slower in 80% of
+ * npairs pairs of setting s, not demonstrably more than 5 points either
+ * way (the Wilson interval of the share reaching into [75%, 85%]).  The
+ * check's description starts with what; after follows its "of N
+ * pairs". */
+static void claims_80(gsl_rng *r, const struct setting *s, double mde,
+                      size_t npairs, const char *what, const char *after)
+{
+    double lo, hi;
+    size_t n, slower = called_slower(r, s, mde, npairs, &n);
+
+    wilson(slower, n ? n : 1, &lo, &hi);
+    tap_ok(n == npairs && hi >= 0.75 && lo <= 0.85,
+           "%s: that change called slower in %.1f%% [Wilson %.1f-%.1f] of "
+           "%zu pairs%s, the interval reaching into 75-85%% (80%% claimed)",
+           what, 100.0 * slower / (n ? n : 1), 100 * lo, 100 * hi, n,
+           after);
+}
+
 /* mde's claim: the change it names is detected with 80% power.  Pairs of
  * one run a side, run_sd told as it is true; B slower by the median mde
  * of the A/A pairs of the same setting; the share called slower must not
@@ -416,8 +435,8 @@ static size_t called_slower(gsl_rng *r, const struct setting *s,
 static void mde_claim(struct setting s, unsigned long seed)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    size_t slower = 0, n = 0;
-    double mde, lo, hi;
+    char what[128];
+    double mde;
     struct rates q;
 
     if (!r)
@@ -425,14 +444,10 @@ static void mde_claim(struct setting s, unsigned long seed)
     gsl_rng_set(r, SEED + seed);
     q = run_setting(r, &s);
     mde = q.mde;
-    slower = called_slower(r, &s, mde, PAIRS, &n);
-    wilson(slower, n ? n : 1, &lo, &hi);
-    tap_ok(n == PAIRS && hi >= 0.75 && lo <= 0.85,
-           "mde %.2f%% (one run a side, run sd %g%% told, k %zu): that "
-           "change called slower in %.1f%% [Wilson %.1f-%.1f] of %zu "
-           "pairs, the interval reaching into 75-85%% (80%% claimed)",
-           100 * mde, 100 * s.told, s.k, 100.0 * slower / (n ? n : 1),
-           100 * lo, 100 * hi, n);
+    snprintf(what, sizeof what,
+             "mde %.2f%% (one run a side, run sd %g%% told, k %zu)",
+             100 * mde, 100 * s.told, s.k);
+    claims_80(r, &s, mde, PAIRS, what, "");
     gsl_rng_free(r);
 }
 
@@ -456,8 +471,8 @@ static void cell_mde_claim(size_t k)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     struct setting s = {1, k, 0, 0, 0, 0};
-    double *m = malloc(CELL_RUNS * sizeof *m), mde, lo, hi, t = 1000;
-    size_t slower = 0, n = 0;
+    double *m = malloc(CELL_RUNS * sizeof *m), mde, t = 1000;
+    char what[128];
 
     if (!r || !m) {
         tap_ok(0, "an rng and %d doubles", CELL_RUNS);
@@ -473,14 +488,9 @@ static void cell_mde_claim(size_t k)
     }
     qsort(m, CELL_RUNS, sizeof *m, cmp_double);
     mde = m[CELL_RUNS / 2];
-    slower = called_slower(r, &s, mde, CELL_PAIRS, &n);
-    wilson(slower, n ? n : 1, &lo, &hi);
-    tap_ok(n == CELL_PAIRS && hi >= 0.75 && lo <= 0.85,
-           "a cell's mde %.2f%% (k %zu, no run level): that change called "
-           "slower in %.1f%% [Wilson %.1f-%.1f] of %zu pairs told run "
-           "sd 0, the interval reaching into 75-85%% (80%% claimed)",
-           100 * mde, k, 100.0 * slower / (n ? n : 1), 100 * lo, 100 * hi,
-           n);
+    snprintf(what, sizeof what, "a cell's mde %.2f%% (k %zu, no run level)",
+             100 * mde, k);
+    claims_80(r, &s, mde, CELL_PAIRS, what, " told run sd 0");
     gsl_rng_free(r);
     free(m);
 }
