@@ -71,10 +71,11 @@ static const sb_kernel scaled_kernel =
                 "spins per_gib seconds a GiB of its size", scaled, NULL,
                 SB_KERNEL_OWN_MEMORY);
 
-/* Run one cell of kernel k and size bytes with budget t in one
- * invocation; the wall time in *took. */
-static int run_cell(const sb_kernel *k, size_t bytes, double t, sb_run **run,
-                    sb_error *err, double *took)
+/* Run one cell of kernel k and size bytes with budget t over the given
+ * invocations; the wall time in *took. */
+static int run_cell(const sb_kernel *k, size_t bytes, double t,
+                    size_t invocations, sb_run **run, sb_error *err,
+                    double *took)
 {
     sb_plan *plan = sb_plan_new();
     sb_measure_options o;
@@ -83,8 +84,8 @@ static int run_cell(const sb_kernel *k, size_t bytes, double t, sb_run **run,
 
     sb_measure_options_init(&o);
     o.max_time = t;
-    o.invocations = o.max_invocations = 1;
-    o.reject = SB_REJECT_NONE;
+    o.invocations = o.max_invocations = invocations;
+    o.reject = SB_REJECT_NONE; /* a long call sees interrupts: keep them */
     o.mlock = 0;
     if (!plan)
         return SB_ENOMEM;
@@ -95,6 +96,16 @@ static int run_cell(const sb_kernel *k, size_t bytes, double t, sb_run **run,
     *took = now_s() - t0;
     sb_plan_free(plan);
     return rc;
+}
+
+/* A refusal's last check: it came up front, within bound seconds (it
+ * took took); then *run, if any, is freed and cleared. */
+static void up_front(double took, double bound, sb_run **run)
+{
+    tap_ok(took <= bound, "  up front: after %.2f s (<= %.0f s)", took,
+           bound);
+    sb_run_free(*run);
+    *run = NULL;
 }
 
 /* Calls of the scaled kernel so far of n bytes or more. */
@@ -118,7 +129,7 @@ static void test_trials(void)
     /* 8 s a call of 1 GiB, a budget of 1 s: refused on the trials. */
     per_gib = 8;
     nsizes = ncalls = 0;
-    rc = run_cell(&scaled_kernel, gib, 1, &run, &e, &took);
+    rc = run_cell(&scaled_kernel, gib, 1, 1, &run, &e, &took);
     tap_diag("8 s a call, budget 1 s: rc %d after %.2f s, %zu calls: %s",
              rc, took, ncalls, e.text);
     TAP_IS_INT(rc, SB_EINVAL, "a call of 8 s in a budget of 1 s: refused");
@@ -130,17 +141,14 @@ static void test_trials(void)
                strstr(e.text, " s a call, from a trial of ") &&
                strstr(e.text, "more than --max-time 1: raise --max-time"),
            "  naming the cell, its cost a call and the budget: %s", e.text);
-    tap_ok(took <= bound, "  up front: after %.2f s (<= %.0f s)", took,
-           bound);
-    sb_run_free(run);
-    run = NULL;
+    up_front(took, bound, &run);
 
     /* 20 ms a call of 64 MiB in 1.5 s: the trial (4 MiB, a 16th) comes
      * first, then the cell's own calls. */
     per_gib = 0.02 * 16;
     nsizes = ncalls = 0;
     memset(&e, 0, sizeof e);
-    rc = run_cell(&scaled_kernel, mib64, 1.5, &run, &e, &took);
+    rc = run_cell(&scaled_kernel, mib64, 1.5, 1, &run, &e, &took);
     tap_diag("20 ms a call, budget 1.5 s: rc %d after %.2f s, %zu calls: "
              "%s", rc, took, ncalls, e.text);
     if (rc == SB_OK) {
@@ -162,7 +170,8 @@ static void test_trials(void)
      * 262144 pages of 4 KiB; the trials 2 x (4 + 16 + 64) MiB at most. */
     memset(&e, 0, sizeof e);
     getrusage(RUSAGE_SELF, &ra);
-    rc = run_cell(sb_kernel_find("mmap_touch"), gib, 0.1, &run, &e, &took);
+    rc = run_cell(sb_kernel_find("mmap_touch"), gib, 0.1, 1, &run, &e,
+                  &took);
     getrusage(RUSAGE_SELF, &rb);
     tap_diag("mmap_touch 1 GiB, budget 0.1 s: rc %d after %.2f s, %ld "
              "faults: %s", rc, took, rb.ru_minflt - ra.ru_minflt, e.text);
@@ -182,31 +191,13 @@ static void test_trials(void)
     sb_run_free(run);
 }
 
-/* Run the slow kernel with budget t over the given invocations; the
- * wall time in *took. */
+/* Run the slow kernel, call seconds a call, with budget t over the given
+ * invocations; the wall time in *took. */
 static int run_slow(double call, double t, size_t invocations, sb_run **run,
                     sb_error *err, double *took)
 {
-    sb_plan *plan = sb_plan_new();
-    sb_measure_options o;
-    double t0;
-    int rc;
-
     spin_seconds = call;
-    sb_measure_options_init(&o);
-    o.max_time = t;
-    o.invocations = o.max_invocations = invocations;
-    o.reject = SB_REJECT_NONE; /* a long call sees interrupts: keep them */
-    o.mlock = 0;
-    if (!plan)
-        return SB_ENOMEM;
-    rc = sb_plan_add(plan, &slow_kernel, 64, 0, 0, err);
-    t0 = now_s();
-    if (rc == SB_OK)
-        rc = sb_run_execute_new(plan, &o, NULL, run, err);
-    *took = now_s() - t0;
-    sb_plan_free(plan);
-    return rc;
+    return run_cell(&slow_kernel, 64, t, invocations, run, err, took);
 }
 
 int main(void)
@@ -224,10 +215,7 @@ int main(void)
     tap_ok(strstr(e.text, "the plan needs about") &&
                strstr(e.text, "more than --max-time 1"),
            "  saying how long the plan needs: %s", e.text);
-    tap_ok(took <= bound, "  up front: after %.2f s (<= %.0f s)", took,
-           bound);
-    sb_run_free(run);
-    run = NULL;
+    up_front(took, bound, &run);
 
     /* 20 ms a call, 1.5 s for 2 invocations: fits, with fewer samples. */
     t = 1.5;
