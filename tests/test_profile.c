@@ -673,6 +673,25 @@ static void copy_fn(void *dst, const void *src, size_t n, void *state)
     memcpy(dst, src, n);
 }
 
+/* copy_fn against itself under m, the run kept in *run: checks "what
+ * with a profile" exits SB_OK, and says whether it did. */
+static int compared(const sb_measure_options *m, sb_comparison *c,
+                    sb_run **run, sb_error *err, const char *what)
+{
+    int rc = sb_compare_functions(copy_fn, copy_fn, 4096, m, NULL, c, run,
+                                  err);
+    TAP_IS_INT(rc, SB_OK, "%s with a profile (%s)", what, err->text);
+    return rc == SB_OK;
+}
+
+/* Whether run's contention probe read core cycles: a figure a profile
+ * can judge. */
+static int core_cycles_probe(const sb_run *run)
+{
+    return isfinite(sb_run_meta(run)->contention_quiet) &&
+           strcmp(sb_run_meta(run)->probe, "none") != 0;
+}
+
 static void test_gate(void)
 {
     char gdir[4200], path[4200], *text;
@@ -688,17 +707,12 @@ static void test_gate(void)
     m.max_time = 1.5;
     m.invocations = 2;
     m.profile_dir = gdir;
-    rc = sb_compare_functions(copy_fn, copy_fn, 4096, &m, NULL, &c, &run,
-                              &err);
-    TAP_IS_INT(rc, SB_OK, "sb_compare_functions with a profile (%s)",
-               err.text);
-    if (rc != SB_OK)
+    if (!compared(&m, &c, &run, &err, "sb_compare_functions"))
         return;
     tap_ok(strstr(sb_run_meta(run)->profile, "none yet") != NULL,
            "its first run: no profile yet (%s)", sb_run_meta(run)->profile);
     sb_profile_key_from_meta(sb_run_meta(run), &key, NULL);
-    if (!isfinite(sb_run_meta(run)->contention_quiet) ||
-        !strcmp(sb_run_meta(run)->probe, "none")) {
+    if (!core_cycles_probe(run)) {
         skip_gate:
         tap_skip("no contention probe in core cycles here");
         sb_run_free(run);
@@ -729,14 +743,9 @@ static void test_gate(void)
      * is not in core cycles (its start-up check failed on a busy core)
      * has no figure the profile can judge, whatever the profile holds, so
      * this run proves nothing either way. */
-    rc = sb_compare_functions(copy_fn, copy_fn, 4096, &m, NULL, &c, &run,
-                              &err);
-    TAP_IS_INT(rc, SB_OK, "sb_gate's comparison with a profile (%s)",
-               err.text);
-    if (rc != SB_OK)
+    if (!compared(&m, &c, &run, &err, "sb_gate's comparison"))
         return;
-    if (!isfinite(sb_run_meta(run)->contention_quiet) ||
-        !strcmp(sb_run_meta(run)->probe, "none")) {
+    if (!core_cycles_probe(run)) {
         tap_skip("this run's contention probe is not in core cycles: "
                  "nothing for the profile to judge");
         sb_run_free(run);
