@@ -126,14 +126,38 @@ static void test_refusals(const char *tmp)
     sb_kernel_load_free(NULL); /* harmless */
 }
 
+/* path loaded as sbk_copy once the step before it (a copy, a chmod) went
+ * well (ready), and freed: 0, with *warn its origin's warning copied into
+ * buf (NULL when it has no record of one); -1 after a failed check "what
+ * loads: why" when it does not load. */
+static int load_warning(const char *path, int ready, const char *what,
+                        char *buf, size_t len, const char **warn)
+{
+    sb_kernel *k = NULL;
+    sb_error err = {0};
+    const sb_kernel_origin *o;
+
+    if (!ready || sb_kernel_load_new(path, "sbk_copy", "w", SB_FAMILY_COPY,
+                                     &k, &err) != SB_OK) {
+        tap_ok(0, "%s loads: %s", what, err.text);
+        return -1;
+    }
+    o = sb_kernel_loaded(k);
+    *warn = NULL;
+    if (o && o->warning) {
+        snprintf(buf, len, "%s", o->warning);
+        *warn = buf;
+    }
+    sb_kernel_load_free(k);
+    return 0;
+}
+
 /* Who may write the file: loaded either way, the warning says so, and
  * the run's record keeps it. */
 static void test_writable(const char *tmp)
 {
-    char src[4200], path[4300], sub[4300], cmd[13000];
-    sb_kernel *k = NULL;
-    sb_error err = {0};
-    const sb_kernel_origin *o;
+    char src[4200], path[4300], sub[4300], cmd[13000], buf[8192];
+    const char *w;
 
     so(src, sizeof src, "kplain");
     snprintf(path, sizeof path, "%s/open.so", tmp);
@@ -141,53 +165,34 @@ static void test_writable(const char *tmp)
     if (!tap_ok(system(cmd) == 0 && chmod(path, 0644) == 0,
                 "a private copy of kplain.so"))
         return;
-    if (sb_kernel_load_new(path, "sbk_copy", "w", SB_FAMILY_COPY, &k,
-                           &err) == SB_OK) {
-        o = sb_kernel_loaded(k);
-        tap_ok(o && o->warning && o->warning[0] == '\0',
+    if (load_warning(path, 1, "mode 0644", buf, sizeof buf, &w) == 0)
+        tap_ok(w && w[0] == '\0',
                "mode 0644 in a private directory: no warning (%s)",
-               o && o->warning ? o->warning : "NULL");
-        sb_kernel_load_free(k);
-    } else
-        tap_ok(0, "mode 0644 loads: %s", err.text);
-    if (chmod(path, 0666) == 0 &&
-        sb_kernel_load_new(path, "sbk_copy", "w", SB_FAMILY_COPY, &k,
-                           &err) == SB_OK) {
-        o = sb_kernel_loaded(k);
-        tap_ok(o && strstr(o->warning, "writable by others (mode 0666)") &&
-                   strstr(o->warning, path),
+               w ? w : "NULL");
+    if (load_warning(path, chmod(path, 0666) == 0, "mode 0666", buf,
+                     sizeof buf, &w) == 0)
+        tap_ok(w && strstr(w, "writable by others (mode 0666)") &&
+                   strstr(w, path),
                "mode 0666: loaded, with a warning naming it: %s",
-               o ? o->warning : "?");
-        sb_kernel_load_free(k);
-    } else
-        tap_ok(0, "mode 0666 loads: %s", err.text);
+               w ? w : "?");
     /* A directory anyone may write, without the sticky bit: anyone may
      * rename another file over this one. */
     snprintf(sub, sizeof sub, "%s/open", tmp);
     snprintf(path, sizeof path, "%s/open/k.so", tmp);
     snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s'", sub, src,
              path);
-    if (system(cmd) == 0 && chmod(sub, 0777) == 0 &&
-        sb_kernel_load_new(path, "sbk_copy", "w", SB_FAMILY_COPY, &k,
-                           &err) == SB_OK) {
-        o = sb_kernel_loaded(k);
-        tap_ok(o && strstr(o->warning, "directory is writable by others "
-                                       "without the sticky bit"),
-               "in a directory of mode 0777: a warning: %s",
-               o ? o->warning : "?");
-        sb_kernel_load_free(k);
-    } else
-        tap_ok(0, "in a directory of mode 0777 it loads: %s", err.text);
-    if (chmod(sub, 01777) == 0 &&
-        sb_kernel_load_new(path, "sbk_copy", "w", SB_FAMILY_COPY, &k,
-                           &err) == SB_OK) {
-        o = sb_kernel_loaded(k);
-        tap_ok(o && o->warning[0] == '\0',
+    if (load_warning(path, system(cmd) == 0 && chmod(sub, 0777) == 0,
+                     "in a directory of mode 0777 it", buf, sizeof buf,
+                     &w) == 0)
+        tap_ok(w && strstr(w, "directory is writable by others without "
+                              "the sticky bit"),
+               "in a directory of mode 0777: a warning: %s", w ? w : "?");
+    if (load_warning(path, chmod(sub, 01777) == 0,
+                     "in a directory of mode 01777 it", buf, sizeof buf,
+                     &w) == 0)
+        tap_ok(w && w[0] == '\0',
                "with the sticky bit (01777, as /tmp): no warning (%s)",
-               o ? o->warning : "?");
-        sb_kernel_load_free(k);
-    } else
-        tap_ok(0, "in a directory of mode 01777 it loads: %s", err.text);
+               w ? w : "?");
 }
 
 /* The namespaces: sbk_count bumps its object's own counter. */
@@ -326,11 +331,11 @@ static void test_verify(void)
     sb_kernel_load_free(crash);
 }
 
+/* The options of a short run of exactly two invocations, unpinned. */
 static void options(sb_measure_options *o)
 {
     sb_measure_options_init(o);
-    o->invocations = 2;
-    o->max_invocations = 2;
+    o->invocations = o->max_invocations = 2;
     o->max_time = 4;
     o->min_samples = 30;
     o->max_samples = 300;
