@@ -100,22 +100,20 @@ static void counted_copy(void *dst, const void *src, size_t n, void *state)
     c->n++;
 }
 
-static int setup_sleepy(void **state, const sb_cell *cell, sb_error *err)
-{
-    (void)cell, (void)err;
-    memset(&sleepy_calls, 0, sizeof sleepy_calls);
-    sleepy_calls.sleepy = 1;
-    *state = &sleepy_calls;
-    return SB_OK;
-}
+/* A kernel's setup, fn, that gives each cell a fresh record calls (a
+ * struct calls), sleeping on calls 1 mod 10 when sleepy_. */
+#define CALLS_SETUP(fn, calls, sleepy_)                                   \
+    static int fn(void **state, const sb_cell *cell, sb_error *err)       \
+    {                                                                     \
+        (void)cell, (void)err;                                            \
+        memset(&(calls), 0, sizeof(calls));                               \
+        (calls).sleepy = (sleepy_);                                       \
+        *state = &(calls);                                                \
+        return SB_OK;                                                     \
+    }
 
-static int setup_control(void **state, const sb_cell *cell, sb_error *err)
-{
-    (void)cell, (void)err;
-    memset(&control_calls, 0, sizeof control_calls);
-    *state = &control_calls;
-    return SB_OK;
-}
+CALLS_SETUP(setup_sleepy, sleepy_calls, 1)
+CALLS_SETUP(setup_control, control_calls, 0)
 
 static const sb_kernel sleepy_kernel =
     TEST_KERNEL("test_sleepy", SB_FAMILY_COPY,
@@ -230,13 +228,7 @@ static void preempted_copy(void *dst, const void *src, size_t n,
     c->n++;
 }
 
-static int setup_preempted(void **state, const sb_cell *cell, sb_error *err)
-{
-    (void)cell, (void)err;
-    memset(&preempted_calls, 0, sizeof preempted_calls);
-    *state = &preempted_calls;
-    return SB_OK;
-}
+CALLS_SETUP(setup_preempted, preempted_calls, 0)
 
 static const sb_kernel preempted_kernel =
     TEST_KERNEL("test_preempted", SB_FAMILY_COPY,
@@ -295,6 +287,14 @@ static int counter_index(const sb_meta *m, const char *name)
 
 /* Sleeps that switched among the timed calls of the rounds (the last
  * 2 x ROUNDS calls); *all counts those without a switch too. */
+/* Cell 0's per-sample context-switch counts in run, or NULL when that
+ * counter is not among the run's. */
+static const double *ctxsw_counts(const sb_run *run)
+{
+    int ic = counter_index(sb_run_meta(run), "perf::CONTEXT-SWITCHES");
+    return ic >= 0 ? sb_run_counter_samples(run, 0, (size_t)ic) : NULL;
+}
+
 static size_t sleeps_in_rounds(const struct calls *c, int *odd_only,
                                size_t *all)
 {
@@ -559,7 +559,7 @@ static void test_sleeps_kept(void)
     const double *cs;
     size_t sleeps, base, flagged = 0, missed = 0, extra = 0, ctx_low = 0;
     size_t quiet = 0;
-    int odd, ic, rc = run_pair(SB_REJECT_NONE, &run, &e);
+    int odd, rc = run_pair(SB_REJECT_NONE, &run, &e);
 
     if (!tap_ok(rc == SB_OK, "reject none: measured (%s)", e.text))
         return;
@@ -571,8 +571,7 @@ static void test_sleeps_kept(void)
            "the sleeps still counted in disturbed[] (%zu >= %zu)",
            s->disturbed[SB_REJECT_CTXSW], sleeps);
     flags = sb_run_sample_flags(run, 0);
-    ic = counter_index(sb_run_meta(run), "perf::CONTEXT-SWITCHES");
-    cs = ic >= 0 ? sb_run_counter_samples(run, 0, (size_t)ic) : NULL;
+    cs = ctxsw_counts(run);
     tap_ok(flags && cs, "per-sample flags and context-switch counts");
     if (!flags || !cs || !odd) {
         sb_run_free(run);
@@ -798,13 +797,13 @@ static void test_no_perf(void)
  * both kinds of switch. */
 static void test_preempted_no_perf(void)
 {
+    size_t pre, all, base, missed = 0, low = 0;
     sb_run *run = NULL;
     sb_error e = {0};
     const sb_cell_result *s;
     const unsigned char *flags;
     const double *cs;
-    size_t pre, all, base, missed = 0, low = 0;
-    int odd, ic, rc;
+    int odd, rc;
 
     sb__counters_no_perf = 1;
     rc = run_pair_of(&preempted_kernel, SB_REJECT_NONE, &run, &e);
@@ -826,8 +825,7 @@ static void test_preempted_no_perf(void)
         return;
     }
     flags = sb_run_sample_flags(run, 0);
-    ic = counter_index(sb_run_meta(run), "perf::CONTEXT-SWITCHES");
-    cs = ic >= 0 ? sb_run_counter_samples(run, 0, (size_t)ic) : NULL;
+    cs = ctxsw_counts(run);
     tap_ok(flags && cs && strstr(sb_run_meta(run)->counters, "getrusage"),
            "per-sample flags and context switches, from getrusage");
     if (flags && cs) {
