@@ -431,27 +431,37 @@ static void options(sb_measure_options *o, int reject)
     o->reject = reject;
 }
 
+/* The run of one libc cell of size bytes under o: NULL, with *e saying
+ * why, when it fails. */
+static sb_run *libc_run(const sb_measure_options *o, size_t size,
+                        sb_error *e)
+{
+    sb_plan *plan = sb_plan_new();
+    sb_run *run = NULL;
+
+    sb_plan_add(plan, sb_kernel_find("libc"), size, 0, 0, NULL);
+    if (sb_run_execute_new(plan, o, NULL, &run, e) != SB_OK)
+        run = NULL;
+    sb_plan_free(plan);
+    return run;
+}
+
 /* A run of one libc 256-byte cell in invocations invocations with the
  * hook set to force, reading counters (NULL: the defaults). */
 static sb_run *forced_run_n(int force, int reject, size_t invocations,
                             const char *counters)
 {
     sb_measure_options o;
-    sb_plan *plan = sb_plan_new();
-    sb_run *run = NULL;
+    sb_run *run;
     sb_error e = {0};
 
     options(&o, reject);
     o.invocations = o.max_invocations = invocations;
     o.counters = counters;
     sb__probe_force = force;
-    sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
-    if (sb_run_execute_new(plan, &o, NULL, &run, &e) != SB_OK) {
+    if (!(run = libc_run(&o, 256, &e)))
         tap_diag("run: %s", e.text);
-        run = NULL;
-    }
     sb__probe_force = 0;
-    sb_plan_free(plan);
     return run;
 }
 
@@ -623,19 +633,15 @@ static void test_forced(void)
 static void test_wait_cap(void)
 {
     sb_measure_options o;
-    sb_plan *plan = sb_plan_new();
-    sb_run *run = NULL;
+    sb_run *run;
     sb_error e = {0};
 
     options(&o, SB_REJECT_DISTURBED);
     o.max_time = 1;
     o.min_samples = o.max_samples = 1000000;
     sb__probe_force = 2 | 128;
-    sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
-    if (sb_run_execute_new(plan, &o, NULL, &run, &e) != SB_OK)
-        run = NULL;
+    run = libc_run(&o, 256, &e);
     sb__probe_force = 0;
-    sb_plan_free(plan);
     if (!tap_ok(run != NULL, "a run whose core never turns quiet (%s)",
                 e.text))
         return;
@@ -665,8 +671,7 @@ static void test_wait_cap(void)
 static void test_json(void)
 {
     sb_measure_options o;
-    sb_plan *plan = sb_plan_new();
-    sb_run *run = NULL, *back = NULL;
+    sb_run *run, *back = NULL;
     sb_error e = {0};
     char *text = NULL;
     size_t len = 0;
@@ -676,13 +681,9 @@ static void test_json(void)
     options(&o, SB_REJECT_DISTURBED);
     o.invocations = 2;
     o.min_samples = o.max_samples = 40;
-    sb_plan_add(plan, sb_kernel_find("libc"), 256, 0, 0, NULL);
-    if (!tap_ok(sb_run_execute_new(plan, &o, NULL, &run, &e) == SB_OK,
-                "a run of two invocations (%s)", e.text)) {
-        sb_plan_free(plan);
+    run = libc_run(&o, 256, &e);
+    if (!tap_ok(run != NULL, "a run of two invocations (%s)", e.text))
         return;
-    }
-    sb_plan_free(plan);
     f = open_memstream(&text, &len);
     if (f && sb_report(run, SB_FORMAT_JSON, f, &e) == SB_OK) {
         fclose(f);
@@ -883,11 +884,10 @@ static void test_unverified(void)
 static void test_hog(void)
 {
     sb_measure_options o;
-    sb_plan *plan = sb_plan_new();
-    sb_run *run = NULL;
+    sb_run *run;
     sb_error e = {0};
     cpu_set_t set;
-    int cpu = -1, rc;
+    int cpu = -1;
     pid_t hog;
 
     sched_getaffinity(0, sizeof set, &set);
@@ -910,15 +910,13 @@ static void test_hog(void)
     o.max_time = 3;
     o.min_samples = 20;
     o.max_samples = 300;
-    sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, NULL);
-    rc = sb_run_execute_new(plan, &o, NULL, &run, &e);
+    run = libc_run(&o, 4096, &e);
     if (hog > 0) {
         kill(hog, SIGKILL);
         waitpid(hog, NULL, 0);
     }
-    sb_plan_free(plan);
-    if (!tap_ok(rc == SB_OK && run, "a run beside a hog on CPU %d completes "
-                                    "(%s)", cpu, e.text))
+    if (!tap_ok(run != NULL, "a run beside a hog on CPU %d completes (%s)",
+                cpu, e.text))
         return;
     {
         const sb_cell_result *r = sb_run_cell(run, 0);
