@@ -422,23 +422,17 @@ static void test_comparison_read(void)
 }
 
 /* The writing of an older layout, for the day a filled struct grows: the
- * library's "w2" added c to a "w1" of size and a; a w1 caller's block of
- * exactly w1's size gets w2's a, keeps its size field, and not a byte
- * past it is written. */
-struct w2 {
-    size_t size;
-    double a;
-    double c;
-};
-
+ * library's "w2" (struct v2's layout: c added to a "w1" of size and a);
+ * a w1 caller's block of exactly w1's size gets w2's a, keeps its size
+ * field, and not a byte past it is written. */
 static void test_older_fill(void)
 {
-    const size_t w1 = offsetof(struct w2, c);
-    const size_t known[] = {sizeof(struct w2), w1};
-    const struct w2 full = {sizeof(struct w2), 2.5, 7.0};
+    const size_t w1 = offsetof(struct v2, c);
+    const size_t known[] = {sizeof(struct v2), w1};
+    const struct v2 full = {sizeof(struct v2), 2.5, 7.0};
     unsigned char *b = guarded(w1, w1);
     sb_error err = {0};
-    struct w2 seen;
+    struct v2 seen;
     size_t size;
 
     if (!tap_ok(b != NULL, "a w1 caller's block (%zu bytes)", w1))
