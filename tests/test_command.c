@@ -254,12 +254,12 @@ static void test_run(void)
  * are when no shell is used. */
 static void test_hostile_words(void)
 {
+    const char *want = "a;b $(touch pwned) `id` | > *";
     char out[256], cmd[1024];
     const char *cmds[1];
     sb_command_options o;
     sb_run *run = NULL;
     sb_error err = {0};
-    const char *want = "a;b $(touch pwned) `id` | > *";
 
     in_dir(out, sizeof out, "words");
     snprintf(cmd, sizeof cmd,
@@ -341,38 +341,42 @@ static int stop_at_3(void *arg, size_t round, size_t rounds, double elapsed)
     return 0;
 }
 
+/* The run of o, which by stops after two rounds: checks that it succeeds
+ * and keeps those two; the run, or NULL. */
+static sb_run *stopped(const sb_command_options *o, const char *by)
+{
+    sb_run *run = NULL;
+    sb_error err = {0};
+
+    TAP_IS_INT(sb_command_run_new(o, NULL, &run, &err), SB_OK,
+               "a run %s stops succeeds (%s)", by, err.text);
+    if (run)
+        TAP_IS_INT(sb_run_cell(run, 0)->invocations, 2,
+                   "with the two rounds before the stop");
+    return run;
+}
+
 static void test_stops(void)
 {
     const char *cmds[] = {"true"};
     sb_command_options o;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    sb_run *run;
 
     options(&o, cmds, 1, 10);
     o.progress = stop_at_3;
     o.progress_arg = &o;
-    TAP_IS_INT(sb_command_run_new(&o, NULL, &run, &err), SB_OK,
-               "a run the progress callback stops succeeds (%s)", err.text);
-    if (run) {
-        TAP_IS_INT(sb_run_cell(run, 0)->invocations, 2,
-                   "with the two rounds before the stop");
+    if ((run = stopped(&o, "the progress callback"))) {
         tap_ok(sb_run_interrupted(run), "marked interrupted");
         tap_ok(has_note(run, "interrupted by the progress callback"),
                "and says by what");
     }
     sb_run_free(run);
-    run = NULL;
     stop_flag = 0;
     o.progress_arg = NULL;
     o.stop = &stop_flag;
-    TAP_IS_INT(sb_command_run_new(&o, NULL, &run, &err), SB_OK,
-               "a run the stop flag stops succeeds (%s)", err.text);
-    if (run) {
-        TAP_IS_INT(sb_run_cell(run, 0)->invocations, 2,
-                   "with the two rounds before the stop");
+    if ((run = stopped(&o, "the stop flag")))
         tap_ok(has_note(run, strsignal(SIGUSR1)),
                "the notes name the signal stored");
-    }
     sb_run_free(run);
     stop_flag = SIGUSR1;
     refused(&o, SB_EINTR, "before two whole rounds: nothing to report",
@@ -434,15 +438,34 @@ static int run_stopped(sb_command_options *o, const char *file,
     return rc;
 }
 
+/* One command of a test, its options and its run. */
+struct one_command {
+    char cmd[2048];
+    const char *cmds[1];
+    sb_command_options o;
+    sb_run *run;
+    sb_error err;
+};
+
+/* c's command in 5 rounds (else the default options), of which the first
+ * two end at once and the third runs then, a shell command line: each
+ * round appends a line to file and counts them. */
+static void third_round(struct one_command *c, const char *file,
+                        const char *then)
+{
+    snprintf(c->cmd, sizeof c->cmd,
+             "echo x >> %s; [ $(wc -l < %s) -lt 3 ] && exit 0; %s", file,
+             file, then);
+    c->cmds[0] = c->cmd;
+    options(&c->o, c->cmds, 1, 5);
+}
+
 /* A stop reaches the command under way, as the signal stored, in its
  * process group: the command's trap writes a file. */
 static void test_stop_passed_on(void)
 {
-    char n[256], waiting[256], got[256], cmd[2048];
-    const char *cmds[1];
-    sb_command_options o;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    char n[256], waiting[256], got[256], then[1024];
+    struct one_command c = {.run = NULL};
     static volatile sig_atomic_t flag;
     int rc;
 
@@ -451,60 +474,51 @@ static void test_stop_passed_on(void)
     in_dir(got, sizeof got, "got");
     /* Rounds 1 and 2 end at once; round 3 waits on a child in the
      * command's group, and its trap records the signal. */
-    snprintf(cmd, sizeof cmd,
-             "echo x >> %s; [ $(wc -l < %s) -lt 3 ] && exit 0; "
+    snprintf(then, sizeof then,
              "trap 'echo TERM > %s; exit 0' TERM; sleep 97.8765 & "
              "touch %s; wait",
-             n, n, got, waiting);
-    cmds[0] = cmd;
-    options(&o, cmds, 1, 5);
-    o.max_time = 3000; /* the deadline must not be what ends it */
-    o.stop = &flag;
-    if ((rc = run_stopped(&o, waiting, stop_when_waiting, &run, &err)) < 0)
+             got, waiting);
+    third_round(&c, n, then);
+    c.o.max_time = 3000; /* the deadline must not be what ends it */
+    c.o.stop = &flag;
+    rc = run_stopped(&c.o, waiting, stop_when_waiting, &c.run, &c.err);
+    if (rc < 0)
         return;
     TAP_IS_INT(rc, SB_OK,
                "a stop while a command runs keeps the rounds before (%s)",
-               err.text);
+               c.err.text);
     TAP_IS_STR(slurp(got), "TERM\n",
                "the command got the signal stored in the flag");
-    if (run) {
-        TAP_IS_INT(sb_run_cell(run, 0)->invocations, 2,
+    if (c.run) {
+        TAP_IS_INT(sb_run_cell(c.run, 0)->invocations, 2,
                    "its round dropped, the two before kept");
-        tap_ok(sb_run_interrupted(run), "marked interrupted");
+        tap_ok(sb_run_interrupted(c.run), "marked interrupted");
     }
-    sb_run_free(run);
+    sb_run_free(c.run);
 }
 
 /* A command that ignores the stop is killed with its group after the
  * grace, long before a far deadline: the rounds before it are kept. */
 static void test_stop_ignored(void)
 {
-    char n[256], cmd[1024];
-    const char *cmds[1];
-    sb_command_options o;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    struct one_command c = {.run = NULL};
     static volatile sig_atomic_t flag;
+    char n[256];
     int rc;
 
     in_dir(n, sizeof n, "ignored");
-    snprintf(cmd, sizeof cmd,
-             "echo x >> %s; [ $(wc -l < %s) -lt 3 ] && exit 0; "
-             "trap '' TERM INT; sleep 97.8767",
-             n, n);
-    cmds[0] = cmd;
-    options(&o, cmds, 1, 5);
-    o.max_time = 3000; /* a deadline of an hour: not what ends it */
-    o.stop = &flag;
+    third_round(&c, n, "trap '' TERM INT; sleep 97.8767");
+    c.o.max_time = 3000; /* a deadline of an hour: not what ends it */
+    c.o.stop = &flag;
     /* The flag is set from a thread once round 3's command runs. */
-    if ((rc = run_stopped(&o, n, stop_when_three, &run, &err)) < 0)
+    if ((rc = run_stopped(&c.o, n, stop_when_three, &c.run, &c.err)) < 0)
         return;
     TAP_IS_INT(rc, SB_OK, "a command that ignores the stop ends the run (%s)",
-               err.text);
-    if (run)
-        TAP_IS_INT(sb_run_cell(run, 0)->invocations, 2,
+               c.err.text);
+    if (c.run)
+        TAP_IS_INT(sb_run_cell(c.run, 0)->invocations, 2,
                    "its round dropped, the two before kept");
-    sb_run_free(run);
+    sb_run_free(c.run);
 }
 
 /* 1 once pid has ended (gone, or a zombie its new parent has not yet
@@ -536,11 +550,8 @@ static int ended(pid_t pid)
  * the stop ends.  Polled or waited for on a pidfd alike. */
 static void test_group_killed(int poll_only)
 {
-    char n[256], p[256], cmd[2048];
-    const char *cmds[1];
-    sb_command_options o;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    char n[256], p[256], then[1024];
+    struct one_command c = {.run = NULL};
     static volatile sig_atomic_t flag;
     FILE *f;
     long child = 0;
@@ -550,25 +561,23 @@ static void test_group_killed(int poll_only)
     flag = 0;
     snprintf(n, sizeof n, "%s/group%d", dir, poll_only);
     snprintf(p, sizeof p, "%s/group%d.pid", dir, poll_only);
-    snprintf(cmd, sizeof cmd,
-             "echo x >> %s; [ $(wc -l < %s) -lt 3 ] && exit 0; "
+    snprintf(then, sizeof then,
              "sh -c 'trap \"\" TERM; echo $$ > %s.tmp; mv %s.tmp %s; "
              "exec sleep 97.8768' & wait",
-             n, n, p, p, p);
-    cmds[0] = cmd;
-    options(&o, cmds, 1, 5);
-    o.max_time = 3000; /* a deadline of an hour: not what ends it */
-    o.no_shell = 0;
-    o.stop = &flag;
-    if ((rc = run_stopped(&o, p, stop_when_waiting, &run, &err)) < 0) {
+             p, p, p);
+    third_round(&c, n, then);
+    c.o.max_time = 3000; /* a deadline of an hour: not what ends it */
+    c.o.no_shell = 0;
+    c.o.stop = &flag;
+    if ((rc = run_stopped(&c.o, p, stop_when_waiting, &c.run, &c.err)) < 0) {
         sb__command_poll_only = 0;
         return;
     }
     TAP_IS_INT(rc, SB_OK,
                "%s: a stop ends the run of a command with a child that "
                "ignores it (%s)",
-               poll_only ? "polled" : "pidfd", err.text);
-    sb_run_free(run);
+               poll_only ? "polled" : "pidfd", c.err.text);
+    sb_run_free(c.run);
     sb__command_poll_only = 0;
     if ((f = fopen(p, "r"))) {
         if (fscanf(f, "%ld", &child) != 1)
@@ -589,48 +598,41 @@ static void test_group_killed(int poll_only)
  * dropped; polled or waited for on a pidfd alike. */
 static void test_deadline(int poll_only)
 {
-    char n[256], cmd[1024];
-    const char *cmds[1];
-    sb_command_options o;
-    sb_run *run = NULL;
-    sb_error err = {0};
+    struct one_command c = {.run = NULL};
+    char n[256];
 
     sb__command_poll_only = poll_only;
     snprintf(n, sizeof n, "%s/deadline%d", dir, poll_only);
-    snprintf(cmd, sizeof cmd,
-             "echo x >> %s; [ $(wc -l < %s) -lt 3 ] || exec sleep 97.8766",
-             n, n);
-    cmds[0] = cmd;
-    options(&o, cmds, 1, 5);
-    o.max_time = 0.5; /* deadline 2.5 s */
-    o.no_shell = 0;
-    TAP_IS_INT(sb_command_run_new(&o, NULL, &run, &err), SB_OK,
+    third_round(&c, n, "exec sleep 97.8766");
+    c.o.max_time = 0.5; /* deadline 2.5 s */
+    c.o.no_shell = 0;
+    TAP_IS_INT(sb_command_run_new(&c.o, NULL, &c.run, &c.err), SB_OK,
                "%s: a command past the deadline keeps the rounds before "
                "(%s)",
-               poll_only ? "polled" : "pidfd", err.text);
-    if (run) {
+               poll_only ? "polled" : "pidfd", c.err.text);
+    if (c.run) {
         /* Rounds 1 and 2 are quick, but a slow machine may take the
          * budget's stop after them before round 3: either way, two. */
-        TAP_IS_INT(sb_run_cell(run, 0)->invocations, 2,
+        TAP_IS_INT(sb_run_cell(c.run, 0)->invocations, 2,
                    "%s: two whole rounds", poll_only ? "polled" : "pidfd");
         /* The check is of the deadline; a budget's stop is said as a
          * skip, never passed for it. */
-        if (!has_note(run, "was still running") &&
-            has_note(run, "budget: --max-time 0.5 s stopped it"))
+        if (!has_note(c.run, "was still running") &&
+            has_note(c.run, "budget: --max-time 0.5 s stopped it"))
             tap_skip("%s: the budget stopped the run before round 3 on "
                      "this slow machine: the deadline was not reached",
                      poll_only ? "polled" : "pidfd");
         else
-            tap_ok(has_note(run, "was still running at --max-time 0.5 s's "
-                                 "deadline (2.5 s): killed with its "
-                                 "process group"),
+            tap_ok(has_note(c.run, "was still running at --max-time 0.5 "
+                                   "s's deadline (2.5 s): killed with its "
+                                   "process group"),
                    "%s: the notes say the deadline killed it",
                    poll_only ? "polled" : "pidfd");
-        tap_ok(!poll_only == !has_note(run, "no pidfd"),
+        tap_ok(!poll_only == !has_note(c.run, "no pidfd"),
                "%s: the notes say how the end was seen",
                poll_only ? "polled" : "pidfd");
     }
-    sb_run_free(run);
+    sb_run_free(c.run);
     sb__command_poll_only = 0;
 }
 
