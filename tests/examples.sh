@@ -35,6 +35,19 @@ gate_unchanged() { # RC FILE
 check "examples/gate passes an unchanged function, or fails it as undecided (rc $rc)" \
     gate_unchanged "$rc" "$tmp/gate.out"
 [ "$rc" -eq 0 ] || diag "$(cat "$tmp/gate.out")"
+# ratio_awk: an awk function for the programs below that read the gates'
+# lines: ratio(line) sets est, lo and hi from line's "ratio EST [LO, HI]",
+# and is 0 when line has none.
+ratio_awk='
+function ratio(line,    r, f) {
+    if (!match(line, /ratio [0-9.e+-]+ \[[0-9.e+-]+, [0-9.e+-]+\]/))
+        return 0
+    r = substr(line, RSTART + 6, RLENGTH - 6)
+    gsub(/[\[\],]/, " ", r)
+    split(r, f, " ")
+    est = f[1] + 0; lo = f[2] + 0; hi = f[3] + 0
+    return 1
+}'
 # Whatever the machine made of it, the line must follow from its own
 # figures by the gate's rules (threshold 5%, default policy fail), and
 # the exit status from the line: a pass whose interval reaches past 1.05,
@@ -43,19 +56,15 @@ check "examples/gate passes an unchanged function, or fails it as undecided (rc 
 # broken gate on a quiet machine and on a noisy one alike.  (Printed to
 # 4 digits: a figure printed equal to a bound passes either way.)
 gate_consistent() { # RC FILE
-    awk -v rc="$1" '
+    awk -v rc="$1" "$ratio_awk"'
         /^(PASS|FAIL) candidate vs baseline: / {
             lines++
             out = $1
             why = $0
             sub(/^(PASS|FAIL) candidate vs baseline: /, "", why)
             sub(/;.*/, "", why)
-            if (!match($0, /ratio [0-9.e+-]+ \[[0-9.e+-]+, [0-9.e+-]+\]/))
+            if (!ratio($0))
                 next
-            r = substr($0, RSTART + 6, RLENGTH - 6)
-            gsub(/[\[\],]/, " ", r)
-            split(r, f, " ")
-            est = f[1] + 0; lo = f[2] + 0; hi = f[3] + 0
             have = 1
             th = $0 ~ /; threshold 5%;/
             mde = $0 ~ /; smallest detectable change [0-9.e+-]+%;/
@@ -118,7 +127,7 @@ check "examples/gate says why: FAIL, slower (or undecided past 5%), the smallest
 libs="$top_builddir/tests/.libs"
 # ref_consistent RC FILE: the plan, one line a size, and the status.
 ref_consistent() {
-    awk -v rc="$1" '
+    awk -v rc="$1" "$ratio_awk"'
         /^1\.\.[0-9]+$/ { plan = substr($0, 4) + 0; next }
         /^(not ok|ok) [0-9]+ - (PASS|FAIL) new vs reference, [0-9]+ B: / {
             n++
@@ -128,14 +137,10 @@ ref_consistent() {
             sub(/;.*/, "", why)
             out = substr(out, 1, 4)
             skip = $0 ~ / # SKIP undecided$/
-            if (!match($0, /ratio [0-9.e+-]+ \[[0-9.e+-]+, [0-9.e+-]+\]/)) {
+            if (!ratio($0)) {
                 bad = bad "no ratio in line " n "; "
                 next
             }
-            r = substr($0, RSTART + 6, RLENGTH - 6)
-            gsub(/[\[\],]/, " ", r)
-            split(r, f, " ")
-            est = f[1] + 0; lo = f[2] + 0; hi = f[3] + 0
             ok = 0
             if (why == "slower, beyond the threshold")
                 ok = out == "FAIL" && tap == "not ok" && !skip && lo >= 1 && est >= 1.05
@@ -165,38 +170,38 @@ ref_consistent() {
             exit bad != ""
         }' "$2"
 }
+# ref_gate ARGS...: examples/ref_gate ARGS, its output (both streams) in
+# $tmp/rg.out and its status in rc.
+ref_gate() {
+    "$ex/ref_gate" "$@" >"$tmp/rg.out" 2>&1
+    rc=$?
+}
 if [ -f "$libs/kplain.so" ] && grep -Eq '^(CFLAGS|LDFLAGS|AM_CFLAGS) *=.*-fsanitize=[a-z,]*address' \
         "$top_builddir/Makefile" 2>/dev/null; then
     # AddressSanitizer cannot follow a dlmopen namespace: such a build
     # refuses the load with the reason, before opening anything.
     cp "$libs/kplain.so" "$tmp/ref.so"
-    "$ex/ref_gate" "$tmp/ref.so" "$tmp/ref.so" sbk_copy >"$tmp/rg.out" 2>&1
-    rc=$?
+    ref_gate "$tmp/ref.so" "$tmp/ref.so" sbk_copy
     check "examples/ref_gate in an AddressSanitizer build: the load refused, said why, exit 2 (rc $rc)" \
         sh -c "[ $rc -eq 2 ] && grep -q 'this build has AddressSanitizer, which cannot follow' '$tmp/rg.out'"
     [ "$rc" -eq 2 ] || diag "$(cat "$tmp/rg.out")"
 elif [ -f "$libs/kplain.so" ] && [ -f "$libs/kheavy.so" ]; then
     cp "$libs/kplain.so" "$tmp/ref.so" && cp "$libs/kplain.so" "$tmp/same.so" &&
         cp "$libs/kheavy.so" "$tmp/heavy.so"
-    "$ex/ref_gate" "$tmp/ref.so" "$tmp/heavy.so" sbk_copy >"$tmp/rg.out" 2>&1
-    rc=$?
+    ref_gate "$tmp/ref.so" "$tmp/heavy.so" sbk_copy
     check "examples/ref_gate fails a build doing three times the work (rc $rc)" \
         sh -c "[ $rc -eq 1 ] && [ \$(grep -c '^not ok [0-9]* - FAIL new vs reference, [0-9]* B: slower, beyond the threshold' '$tmp/rg.out') -eq 2 ]"
     [ "$rc" -eq 1 ] || diag "$(cat "$tmp/rg.out")"
     check "examples/ref_gate: its TAP lines and status follow from their figures" \
         ref_consistent "$rc" "$tmp/rg.out"
-    "$ex/ref_gate" "$tmp/ref.so" "$tmp/same.so" sbk_copy >"$tmp/rg.out" 2>&1
-    rc=$?
+    ref_gate "$tmp/ref.so" "$tmp/same.so" sbk_copy
     check "examples/ref_gate: two copies of one build, lines and status consistent (rc $rc)" \
         ref_consistent "$rc" "$tmp/rg.out"
     diag "$(grep '^\(not \)\{0,1\}ok' "$tmp/rg.out")"
-    "$ex/ref_gate" "$tmp/ref.so" "$tmp/same.so" no_such_symbol \
-        >"$tmp/rg.out" 2>&1
-    rc=$?
+    ref_gate "$tmp/ref.so" "$tmp/same.so" no_such_symbol
     check "examples/ref_gate: a missing symbol is an error, exit 2, named (rc $rc)" \
         sh -c "[ $rc -eq 2 ] && grep -q \"no symbol 'no_such_symbol'\" '$tmp/rg.out'"
-    "$ex/ref_gate" "$tmp/ref.so" >/dev/null 2>&1
-    rc=$?
+    ref_gate "$tmp/ref.so"
     check "examples/ref_gate without its three arguments: usage, exit 2 (rc $rc)" \
         test "$rc" -eq 2
 else
