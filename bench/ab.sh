@@ -525,25 +525,34 @@ echo
 AA_OPTS=
 [ -n "$AA_TIME" ] && AA_OPTS="--max-time $AA_TIME"
 
-# --- 1 and 3: A/A, ab and saved baseline, index by index -----------------
-if [ "$PAIRS" -gt 0 ]; then
-    echo "A/A of a.so and b.so (one build, two files), $PAIRS runs each:"
+# ab_and_baseline TAG COUNT NEW LABEL OPTS...: COUNT runs index by index
+# of statbench ab and of the saved baseline, each of a.so against NEW
+# under OPTS (the runs named TAG and the index), then the verdicts of
+# each as "ab LABEL" and "baseline LABEL".
+ab_and_baseline() {
+    abb_tag=$1 abb_count=$2 abb_new=$3 abb_label=$4
+    shift 4
     ab='' bl=''
     i=1
-    while [ "$i" -le "$PAIRS" ]; do
+    while [ "$i" -le "$abb_count" ]; do
         n=$(idx "$i")
-        # shellcheck disable=SC2086
-        sb "ab-aa-$n" ab "$WORK/a.so" "$WORK/b.so" --symbol "$SYM" \
-            -s "$SIZE" $AA_OPTS
-        # shellcheck disable=SC2086
-        baseline_pair "bl-aa-$n" a.so b.so $AA_OPTS
-        ab="$ab ab-aa-$n" bl="$bl bl-aa-$n"
+        sb "ab-$abb_tag-$n" ab "$WORK/a.so" "$WORK/$abb_new" \
+            --symbol "$SYM" -s "$SIZE" "$@"
+        baseline_pair "bl-$abb_tag-$n" a.so "$abb_new" "$@"
+        ab="$ab ab-$abb_tag-$n" bl="$bl bl-$abb_tag-$n"
         i=$((i + 1))
     done
     # shellcheck disable=SC2086
-    read_py verdicts "ab A/A" $ab
+    read_py verdicts "ab $abb_label" $ab
     # shellcheck disable=SC2086
-    read_py verdicts "baseline A/A" $bl
+    read_py verdicts "baseline $abb_label" $bl
+}
+
+# --- 1 and 3: A/A, ab and saved baseline, index by index -----------------
+if [ "$PAIRS" -gt 0 ]; then
+    echo "A/A of a.so and b.so (one build, two files), $PAIRS runs each:"
+    # shellcheck disable=SC2086
+    ab_and_baseline aa "$PAIRS" b.so A/A $AA_OPTS
     echo
 fi
 
@@ -551,21 +560,8 @@ fi
 if [ "$POWER_RUNS" -gt 0 ]; then
     echo "$SLOW% slowdown (slow.so against a.so), $POWER_RUNS runs each at" \
         "--precision 0 --max-time $POWER_TIME:"
-    ab='' bl=''
-    i=1
-    while [ "$i" -le "$POWER_RUNS" ]; do
-        n=$(idx "$i")
-        sb "ab-pw-$n" ab "$WORK/a.so" "$WORK/slow.so" --symbol "$SYM" \
-            -s "$SIZE" --precision 0 --max-time "$POWER_TIME"
-        baseline_pair "bl-pw-$n" a.so slow.so --precision 0 \
-            --max-time "$POWER_TIME"
-        ab="$ab ab-pw-$n" bl="$bl bl-pw-$n"
-        i=$((i + 1))
-    done
-    # shellcheck disable=SC2086
-    read_py verdicts "ab power" $ab
-    # shellcheck disable=SC2086
-    read_py verdicts "baseline power" $bl
+    ab_and_baseline pw "$POWER_RUNS" slow.so power --precision 0 \
+        --max-time "$POWER_TIME"
     echo
 fi
 
@@ -616,6 +612,23 @@ PY
 fi
 
 # --- 5: time to +-1% --------------------------------------------------------
+# rung TOOL TAG READER RC: the line of one rung of the ladder, the run of
+# TOOL (so named in it) at N=$n whose files are $DIR/ladder-TAG-$n.* and
+# whose exit status was RC.  Sets wall (its seconds); on success also ok
+# ("ok" when within +-1%, by read_py READER) and out (its width), and
+# returns 0; a failed run returns 1.
+rung() {
+    wall=$(cat "$DIR/ladder-$2-$n.wall" 2>/dev/null || echo '?')
+    if [ "$4" -ne 0 ]; then
+        echo "  $1 N=$n: failed (exit $4, $wall s):" \
+            "$(head -n 1 "$DIR/ladder-$2-$n.err")"
+        return 1
+    fi
+    out=$(read_py "$3" "$DIR/ladder-$2-$n.json")
+    ok=${out%% *}
+    out=${out#* }
+    echo "  $1 N=$n: $wall s; $out"
+}
 if [ -n "$ITER" ] && [ "$LADDER_MAX" -ge 10 ]; then
     echo "time to +-1% for busy_a and busy_b, N runs each:"
     have_hf=0
@@ -638,20 +651,11 @@ if [ -n "$ITER" ] && [ "$LADDER_MAX" -ge 10 ]; then
                 "./busy_b $ITER" -q -f json -o "$DIR/ladder-sb-$n.json") \
                 >"$DIR/ladder-sb-$n.txt" 2>"$DIR/ladder-sb-$n.err"
             rc=$?
-            wall=$(cat "$DIR/ladder-sb-$n.wall" 2>/dev/null || echo '?')
-            if [ "$rc" -ne 0 ]; then
+            if ! rung "statbench cmd" sb cmdwidth "$rc"; then
                 sb_fail=$((sb_fail + 1))
-                echo "  statbench cmd N=$n: failed (exit $rc, $wall s):" \
-                    "$(head -n 1 "$DIR/ladder-sb-$n.err")"
-            else
-                out=$(read_py cmdwidth "$DIR/ladder-sb-$n.json")
-                ok=${out%% *}
-                out=${out#* }
-                echo "  statbench cmd N=$n: $wall s; $out"
-                if [ "$ok" = ok ]; then
-                    sb_done=1
-                    sb_res="statbench cmd: +-1% at N=$n, that run $wall s"
-                fi
+            elif [ "$ok" = ok ]; then
+                sb_done=1
+                sb_res="statbench cmd: +-1% at N=$n, that run $wall s"
             fi
         fi
         if [ -z "$hf_done" ]; then
@@ -664,20 +668,11 @@ if [ -n "$ITER" ] && [ "$LADDER_MAX" -ge 10 ]; then
                 "./busy_b $ITER") \
                 >"$DIR/ladder-hf-$n.txt" 2>"$DIR/ladder-hf-$n.err"
             rc=$?
-            wall=$(cat "$DIR/ladder-hf-$n.wall" 2>/dev/null || echo '?')
-            if [ "$rc" -ne 0 ]; then
+            if ! rung hyperfine hf hfwidth "$rc"; then
                 hf_fail=$((hf_fail + 1))
-                echo "  hyperfine N=$n: failed (exit $rc, $wall s):" \
-                    "$(head -n 1 "$DIR/ladder-hf-$n.err")"
-            else
-                out=$(read_py hfwidth "$DIR/ladder-hf-$n.json")
-                ok=${out%% *}
-                out=${out#* }
-                echo "  hyperfine N=$n: $wall s; $out"
-                if [ "$ok" = ok ]; then
-                    hf_done=1
-                    hf_res="hyperfine: +-1% at N=$n, that run $wall s"
-                fi
+            elif [ "$ok" = ok ]; then
+                hf_done=1
+                hf_res="hyperfine: +-1% at N=$n, that run $wall s"
             fi
         fi
         n=$((n * 2))
