@@ -77,47 +77,31 @@ static int load_ticks(const sb_run *run, const sb_cell_result *r,
     return SB_OK;
 }
 
-/* The per-sample core clocks of a cell of ns samples into a new *clk
- * when the file has them (an older file has not: NULL, every clock
- * unknown).  A clock that is not a positive finite number is unknown
- * (NAN).  0, or -1 when out of memory. */
-static int load_clock(json_t *c, size_t ns, double **clk)
+/* The per-sample readings under key in object c, width a sample, into a
+ * new *out when c has one entry for each of the ns samples: a number
+ * each for width 1, else an array of width numbers (an older file has
+ * none: NULL).  A reading that is not a positive finite number is
+ * unknown, or was not made (NAN).  0, or -1 when out of memory.  The
+ * core clocks are read so (width 1), and the probe readings
+ * (SB_PROBE_READINGS). */
+static int load_readings(json_t *c, const char *key, size_t ns,
+                         size_t width, double **out)
 {
-    json_t *a = json_object_get(c, SB__JK_SAMPLES_CLOCK);
+    json_t *a = json_object_get(c, key);
 
     if (!json_is_array(a) || json_array_size(a) != ns)
         return 0;
-    *clk = malloc((ns + 1) * sizeof **clk);
-    if (!*clk)
-        return -1;
-    for (size_t q = 0; q < ns; q++) {
-        json_t *v = json_array_get(a, q);
-        double x = json_is_number(v) ? json_number_value(v) : NAN;
-        (*clk)[q] = isfinite(x) && x > 0 ? x : NAN;
-    }
-    return 0;
-}
-
-/* The probe readings of ns samples (SB_PROBE_READINGS each) into a new
- * *out when the object c has them, one array of readings per sample (an
- * older file has none: NULL).  A reading that is not a positive finite
- * number was not made (NAN).  0, or -1 when out of memory. */
-static int load_probes(json_t *c, size_t ns, double **out)
-{
-    json_t *a = json_object_get(c, SB__JK_SAMPLES_PROBES);
-
-    if (!json_is_array(a) || json_array_size(a) != ns)
-        return 0;
-    *out = malloc((ns + 1) * SB_PROBE_READINGS * sizeof **out);
+    *out = malloc((ns + 1) * width * sizeof **out);
     if (!*out)
         return -1;
     for (size_t q = 0; q < ns; q++) {
         json_t *one = json_array_get(a, q);
-        for (size_t k = 0; k < SB_PROBE_READINGS; k++) {
-            json_t *v = json_is_array(one) ? json_array_get(one, k) : NULL;
+        for (size_t k = 0; k < width; k++) {
+            json_t *v = width == 1            ? one
+                        : json_is_array(one) ? json_array_get(one, k)
+                                             : NULL;
             double x = json_is_number(v) ? json_number_value(v) : NAN;
-            (*out)[q * SB_PROBE_READINGS + k] = isfinite(x) && x > 0 ? x
-                                                                   : NAN;
+            (*out)[q * width + k] = isfinite(x) && x > 0 ? x : NAN;
         }
     }
     return 0;
@@ -183,6 +167,24 @@ static void set_free(struct set *s)
     memset(s, 0, sizeof *s);
 }
 
+/* The count of reject reason j in o, the object cells[i].what of file
+ * name (what: "rejected" or "disturbed"): 1 with it in *v, 0 when o holds
+ * none, or SB_EIO for a count above 2^50.  That is far above any run's
+ * samples (2^50 of 10 us is 357 years), and low enough that no sum of
+ * them, over reasons and over the runs of a merge, wraps. */
+static int reason_count(json_t *o, const char *name, size_t i,
+                        const char *what, int j, size_t *v, sb_error *err)
+{
+    if (!json_is_object(o) || sb__load_size(o, sb_reject_name(j), v))
+        return 0;
+    if (*v > ((size_t)1 << 50))
+        return sb__error(err, SB_EIO,
+                         "%s: cells[%zu].%s.%s: %zu is more samples than a "
+                         "run takes",
+                         name, i, what, sb_reject_name(j), *v);
+    return 1;
+}
+
 /* The samples of object o of cell i, "in" naming o in messages. */
 static int load_set(sb_run *run, const sb_cell_result *r, json_t *o,
                     const char *name, size_t i, const char *in,
@@ -201,8 +203,9 @@ static int load_set(sb_run *run, const sb_cell_result *r, json_t *o,
     if (rc != SB_OK)
         return rc;
     if (load_columns(run, o, s->n, &s->ctr, &s->flags) != 0 ||
-        load_clock(o, s->n, &s->clk) != 0 ||
-        load_probes(o, s->n, &s->probes) != 0)
+        load_readings(o, SB__JK_SAMPLES_CLOCK, s->n, 1, &s->clk) != 0 ||
+        load_readings(o, SB__JK_SAMPLES_PROBES, s->n, SB_PROBE_READINGS,
+                      &s->probes) != 0)
         return sb__error(err, SB_ENOMEM, "out of memory");
     if (*in) {
         json_t *at = json_object_get(o, SB__JK_HELD_AT);
@@ -388,28 +391,18 @@ static int load_cell(sb_run *run, size_t i, json_t *c, const char *name,
     for (int j = 0; j < SB_REJECT_NREASONS; j++) {
         size_t v = 0;
         json_t *dist = json_object_get(c, SB__JK_DISTURBED);
-        if (json_is_object(rej) &&
-            !sb__load_size(rej, sb_reject_name(j), &v)) {
-            /* Far above any run's samples (2^50 of 10 us is 357 years),
-             * and low enough that no sum of them, over reasons and over
-             * the runs of a merge, wraps. */
-            if (v > ((size_t)1 << 50))
-                return sb__error(err, SB_EIO,
-                                 "%s: cells[%zu].rejected.%s: %zu is more "
-                                 "samples than a run takes",
-                                 name, i, sb_reject_name(j), v);
+        int got = reason_count(rej, name, i, "rejected", j, &v, err);
+        if (got < 0)
+            return got;
+        if (got) {
             r->rejected[j] = v;
             r->rejected_total += v;
         }
-        if (json_is_object(dist) &&
-            !sb__load_size(dist, sb_reject_name(j), &v)) {
-            if (v > ((size_t)1 << 50))
-                return sb__error(err, SB_EIO,
-                                 "%s: cells[%zu].disturbed.%s: %zu is more "
-                                 "samples than a run takes",
-                                 name, i, sb_reject_name(j), v);
+        got = reason_count(dist, name, i, "disturbed", j, &v, err);
+        if (got < 0)
+            return got;
+        if (got)
             r->disturbed[j] = v;
-        }
     }
 
     rc = load_set(run, r, c, name, i, "", &kept, err);
