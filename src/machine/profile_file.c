@@ -47,33 +47,62 @@ int sb__profile_key_size(size_t size, const char *who, sb_error *err)
                         who, err);
 }
 
+/* in, a caller's struct of the kind type, read into own (in of one of
+ * the sizes, n of them, else SB_EINVAL naming it, who the function). */
+static int get_known(const void *in, void *own, const size_t *sizes,
+                     size_t n, const char *type, const char *who,
+                     sb_error *err)
+{
+    size_t size = sb__out_size_of(in);
+    int rc = sb__out_size(size, sizes, n, type, who, err);
+    if (rc == SB_OK)
+        memcpy(own, in, size);
+    return rc;
+}
+
 /* A caller's key or figures, read into the library's own (in of a known
  * size, else SB_EINVAL naming it, who the function). */
 int sb__profile_key_get(const sb_profile_key *in, sb_profile_key *k,
                         const char *who, sb_error *err)
 {
-    size_t size = sb__out_size_of(in);
-    int rc = sb__out_size(size, key_sizes, NSIZES(key_sizes),
-                          "sb_profile_key", who, err);
-    if (rc == SB_OK)
-        memcpy(k, in, size);
-    return rc;
+    return get_known(in, k, key_sizes, NSIZES(key_sizes), "sb_profile_key",
+                     who, err);
 }
 
 int sb__profile_figures_get(const sb_profile_figures *in,
                             sb_profile_figures *f, const char *who,
                             sb_error *err)
 {
-    size_t size = sb__out_size_of(in);
-    int rc = sb__out_size(size, figures_sizes, NSIZES(figures_sizes),
-                          "sb_profile_figures", who, err);
-    if (rc == SB_OK)
-        memcpy(f, in, size);
-    return rc;
+    return get_known(in, f, figures_sizes, NSIZES(figures_sizes),
+                     "sb_profile_figures", who, err);
 }
 
-static void key_from_meta(const sb_meta *m, sb_profile_key *out)
+/* The body of the public *_from_meta calls, fn naming the call in
+ * messages: out, a struct of the kind type whose size is one of sizes (n
+ * of them), receives as much as its size holds of full, which make fills
+ * from m.  SB_OK; SB_EINVAL for a NULL m or out or a size not known. */
+static int from_meta(const char *fn, const char *type, const size_t *sizes,
+                     size_t n, void (*make)(const sb_meta *, void *),
+                     const sb_meta *m, void *out, void *full, sb_error *err)
 {
+    int rc;
+
+    if (!m || !out)
+        return sb__error(err, SB_EINVAL, "%s: %s is NULL", fn,
+                         !m ? "meta" : "out");
+    if ((rc = sb__out_size(sb__out_size_of(out), sizes, n, type, fn,
+                           err)) != SB_OK)
+        return rc;
+    make(m, full);
+    sb__out_put(out, sb__out_size_of(out), full);
+    return SB_OK;
+}
+
+/* A host's key from m into full, an sb_profile_key. */
+static void key_from_meta(const sb_meta *m, void *full)
+{
+    sb_profile_key *out = full;
+
     memset(out, 0, sizeof *out);
     out->size = sizeof *out;
     snprintf(out->hostname, sizeof out->hostname, "%s", m->hostname);
@@ -88,20 +117,11 @@ static void key_from_meta(const sb_meta *m, sb_profile_key *out)
 int sb_profile_key_from_meta(const sb_meta *m, sb_profile_key *out,
                              sb_error *err)
 {
-    static const char fn[] = "sb_profile_key_from_meta";
     sb_profile_key k;
-    int rc;
 
-    if (!m || !out)
-        return sb__error(err, SB_EINVAL, "%s: %s is NULL", fn,
-                         !m ? "meta" : "out");
-    if ((rc = sb__out_size(sb__out_size_of(out), key_sizes,
-                           NSIZES(key_sizes), "sb_profile_key", fn, err)) !=
-        SB_OK)
-        return rc;
-    key_from_meta(m, &k);
-    sb__out_put(out, sb__out_size_of(out), &k);
-    return SB_OK;
+    return from_meta("sb_profile_key_from_meta", "sb_profile_key",
+                     key_sizes, NSIZES(key_sizes), key_from_meta, m, out, &k,
+                     err);
 }
 
 int sb__profile_figure_ok(double x)
@@ -109,8 +129,11 @@ int sb__profile_figure_ok(double x)
     return isfinite(x) && x > 0 && x < MAX_FIGURE;
 }
 
-static void figures_from_meta(const sb_meta *m, sb_profile_figures *out)
+/* The figures of a run's core from m into full, an sb_profile_figures. */
+static void figures_from_meta(const sb_meta *m, void *full)
 {
+    sb_profile_figures *out = full;
+
     memset(out, 0, sizeof *out);
     out->size = sizeof *out;
     out->contention_quiet = out->reference_cycles = NAN;
@@ -127,20 +150,11 @@ static void figures_from_meta(const sb_meta *m, sb_profile_figures *out)
 int sb_profile_figures_from_meta(const sb_meta *m, sb_profile_figures *out,
                                  sb_error *err)
 {
-    static const char fn[] = "sb_profile_figures_from_meta";
     sb_profile_figures f;
-    int rc;
 
-    if (!m || !out)
-        return sb__error(err, SB_EINVAL, "%s: %s is NULL", fn,
-                         !m ? "meta" : "out");
-    if ((rc = sb__out_size(sb__out_size_of(out), figures_sizes,
-                           NSIZES(figures_sizes), "sb_profile_figures", fn,
-                           err)) != SB_OK)
-        return rc;
-    figures_from_meta(m, &f);
-    sb__out_put(out, sb__out_size_of(out), &f);
-    return SB_OK;
+    return from_meta("sb_profile_figures_from_meta", "sb_profile_figures",
+                     figures_sizes, NSIZES(figures_sizes), figures_from_meta,
+                     m, out, &f, err);
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
