@@ -1037,6 +1037,18 @@ static void check_far_tail(void)
     }
 }
 
+/* An interval's reference values: r's ends lo and hi within ends_rel,
+ * and its p within p_rel, checked as "what: lower end", "what: upper end"
+ * and "what: p". */
+static void ends_and_p(const sb_interval *r, double p, double lo, double hi,
+                       double ends_rel, double want_p, double p_rel,
+                       const char *what)
+{
+    TAP_IS_REL(r->lo, lo, ends_rel, "%s: lower end", what);
+    TAP_IS_REL(r->hi, hi, ends_rel, "%s: upper end", what);
+    TAP_IS_REL(p, want_p, p_rel, "%s: p", what);
+}
+
 /* The run level: one run against earlier runs, and a within-run ratio
  * widened by a run-to-run variance.  References from mpmath at 40
  * digits, written from the formulas in statbench.h, not from the code:
@@ -1078,22 +1090,16 @@ static void check_run_level(void)
                                     &df) == SB_OK,
            "add level: SB_OK");
     TAP_IS_REL(r.estimate, 1.05, 1e-15, "add level: the estimate stays");
-    TAP_IS_REL(r.lo, 0.9595060406284612, 1e-9,
-               "add level (t, 10 df): lower end");
-    TAP_IS_REL(r.hi, 1.148446569198380, 1e-9,
-               "add level (t, 10 df): upper end");
-    TAP_IS_REL(p, 0.2879946404710356, 1e-8, "add level (t, 10 df): p");
+    ends_and_p(&r, p, 0.9595060406284612, 1.148446569198380, 1e-9,
+               0.2879946404710356, 1e-8, "add level (t, 10 df)");
     TAP_IS_REL(df, 479.3936641163635, 1e-9,
                "add level: Welch-Satterthwaite df of the side facing 1");
     tap_ok(sb_stats_ratio_add_level(&w, 0, 2 * 0.03 * 0.03, 0.95, &r, &p,
                                     &df) == SB_OK &&
                df == 0,
            "add level (normal): SB_OK, a normal sum");
-    TAP_IS_REL(r.lo, 0.9579232654585401, 1e-10,
-               "add level (normal): lower end");
-    TAP_IS_REL(r.hi, 1.150231034115374, 1e-10,
-               "add level (normal): upper end");
-    TAP_IS_REL(p, 0.2974393057810982, 1e-10, "add level (normal): p");
+    ends_and_p(&r, p, 0.9579232654585401, 1.150231034115374, 1e-10,
+               0.2974393057810982, 1e-10, "add level (normal)");
     tap_ok(sb_stats_ratio_add_level(&w, 10, 0, 0.95, &r, &p, &df) == SB_OK &&
                fabs(r.lo / 1.01 - 1) < 1e-12 && fabs(r.hi / 1.09 - 1) < 1e-12,
            "add level: nothing added keeps the within interval, each side "
