@@ -107,6 +107,16 @@ static void at_invocation(struct progress *p, size_t i, size_t n,
     p->finished_time = finished_time;
 }
 
+/* p with rounds rounds done in elapsed seconds of its invocation, and
+ * the stop rule's last check at round checked_at (0: none yet). */
+static void at_round(struct progress *p, size_t checked_at, size_t rounds,
+                     double elapsed)
+{
+    p->checked_at = checked_at;
+    p->rounds = rounds;
+    p->inv_elapsed = elapsed;
+}
+
 /* One estimate checked: p's at the clock now is of kind kind and within
  * 1e-9 of want (worked by hand beside each call); what describes it, and
  * the estimate found follows it in parentheses. */
@@ -132,10 +142,7 @@ static void eta(void)
     p.widest = 0.005;
     eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 0,
            "already within the target: the next check stops it, 0 s");
-    p.widest = 0.005;
-    p.checked_at = 0;
-    p.rounds = 50;
-    p.inv_elapsed = 0.5;
+    at_round(&p, 0, 50, 0.5);
     eta_is(&p, 10, PROGRESS_ETA_CAP_ONLY, 20,
            "no check yet, no invocation finished: the time cap, 30 - 10 = "
            "20 s");
@@ -147,9 +154,7 @@ static void eta(void)
     eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 0,
            "1.1% at round 100 needs 121 rounds, 150 are done: 0 s");
     p.widest = 0.005;
-    p.checked_at = 100;
-    p.rounds = 60;
-    p.inv_elapsed = 0.6;
+    at_round(&p, 100, 60, 0.6);
     /* Never fewer than min_samples: 40 more at 10 ms. */
     eta_is(&p, 10, PROGRESS_ETA_ESTIMATE, 0.4,
            "never fewer rounds than min_samples: 40 more, 0.4 s");
