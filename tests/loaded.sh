@@ -150,46 +150,49 @@ sb_ok clear.csv "a clear kernel (:clear) over an alignment matrix, $cache" \
 check "its 8 rows are of the clear family" sh -c \
     'test "$(grep -c "^sbk_clear,clear,4096," "$1")" -eq 8' sh "$tmp/clear.csv"
 
+# refused_from SPEC DESCRIPTION NEEDLE [ARGS...]: the check DESCRIPTION
+# that a quick run of --kernel-from SPEC (and ARGS) is refused as bad
+# input naming NEEDLE.
+refused_from() {
+    rf_spec=$1 rf_desc=$2 rf_needle=$3
+    shift 3
+    # shellcheck disable=SC2086
+    check "$rf_desc" bad_input "$rf_needle" --kernel-from "$rf_spec" \
+        $quick "$@"
+}
+
 # ---- the byte check ------------------------------------------------------
-check "a copy that skips its last byte is refused, naming the cell" \
-    bad_input "kernel sbk_copy, 4096 bytes, offsets 0/0: dst[4095] is 0x00" \
-    --kernel-from "$tmp/kshort.so:sbk_copy" $quick
-check "a copy that writes a byte past the end is refused" \
-    bad_input "kernel sbk_copy, 4096 bytes, offsets 0/0: dst[4096] (a guard byte 1 past the end)" \
-    --kernel-from "$tmp/kover.so:sbk_copy" $quick
+refused_from "$tmp/kshort.so:sbk_copy" "a copy that skips its last byte is refused, naming the cell" \
+    "kernel sbk_copy, 4096 bytes, offsets 0/0: dst[4095] is 0x00"
+refused_from "$tmp/kover.so:sbk_copy" "a copy that writes a byte past the end is refused" \
+    "kernel sbk_copy, 4096 bytes, offsets 0/0: dst[4096] (a guard byte 1 past the end)"
 check "at another offset pair, that pair is named" \
     bad_input "kernel sbk_copy, 100 bytes, offsets 3/1: dst[100]" \
     --kernel-from "$tmp/kover.so:sbk_copy" -s 100 -a 3 --dst-align 1 \
     --max-time 3 --invocations 1 --no-profile -q
-check "a copy loaded as a clear is refused" \
-    bad_input "(a clear zeroes dst)" \
-    --kernel-from "$tmp/kplain.so:sbk_copy:clear" $quick
-check "a kernel that crashes is refused, not fatal" \
-    bad_input "died of signal" --kernel-from "$tmp/kplain.so:sbk_crash" $quick
+refused_from "$tmp/kplain.so:sbk_copy:clear" "a copy loaded as a clear is refused" \
+    "(a clear zeroes dst)"
+refused_from "$tmp/kplain.so:sbk_crash" "a kernel that crashes is refused, not fatal" \
+    "died of signal"
 
 # ---- bad specs -----------------------------------------------------------
-check "a missing file" \
-    bad_input "$tmp/none.so: No such file or directory" \
-    --kernel-from "$tmp/none.so:sbk_copy" $quick
+refused_from "$tmp/none.so:sbk_copy" "a missing file" \
+    "$tmp/none.so: No such file or directory"
 printf 'not an object\n' >"$tmp/text.so"
-check "a file that is no ELF object" \
-    bad_input "not a shared object (no ELF header)" \
-    --kernel-from "$tmp/text.so:sbk_copy" $quick
-check "a missing symbol" bad_input "no symbol 'nope' in it" \
-    --kernel-from "$tmp/kplain.so:nope" $quick
-check "a symbol that is data, not a function" \
-    bad_input "symbol 'sbk_table' is not a function" \
-    --kernel-from "$tmp/kplain.so:sbk_table" $quick
+refused_from "$tmp/text.so:sbk_copy" "a file that is no ELF object" \
+    "not a shared object (no ELF header)"
+refused_from "$tmp/kplain.so:nope" "a missing symbol" \
+    "no symbol 'nope' in it"
+refused_from "$tmp/kplain.so:sbk_table" "a symbol that is data, not a function" \
+    "symbol 'sbk_table' is not a function"
 # Constructors that print, exit or wait are refused from a trial load in
 # a child, before they run in statbench: nothing of theirs on stdout.
-check "an object whose constructor prints" \
-    bad_input 'loading it writes to standard output or error (a constructor that prints: "sbk: hello from a constructor")' \
-    --kernel-from "$tmp/kprint.so:sbk_copy" $quick
+refused_from "$tmp/kprint.so:sbk_copy" "an object whose constructor prints" \
+    'loading it writes to standard output or error (a constructor that prints: "sbk: hello from a constructor")'
 check "  nothing of it reached statbench's output" \
     sh -c '! grep -q "hello" "$1"' sh "$tmp/out"
-check "an object whose constructor calls exit" \
-    bad_input "loading it ended the process, exit status 7 (a constructor that calls exit)" \
-    --kernel-from "$tmp/kexit.so:sbk_copy" $quick
+refused_from "$tmp/kexit.so:sbk_copy" "an object whose constructor calls exit" \
+    "loading it ended the process, exit status 7 (a constructor that calls exit)"
 cp "$tmp/kplain.so" "$tmp/open.so" && chmod 0666 "$tmp/open.so"
 # shellcheck disable=SC2086
 sb_ok open.txt "a file writable by others is loaded" \
@@ -201,26 +204,26 @@ check "  kept in the run's record" "$PY" -c '
 import json, sys
 lk = json.load(open(sys.argv[1]))["loaded_kernels"]
 assert "writable by others" in lk[0]["warning"], lk' "$tmp/open.txt"
-check "a path without '/'" bad_input "the path must contain a '/'" \
-    --kernel-from "kplain.so:sbk_copy" $quick
-check "no symbol" bad_input "use PATH:SYMBOL[=NAME][:clear]" \
-    --kernel-from "$tmp/kplain.so" $quick
+refused_from "kplain.so:sbk_copy" "a path without '/'" \
+    "the path must contain a '/'"
+refused_from "$tmp/kplain.so" "no symbol" \
+    "use PATH:SYMBOL[=NAME][:clear]"
 check "one symbol twice without names: name them" \
     bad_input "given twice without a name: name them, e.g. PATH:sbk_copy=old and PATH:sbk_copy=new" \
     --kernel-from "$tmp/kplain.so:sbk_copy" \
     --kernel-from "$tmp/kheavy.so:sbk_copy" $quick
-check "a built-in kernel's name" bad_input "the name of a built-in kernel" \
-    --kernel-from "$tmp/kplain.so:sbk_copy=libc" $quick
-check "an init that fails" bad_input "sbk_noinit_init(n = 4096) returned" \
-    --kernel-from "$tmp/kplain.so:sbk_noinit" $quick
+refused_from "$tmp/kplain.so:sbk_copy=libc" "a built-in kernel's name" \
+    "the name of a built-in kernel"
+refused_from "$tmp/kplain.so:sbk_noinit" "an init that fails" \
+    "sbk_noinit_init(n = 4096) returned"
 hostile=$(printf '%s/x\033[2J\nevil.so:f' "$tmp")
-check "a hostile path is shown cleaned, on one line" \
-    bad_input "x?[2J?evil.so" --kernel-from "$hostile" $quick
+refused_from "$hostile" "a hostile path is shown cleaned, on one line" \
+    "x?[2J?evil.so"
 check "... without its escape" sh -c '! grep -q "$(printf "\033")" "$1"' \
     sh "$tmp/err"
-check "--baseline names a loaded kernel that is not there" \
-    bad_input "--baseline 'nobody'" \
-    --kernel-from "$tmp/kplain.so:sbk_copy" $quick --baseline nobody
+refused_from "$tmp/kplain.so:sbk_copy" "--baseline names a loaded kernel that is not there" \
+    "--baseline 'nobody'" \
+    --baseline nobody
 
 # ---- statbench ab: the gate form -----------------------------------------
 # NEW three times OLD's work is slower beyond a 20% threshold: exit 1 and
