@@ -83,6 +83,15 @@ static void warn_pooled(const double *v, size_t n, const char *name)
 {
     double h, p;
 
+    /* Too few to tell: said, so that the assumption is not silent. */
+    if (n >= 2 && n < ANALYZE_BLOCK_MIN) {
+        say("note: %s: %zu values, too few to check that they are "
+            "independent draws (%d are needed); the interval takes them "
+            "to be: if they come from several processes or runs, give each "
+            "one's values as a minimal JSON's invocation_samples",
+            name, n, ANALYZE_BLOCK_MIN);
+        return;
+    }
     if (n < ANALYZE_BLOCK_MIN ||
         sb_stats_blocks_test(v, n, ANALYZE_BLOCKS, &h, &p) != SB_OK ||
         !(p < ANALYZE_BLOCK_P))
