@@ -203,6 +203,20 @@ static inline double *tap_ranks(size_t n, const char *what)
     return x;
 }
 
+/* Wilson's 95% interval of k successes in n (n > 0): what a simulated
+ * rate is checked with. */
+static inline void tap_wilson(size_t k, size_t n, double *lo, double *hi)
+{
+    double z = 1.959963984540054, p = (double)k / (double)n;
+    double d = 1 + z * z / (double)n;
+    double c = (p + z * z / (2.0 * (double)n)) / d;
+    double h = z * sqrt(p * (1 - p) / (double)n +
+                        z * z / (4.0 * (double)n * (double)n)) /
+               d;
+    *lo = c - h;
+    *hi = c + h;
+}
+
 static inline int tap_done(void)
 {
     printf("1..%d\n", tap__n);

@@ -31,18 +31,6 @@
 
 #define SEED 20261207UL
 
-static void wilson(size_t k, size_t n, double *lo, double *hi)
-{
-    double z = 1.959963984540054, p = (double)k / (double)n;
-    double d = 1 + z * z / (double)n;
-    double c = (p + z * z / (2.0 * (double)n)) / d;
-    double h = z * sqrt(p * (1 - p) / (double)n +
-                        z * z / (4.0 * (double)n * (double)n)) /
-               d;
-    *lo = c - h;
-    *hi = c + h;
-}
-
 /* ---- the reference values ------------------------------------------- */
 
 #define MAXN 64
@@ -241,7 +229,7 @@ static void false_alarms(void)
             break;
         alarms += nf > 0;
     }
-    wilson(alarms, TRIALS, &lo, &hi);
+    tap_wilson(alarms, TRIALS, &lo, &hi);
     if (!tap_ok(lo <= o.pvalue && hi >= o.pvalue / 2,
                 "no change, %d runs, sd 2%%: false alarms %zu of %d, "
                 "Wilson [%.3f, %.3f] reaches %.3f and stays above half "
@@ -282,7 +270,7 @@ static void detection(double step, double claim, unsigned long section)
         }
         hits += hit;
     }
-    wilson(hits, TRIALS / 2, &lo, &hi);
+    tap_wilson(hits, TRIALS / 2, &lo, &hi);
     tap_ok(hi >= claim,
            "a %.0f%% step at run %zu of %d, sd 2%%: found within a run in "
            "%zu of %d (Wilson [%.3f, %.3f], claimed %.2f)",

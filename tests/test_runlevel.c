@@ -61,19 +61,6 @@
 #define ALPHA 0.05
 #define SEED 20261202UL
 
-/* Wilson's 95% interval of k successes in n. */
-static void wilson(size_t k, size_t n, double *lo, double *hi)
-{
-    double z = 1.959963984540054, p = (double)k / (double)n;
-    double d = 1 + z * z / (double)n;
-    double c = (p + z * z / (2.0 * (double)n)) / d;
-    double h = z * sqrt(p * (1 - p) / (double)n +
-                        z * z / (4.0 * (double)n * (double)n)) /
-               d;
-    *lo = c - h;
-    *hi = c + h;
-}
-
 /* ncells cells of one plan (kernel COPY_NAME, sizes 64, 128, ...),
  * nruns runs of k invocations each (nruns >= 2: a merged run), truth[i]
  * the true median of cell i; run_sd the sd of a run's log level, inv_sd
@@ -296,10 +283,10 @@ static void table(void)
                     "setting %zu: %zu, %zu and %zu of %d pairs compared", i,
                     q.n, q.n5, q.n10, PAIRS))
             continue;
-        wilson(q.false_v, q.n, &lo, &hi);
-        wilson(q.cover, q.n, &clo, &chi);
-        wilson(q.power5, q.n5, &p5lo, &p5hi);
-        wilson(q.power10, q.n10, &p10lo, &p10hi);
+        tap_wilson(q.false_v, q.n, &lo, &hi);
+        tap_wilson(q.cover, q.n, &clo, &chi);
+        tap_wilson(q.power5, q.n5, &p5lo, &p5hi);
+        tap_wilson(q.power10, q.n10, &p10lo, &p10hi);
         tap_diag("%zu, %zu | %zu (%zu) | %.2f | %s | %s | "
                  "%.1f%% [%.1f-%.1f] | "
                  "%.1f%% [%.1f-%.1f] | %.1f%% [%.1f-%.1f] | "
@@ -349,7 +336,7 @@ static void table(void)
         double lo, hi;
         gsl_rng_set(r, SEED + 100);
         q = run_setting(r, &s);
-        wilson(q.false_v, q.n ? q.n : 1, &lo, &hi);
+        tap_wilson(q.false_v, q.n ? q.n : 1, &lo, &hi);
         tap_diag("before (run_sd 0): 1, 1 | 20 | 0.03 | told 0 | %s | "
                  "%.1f%% [%.1f-%.1f] | %.1f%% | %.1f%% | %.1f%% | %.1f%%",
                  sb_run_level_name(q.level), 100.0 * q.false_v / q.n,
@@ -370,8 +357,8 @@ static void table(void)
         double lo, hi, clo, chi;
         gsl_rng_set(r, SEED + 101);
         q = run_setting(r, &s);
-        wilson(q.false_v, q.n ? q.n : 1, &lo, &hi);
-        wilson(q.cover, q.n ? q.n : 1, &clo, &chi);
+        tap_wilson(q.false_v, q.n ? q.n : 1, &lo, &hi);
+        tap_wilson(q.cover, q.n ? q.n : 1, &clo, &chi);
         tap_ok(q.n == PAIRS && lo > 3 * ALPHA && chi < 0.95,
                "a run-to-run sd of 6%% with 3%% assumed, k 20: false "
                "verdicts %.1f%% [Wilson %.1f-%.1f], coverage %.1f%% "
@@ -415,7 +402,7 @@ static void claims_80(gsl_rng *r, const struct setting *s, double mde,
     double lo, hi;
     size_t n, slower = called_slower(r, s, mde, npairs, &n);
 
-    wilson(slower, n ? n : 1, &lo, &hi);
+    tap_wilson(slower, n ? n : 1, &lo, &hi);
     tap_ok(n == npairs && hi >= 0.75 && lo <= 0.85,
            "%s: that change called slower in %.1f%% [Wilson %.1f-%.1f] of "
            "%zu pairs%s, the interval reaching into 75-85%% (80%% claimed)",
@@ -574,7 +561,7 @@ static void t_fallback(size_t k, double level, unsigned long seed)
         }
         sb_run_free(a);
     }
-    wilson(cover, n ? n : 1, &lo, &hi);
+    tap_wilson(cover, n ? n : 1, &lo, &hi);
     tap_ok(n == T_RUNS && lo <= level && level <= hi,
            "t over log invocation medians, k %zu at %g%%: covers the true "
            "geometric mean in %.1f%% [Wilson %.1f-%.1f] of %zu runs",
@@ -676,7 +663,7 @@ static void pooled_files(void)
             sb_run_free(run);
         }
     }
-    wilson(covered, analysed ? analysed : 1, &lo, &hi);
+    tap_wilson(covered, analysed ? analysed : 1, &lo, &hi);
     tap_ok(analysed == TRIALS && hi < 0.8,
            "pooled processes: analyze's interval of the pooled file covers "
            "the truth in %.1f%% [%.1f-%.1f] of %zu, far below its 95%%",
@@ -688,12 +675,12 @@ static void pooled_files(void)
         alarms += sb_stats_blocks_test(x, PROCS * PER, 10, &h, &p) == SB_OK &&
                   p < 0.001;
     }
-    wilson(warned, TRIALS, &lo, &hi);
+    tap_wilson(warned, TRIALS, &lo, &hi);
     tap_ok(lo >= 0.8,
            "pooled processes: a file of 6 processes' samples is told in "
            "%.1f%% [%.1f-%.1f] of %d", 100.0 * warned / TRIALS, 100 * lo,
            100 * hi, TRIALS);
-    wilson(alarms, NULLS, &lo, &hi);
+    tap_wilson(alarms, NULLS, &lo, &hi);
     tap_ok(lo <= 0.001,
            "independent samples: false alarms %.2f%% [%.2f-%.2f] of %d, "
            "not demonstrably above 0.1%%", 100.0 * alarms / NULLS, 100 * lo, 100 * hi,
