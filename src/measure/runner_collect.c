@@ -338,6 +338,19 @@ static void resolve_unverified(sb_run *run, sb__totals *tot)
     sb__meta_note(m, "%s", tot->unverified_why);
 }
 
+
+/* A decision asked for (*asked >= 0) that the run's record cannot make
+ * (why) must not lose what it measured: the run stays as measured, and
+ * its notes say why. */
+static void as_measured(sb_run *run, double *asked, const char *why,
+                        const char *what)
+{
+    if (*asked < 0 || !why)
+        return;
+    sb__meta_note(&run->meta, "%s: %s", what, why);
+    *asked = -1;
+}
+
 /* The end of a run whose invocations stopped with status rc: the machine
  * figures from the totals (freed here), then the analysis.  A failure
  * other than an interruption loses the run (freed here): its error says
@@ -361,25 +374,15 @@ int sb__runner_finish(sb_run *run, int rc, sb__totals *tot, sb_error *err)
     free(tot->unverified);
     if (rc == SB_OK && run->invocations == 0)
         rc = sb__error(err, SB_EINTR, "interrupted before any sample");
-    /* A decision asked for that the run cannot make must not lose what
-     * it measured: it stays as measured, and the notes say why. */
-    if (rc == SB_OK && run->analysis.shared_margin >= 0) {
-        const char *why = sb__run_redecide_refused(run);
-        if (why) {
-            sb__meta_note(&run->meta,
-                          "shared core: decided as measured, not again "
-                          "(--shared-margin): %s", why);
-            run->analysis.shared_margin = -1;
-        }
-    }
-    if (rc == SB_OK && run->analysis.chain_apart >= 0) {
-        const char *why = sb__run_reclock_refused(run);
-        if (why) {
-            sb__meta_note(&run->meta,
-                          "core clock: as measured, not decided again "
-                          "(--chain-apart): %s", why);
-            run->analysis.chain_apart = -1;
-        }
+    if (rc == SB_OK) {
+        as_measured(run, &run->analysis.shared_margin,
+                    sb__run_redecide_refused(run),
+                    "shared core: decided as measured, not again "
+                    "(--shared-margin)");
+        as_measured(run, &run->analysis.chain_apart,
+                    sb__run_reclock_refused(run),
+                    "core clock: as measured, not decided again "
+                    "(--chain-apart)");
     }
     if (rc == SB_OK)
         rc = sb__run_analyse(run, err);

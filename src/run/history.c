@@ -63,15 +63,19 @@ struct sb_history {
 
 void sb_history_options_init(sb_history_options *o)
 {
+    sb_cp_options cp;
+
     if (!o)
         return;
+    /* The method's defaults are the change points' own, one place. */
+    sb_cp_options_init(&cp);
     memset(o, 0, sizeof *o);
     o->size = sizeof *o;
-    o->exponent = 1.0;
-    o->pvalue = 0.05;
-    o->permutations = 199;
-    o->min_size = 5;
-    o->seed = 1;
+    o->exponent = cp.exponent;
+    o->pvalue = cp.pvalue;
+    o->permutations = cp.permutations;
+    o->min_size = cp.min_size;
+    o->seed = cp.seed;
     o->level = 0.95;
     o->threshold = 0.01;
 }
