@@ -109,18 +109,8 @@ objects and the busy loop.
 USAGE
 }
 
-need_arg() {
-    [ $# -ge 2 ] || { echo "$0: $1 needs a value" >&2; exit 2; }
-}
-is_count() {
-    case $2 in
-    '' | *[!0-9]*) echo "$0: $1 '$2': not a whole number" >&2; exit 2 ;;
-    esac
-}
-is_positive() {
-    is_count "$@"
-    [ "$2" -ge 1 ] || { echo "$0: $1 '$2': at least 1" >&2; exit 2; }
-}
+# need_arg, is_count, is_positive
+. "$(dirname "$0")/args.sh"
 
 while [ $# -gt 0 ]; do
     case $1 in

@@ -43,7 +43,7 @@ usage() {
 Usage: $0 [--runs N] [--gap SEC] [--pairs N] [--pair-gap SEC] [--no-sweep]
           [--statbench PATH] [--dir DIR] [--extra 'ARGS']
   --runs N        separate runs of each configuration (default 10)
-  --gap SEC       seconds between runs (default 10; the issue asks >= 10)
+  --gap SEC       seconds between runs (default 10; the goals ask >= 10)
   --pairs N       A/A pairs for compare (default 5; 0: none)
   --pair-gap SEC  seconds between the two runs of a pair (default 5)
   --no-sweep      skip the headline sweep
@@ -52,19 +52,13 @@ Usage: $0 [--runs N] [--gap SEC] [--pairs N] [--pair-gap SEC] [--no-sweep]
   --dir DIR       where the JSON of every run goes (default: a new
                   temporary directory, kept and named at the end)
   --extra 'ARGS'  more options for every measuring run (for a quick
-                  look: '--max-time 5'; the issue's figures are at the
-                  defaults)
+                  look: '--max-time 5'; the benchmark's figures are at
+                  the defaults)
 USAGE
 }
 
-need_arg() {
-    [ $# -ge 2 ] || { echo "$0: $1 needs a value" >&2; exit 2; }
-}
-is_count() {
-    case $2 in
-    '' | *[!0-9]*) echo "$0: $1 '$2': not a whole number" >&2; exit 2 ;;
-    esac
-}
+# need_arg, is_count, is_positive
+. "$(dirname "$0")/args.sh"
 
 while [ $# -gt 0 ]; do
     case $1 in
