@@ -55,8 +55,9 @@ static void caption(const sb_run *run, int cmp, sb__sbuf *b)
                          "the interval in the cell's metric, in percent of "
                          "its median.");
     if (cmp)
-        sb__sbuf_printf(b, " Ratio: median time over the baseline's (below "
-                           "1: faster); $p$ Holm-adjusted; verdict at "
+        sb__sbuf_printf(b, " Ratio: time over the baseline's (below 1: "
+                           "faster), of the estimates its test (JSON, CSV) "
+                           "names; $p$ Holm-adjusted; verdict at "
                            "$\\alpha = %g$ and a threshold of "
                            "$\\pm%g$\\,\\%%.",
                         o->alpha, 100 * o->threshold);
