@@ -527,6 +527,10 @@ SB_API int sb_stats_levels(const double *const *groups, const size_t *n,
 
 /* ---- Change points ------------------------------------------------------ */
 
+/* The longest series sb_stats_edivisive takes (its n^2 distances, 128 MiB
+ * at the cap), and so the most runs a history reads. */
+#define SB_CP_MAX_N 4096
+
 /* E-Divisive means (Matteson and James 2014) as Daly et al. use it on
  * performance series (ICPE 2020): the options.  The caller fills it
  * (set size, or call sb_cp_options_init for the defaults). */

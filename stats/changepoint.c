@@ -47,7 +47,7 @@
 #include "statbench.h"
 
 /* n^2 distances of 8 bytes: 128 MiB at the cap. */
-#define CP_MAX_N 4096
+#define CP_MAX_N SB_CP_MAX_N
 
 void sb_cp_options_init(sb_cp_options *o)
 {

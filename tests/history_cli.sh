@@ -206,6 +206,49 @@ for bad in '--cp-min-size 1' '--cp-exponent 2' '--cp-permutations 0' \
         sh -c "test $rc -eq 2 && test \$(wc -l <'$tmp/err') -eq 1 &&
                grep -q -- '${word#--}' '$tmp/err'"
 done
+# Too few permutations for the p cutoff: no split could ever be kept.
+"$STATBENCH" history "$tmp/mid" --cp-permutations 10 >/dev/null 2>"$tmp/err"
+rc=$?
+check "--cp-permutations 10 at alpha 0.05: exit 2, the least that can (rc $rc)" \
+    sh -c "test $rc -eq 2 && grep -q 'use at least 19' '$tmp/err'"
+# A run whose cell kept no sample is no point of the series: the step
+# after it is still found at the newest run.
+mkdir "$tmp/nan"
+gen "$tmp/nan" run vm "CPU A" 0 libc 1000:15 1100:3
+"$PY" - "$tmp/nan/run-05.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["cells"][0]["samples_ticks"] = []
+json.dump(d, open(sys.argv[1], "w"))
+EOF2
+"$STATBENCH" history "$tmp/nan" >/dev/null 2>"$tmp/err"
+rc=$?
+check "a run without samples in the series: the step still found (rc $rc)" \
+    test "$rc" -eq 1
+# Imported values in two units are two series, not one with a thousandfold
+# step: Google Benchmark runs in us, then the same durations in ns, each
+# saved by report; the other unit's runs are kept apart, said in a line.
+mkdir "$tmp/gb" "$tmp/units"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+    if [ "$i" -le 6 ]; then unit=us v=1.0; else unit=ns v=1000; fi
+    row='{"name":"k","run_type":"iteration","iterations":10,"real_time":'$v',"cpu_time":'$v',"time_unit":"'$unit'"}'
+    printf '{"context":{"date":"2026-12-%02dT10:00:00+00:00","host_name":"h"},"benchmarks":[%s,%s,%s]}\n' \
+        "$i" "$row" "$row" "$row" >"$tmp/gb/g$i.json"
+    "$STATBENCH" report "$tmp/gb/g$i.json" -f json -o "$tmp/units/r$i.json" \
+        >/dev/null 2>&1
+done
+"$STATBENCH" history "$tmp/units" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "imported runs in us, then in ns: exit 0, no change across units (rc $rc)" \
+    sh -c "test $rc -eq 0 && grep -q \"kept apart: 6 runs .*values in 'us'\" '$tmp/err'"
+# More files than a series may hold: refused before any is read.
+mkdir "$tmp/many"
+(cd "$tmp/many" && i=0 && while [ $i -le 4096 ]; do
+    : >"r$i.json"; i=$((i + 1)); done)
+"$STATBENCH" history "$tmp/many" >/dev/null 2>"$tmp/err"
+rc=$?
+check "4097 files: exit 2 before reading, naming the cap (rc $rc)" \
+    sh -c "test $rc -eq 2 && grep -q '4097 files to read, at most 4096' '$tmp/err'"
 mkdir "$tmp/empty"
 "$STATBENCH" history "$tmp/empty" >/dev/null 2>"$tmp/err"
 rc=$?

@@ -214,6 +214,13 @@ check "a NaN from a pipe (read whole): not JSON, naming the line" \
 head -c 300 "$fx/gbench.json" >"$tmp/trunc.json"
 check "a truncated file: not JSON, naming the line" \
     bad_input "trunc.json: not JSON (line" report "$tmp/trunc.json"
+# pyperf's non-time units may hold 0; a file naming any other unit (a
+# hostile "ns") has times, and a negative one is refused.
+printf '{"version":"1.0","metadata":{"unit":"ns","name":"x"},"benchmarks":[{"runs":[{"values":[-5,6,7]}]}]}\n' \
+    >"$tmp/pneg.json"
+check "pyperf in a unit it names 'ns': a negative value refused" \
+    bad_input "pneg.json: benchmarks[0].runs[0].values[0]: -5 is not a positive time" \
+    analyze "$tmp/pneg.json"
 awk 'BEGIN { printf "{\"results\": "; for (i = 0; i < 5000; i++) printf "["; print "" }' \
     >"$tmp/deep.json"
 check "nesting 5000 deep: refused, not a crash" \

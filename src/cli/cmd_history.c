@@ -183,6 +183,11 @@ int cmd_history(int argc, char **argv, struct cli *cli)
         else
             add_path(&ps, strdup(argv[i]));
     }
+    /* Refused before any is read: a series can be no longer. */
+    if (ps.n > SB_CP_MAX_N)
+        die_usage("history: %zu files to read, at most %d runs (keep the "
+                  "newest in a directory of their own)",
+                  ps.n, SB_CP_MAX_N);
     runs = calloc(ps.n ? ps.n : 1, sizeof *runs);
     if (!runs) {
         say("out of memory");

@@ -441,9 +441,17 @@ static int read_gbench(struct imp *im, json_t *root, unsigned flags,
         const char *name;
         char path[64];
         double x;
+        int it, u;
         if (!(r = el_get(im, "benchmarks", i)))
             return im->el_rc;
-        if (!gb_iteration(im, r, i)) {
+        /* Read again from the file: what the first pass checked is
+         * checked again, so that a file changed in between is refused,
+         * never read past its checks. */
+        if (!json_is_object(r))
+            return bad(im, "benchmarks[%zu]: not an object", i);
+        if ((it = gb_iteration(im, r, i)) < 0)
+            return SB_EIO;
+        if (!it) {
             aggregates++;
             continue;
         }
@@ -459,7 +467,14 @@ static int read_gbench(struct imp *im, json_t *root, unsigned flags,
         if ((rc = number_at(im, json_object_get(r, key), path, 1, &x)) !=
             SB_OK)
             return rc;
-        x *= gb_units[gb_unit(im, r, i)].ns / gb_units[unit].ns;
+        if ((u = gb_unit(im, r, i)) < 0)
+            return SB_EIO;
+        if (unit < 0)
+            return bad(im, "benchmarks[%zu]: an iteration row the first "
+                           "reading of the file did not have (did it "
+                           "change while read?)",
+                       i);
+        x *= gb_units[u].ns / gb_units[unit].ns;
         if (!isfinite(x) || x > SB_VALUE_MAX)
             return bad(im, "%s: beyond 1e300 %s", path,
                        gb_units[unit].name);
@@ -732,7 +747,11 @@ static int read_pyperf(struct imp *im, json_t *root,
                 double x;
                 snprintf(path, sizeof path,
                          "benchmarks[%zu].runs[%zu].values[%zu]", i, j, k);
-                if ((rc = number_at(im, v, path, !strcmp(im->unit, "s"),
+                /* Positive, whatever unit a file names, but pyperf's two
+                 * that are not times (a size or a count may be 0). */
+                if ((rc = number_at(im, v, path,
+                                    strcmp(im->unit, "byte") &&
+                                        strcmp(im->unit, "integer"),
                                     &x)) != SB_OK ||
                     (rc = push_value(im, s, x)) != SB_OK)
                     return rc;

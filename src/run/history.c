@@ -130,11 +130,14 @@ void sb_history_free(sb_history *h)
     free(h);
 }
 
-/* The same machine: host, CPU model, and measured or imported alike. */
+/* The same machine: host, CPU model, and measured or imported alike;
+ * imported values in the same unit too (1.0 us and 1000 ns are one
+ * duration, and a series of both would show a thousandfold change). */
 static int same_machine(const sb_run *a, const sb_run *b)
 {
     const sb_meta *x = sb_run_meta(a), *y = sb_run_meta(b);
     return sb_run_imported(a) == sb_run_imported(b) &&
+           (!sb_run_imported(a) || !strcmp(sb_run_unit(a), sb_run_unit(b))) &&
            !strcmp(x->hostname, y->hostname) &&
            !strcmp(x->cpu_model, y->cpu_model);
 }
@@ -331,6 +334,16 @@ static int check_options(const sb_history_options *o, sb_error *err)
         return sb__error(err, SB_EINVAL,
                          "change points: %zu permutations (1 to 100000)",
                          o->permutations);
+    /* With R permutations p is at least 1 / (R + 1): below 1 / alpha - 1
+     * of them no split could ever be kept, and the history would say "no
+     * change" of any series. */
+    if ((double)(o->permutations + 1) * o->pvalue < 1.0)
+        return sb__error(err, SB_EINVAL,
+                         "change points: %zu permutations cannot give a p "
+                         "of %g or less (p is at least 1 / (R + 1)): use at "
+                         "least %.0f",
+                         o->permutations, o->pvalue,
+                         ceil(1.0 / o->pvalue - 1.0));
     if (o->min_size < 2)
         return sb__error(err, SB_EINVAL,
                          "change points: segments of %zu runs (2 or more)",
@@ -377,7 +390,7 @@ static int collect_cells(sb_history *h)
         if (!c->run || !c->est || !c->lo || !c->hi)
             return SB_ENOMEM;
         c->pub.unit = cycles ? "core cycles"
-                      : sb_run_imported(h->runs[0]) ? ""
+                      : sb_run_imported(h->runs[0]) ? sb_run_unit(h->runs[0])
                                                      : "ns";
         for (size_t r = 0; r < h->nruns; r++)
             for (size_t i = 0; i < sb_run_count(h->runs[r]); i++) {
@@ -387,6 +400,12 @@ static int collect_cells(sb_history *h)
                     continue;
                 point_of(h->runs[r], x, cycles, &c->est[m], &c->lo[m],
                          &c->hi[m]);
+                /* A run whose cell has no estimate (no sample kept) is
+                 * no point of the series, as a run without the cell:
+                 * one such run must not stop the whole cell's
+                 * detection. */
+                if (!isfinite(c->est[m]))
+                    break;
                 c->run[m] = r;
                 c->pub.n++;
                 break;
@@ -412,6 +431,10 @@ int sb_history_new(const sb_run *const *runs, const char *const *names,
     *out = NULL;
     if (!runs || n == 0)
         return sb__error(err, SB_EINVAL, "sb_history_new: no run");
+    if (n > SB_CP_MAX_N)
+        return sb__error(err, SB_EINVAL,
+                         "sb_history_new: %zu runs, at most %d", n,
+                         SB_CP_MAX_N);
     for (size_t i = 0; i < n; i++)
         if (!runs[i])
             return sb__error(err, SB_EINVAL, "sb_history_new: run %zu is "
@@ -459,11 +482,19 @@ int sb_history_new(const sb_run *const *runs, const char *const *names,
             continue;
         for (size_t j = k; j < n; j++)
             count += same_machine(runs[ord[j]], runs[i]);
-        if (note(h, "kept apart: %zu run%s of host '%s', CPU '%s'%s (the "
-                 "history is of the newest run's host '%s', CPU '%s')",
+        if (note(h, "kept apart: %zu run%s of host '%s', CPU '%s'%s%s%s "
+                 "(the history is of the newest run's host '%s', CPU "
+                 "'%s')",
                  count, count == 1 ? "" : "s", m->hostname, m->cpu_model,
                  sb_run_imported(runs[i]) != sb_run_imported(runs[newest])
                      ? ", imported values"
+                 : sb_run_imported(runs[i]) ? ", values in '" : "",
+                 sb_run_imported(runs[i]) &&
+                         sb_run_imported(runs[newest])
+                     ? sb_run_unit(runs[i])
+                     : "",
+                 sb_run_imported(runs[i]) && sb_run_imported(runs[newest])
+                     ? "'"
                      : "",
                  sb_run_meta(runs[newest])->hostname,
                  sb_run_meta(runs[newest])->cpu_model) != SB_OK)
