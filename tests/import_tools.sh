@@ -214,6 +214,18 @@ check "a NaN from a pipe (read whole): not JSON, naming the line" \
 head -c 300 "$fx/gbench.json" >"$tmp/trunc.json"
 check "a truncated file: not JSON, naming the line" \
     bad_input "trunc.json: not JSON (line" report "$tmp/trunc.json"
+# A run whose "schema" key is written with an escape is still read by
+# the reader that caps its cells as the bytes pass (not parsed whole
+# first): 100,001 of them are refused there.
+if [ -n "$PY" ]; then
+    "$PY" -c 'import sys; sys.stdout.write("{\"\\u0073chema\":\"statbench-run\",\"schema_version\":1,\"cells\":[" + ",".join(["{}"] * 100001) + "]}")' \
+        >"$tmp/cells.json"
+    check "an escaped schema key: the cells' cap applies as they are read" \
+        bad_input "more than 100000 cells (reading stopped at the one beyond)" \
+        report "$tmp/cells.json"
+else
+    skip "an escaped schema key: the cells' cap" "no python3"
+fi
 # pyperf's non-time units may hold 0; a file naming any other unit (a
 # hostile "ns") has times, and a negative one is refused.
 printf '{"version":"1.0","metadata":{"unit":"ns","name":"x"},"benchmarks":[{"runs":[{"values":[-5,6,7]}]}]}\n' \

@@ -940,9 +940,11 @@ static int detect(json_t *root, const char *file, int *format,
  * element is only noted as a range of bytes, parsed later one at a time
  * (el_get).  It follows strings and nesting as JSON's grammar allows; a
  * key written with escapes is not recognised (its list stays in the
- * skeleton).  A statbench run (a root key "schema"), and anything odd (a skeleton past SPLIT_SKELETON_MAX, nesting
- * past SPLIT_DEPTH_MAX, a document that does not end where JSON would)
- * sends the file to the whole-document reader, whose message names the
+ * skeleton).  A statbench run (a root key "schema" or "cells"), a root
+ * string written with an escape, and anything odd (a skeleton past
+ * SPLIT_SKELETON_MAX, nesting past SPLIT_DEPTH_MAX, a document that does
+ * not end where JSON would) sends the file to the whole-document reader,
+ * which caps a run's cells as it reads and whose message names the
  * line. */
 #define SPLIT_SKELETON_MAX ((size_t)64 << 20)
 #define SPLIT_DEPTH_MAX 4096
@@ -1034,10 +1036,18 @@ static int split_byte(struct split *s, char c)
         else if (c == '\\') {
             s->esc = 1;
             s->keylen = sizeof s->key;
+            /* A root string with an escape may be a key the scanner
+             * cannot read ("\u0073chema"): the whole-document reader,
+             * which caps a run's cells as the bytes pass, takes it. */
+            if (s->depth == 1) {
+                s->odd = 1;
+                return -1;
+            }
         } else if (c == '"') {
             s->in_str = 0;
-            if (s->depth == 1 && s->keylen == 6 &&
-                !memcmp(s->key, "schema", 6)) {
+            if (s->depth == 1 &&
+                ((s->keylen == 6 && !memcmp(s->key, "schema", 6)) ||
+                 (s->keylen == 5 && !memcmp(s->key, "cells", 5)))) {
                 /* A statbench run: its own reader, which counts its
                  * cells as the bytes pass. */
                 s->odd = 1;
