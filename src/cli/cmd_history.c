@@ -81,7 +81,9 @@ static void add_dir(struct paths *ps, const char *dir)
         add_path(ps, p);
     }
     closedir(d);
-    qsort(ps->p + first, ps->n - first, sizeof *ps->p, by_name);
+    /* An empty directory leaves no list at all: qsort takes no NULL. */
+    if (ps->n > first)
+        qsort(ps->p + first, ps->n - first, sizeof *ps->p, by_name);
 }
 
 /* The run at path, or NULL (said) for a directory's entry that is not a
@@ -141,8 +143,12 @@ static void cell_words(const sb_history_cell *c, char *buf, size_t len)
 
 int cmd_history(int argc, char **argv, struct cli *cli)
 {
-    struct paths ps = {0};
-    sb_run **runs;
+    /* Static, where a leak checker finds them: a refusal (die_usage)
+     * exits with the paths and the runs read so far still allocated,
+     * which is no leak. */
+    static struct paths ps;
+    static sb_run **volatile runs;
+    static const char **volatile names;
     sb_history *h = NULL;
     sb_history_options o;
     sb_error err = {0};
@@ -196,7 +202,7 @@ int cmd_history(int argc, char **argv, struct cli *cli)
     {
         /* Which paths were named on the command line: those equal to an
          * operand that is not a directory. */
-        const char **names = calloc(ps.n ? ps.n : 1, sizeof *names);
+        names = calloc(ps.n ? ps.n : 1, sizeof *names);
         if (!names) {
             say("out of memory");
             return 1;
@@ -214,9 +220,10 @@ int cmd_history(int argc, char **argv, struct cli *cli)
         if (n == 0)
             die_usage("history: no saved run (*.json) to read in %s%s",
                       argv[optind], argc - optind > 1 ? " ..." : "");
-        rc = sb_history_new((const sb_run *const *)runs, names, n, &o, &h,
-                            &err);
-        free(names);
+        rc = sb_history_new((const sb_run *const *)runs,
+                            (const char *const *)names, n, &o, &h, &err);
+        free((void *)names);
+        names = NULL;
     }
     if (rc != SB_OK) {
         say("history: %s", err.text);
