@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "json_seed.h"
 #include "report.h"
 #include "text.h"
 
@@ -220,17 +221,6 @@ static json_t *str(const char *s)
     return j;
 }
 
-/* A seed above 2^63 - 1 as the string of its digits, as a run's JSON
- * writes meta.seed (docs/schema.md): JSON readers' integers stop there. */
-static json_t *seed_json(uint64_t seed)
-{
-    char digits[24];
-    if (seed <= (uint64_t)INT64_MAX)
-        return json_integer((json_int_t)seed);
-    snprintf(digits, sizeof digits, "%llu", (unsigned long long)seed);
-    return json_string(digits);
-}
-
 static json_t *history_json(const sb_history *h)
 {
     const sb_history_options *o = sb_history_options_of(h);
@@ -296,7 +286,7 @@ static json_t *history_json(const sb_history *h)
         "schema", "statbench-history", "schema_version", 1, "options",
         "method", "e-divisive-means", "exponent", num(o->exponent), "pvalue",
         num(o->pvalue), "permutations", (json_int_t)o->permutations,
-        "min_size", (json_int_t)o->min_size, "seed", seed_json(o->seed),
+        "min_size", (json_int_t)o->min_size, "seed", sb__json_seed(o->seed),
         "level", num(o->level), "threshold", num(o->threshold), "runs", runs,
         "kept_apart", apart, "notes", notes, "cells", cells, "regressions",
         (json_int_t)sb_history_regressions(h));

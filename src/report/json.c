@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "json_seed.h"
 #include "report.h"
 #include "schema.h"
 
@@ -88,10 +89,7 @@ static json_t *lines(const char *text)
     return a;
 }
 
-/* The seed losslessly: jansson's integers are signed 64-bit, so a seed
- * above INT64_MAX is written as a string of its decimal digits (a JSON
- * number would wrap to a negative value). */
-static json_t *seed_json(uint64_t seed)
+json_t *sb__json_seed(uint64_t seed)
 {
     char buf[24];
     if (seed <= (uint64_t)INT64_MAX)
@@ -362,7 +360,7 @@ static json_t *custom_run(int id, const ctx *x)
     case SB__JC_CPU_FEATURES:
         return features(m->cpu_features);
     case SB__JC_SEED:
-        return seed_json(o->seed);
+        return sb__json_seed(o->seed);
     case SB__JC_TIMER_KIND:
         return json_string(sb__timer_kind_of(m->timer.kind)->json);
     case SB__JC_TICK_UNIT:
