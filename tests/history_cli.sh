@@ -169,9 +169,9 @@ check "  the JSON reads back, the kernel name intact" \
     "$PY" -c "import json,sys; k=json.load(open('../fig/h.json'))['cells'][0]['kernel']; \
 sys.exit(not ('touch PWNED3' in k and '(touch PWNED4)' in k))"
 check "  the script has no backquote outside a single-quoted string" \
-    sh -c "! sed \"s/'[^']*'//g\" ../fig/h.gp | grep -v '^#' | grep -q '\`'"
+    sh -c "test -s ../fig/h.gp && ! sed \"s/'[^']*'//g\" ../fig/h.gp | grep -v '^#' | grep -q '\`'"
 check "  nor a \$( outside one" \
-    sh -c "! sed \"s/'[^']*'//g\" ../fig/h.gp | grep -v '^#' | grep -qF '\$('"
+    sh -c "test -s ../fig/h.gp && ! sed \"s/'[^']*'//g\" ../fig/h.gp | grep -v '^#' | grep -qF '\$('"
 if [ -n "$have_gnuplot" ]; then
     check "  the figure drawn" test -s ../fig/h.svg
     check "  nothing ran (no PWNED file)" \
