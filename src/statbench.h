@@ -1469,6 +1469,12 @@ typedef struct sb_comparison {
                               was measured on a shared core (its figures
                               judge the neighbour): INCONCLUSIVE whatever
                               the ratio and p say */
+    double shared_bound;   /* a comparison within one run measured on a
+                              shared core: the factor by which the
+                              sharing could have moved this ratio
+                              (sb_meta.profile_bound), beyond which its
+                              faster or slower verdict was kept (withheld
+                              0); NAN: no shared core, or no bound */
 } sb_comparison;
 
 /* One finding of the environment audit. */
@@ -1598,13 +1604,21 @@ typedef struct sb_meta {
     int profile_shared;        /* 1: the run's figures sat above the host
                                   profile's by more than its margin, so
                                   it was measured on a shared core: its
-                                  verdicts are inconclusive */
+                                  verdicts are inconclusive, but for those
+                                  within the run whose interval lies
+                                  beyond profile_bound (below) */
     /* The data and unified caches of the pinned CPU (sysfs), smallest
      * first, as measured: a figure of sizes marks them wherever it is
      * drawn.  ncaches 0: unknown (a file saved before them, another
      * tool's data). */
     size_t ncaches;
     sb_cache_size caches[SB_MAX_CACHES];
+    /* A run the host profile found on a shared core: how far the sharing
+     * could have moved a ratio of two of its cells, as a factor: 1 + the
+     * contention probe's excess over the profile's quiet level (the probe
+     * is slowed by a neighbour more than any kernel it was recorded
+     * beside).  NAN: not found shared, or no probe figure to bound it. */
+    double profile_bound;
 } sb_meta;
 
 /* Check a plan and its measure options m (NULL: the defaults) before
@@ -2747,11 +2761,17 @@ SB_API int sb_profile_find(const char *dir, const sb_profile_key *host,
  * '\n', cut at len bytes, strings cleaned of control characters. */
 SB_API void sb_profile_describe(const sb_profile *p, char *buf, size_t len);
 
-/* Record j in run's metadata (sb_meta.profile, profile_shared) and, when
- * j says shared, make every verdict the run has inconclusive, as
- * sb_run_compare_to does for a run that shared the core throughout; the
- * comparisons made later (sb_run_set_baselines, sb_run_compare_to) are
- * inconclusive too.  SB_EINVAL for a NULL run or j. */
+/* Record j in run's metadata (sb_meta.profile, profile_shared,
+ * profile_bound) and, when j says shared, make every verdict the run has
+ * inconclusive, as sb_run_compare_to does for a run that shared the core
+ * throughout; the comparisons made later (sb_run_set_baselines,
+ * sb_run_compare_to) are inconclusive too.  One exception, for the
+ * comparisons within the run (sb_run_set_baselines): both sides shared
+ * every round, so the sharing can have moved their ratio by at most the
+ * factor profile_bound, 1 + j's quiet_excess (the contention probe, which
+ * a neighbour slows more than any kernel), and a faster or slower
+ * verdict whose whole interval lies beyond that factor and the threshold
+ * is kept (sb_comparison.shared_bound).  SB_EINVAL for a NULL run or j. */
 SB_API int sb_run_set_profile(sb_run *run, const sb_profile_judgement *j,
                               sb_error *err);
 

@@ -263,6 +263,7 @@ struct filler {
     const char *what;
     size_t size;
     int (*fill)(void *out, sb_error *err);
+    size_t older; /* an older layout's size the library still fills, or 0 */
 };
 
 /* A run of synthetic samples for the fillers that read one. */
@@ -321,17 +322,16 @@ static int guard_intact(const unsigned char *b, size_t size)
     return 1;
 }
 
-static void test_filled(const struct filler *f)
+/* The block of size bytes, its size field set to size, filled by f:
+ * accepted, the field kept, nothing written past it. */
+static void filled_at(const struct filler *f, size_t at)
 {
-    /* 8: a size field and nothing else, too small for the first
-     * layout. */
-    const size_t bad[] = {0, sizeof(size_t), f->size - 8, f->size + 8};
-    unsigned char *b = guarded(f->size, f->size);
+    unsigned char *b = guarded(at, at);
     sb_error err = {0};
     size_t size = 0;
     int rc;
 
-    if (!tap_ok(b != NULL, "%s: a block of %zu bytes", f->what, f->size))
+    if (!tap_ok(b != NULL, "%s: a block of %zu bytes", f->what, at))
         return;
     rc = f->fill(b, &err);
     /* sb_compare_functions and sb_gate fail for n 0, after writing their
@@ -340,10 +340,25 @@ static void test_filled(const struct filler *f)
            "%s: its own size is filled (%s)", f->what,
            rc == SB_OK ? "SB_OK" : err.text);
     memcpy(&size, b, sizeof size);
-    TAP_IS_INT(size, f->size, "%s: the size field is kept", f->what);
-    tap_ok(guard_intact(b, f->size), "%s: nothing written past its %zu bytes",
-           f->what, f->size);
+    TAP_IS_INT(size, at, "%s: the size field is kept", f->what);
+    tap_ok(guard_intact(b, at), "%s: nothing written past its %zu bytes",
+           f->what, at);
     free(b);
+}
+
+static void test_filled(const struct filler *f)
+{
+    /* 8: a size field and nothing else, too small for the first
+     * layout; 8 below the oldest layout this library fills. */
+    const size_t bad[] = {0, sizeof(size_t),
+                          (f->older ? f->older : f->size) - 8,
+                          f->size + 8};
+    unsigned char *b;
+    sb_error err = {0};
+
+    filled_at(f, f->size);
+    if (f->older)
+        filled_at(f, f->older);
 
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         /* The block as big as the caller says, or a size field alone. */
@@ -373,12 +388,15 @@ static void test_filled(const struct filler *f)
 static void test_fillers(void)
 {
     const struct filler fillers[] = {
-        {"sb_timer_info", sizeof(sb_timer_info), fill_timer},
-        {"sb_env", sizeof(sb_env), fill_env},
-        {"sb_clock_summary", sizeof(sb_clock_summary), fill_clock},
-        {"sb_held_samples", sizeof(sb_held_samples), fill_held},
-        {"sb_comparison", sizeof(sb_comparison), fill_compare},
-        {"sb_comparison", sizeof(sb_comparison), fill_gate},
+        {"sb_timer_info", sizeof(sb_timer_info), fill_timer, 0},
+        {"sb_env", sizeof(sb_env), fill_env, 0},
+        {"sb_clock_summary", sizeof(sb_clock_summary), fill_clock, 0},
+        {"sb_held_samples", sizeof(sb_held_samples), fill_held, 0},
+        /* Its layout before shared_bound: a caller built then. */
+        {"sb_comparison", sizeof(sb_comparison), fill_compare,
+         offsetof(sb_comparison, shared_bound)},
+        {"sb_comparison", sizeof(sb_comparison), fill_gate,
+         offsetof(sb_comparison, shared_bound)},
     };
     sb_error err = {0};
     int rc = sb_run_from_samples_new(
@@ -408,8 +426,14 @@ static void test_comparison_read(void)
                SB_GATE_PASS, "sb_gate_judge: an equivalent comparison passes");
     TAP_IS_INT(sb_comparison_regressed(&c, 0.01), 0,
                "sb_comparison_regressed: and did not regress");
+    /* The layout before shared_bound is read as it was. */
+    c.size = offsetof(sb_comparison, shared_bound);
+    TAP_IS_INT(sb_gate_judge(&c, NULL, "a vs b", NULL, line, sizeof line),
+               SB_GATE_PASS, "sb_gate_judge: the older layout still passes");
     for (int i = 0; i < 3; i++) {
-        c.size = i == 0 ? 0 : i == 1 ? sizeof c + 8 : sizeof c - 8;
+        c.size = i == 0   ? 0
+                 : i == 1 ? sizeof c + 8
+                          : offsetof(sb_comparison, shared_bound) - 8;
         snprintf(want, sizeof want, "sb_comparison.size %zu", c.size);
         TAP_IS_INT(sb_gate_judge(&c, NULL, "a vs b", NULL, line, sizeof line),
                    SB_GATE_FAIL, "sb_gate_judge fails %s", want);
@@ -539,7 +563,7 @@ static void test_layouts(void)
            F(sb_comparison, a12), F(sb_comparison, mde),
            F(sb_comparison, verdict), F(sb_comparison, test),
            F(sb_comparison, run_level), F(sb_comparison, run_sd),
-           F(sb_comparison, withheld));
+           F(sb_comparison, withheld), F(sb_comparison, shared_bound));
     LAYOUT(sb_timer_info, F(sb_timer_info, size), F(sb_timer_info, kind),
            F(sb_timer_info, hz), F(sb_timer_info, hz_source),
            F(sb_timer_info, invariant), F(sb_timer_info, overhead),

@@ -26,6 +26,7 @@
 
 #include "run_internal.h"
 #include "statbench.h"
+#include "synth_run.h"
 #include "tap.h"
 
 static char dir[4096];
@@ -974,6 +975,149 @@ static void test_sizes(void)
     free(m);
 }
 
+/* ---- a verdict beyond what the sharing could explain --------------------- */
+
+/* A run of three libc cells whose medians stand at 1 : factor[1] :
+ * factor[2] (200 ticks apart in every invocation, so that each ratio's
+ * interval is tight), analysed, each cell compared within the run with
+ * cell base[i]. */
+static sb_run *bound_run(const double factor[3], const size_t base[3])
+{
+    sb_run *run = synth_libc_cells(3, 1e9, "imul-chain");
+    synth_inv v = {0};
+    uint64_t seed = 17;
+    double p[SB_PROBE_READINGS] = {0};
+    sb_error err = {0};
+
+    if (!run)
+        return NULL;
+    for (size_t g = 0; g < 8; g++)
+        for (size_t i = 0; i < 3; i++) {
+            for (int k = 0; k < 40; k++)
+                synth_sample(&v, 0,
+                             1e4 * factor[i] * (1 + 0.002 * uniform(&seed)),
+                             NAN, 0, p);
+            if (synth_add(run, i, &v, 0) != SB_OK) {
+                sb_run_free(run);
+                return NULL;
+            }
+        }
+    if (!(run = synth_analysed(run, 8)))
+        return NULL;
+    if (sb_run_set_baselines(run, base, &err) != SB_OK) {
+        tap_diag("baselines: %s", err.text);
+        sb_run_free(run);
+        return NULL;
+    }
+    return run;
+}
+
+/* run judged shared by a profile whose probe read excess above its
+ * quiet level. */
+static void judged_shared(sb_run *run, double excess)
+{
+    sb_profile_judgement j;
+
+    memset(&j, 0, sizeof j);
+    j.size = sizeof j;
+    j.state = SB_PROFILE_SHARED;
+    j.quiet_excess = excess;
+    j.reference_excess = NAN;
+    snprintf(j.line, sizeof j.line, "profile: measured on a shared core");
+    sb_run_set_profile(run, &j, NULL);
+}
+
+static void test_bound(void)
+{
+    /* Cell 1 three times cell 0's time, cell 2 1.5 times; then cell 0
+     * against cell 1 (a third: faster). */
+    const double factor[3] = {1, 3, 1.5};
+    const size_t base[3] = {1, 0, 0};
+    sb_run *run = bound_run(factor, base), *back = NULL;
+    const sb_comparison *c;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+    sb_error err = {0};
+
+    if (!run) {
+        tap_ok(0, "a run of three cells");
+        return;
+    }
+    c = sb_run_comparison(run, 1);
+    TAP_IS_INT(c ? (int)c->verdict : -1, SB_VERDICT_SLOWER,
+               "bound: 3x slower, before any profile");
+    tap_ok(c && isnan(c->shared_bound), "  with no bound");
+    /* The probe read 90% slow: a ratio could have moved by 1.9x. */
+    judged_shared(run, 0.9);
+    TAP_IS_REL(sb_run_meta(run)->profile_bound, 1.9, 1e-12,
+               "bound: the run's bound is 1 + the probe's excess");
+    c = sb_run_comparison(run, 1);
+    TAP_IS_INT(c ? (int)c->verdict : -1, SB_VERDICT_SLOWER,
+               "bound: 3x slower on a 1.9x shared core: kept");
+    tap_ok(c && !c->withheld && c->shared_bound == 1.9,
+           "  not withheld, its bound recorded (%g)",
+           c ? c->shared_bound : NAN);
+    {
+        char line[512];
+        TAP_IS_INT(sb_gate_judge(c, NULL, "x", NULL, line, sizeof line),
+                   SB_GATE_FAIL, "bound: the kept verdict fails the gate");
+        tap_ok(strstr(line, "beyond what the shared core could explain") !=
+                   NULL,
+               "  saying what it had to beat: %s", line);
+    }
+    c = sb_run_comparison(run, 2);
+    TAP_IS_INT(c ? (int)c->verdict : -1, SB_VERDICT_INCONCLUSIVE,
+               "bound: 1.5x slower on a 1.9x shared core: inconclusive");
+    tap_ok(c && c->withheld && isnan(c->shared_bound), "  and withheld");
+    c = sb_run_comparison(run, 0);
+    TAP_IS_INT(c ? (int)c->verdict : -1, SB_VERDICT_FASTER,
+               "bound: a third of the time on a 1.9x shared core: kept");
+    /* Saved and read back, the baselines set again: the same verdicts. */
+    f = open_memstream(&text, &len);
+    if (!f || sb_report(run, SB_FORMAT_JSON, f, &err) != SB_OK) {
+        tap_ok(0, "bound: write the run: %s", err.text);
+        if (f)
+            fclose(f);
+        free(text);
+        sb_run_free(run);
+        return;
+    }
+    fclose(f);
+    tap_ok(strstr(text, "\"shared_bound\": 1.9") != NULL,
+           "bound: the JSON records the kept verdict's bound");
+    f = fmemopen(text, len, "r");
+    if (f && sb_run_load_new(f, "bound.json", NULL, &back, &err) == SB_OK &&
+        sb_run_set_baselines(back, base, &err) == SB_OK) {
+        TAP_IS_REL(sb_run_meta(back)->profile_bound, 1.9, 1e-12,
+                   "bound: loaded with the run");
+        c = sb_run_comparison(back, 1);
+        TAP_IS_INT(c ? (int)c->verdict : -1, SB_VERDICT_SLOWER,
+                   "bound: loaded, 3x slower is kept");
+        c = sb_run_comparison(back, 2);
+        tap_ok(c && c->withheld, "bound: loaded, 1.5x is withheld");
+    } else {
+        tap_ok(0, "bound: load the run back: %s", err.text);
+    }
+    if (f)
+        fclose(f);
+    free(text);
+    sb_run_free(back);
+    /* A probe 3.5x slow could explain a 3x ratio. */
+    judged_shared(run, 2.5);
+    c = sb_run_comparison(run, 1);
+    tap_ok(c && c->verdict == SB_VERDICT_INCONCLUSIVE && c->withheld,
+           "bound: 3x slower on a 3.5x shared core: withheld");
+    /* Without a probe figure, nothing bounds the sharing. */
+    judged_shared(run, NAN);
+    tap_ok(isnan(sb_run_meta(run)->profile_bound),
+           "bound: none without the probe's figure");
+    c = sb_run_comparison(run, 1);
+    tap_ok(c && c->verdict == SB_VERDICT_INCONCLUSIVE && c->withheld,
+           "bound: 3x slower with no bound: withheld");
+    sb_run_free(run);
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -997,6 +1141,7 @@ int main(void)
     test_writers();
     test_heal();
     test_run();
+    test_bound();
     test_gate();
     test_amd();
     test_sizes();

@@ -135,6 +135,7 @@ const sb__jfield sb__json_meta[] = {
     M_STR("profile", profile),
     FIELD("profile_shared", SB__J_BOOL, SB__J_META, sb_meta, profile_shared,
           SB__J_LOAD, 0),
+    M_NUM("profile_bound", profile_bound),
     CUSTOM(SB__JK_CACHES, SB__JC_CACHES),
 };
 const size_t sb__json_nmeta = sizeof sb__json_meta / sizeof sb__json_meta[0];

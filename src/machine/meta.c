@@ -22,6 +22,7 @@ void sb__meta_probe_unknown(sb_meta *m)
     m->contended_share = m->cpu_wait_share = NAN;
     m->shared_wait_seconds = NAN;
     m->reference_cycles = NAN;
+    m->profile_bound = NAN;
     /* The structs embedded in a meta are filled by the library, which
      * says so in their size fields as in a caller's. */
     m->timer.size = sizeof m->timer;

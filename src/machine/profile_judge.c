@@ -295,14 +295,25 @@ int sb_run_set_profile(sb_run *run, const sb_profile_judgement *j,
     snprintf(run->meta.profile, sizeof run->meta.profile, "%s", j->line);
     sb__clean_text(run->meta.profile);
     run->meta.profile_shared = j->state == SB_PROFILE_SHARED;
+    /* The probe is what a neighbour slows most (in the recorded traces,
+     * 2x where copies slowed 1.06-1.75x), so its excess bounds how far
+     * the sharing moved any one cell. */
+    run->meta.profile_bound =
+        run->meta.profile_shared && isfinite(j->quiet_excess) &&
+                j->quiet_excess > 0
+            ? 1 + j->quiet_excess
+            : NAN;
     /* The comparisons made already: their figures are a shared core's,
      * so their verdicts judge the neighbour (compare_run.c does the same
-     * for the comparisons made from now on). */
+     * for the comparisons made from now on), except those within the run
+     * that lie beyond what the sharing could explain. */
     if (run->meta.profile_shared && run->cmp)
         for (size_t i = 0; i < run->ncells; i++)
-            if (run->cmp[i].valid && run->cmp[i].verdict != SB_VERDICT_NONE) {
-                run->cmp[i].verdict = SB_VERDICT_INCONCLUSIVE;
-                run->cmp[i].withheld = 1;
-            }
+            if (run->cmp[i].valid && run->cmp[i].verdict != SB_VERDICT_NONE)
+                sb__comparison_withhold(&run->cmp[i],
+                                        run->cmp_within
+                                            ? run->meta.profile_bound
+                                            : NAN,
+                                        run->analysis.threshold);
     return SB_OK;
 }

@@ -26,7 +26,8 @@ static const sb_kernel stand_in[2] = {
 /* The layouts of sb_comparison a caller may have, the current first (a
  * field added later goes at the end, and the size before it stays
  * here). */
-static const size_t comparison_sizes[] = {sizeof(sb_comparison)};
+static const size_t comparison_sizes[] = {
+    sizeof(sb_comparison), offsetof(sb_comparison, shared_bound)};
 #define NCOMPARISON_SIZES (sizeof comparison_sizes / sizeof *comparison_sizes)
 
 /* SB_OK when out is a comparison of a size this library knows (NULL: no
@@ -60,6 +61,7 @@ static void none(sb_comparison *c)
     c->base = SIZE_MAX;
     c->ratio = (sb_interval){NAN, NAN, NAN, NAN, NAN};
     c->p = c->p_adjusted = c->a12 = c->mde = c->run_sd = NAN;
+    c->shared_bound = NAN;
     c->verdict = SB_VERDICT_NONE;
     c->test = "none: the call failed";
 }
@@ -325,8 +327,13 @@ static int decide(const sb_comparison *c, double th, int policy,
     } else if (c->verdict == SB_VERDICT_SLOWER) {
         out = c->ratio.estimate > 1 + th ? SB_GATE_FAIL : SB_GATE_PASS;
         *cause = out ? G_SLOWER : G_PASS;
-        *why = out ? "slower, beyond the threshold"
-                  : "slower, by less than the threshold";
+        /* A verdict kept on a shared core says what it had to beat. */
+        *why = !out ? "slower, by less than the threshold"
+               : isfinite(c->shared_bound)
+                   ? "slower, beyond the threshold and beyond what the "
+                     "shared core could explain (the probe's slowdown; "
+                     "see the warning)"
+                   : "slower, beyond the threshold";
     } else if (c->verdict == SB_VERDICT_INCONCLUSIVE &&
                !(c->ratio.hi <= 1 + th)) {
         /* Neither shown slower nor ruled out: the policy decides. */

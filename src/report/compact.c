@@ -153,10 +153,14 @@ static void row(const sb_run *run, size_t i, int width, FILE *f)
         } else {
             label(run, c->base, base, sizeof base);
         }
-        fprintf(f, "  vs %s %.4f [%.4f, %.4f] %s p(adj) %.2g%s", base,
+        fprintf(f, "  vs %s %.4f [%.4f, %.4f] %s p(adj) %.2g", base,
                 c->ratio.estimate, c->ratio.lo, c->ratio.hi,
-                sb_verdict_name(c->verdict), c->p_adjusted,
-                c->withheld ? " (withheld: shared core)" : "");
+                sb_verdict_name(c->verdict), c->p_adjusted);
+        if (c->withheld)
+            fputs(" (withheld: shared core)", f);
+        else if (isfinite(c->shared_bound))
+            fprintf(f, " (kept: shared core, beyond its %.3gx)",
+                    c->shared_bound);
     }
     fputc('\n', f);
 }

@@ -204,14 +204,15 @@ static json_t *comparison(const sb_comparison *c)
     if (!c)
         return json_null();
     return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:s, s:o, "
-                     "s:b}",
+                     "s:b, s:o}",
                      "base", (json_int_t)c->base, "ratio",
                      interval(&c->ratio), "p", num(c->p), "p_adjusted",
                      num(c->p_adjusted), "a12", num(c->a12), "mde",
                      num(c->mde), "verdict", sb_verdict_name(c->verdict),
                      "test", str(c->test), "run_level",
                      sb_run_level_name((int)c->run_level), "run_sd",
-                     num(c->run_sd), "withheld", c->withheld != 0);
+                     num(c->run_sd), "withheld", c->withheld != 0,
+                     "shared_bound", num(c->shared_bound));
 }
 
 static json_t *counters(const sb_cell_result *r)

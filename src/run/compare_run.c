@@ -469,6 +469,7 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     out->verdict = SB_VERDICT_INCONCLUSIVE;
     out->test = "not comparable (no samples or non-positive times)";
     out->run_sd = NAN;
+    out->shared_bound = NAN;
     /* Two separate runs hold their run level in their data only when
      * both were merged from several; a single run's is told or assumed
      * below. */
@@ -582,11 +583,31 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     return SB_OK;
 }
 
+void sb__comparison_withhold(sb_comparison *c, double bound,
+                             double threshold)
+{
+    /* Cell and baseline were each slowed by a factor in [1, bound], so
+     * the quiet ratio lies within [ratio / bound, ratio * bound]. */
+    double th = isfinite(threshold) && threshold > 0 ? threshold : 0;
+    int kept = isfinite(bound) && bound >= 1 &&
+               ((c->verdict == SB_VERDICT_SLOWER &&
+                 c->ratio.lo > bound * (1 + th)) ||
+                (c->verdict == SB_VERDICT_FASTER &&
+                 c->ratio.hi * bound * (1 + th) < 1));
+
+    c->withheld = !kept;
+    c->shared_bound = kept ? bound : NAN;
+    if (!kept)
+        c->verdict = SB_VERDICT_INCONCLUSIVE;
+}
+
 /* Holm over the valid comparisons with a p-value, then verdicts; with
- * comparable 0 (a run on a shared core throughout, sb_run_compare_to)
- * every verdict is inconclusive: the ratios stand, the verdicts would
- * judge the neighbour. */
-static int finish_family(sb_run *run, int comparable, sb_error *err)
+ * comparable 0 (a run on a shared core throughout) a verdict stands only
+ * beyond the factor bound (sb__comparison_withhold), every other is
+ * inconclusive: the ratios stand, the verdicts would judge the
+ * neighbour. */
+static int finish_family(sb_run *run, int comparable, double bound,
+                         sb_error *err)
 {
     size_t m = 0, k = 0;
     double *p;
@@ -612,11 +633,13 @@ static int finish_family(sb_run *run, int comparable, sb_error *err)
         if (!c->valid || !isfinite(c->p))
             continue;
         c->p_adjusted = p[k++];
-        c->withheld = !comparable;
-        c->verdict = !comparable ? SB_VERDICT_INCONCLUSIVE
-                                 : sb_stats_verdict(&c->ratio, c->p_adjusted,
-                                                    run->analysis.alpha,
-                                                    run->analysis.threshold);
+        c->verdict = sb_stats_verdict(&c->ratio, c->p_adjusted,
+                                      run->analysis.alpha,
+                                      run->analysis.threshold);
+        c->withheld = 0;
+        c->shared_bound = NAN;
+        if (!comparable)
+            sb__comparison_withhold(c, bound, run->analysis.threshold);
     }
     free(p);
     return SB_OK;
@@ -651,9 +674,13 @@ int sb_run_set_baselines(sb_run *run, const size_t *base, sb_error *err)
             return sb__error(err, SB_ENOMEM, "out of memory");
         run->cmp[i].base = base[i];
     }
+    run->cmp_within = 1;
     /* A run the host profile found on a shared core: its figures are the
-     * shared core's, so a verdict would judge the neighbour. */
-    return finish_family(run, !run->meta.profile_shared, err);
+     * shared core's, so a verdict would judge the neighbour, unless no
+     * sharing the profile measured could have made it (both sides shared
+     * every round). */
+    return finish_family(run, !run->meta.profile_shared,
+                         run->meta.profile_bound, err);
 }
 
 int sb_cell_same(const sb_cell *a, const sb_cell *b)
@@ -769,11 +796,14 @@ int sb_run_compare_to(sb_run *run, const sb_run *before, size_t *matched,
         *matched = found;
     /* One run measured on a shared core throughout: its figures are the
      * shared core's (A/A pairs here: "faster" at 0.63, "slower" at 1.57). */
+    run->cmp_within = 0;
+    /* Two runs apart share no round: nothing bounds how differently the
+     * sharing moved them. */
     return finish_family(run,
                          !sb_run_contention_differ(run, before, NULL, NULL) &&
                              !run->meta.profile_shared &&
                              !before->meta.profile_shared,
-                         err);
+                         NAN, err);
 }
 
 double sb_run_core_clock(const sb_run *run)

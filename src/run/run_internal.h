@@ -108,6 +108,9 @@ struct sb_run {
     sb__cell_held *held;
     size_t ncells;
     sb_comparison *cmp;     /* ncells entries, or NULL */
+    int cmp_within;         /* 1: cmp holds comparisons within the run
+                               (sb_run_set_baselines), 0: against another
+                               run (sb_run_compare_to) */
     int interrupted;
     char partial[256];      /* why it stopped early unasked, or "" */
     double elapsed;
@@ -240,6 +243,14 @@ int sb__cell_mde(const sb_run *run, size_t i, double *mde);
  * sd assumed (SB_PROCESS_SD_ASSUMED): samples pooled over a side's
  * invocations, the process level in no data. */
 int sb__comparison_process_assumed(const sb_comparison *c);
+
+/* c's verdict, its figures measured on a shared core: kept where its
+ * whole interval lies beyond the factor bound (sb_meta.profile_bound)
+ * and threshold, so that no sharing within that factor could have made
+ * it (c->shared_bound then records bound); else inconclusive and
+ * withheld.  bound NAN: always withheld. */
+void sb__comparison_withhold(sb_comparison *c, double bound,
+                             double threshold);
 
 /* run.c: a new run with ncells empty cells and the options m and a
  * (NULL: the defaults), without m's callbacks; NULL on ENOMEM. */
