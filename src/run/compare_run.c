@@ -445,6 +445,68 @@ int sb__comparison_process_assumed(const sb_comparison *c)
     return 0;
 }
 
+/* out as a pair that cannot be compared leaves it: no ratio, no p. */
+static void not_comparable(sb_comparison *out, double ci_level)
+{
+    out->ratio = (sb_interval){NAN, NAN, NAN, ci_level, NAN};
+    out->p = NAN;
+    out->run_sd = NAN;
+    out->test = "not comparable (no samples or non-positive times)";
+}
+
+/* One run of one invocation against a merged side of several a run:
+ * the merged runs' spread holds the process level and the samples'
+ * only over k invocations a run, the single run's estimate all of
+ * both.  The variance to add: the process level's rest, assumed (sd^2
+ * (1 - 1/k)), and the variance of the single run's median from its own
+ * interval (in full: the runs' share of it is small).  Against 5 runs of
+ * 6 invocations, without them, 9.0% false verdicts at a run sd of 3% and
+ * 16.8% at 1% (400 pairs, tests/test_runlevel.c's model).  0, with
+ * *process untouched, where that is not the case. */
+static double one_vs_runs_var(const sb_cell_result *b,
+                              const sb_cell_result *c, int single_b,
+                              int *process)
+{
+    const sb_cell_result *one = single_b ? b : c;
+    const sb_cell_result *runs = single_b ? c : b;
+    double k = (double)runs->invocations / (double)runs_of(runs);
+    const sb_interval *w = &one->interval;
+    double lv = w->achieved > 0 && w->achieved < 1 ? w->achieved : w->level;
+    double z = lv > 0 && lv < 1 ? gsl_cdf_ugaussian_Pinv(0.5 + lv / 2) : NAN;
+    double se = w->lo > 0 && w->hi >= w->lo && z > 0
+                    ? (log(w->hi) - log(w->lo)) / (2 * z)
+                    : NAN;
+    double var = 0;
+
+    if (one->invocations == 1 && k > 1) {
+        var += SB_PROCESS_SD_ASSUMED * SB_PROCESS_SD_ASSUMED * (1.0 - 1.0 / k);
+        if (isfinite(se))
+            var += se * se;
+        *process = 1;
+    }
+    return var;
+}
+
+/* out's smallest detectable change at 80% power, from its interval's
+ * width at the level it achieves, with df degrees of freedom (0: a
+ * normal quantile). */
+static void set_mde(sb_comparison *out, double df,
+                    const sb_analysis_options *o)
+{
+    double lvl, q, se;
+
+    if (!(out->ratio.lo > 0 && out->ratio.hi > 0))
+        return;
+    lvl = out->ratio.achieved > 0 && out->ratio.achieved < 1
+              ? out->ratio.achieved
+              : o->ci_level;
+    q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + lvl / 2, df)
+               : gsl_cdf_ugaussian_Pinv(0.5 + lvl / 2);
+    se = (log(out->ratio.hi) - log(out->ratio.lo)) / (2 * q);
+    /* se is already the difference's; sb_stats_mde takes one side's. */
+    out->mde = sb_stats_mde(se / sqrt(2.0), df, o->alpha, 0.8);
+}
+
 /* SB_OK, or SB_ENOMEM when the values could not be gathered; a pair that
  * cannot be compared is SB_OK with the comparison saying why. */
 static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
@@ -464,11 +526,9 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
 
     out->size = sizeof *out; /* the library's layout: a run's own */
     out->valid = 1;
-    out->ratio = (sb_interval){NAN, NAN, NAN, o->ci_level, NAN};
-    out->p = out->p_adjusted = out->a12 = out->mde = NAN;
+    not_comparable(out, o->ci_level);
+    out->p_adjusted = out->a12 = out->mde = NAN;
     out->verdict = SB_VERDICT_INCONCLUSIVE;
-    out->test = "not comparable (no samples or non-positive times)";
-    out->run_sd = NAN;
     out->shared_bound = NAN;
     /* Two separate runs hold their run level in their data only when
      * both were merged from several; a single run's is told or assumed
@@ -528,58 +588,19 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
         var += SB_PROCESS_SD_ASSUMED * SB_PROCESS_SD_ASSUMED *
                (1.0 / (double)(b->invocations ? b->invocations : 1) +
                 1.0 / (double)(c->invocations ? c->invocations : 1));
-    /* One run of one invocation against a merged side of several a run:
-     * the merged runs' spread holds the process level and the samples'
-     * only over k invocations a run, the single run's estimate all of
-     * both.  Added: the process level's rest, assumed (sd^2 (1 - 1/k)),
-     * and the variance of the single run's median from its own interval
-     * (in full: the runs' share of it is small).  Against 5 runs of 6
-     * invocations, without them, 9.0% false verdicts at a run sd of 3%
-     * and 16.8% at 1% (400 pairs, tests/test_runlevel.c's model). */
-    if (rc_ == SB_OK && method && method->run == m_one_runs) {
-        const sb_cell_result *one = single_b ? b : c;
-        const sb_cell_result *runs = single_b ? c : b;
-        double k = (double)runs->invocations / (double)runs_of(runs);
-        const sb_interval *w = &one->interval;
-        double lv = w->achieved > 0 && w->achieved < 1 ? w->achieved
-                                                       : w->level;
-        double z = lv > 0 && lv < 1 ? gsl_cdf_ugaussian_Pinv(0.5 + lv / 2)
-                                    : NAN;
-        double se = w->lo > 0 && w->hi >= w->lo && z > 0
-                        ? (log(w->hi) - log(w->lo)) / (2 * z)
-                        : NAN;
-        if (one->invocations == 1 && k > 1) {
-            var += SB_PROCESS_SD_ASSUMED * SB_PROCESS_SD_ASSUMED *
-                   (1.0 - 1.0 / k);
-            if (isfinite(se))
-                var += se * se;
-            process = 1;
-        }
-    }
+    if (rc_ == SB_OK && method && method->run == m_one_runs)
+        var += one_vs_runs_var(b, c, single_b, &process);
     if (rc_ == SB_OK && (widen || process)) {
         sb_interval w = out->ratio;
         rc_ = sb_stats_ratio_add_level(&w, df, var, o->ci_level,
                                        &out->ratio, &out->p, &df);
     }
     if (rc_ != SB_OK) {
-        out->ratio = (sb_interval){NAN, NAN, NAN, o->ci_level, NAN};
-        out->p = NAN;
-        out->run_sd = NAN;
-        out->test = "not comparable (no samples or non-positive times)";
+        not_comparable(out, o->ci_level);
         return SB_OK;
     }
     out->test = method_name(method, metric, process ? 2 : widen);
-    if (out->ratio.lo > 0 && out->ratio.hi > 0) {
-        /* The interval's own quantile: the level it achieves. */
-        double lvl = out->ratio.achieved > 0 && out->ratio.achieved < 1
-                         ? out->ratio.achieved
-                         : o->ci_level;
-        double q = df > 0 ? gsl_cdf_tdist_Pinv(0.5 + lvl / 2, df)
-                          : gsl_cdf_ugaussian_Pinv(0.5 + lvl / 2);
-        double se = (log(out->ratio.hi) - log(out->ratio.lo)) / (2 * q);
-        /* se is already the difference's; sb_stats_mde takes one side's. */
-        out->mde = sb_stats_mde(se / sqrt(2.0), df, o->alpha, 0.8);
-    }
+    set_mde(out, df, o);
     return SB_OK;
 }
 
