@@ -2391,9 +2391,12 @@ enum sb_format {
     SB_FORMAT_MARKDOWN, /* a GitHub-flavoured table for mails and trackers */
     SB_FORMAT_LATEX,    /* a booktabs table, values rounded to the digits
                            their interval supports */
-    SB_FORMAT_COMPACT   /* a gate's log: two lines of header, then one
+    SB_FORMAT_COMPACT,  /* a gate's log: two lines of header, then one
                            short line per cell in its own metric, with
                            the comparison and its verdict */
+    SB_FORMAT_HTML      /* one self-contained page: the header, the
+                           tables, figures as inline SVG, the comparisons
+                           in words; no script, nothing fetched */
 };
 
 /* Write the run to f in a format.  The table has a header describing the
@@ -2403,16 +2406,19 @@ enum sb_format {
  * has them, the comparison columns; compact a line per cell (the figure
  * in the cell's metric, its interval, the ratio, verdict and p against
  * its baseline) below two lines that count the warnings and notes the
- * table would show.  Returns SB_OK or SB_EIO when writing
+ * table would show; HTML one page holding the table's header, the rows,
+ * the rejects, the comparisons with their method in words and figures
+ * drawn as inline SVG, every string escaped, no script and no reference
+ * outside the page.  Returns SB_OK or SB_EIO when writing
  * fails. */
 SB_API int sb_report(const sb_run *run, int format, FILE *f, sb_error *err);
 
 /* The formats by name and file ending, from the one table of writers that
  * sb_report dispatches on.  sb_format_parse: the SB_FORMAT_* of a name
  * ("table", "csv", "json", "markdown" or "md", "latex" or "tex",
- * "compact"), or -1.
+ * "compact", "html"), or -1.
  * sb_format_for_path: the format a file name's ending names (.txt, .csv,
- * .json, .md, .tex; compact has none), or -1 when it names none.  sb_format_name: the name
+ * .json, .md, .tex, .html; compact has none), or -1 when it names none.  sb_format_name: the name
  * of a format, or "?" when there is no such format. */
 SB_API int sb_format_parse(const char *name);
 SB_API int sb_format_for_path(const char *path);

@@ -210,7 +210,7 @@ static void set_format(struct cli *cli, const struct cli_option *o,
     /* The library's table of writers knows the names. */
     if ((cli->format = sb_format_parse(arg)) < 0)
         die_usage("--format '%s': unknown format (use table, csv, json, "
-                  "markdown, latex or compact)", arg);
+                  "markdown, latex, html or compact)", arg);
 }
 
 static void set_output(struct cli *cli, const struct cli_option *o,
@@ -650,12 +650,13 @@ const struct cli_option cli_options[] = {
     TEXT("\n"
          "Output:\n"),
     SPECIAL("format", 'f', "FMT", RUN_OUT | CMD | HIST, set_format,
-            "table, csv, json, markdown, latex or compact (a line\n"
+            "table, csv, json, markdown, latex, html (one page:\n"
+            "tables, SVG figures, no script) or compact (a line\n"
             "per cell, for a gate's log) (default table)"),
     SPECIAL("output", 'o', "FILE", RUN_OUT | CMD | HIST, set_output,
             "write to FILE, in the format its ending names (.json,\n"
-            ".csv, .tex, .md, .txt) or else FMT; may be given up\n"
-            "to 8 times; the table still goes to stdout"),
+            ".csv, .tex, .md, .html, .txt) or else FMT; may be\n"
+            "given up to 8 times; the table still goes to stdout"),
     FLAG("quiet", 'q', ALL | CMD, quiet, 1, "no progress line on stderr"),
     SPECIAL("plot", 0, "FILE", RUN_OUT | HIST, set_plot,
             "a figure with gnuplot: FILE.svg, .pdf or .png (the\n"

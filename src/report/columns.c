@@ -229,6 +229,7 @@ static void g_test(const sb__column *col, const sb_run *run, size_t i,
     (void)col;
     (void)writer;
     out->s = c ? c->test : NULL;
+    out->absent = !c;
 }
 
 /* Where the comparison's variation between runs came from. */
@@ -452,8 +453,9 @@ const sb__column sb__columns[] = {
     CSV_NUM("ticks_min", SB__JK_TICKS, 9, g_sampled, ticks_summary.min),
     CSV_NUM("ticks_max", SB__JK_TICKS, 9, g_sampled, ticks_summary.max),
     {.csv = "samples", .table = {"kept"}, .json = SB__JK_SAMPLES,
-     .kind = SB__COL_COUNT, .layouts = SB__TAB_THROUGHPUT | SB__TAB_ALLOC,
-     .width = 6, .get = g_count, .off = OFF(nsamples)},
+     .kind = SB__COL_COUNT, .flags = SB__COL_HTML,
+     .layouts = SB__TAB_THROUGHPUT | SB__TAB_ALLOC, .width = 6,
+     .rows = SB__ROWS_COUNT, .get = g_count, .off = OFF(nsamples)},
     {.csv = "rejected", .table = {"rej"}, .json = SB__JK_REJECTED_TOTAL,
      .kind = SB__COL_COUNT, .layouts = SB__TAB_THROUGHPUT | SB__TAB_ALLOC,
      .width = 5, .get = g_count,
@@ -499,7 +501,10 @@ const sb__column sb__columns[] = {
      .flags = SB__COL_CMP, .layouts = SB__TAB_ALL, .width = -12,
      .rows = SB__ROWS_WORD,
      .get = g_verdict},
-    CSV_TEXT("test", SB__JK_COMPARISON, g_test),
+    /* The comparison's method in words, in HTML beside its verdict. */
+    {.csv = "test", .json = SB__JK_COMPARISON, .kind = SB__COL_TEXT,
+     .flags = SB__COL_CMP | SB__COL_HTML, .width = -1,
+     .rows = SB__ROWS_TEXT, .get = g_test},
     {.csv = "user_us_per_call", .json = SB__JK_CPU_TIME, .kind = SB__COL_NUM,
      .digits = 6, .get = g_cpu, .arg = 0},
     {.csv = "sys_us_per_call", .json = SB__JK_CPU_TIME, .kind = SB__COL_NUM,

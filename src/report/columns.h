@@ -57,6 +57,9 @@ enum sb__col_rows {
                                  short of the precision target */
 #define SB__COL_FINITE 0x200u /* the table: none where the value (an
                                  interval's estimate) is not finite */
+#define SB__COL_HTML 0x400u   /* HTML's rows show it beside the rows'
+                                 columns, headed by its CSV name (rows:
+                                 how it is written) */
 
 /* Which of the table's layouts show a column (sb__column.layouts; 0 is
  * the throughput rows alone): the throughput rows of a measured copy or

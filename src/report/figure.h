@@ -75,6 +75,13 @@ void sb__fig_lines_free(sb__fig_lines *L);
 /* The data and the script of a line figure. */
 void sb__fig_write_lines(sb__fig *F, const sb__fig_lines *L);
 
+/* The key entry of line j, what tells it from the others ("src +4");
+ * what all lines share, for the title ("movsl, 10 KiB").  The HTML
+ * writer's figures name their lines the same way. */
+void sb__fig_line_label(const sb__fig_lines *L, size_t j, char *buf,
+                        size_t len);
+void sb__fig_lines_common(const sb__fig_lines *L, char *buf, size_t len);
+
 /* ---- figure_matrix.c ---------------------------------------------------- */
 
 /* Cells [first, end) of one kernel and size, the same rule as the table's
@@ -101,6 +108,9 @@ void sb__fig_write_distribution(sb__fig *F, const size_t *sel, size_t nsel,
                                 size_t nwith);
 
 /* ---- figure_script.c: what the kinds share ------------------------------ */
+
+/* The colour ("#0072B2") of line j, the palette's colours in turn. */
+const char *sb__fig_color(size_t j);
 
 /* The cell's kernel name, "?" when it has none. */
 const char *sb__fig_kernel_name(const sb_cell_result *r);

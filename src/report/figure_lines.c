@@ -105,8 +105,8 @@ int sb__fig_lines_build(const sb_run *run, int by_size, sb__fig_lines *L)
     return SB_OK;
 }
 
-/* The key entry of line j: what tells it from the others. */
-static void line_label(const sb__fig_lines *L, size_t j, char *buf, size_t len)
+void sb__fig_line_label(const sb__fig_lines *L, size_t j, char *buf,
+                        size_t len)
 {
     const sb__fig_item *a = &L->it[L->s[j].first];
     char part[64];
@@ -127,8 +127,7 @@ static void line_label(const sb__fig_lines *L, size_t j, char *buf, size_t len)
     }
 }
 
-/* What all lines share, for the title: "movsl, 10 KiB". */
-static void lines_common(const sb__fig_lines *L, char *buf, size_t len)
+void sb__fig_lines_common(const sb__fig_lines *L, char *buf, size_t len)
 {
     const sb__fig_item *a = &L->it[L->s[0].first];
     char part[64];
@@ -168,7 +167,7 @@ static void lines_data(sb__fig *F, const sb__fig_lines *L)
                        "blocks separated by two blank lines; MB = 10^6 bytes");
     for (size_t j = 0; j < L->ns; j++) {
         const sb__fig_series *s = &L->s[j];
-        line_label(L, j, label, sizeof label);
+        sb__fig_line_label(L, j, label, sizeof label);
         fprintf(d, "\n\n# block %zu: ", j);
         sb__fig_put_comment(d, label);
         fputc('\n', d);
@@ -242,7 +241,7 @@ void sb__fig_write_lines(sb__fig *F, const sb__fig_lines *L)
     char common[256], what[320], label[256], heading[96];
 
     lines_data(F, L);
-    lines_common(L, common, sizeof common);
+    sb__fig_lines_common(L, common, sizeof common);
     snprintf(what, sizeof what, "%s%sthroughput against %s", common,
              common[0] ? ": " : "",
              L->by_size ? "size" : "source offset");
@@ -300,7 +299,7 @@ void sb__fig_write_lines(sb__fig *F, const sb__fig_lines *L)
                       : "");
     fputs("\nplot \\\n", g);
     for (size_t j = 0; j < L->ns; j++) {
-        line_label(L, j, label, sizeof label);
+        sb__fig_line_label(L, j, label, sizeof label);
         fprintf(g,
                 "    data index %zu using 1:2:3:4 with yerrorlines "
                 "lt %zu title ",

@@ -29,6 +29,11 @@ _Static_assert(sizeof line_colors / sizeof line_colors[0] ==
 
 /* ---- Small helpers --------------------------------------------------- */
 
+const char *sb__fig_color(size_t j)
+{
+    return line_colors[j % SB__FIG_NCOLORS];
+}
+
 const char *sb__fig_kernel_name(const sb_cell_result *r)
 {
     return r->cell.kernel && r->cell.kernel->name ? r->cell.kernel->name

@@ -33,6 +33,7 @@ static const writer writers[] = {
     /* No file ending: .txt is the table's, and a gate's log is read,
      * not opened. */
     {SB_FORMAT_COMPACT, "compact", NULL, NULL, sb__write_compact},
+    {SB_FORMAT_HTML, "html", NULL, ".html", sb__write_html},
 };
 #define NWRITERS (sizeof writers / sizeof writers[0])
 

@@ -21,6 +21,16 @@ int sb__write_json(const sb_run *run, FILE *f, sb_error *err);
 int sb__write_markdown(const sb_run *run, FILE *f, sb_error *err);
 int sb__write_latex(const sb_run *run, FILE *f, sb_error *err);
 int sb__write_compact(const sb_run *run, FILE *f, sb_error *err);
+int sb__write_html(const sb_run *run, FILE *f, sb_error *err);
+
+/* table.c's parts that the HTML page shows too, so that the two say the
+ * same: the header (the title line, then "key:     text" lines, a line
+ * that goes on starting with blanks), the footnotes under the rows (each
+ * line a note; blank lines between), and a merged run's runs (nothing
+ * for a run of one). */
+void sb__table_header(const sb_run *run, FILE *f);
+void sb__table_footnotes(const sb_run *run, FILE *f);
+void sb__table_runs(const sb_run *run, FILE *f);
 
 /* ask.c: */
 

@@ -487,24 +487,48 @@ static void tex_number(sbuf *b, const char *num)
         sb__sbuf_puts(b, num);
 }
 
+/* HTML text and attribute values alike: the five characters that could
+ * end a text, an attribute or a tag (& < > " ') as references, a control
+ * character or a byte that is not UTF-8 as '?' (sb__char_len, the one
+ * cleaning the table and the CSV do), another character as it is. */
+void sb__html_escape(sbuf *b, const char *s)
+{
+    for (const char *p = s; *p;) {
+        int control;
+        size_t n = sb__char_len(p, &control);
+        switch (control ? '?' : *p) {
+        case '&': sb__sbuf_puts(b, "&amp;"); break;
+        case '<': sb__sbuf_puts(b, "&lt;"); break;
+        case '>': sb__sbuf_puts(b, "&gt;"); break;
+        case '"': sb__sbuf_puts(b, "&quot;"); break;
+        case '\'': sb__sbuf_puts(b, "&#39;"); break;
+        case '?': sbuf_putc(b, '?'); break;
+        default: sbuf_putn(b, p, n);
+        }
+        p += n;
+    }
+}
+
 /* ---- Rows --------------------------------------------------------------- */
 
 typedef struct fmt {
-    int latex;
+    int lang; /* SB__LANG_* */
     sbuf *b;
 } fmt;
 
 static void put_text(const fmt *x, const char *s)
 {
-    if (x->latex)
+    if (x->lang == SB__LANG_TEX)
         sb__tex_escape(x->b, s);
+    else if (x->lang == SB__LANG_HTML)
+        sb__html_escape(x->b, s);
     else
         sb__md_escape(x->b, s);
 }
 
 static void put_number(const fmt *x, const char *num)
 {
-    if (x->latex)
+    if (x->lang == SB__LANG_TEX)
         tex_number(x->b, num);
     else
         sb__sbuf_puts(x->b, num);
@@ -548,11 +572,25 @@ static void put_interval(const fmt *x, grid *g, size_t col,
 }
 
 
-/* The rows' columns of the list (columns.c) that a run of cr shows: an
- * interval takes two, its value and "[lo, hi]". */
-static int shown(const sb__column *k, const sb__colrun *cr)
+/* The rows' columns of the list (columns.c) that a run of cr shows, and
+ * in HTML those marked for it too: an interval takes two, its value and
+ * "[lo, hi]". */
+static int shown(const sb__column *k, const fmt *x, const sb__colrun *cr)
 {
-    return k->md && sb__column_shown(k, cr);
+    return (k->md || (x->lang == SB__LANG_HTML && (k->flags & SB__COL_HTML))) &&
+           sb__column_shown(k, cr);
+}
+
+/* A column's head: the rows' name, the CSV's for a column HTML alone
+ * shows. */
+static const char *head(const sb__column *k, const fmt *x,
+                        const sb__colrun *cr)
+{
+    if (cr->imported && k->data)
+        return k->data;
+    if (!k->md)
+        return k->csv;
+    return x->lang == SB__LANG_TEX ? k->tex : k->md;
 }
 
 /* The header row. */
@@ -565,14 +603,12 @@ static void header_row(const sb_run *run, const fmt *x, grid *g,
     grid_row(g);
     for (size_t j = 0; j < sb__ncolumns; j++) {
         const sb__column *k = &sb__columns[j];
-        if (!shown(k, cr))
+        if (!shown(k, x, cr))
             continue;
-        grid_set(g, c++, cr->imported && k->data ? k->data
-                         : x->latex              ? k->tex
-                                                 : k->md);
+        grid_set(g, c++, head(k, x, cr));
         if (k->kind != SB__COL_IV)
             continue;
-        if (x->latex)
+        if (x->lang == SB__LANG_TEX)
             sb__sbuf_printf(x->b, "%g\\,\\%% CI", level);
         else
             sb__sbuf_printf(x->b, "%s%g%% CI", k->md_ci ? k->md_ci : "",
@@ -592,7 +628,7 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
     for (size_t j = 0; j < sb__ncolumns; j++) {
         const sb__column *k = &sb__columns[j];
         sb__colval v;
-        if (!shown(k, cr))
+        if (!shown(k, x, cr))
             continue;
         sb__column_value(k, run, i, SB__COL_ROWS, &v);
         if (v.absent) {
@@ -629,7 +665,7 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
             grid_take(g, c++, x->b);
             break;
         case SB__ROWS_P:
-            format_p(v.v[0], x->latex, t);
+            format_p(v.v[0], x->lang == SB__LANG_TEX, t);
             grid_set(g, c++, t);
             break;
         }
@@ -637,10 +673,10 @@ static void cell_row(const sb_run *run, size_t i, const fmt *x, grid *g,
 }
 
 /* The whole grid of a run. */
-static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
+static int build(const sb_run *run, int lang, grid *g, int *cmp_out)
 {
     sbuf b = {0};
-    fmt x = {latex, &b};
+    fmt x = {lang, &b};
     sb__colrun cr;
     size_t n = sb_run_count(run);
 
@@ -650,7 +686,8 @@ static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
      * verdict), right-aligned elsewhere. */
     for (size_t j = 0; j < sb__ncolumns; j++) {
         const sb__column *k = &sb__columns[j];
-        for (int p = 0; shown(k, &cr) && p < (k->kind == SB__COL_IV ? 2 : 1);
+        for (int p = 0;
+             shown(k, &x, &cr) && p < (k->kind == SB__COL_IV ? 2 : 1);
              p++) {
             if (g->ncols == sizeof g->align)
                 return -1;
@@ -665,6 +702,27 @@ static int build(const sb_run *run, int latex, grid *g, int *cmp_out)
         g->failed = 1;
     *cmp_out = cr.cmp;
     return g->failed ? -1 : 0;
+}
+
+int sb__rows_grid(const sb_run *run, int lang, sb__grid *g, int *cmp)
+{
+    if (build(run, lang, g, cmp) != 0) {
+        grid_free(g);
+        *g = (grid){0};
+        return -1;
+    }
+    return 0;
+}
+
+void sb__grid_free(sb__grid *g)
+{
+    grid_free(g);
+    *g = (grid){0};
+}
+
+const char *sb__grid_at(const sb__grid *g, size_t r, size_t c)
+{
+    return grid_at(g, r, c);
 }
 
 void sb__put_invocations(sbuf *b, size_t m)
@@ -686,7 +744,7 @@ int sb__rows_write(const sb_run *run, const sb__rows_style *st, FILE *f,
     size_t nshort = sb__report_short_cells(run);
     int cmp;
 
-    if (build(run, st->latex, &g, &cmp) != 0) {
+    if (build(run, st->lang, &g, &cmp) != 0) {
         grid_free(&g);
         return sb__error(err, SB_ENOMEM, "out of memory");
     }

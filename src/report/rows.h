@@ -22,9 +22,14 @@ typedef struct sb__sbuf {
 void sb__sbuf_puts(sb__sbuf *b, const char *s);
 void sb__sbuf_printf(sb__sbuf *b, const char *fmt, ...) SB__PRINTF(2, 3);
 
-/* s escaped for Markdown (GitHub) or LaTeX text. */
+/* s escaped for Markdown (GitHub), LaTeX or HTML text (HTML's also for
+ * an attribute's value between quotes). */
 void sb__md_escape(sb__sbuf *b, const char *s);
 void sb__tex_escape(sb__sbuf *b, const char *s);
+void sb__html_escape(sb__sbuf *b, const char *s);
+
+/* The languages the rows are written in. */
+enum { SB__LANG_MD, SB__LANG_TEX, SB__LANG_HTML };
 
 /* "6 invocations" / "one invocation". */
 void sb__put_invocations(sb__sbuf *b, size_t m);
@@ -44,7 +49,7 @@ typedef struct sb__grid {
  * and the rows, and after the rows (given the cells short of the
  * precision target). */
 typedef struct sb__rows_style {
-    int latex;
+    int lang; /* SB__LANG_MD or SB__LANG_TEX */
     size_t min_width;
     const char *open, *sep, *close;
     void (*caption)(const sb_run *run, int cmp, sb__sbuf *b);
@@ -58,5 +63,13 @@ typedef struct sb__rows_style {
  * filled. */
 int sb__rows_write(const sb_run *run, const sb__rows_style *st, FILE *f,
                    sb_error *err);
+
+/* The rows of run as a grid in lang (SB__LANG_*), its strings escaped
+ * for it, *cmp set when the run has comparisons: 0, or -1 when out of
+ * memory (g then empty).  sb__grid_free frees it; sb__grid_at is the
+ * string at row r (0: the heads) and column c, "" for none. */
+int sb__rows_grid(const sb_run *run, int lang, sb__grid *g, int *cmp);
+void sb__grid_free(sb__grid *g);
+const char *sb__grid_at(const sb__grid *g, size_t r, size_t c);
 
 #endif

@@ -370,7 +370,7 @@ static void loaded_lines(const sb_run *run, FILE *f)
     }
 }
 
-static void header(const sb_run *run, FILE *f)
+void sb__table_header(const sb_run *run, FILE *f)
 {
     const sb_meta *m = sb_run_meta(run);
     const sb_measure_options *o = sb_run_measure_options(run);
@@ -654,7 +654,7 @@ static void external_counters(const sb_run *run, FILE *f)
 
 /* A run merged from several (statbench merge): each run, and each cell's
  * runs with the between-run share of its invocation medians' variance. */
-static void runs_table(const sb_run *run, FILE *f)
+void sb__table_runs(const sb_run *run, FILE *f)
 {
     size_t nr = sb_run_runs(run);
     char host[sizeof sb_run_meta(run)->hostname];
@@ -694,10 +694,9 @@ static void runs_table(const sb_run *run, FILE *f)
 
 static int table(const sb_run *run, FILE *f)
 {
-    size_t n = sb_run_count(run), short_cells = sb__report_short_cells(run);
-    size_t autocorr = 0, waited = 0;
+    size_t n = sb_run_count(run);
     sb__colrun cr;
-    int cmp, ext = external(run), clk, inv, headed = 0;
+    int cmp, ext = external(run), clk, headed = 0;
     unsigned layout = ext ? SB__TAB_IMPORTED : SB__TAB_THROUGHPUT;
     size_t *matrix_w = calloc(n ? n : 1, sizeof *matrix_w);
 
@@ -706,14 +705,7 @@ static int table(const sb_run *run, FILE *f)
     sb__column_run(run, &cr);
     cmp = cr.cmp;
     clk = cr.clk;
-    inv = cr.inv;
-    header(run, f);
-    for (size_t i = 0; i < n; i++) {
-        const sb_cell_result *r = sb_run_cell(run, i);
-        if (r->autocorrelated && !inv)
-            autocorr++;
-        waited += (size_t)sb__report_cell_waited(run, i);
-    }
+    sb__table_header(run, f);
     /* Rows: external data, or every copy, clear and system-call cell not
      * shown in a matrix.  Matrices are only for the plain table. */
     for (size_t i = 0; i < n;) {
@@ -753,6 +745,23 @@ static int table(const sb_run *run, FILE *f)
         disturbance_table(run, f);
     else
         external_counters(run, f);
+    sb__table_footnotes(run, f);
+    sb__table_runs(run, f);
+    return ferror(f) ? -1 : 0;
+}
+
+void sb__table_footnotes(const sb_run *run, FILE *f)
+{
+    size_t n = sb_run_count(run), short_cells = sb__report_short_cells(run);
+    size_t autocorr = 0, waited = 0;
+    int ext = external(run), inv = sb_run_invocations(run) > 1;
+
+    for (size_t i = 0; i < n; i++) {
+        const sb_cell_result *r = sb_run_cell(run, i);
+        if (r->autocorrelated && !inv)
+            autocorr++;
+        waited += (size_t)sb__report_cell_waited(run, i);
+    }
     if (short_cells)
         fprintf(f,
                 "\n* %zu cell%s stopped short of the precision target "
@@ -785,8 +794,6 @@ static int table(const sb_run *run, FILE *f)
         fprintf(f,
                 "btw%%: share of the sample variance that lies between "
                 "invocations (processes).\n");
-    runs_table(run, f);
-    return ferror(f) ? -1 : 0;
 }
 
 int sb__write_table(const sb_run *run, FILE *f, sb_error *err)
