@@ -587,8 +587,9 @@ static void ratio_figure(page *P)
         if (!c || !isfinite(c->ratio.estimate))
             continue;
         cell_words(run, i, cell, sizeof cell);
-        snprintf(it[k].label, sizeof it[k].label, "%s: %s", cell,
-                 sb_verdict_name(c->verdict));
+        /* The verdict first: a long name is cut at its end. */
+        snprintf(it[k].label, sizeof it[k].label, "%s: %s",
+                 sb_verdict_name(c->verdict), cell);
         it[k].est = c->ratio.estimate;
         it[k].lo = c->ratio.lo;
         it[k].hi = c->ratio.hi;
