@@ -32,7 +32,7 @@ static void render(const sb_run *run)
 {
     static const int formats[] = {SB_FORMAT_TABLE, SB_FORMAT_CSV,
                                   SB_FORMAT_JSON, SB_FORMAT_MARKDOWN,
-                                  SB_FORMAT_LATEX};
+                                  SB_FORMAT_LATEX, SB_FORMAT_HTML};
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
         sb_error e = {0};
         CHECK(sb_report(run, formats[i], devnull, &e) == SB_OK);
