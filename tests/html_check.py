@@ -69,7 +69,8 @@ class Page(HTMLParser):
                 if not (tag == "meta" and name == "content"):
                     self.errors.append(f"<{tag} {name}={value!r}>: a URL")
 
-    def handle_starttag(self, tag, attrs):
+    def _element(self, tag, attrs):
+        """What every element is checked for, with or without content."""
         if self.first is None:
             self.first = "tag"
         self._attrs(tag, attrs)
@@ -77,6 +78,9 @@ class Page(HTMLParser):
             self.errors.append(f"a <{tag}> element")
         if tag == "meta":
             self.metas.append(dict(attrs))
+
+    def handle_starttag(self, tag, attrs):
+        self._element(tag, attrs)
         if tag == "table":
             tid = dict(attrs).get("id", f"table{len(self.tables)}")
             self._table = tid
@@ -95,13 +99,7 @@ class Page(HTMLParser):
 
     def handle_startendtag(self, tag, attrs):
         # <line .../> in SVG, <meta ...> written as <meta .../>.
-        if self.first is None:
-            self.first = "tag"
-        self._attrs(tag, attrs)
-        if tag in FORBIDDEN:
-            self.errors.append(f"a <{tag}> element")
-        if tag == "meta":
-            self.metas.append(dict(attrs))
+        self._element(tag, attrs)
 
     def handle_endtag(self, tag):
         if tag in VOID:
