@@ -395,20 +395,30 @@ static double nice_step(double range, int max)
                                                               : 10 * p;
 }
 
+/* At most this many ticks on an axis, whatever its numbers. */
+#define MAX_TICKS 24
+
 /* lo, hi widened to room for the points with a margin; a single value
- * gets a span around it. */
-static void pad_range(double *lo, double *hi)
+ * gets a span around it.  Returns 0 when the axis cannot be drawn: a
+ * span that overflows (a loaded run's -1e308 and 1e308) would put
+ * "inf" and "nan" into the coordinates. */
+static int pad_range(double *lo, double *hi)
 {
     double span = *hi - *lo;
 
+    if (!isfinite(*lo) || !isfinite(*hi) || !isfinite(span) ||
+        !isfinite(span * 1.2) || !isfinite(*lo - span) ||
+        !isfinite(*hi + span))
+        return 0;
     if (!(span > 0)) {
         span = fabs(*lo) > 0 ? fabs(*lo) * 0.2 : 1;
         *lo -= span / 2;
         *hi += span / 2;
-        return;
+        return *hi > *lo;
     }
     *lo -= span * 0.06;
     *hi += span * 0.06;
+    return 1;
 }
 
 static void svg_open(page *P, const char *id, double h, const char *title)
@@ -444,7 +454,9 @@ static void x_axis(page *P, double lo, double hi, double x0, double x1,
     fprintf(P->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                   "stroke=\"#444\"/>\n",
             x0, y, x1, y);
-    for (double t = ceil(lo / step) * step; t <= hi; t += step) {
+    double t = ceil(lo / step) * step;
+
+    for (int k = 0; k < MAX_TICKS && t <= hi; k++, t += step) {
         double x = x0 + (t - lo) / (hi - lo) * (x1 - x0);
         fprintf(P->f,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
@@ -487,7 +499,8 @@ static void forest(page *P, const char *id, const char *title,
         lo = fmin(lo, refs[k]);
         hi = fmax(hi, refs[k]);
     }
-    pad_range(&lo, &hi);
+    if (!pad_range(&lo, &hi))
+        return;
 #define X(v) (left + ((v) - lo) / (hi - lo) * (right - left))
     svg_open(P, id, h, title);
     x_axis(P, lo, hi, left, right, y0, top, xlabel);
@@ -628,7 +641,8 @@ static void lines_xticks(page *P, const sb__fig_lines *L, double lo,
     while (L->by_size && (hi - lo) / every > 10)
         every++;
     step *= every;
-    for (double t = ceil(lo / step) * step; t <= hi; t += step) {
+    for (double t = ceil(lo / step) * step, k = 0; k < MAX_TICKS && t <= hi;
+         k++, t += step) {
         double x = x0 + (t - lo) / (hi - lo) * (x1 - x0);
         char h[32];
         if (L->by_size)
@@ -665,8 +679,8 @@ static void lines_figure(page *P, const sb__fig_lines *L)
                 yhi = fmax(yhi, v[k]);
             }
     }
-    pad_range(&xlo, &xhi);
-    pad_range(&ylo, &yhi);
+    if (!pad_range(&xlo, &xhi) || !pad_range(&ylo, &yhi))
+        return;
     sb__fig_lines_common(L, common, sizeof common);
     snprintf(title, sizeof title, "%s%sthroughput against %s", common,
              common[0] ? ": " : "", L->by_size ? "size" : "source offset");
@@ -676,7 +690,8 @@ static void lines_figure(page *P, const sb__fig_lines *L)
     /* The value axis up the left side, its label turned. */
     {
         double step = nice_step(yhi - ylo, 6);
-        for (double t = ceil(ylo / step) * step; t <= yhi; t += step)
+        double t = ceil(ylo / step) * step;
+        for (int k = 0; k < MAX_TICKS && t <= yhi; k++, t += step)
             fprintf(P->f,
                     "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                     "stroke=\"#e4e4e4\"/>\n<text x=\"%.1f\" y=\"%.1f\" "
