@@ -1086,6 +1086,20 @@ static void test_bound(void)
     fclose(f);
     tap_ok(strstr(text, "\"shared_bound\": 1.9") != NULL,
            "bound: the JSON records the kept verdict's bound");
+    {
+        char *page = NULL;
+        size_t plen = 0;
+        FILE *h = open_memstream(&page, &plen);
+        int rc = h ? sb_report(run, SB_FORMAT_HTML, h, &err) : SB_ENOMEM;
+        if (h)
+            fclose(h);
+        tap_ok(rc == SB_OK && page &&
+                   strstr(page, "kept on a shared core: beyond the 1.9x") &&
+                   strstr(page, "withheld: a run was measured on a shared"),
+               "bound: the HTML page says which verdict was kept and which "
+               "withheld");
+        free(page);
+    }
     f = fmemopen(text, len, "r");
     if (f && sb_run_load_new(f, "bound.json", NULL, &back, &err) == SB_OK &&
         sb_run_set_baselines(back, base, &err) == SB_OK) {

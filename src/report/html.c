@@ -371,8 +371,18 @@ static void comparisons(page *P)
         esc(P, a);
         fputs("</b> against ", f);
         esc(P, b);
-        fprintf(f, ": ratio %s, p (Holm) %.2g: <b>%s</b>. Method: ", iv,
+        fprintf(f, ": ratio %s, p (Holm) %.2g: <b>%s</b>", iv,
                 c->p_adjusted, sb_verdict_name(c->verdict));
+        /* The shared core's part in the verdict, as the gate says it. */
+        if (c->withheld)
+            fputs(" (withheld: a run was measured on a shared core, so "
+                  "its figures judge the neighbour as much as the code)",
+                  f);
+        else if (isfinite(c->shared_bound))
+            fprintf(f, " (kept on a shared core: beyond the %.3gx the "
+                       "sharing could explain)",
+                    c->shared_bound);
+        fputs(". Method: ", f);
         esc(P, c->test[0] ? c->test : "not recorded");
         fputs("; variation between runs: ", f);
         esc(P, sb_run_level_name((int)c->run_level));
