@@ -261,4 +261,14 @@ check "history --help lists its options" \
     sh -c "grep -q -- '--cp-min-size' '$tmp/out' &&
            grep -q -- '--threshold' '$tmp/out' &&
            ! grep -q -- '--kernel' '$tmp/out'"
+check "  and only the formats a history is written in" \
+    sh -c "grep -q -- '-f, --format FMT  *table, csv or json ' '$tmp/out' &&
+           ! grep -Eq 'markdown|latex|compact|\.tex|\.md' '$tmp/out'"
+for f in markdown nosuch; do
+    "$STATBENCH" history "$tmp/mid" -f "$f" >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "history -f $f: exit 2, one line naming it and table, csv, json" \
+        sh -c "test $rc -eq 2 && test \$(wc -l <'$tmp/err') -eq 1 &&
+               grep -q \"'$f'.*(use table, csv or json)\" '$tmp/err'"
+done
 done_testing

@@ -159,10 +159,8 @@ int cmd_history(int argc, char **argv, struct cli *cli)
         die_usage("history takes a directory or saved runs: %s history "
                   "DIR|FILE...",
                   progname);
-    if (!writable_format(cli->format))
-        die_usage("history: --format %s: a history is written as table, "
-                  "csv or json",
-                  sb_format_name(cli->format));
+    /* -f was checked as it was read (options.c's set_format); an
+     * output's ending is checked here. */
     for (int i = 0; i < cli->noutputs; i++) {
         int fmt = sb_format_for_path(cli->outputs[i]);
         if (!writable_format(fmt >= 0 ? fmt : cli->format))

@@ -208,7 +208,14 @@ static void set_format(struct cli *cli, const struct cli_option *o,
 {
     (void)o;
     /* The library's table of writers knows the names. */
-    if ((cli->format = sb_format_parse(arg)) < 0)
+    cli->format = sb_format_parse(arg);
+    /* A history is written in three of them: the line names those. */
+    if (cli->sub == SUB_HISTORY && cli->format != SB_FORMAT_TABLE &&
+        cli->format != SB_FORMAT_CSV && cli->format != SB_FORMAT_JSON)
+        die_usage("history: --format '%s': %s (use table, csv or json)",
+                  arg, cli->format < 0 ? "unknown format"
+                                       : "a history is not written so");
+    if (cli->format < 0)
         die_usage("--format '%s': unknown format (use table, csv, json, "
                   "markdown, latex, html or compact)", arg);
 }
@@ -649,14 +656,20 @@ const struct cli_option cli_options[] = {
             "default) or cpu (cpu_time)"),
     TEXT("\n"
          "Output:\n"),
-    SPECIAL("format", 'f', "FMT", RUN_OUT | CMD | HIST, set_format,
-            "table, csv, json, markdown, latex, html (one page:\n"
-            "tables, SVG figures, no script) or compact (a line\n"
-            "per cell, for a gate's log) (default table)"),
-    SPECIAL("output", 'o', "FILE", RUN_OUT | CMD | HIST, set_output,
-            "write to FILE, in the format its ending names (.json,\n"
-            ".csv, .tex, .md, .html, .txt) or else FMT; may be\n"
-            "given up to 8 times; the table still goes to stdout"),
+    {"format", 'f', "FMT", RUN_OUT | CMD | HIST, set_format,
+     .help = "table, csv, json, markdown, latex, html (one page:\n"
+             "tables, SVG figures, no script) or compact (a line\n"
+             "per cell, for a gate's log) (default table)",
+     .help_subs = HIST,
+     .sub_help = "table, csv or json (default table)"},
+    {"output", 'o', "FILE", RUN_OUT | CMD | HIST, set_output,
+     .help = "write to FILE, in the format its ending names (.json,\n"
+             ".csv, .tex, .md, .html, .txt) or else FMT; may be\n"
+             "given up to 8 times; the table still goes to stdout",
+     .help_subs = HIST,
+     .sub_help = "write to FILE, in the format its ending names (.json,\n"
+                 ".csv, .txt) or else FMT; may be given up to 8\n"
+                 "times; the table still goes to stdout"},
     FLAG("quiet", 'q', ALL | CMD, quiet, 1, "no progress line on stderr"),
     SPECIAL("plot", 0, "FILE", RUN_OUT | HIST, set_plot,
             "a figure with gnuplot: FILE.svg, .pdf or .png (the\n"
@@ -713,15 +726,17 @@ _Static_assert(NOPTIONS <= CLI_MAX_OPTIONS,
 
 /* Each row as --help shows it: "  -k, --kernel LIST", the help beside it
  * from column 25, its further lines indented as far. */
-static void option_row(FILE *f, const struct cli_option *o)
+static void option_row(FILE *f, const struct cli_option *o, unsigned sub)
 {
+    const char *help =
+        o->sub_help && (o->help_subs & sub) ? o->sub_help : o->help;
     char head[64];
 
     snprintf(head, sizeof head, "  %c%c%s--%s%s%s", o->shortc ? '-' : ' ',
              o->shortc ? o->shortc : ' ', o->shortc ? ", " : "  ", o->name,
              o->arg ? " " : "", o->arg ? o->arg : "");
     fprintf(f, "%-23s  ", head);
-    put_lines(f, o->help, 25);
+    put_lines(f, help, 25);
 }
 
 void cli_usage(FILE *f, const char *sub)
@@ -739,7 +754,7 @@ void cli_usage(FILE *f, const char *sub)
         for (size_t i = 0; i < NOPTIONS; i++)
             if (cli_options[i].name &&
                 (cli_options[i].subs & sub_help[k].sub))
-                option_row(f, &cli_options[i]);
+                option_row(f, &cli_options[i], sub_help[k].sub);
         fputs("\nThe whole list: statbench --help; the manual: man "
               "statbench.\n",
               f);
@@ -748,7 +763,7 @@ void cli_usage(FILE *f, const char *sub)
     for (size_t i = 0; i < NOPTIONS; i++) {
         const struct cli_option *o = &cli_options[i];
         if (o->name)
-            option_row(f, o);
+            option_row(f, o, 0);
         else if (o->help)
             fputs(o->help, f);
         else

@@ -28,6 +28,10 @@ struct cli_option {
     const char *(*name_of)(int value); /* an enum's names, 0..hi-1 */
     int (*parse)(const char *name);
     const char *help; /* lines of help, '\n' between them */
+    /* The help of the subcommands in help_subs, where theirs differs
+     * (history writes three of the formats): NULL, help for all. */
+    unsigned help_subs;
+    const char *sub_help;
 };
 
 #define FIELD(f) offsetof(struct cli, f)
