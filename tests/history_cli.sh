@@ -225,6 +225,26 @@ EOF2
 rc=$?
 check "a run without samples in the series: the step still found (rc $rc)" \
     test "$rc" -eq 1
+# An error is 2, never 1: 1 tells a CI gate that the newest run is
+# slower, and an output not written says nothing of the kind.
+"$STATBENCH" history "$tmp/nan" -o "$tmp/no/such/dir/h.json" >/dev/null \
+    2>"$tmp/err"
+rc=$?
+check "  with an output that cannot be written: exit 2, not 1 (rc $rc)" \
+    sh -c "test $rc -eq 2 && grep -q 'no/such/dir/h.json' '$tmp/err'"
+"$STATBENCH" history "$tmp/mid" --plot "$tmp/no/such/dir/h.svg" \
+    >/dev/null 2>&1
+rc=$?
+check "a figure that cannot be written, no regression: exit 2 (rc $rc)" \
+    test "$rc" -eq 2
+if [ -w /dev/full ]; then
+    "$STATBENCH" history "$tmp/nan" >/dev/full 2>"$tmp/err"
+    rc=$?
+    check "the table to a full disk (/dev/full): exit 2 (rc $rc)" \
+        sh -c "test $rc -eq 2 && grep -q 'standard output' '$tmp/err'"
+else
+    skip "the table to a full disk" "no /dev/full"
+fi
 # Imported values in two units are two series, not one with a thousandfold
 # step: Google Benchmark runs in us, then the same durations in ns, each
 # saved by report; the other unit's runs are kept apart, said in a line.

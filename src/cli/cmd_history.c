@@ -12,8 +12,9 @@
  * (the loader's line), exit 2.
  *
  * Exit status: 0 when the newest run starts no regression, 1 when it
- * does at some cell (or an output could not be written), 2 on bad
- * input.
+ * does at some cell, 2 on any error: bad input, or an output (a file,
+ * the figure, standard output) not written.  A CI gate reads 1 as "the
+ * newest run made things slower", so an error never gives 1.
  */
 #include "config.h"
 
@@ -38,14 +39,14 @@ static void add_path(struct paths *ps, char *path)
 {
     if (!path) {
         say("out of memory");
-        exit(1);
+        exit(EXIT_USAGE);
     }
     if (ps->n == ps->cap) {
         size_t cap = ps->cap ? 2 * ps->cap : 32;
         char **p = realloc(ps->p, cap * sizeof *p);
         if (!p) {
             say("out of memory");
-            exit(1);
+            exit(EXIT_USAGE);
         }
         ps->p = p;
         ps->cap = cap;
@@ -195,7 +196,7 @@ int cmd_history(int argc, char **argv, struct cli *cli)
     runs = calloc(ps.n ? ps.n : 1, sizeof *runs);
     if (!runs) {
         say("out of memory");
-        return 1;
+        return EXIT_USAGE;
     }
     {
         /* Which paths were named on the command line: those equal to an
@@ -203,7 +204,7 @@ int cmd_history(int argc, char **argv, struct cli *cli)
         names = calloc(ps.n ? ps.n : 1, sizeof *names);
         if (!names) {
             say("out of memory");
-            return 1;
+            return EXIT_USAGE;
         }
         for (size_t k = 0; k < ps.n; k++) {
             int named = 0;
@@ -225,7 +226,7 @@ int cmd_history(int argc, char **argv, struct cli *cli)
     }
     if (rc != SB_OK) {
         say("history: %s", err.text);
-        status = rc == SB_EINVAL ? EXIT_USAGE : 1;
+        status = EXIT_USAGE;
         goto out;
     }
     {
@@ -241,7 +242,7 @@ int cmd_history(int argc, char **argv, struct cli *cli)
         if (rc != SB_OK) {
             say("--plot %s: %s", cli->plot, err.text);
             if (rc != SB_EUNAVAIL)
-                status = 1;
+                status = EXIT_USAGE;
         }
         memset(&err, 0, sizeof err);
     }
@@ -249,12 +250,21 @@ int cmd_history(int argc, char **argv, struct cli *cli)
         int fmt = sb_format_for_path(cli->outputs[i]);
         if (cli_write_history(h, fmt >= 0 ? fmt : cli->format,
                               cli->outputs[i]) != 0)
-            status = 1;
+            status = EXIT_USAGE;
     }
+    errno = 0;
     if (sb_history_report(h, cli->noutputs ? SB_FORMAT_TABLE : cli->format,
                           stdout, &err) != SB_OK) {
         say("%s", err.text);
-        status = 1;
+        status = EXIT_USAGE;
+    } else if (fflush(stdout) != 0 || ferror(stdout)) {
+        /* Flushed here, not at exit (main's check, status 1): a table
+         * lost on a full disk is an error, never "a regression".  Said
+         * once: the error cleared, main's check finds nothing more. */
+        say("history: writing to standard output failed%s%s",
+            errno ? ": " : "", errno ? strerror(errno) : "");
+        clearerr(stdout);
+        status = EXIT_USAGE;
     }
     for (size_t i = 0; i < sb_history_cells(h); i++) {
         const sb_history_cell *c = sb_history_cell_at(h, i);

@@ -362,8 +362,9 @@ static const struct {
      "time whole commands in interleaved\nrounds (see Commands)", SUB_CMD},
     {"history", "DIR|FILE...",
      "saved runs of one plan in time order:\neach cell's series, its "
-     "change points\n(E-Divisive means) and their size;\nexit 1 when the "
-     "newest run starts a\nregression beyond --threshold",
+     "change points\n(E-Divisive means) and their size;\nexit 0 when the "
+     "newest run starts no\nregression, 1 when it starts one beyond\n"
+     "--threshold, 2 on an error (bad input,\nan output not written)",
      SUB_HISTORY},
     {"ab", "OLD.so NEW.so --symbol S",
      "two builds of kernel S in the same\nrounds: NEW/OLD per cell, a "
