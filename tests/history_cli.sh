@@ -211,6 +211,17 @@ done
 rc=$?
 check "--cp-permutations 10 at alpha 0.05: exit 2, the least that can (rc $rc)" \
     sh -c "test $rc -eq 2 && grep -q 'use at least 19' '$tmp/err'"
+# A start time that names no instant: refused, naming the file and the
+# value (as text it would sort anywhere).
+mkdir "$tmp/when"
+cp "$tmp/mid/run-0"[0-5].json "$tmp/when/"
+sed 's/"start_time": "[^"]*"/"start_time": "last Tuesday"/' \
+    "$tmp/mid/run-06.json" >"$tmp/when/run-06.json"
+"$STATBENCH" history "$tmp/when" >/dev/null 2>"$tmp/err"
+rc=$?
+check "a start time 'last Tuesday': exit 2, one line naming file and value" \
+    sh -c "test $rc -eq 2 && test \$(wc -l <'$tmp/err') -eq 1 &&
+           grep -q \"run-06.json: meta.start_time 'last Tuesday'\" '$tmp/err'"
 # A run whose cell kept no sample is no point of the series: the step
 # after it is still found at the newest run.
 mkdir "$tmp/nan"

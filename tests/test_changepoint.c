@@ -312,8 +312,9 @@ static void determinism(void)
 
 /* ---- the history over runs (src/run/history.c) ---------------------- */
 
-/* A saved run of one cell at level ticks, started on day d, of host. */
-static sb_run *history_run(double level, int day, const char *host)
+/* A saved run of one cell at level ticks, started at time, of host. */
+static sb_run *history_run_at(double level, const char *time,
+                              const char *host)
 {
     char json[1024];
     FILE *f;
@@ -322,18 +323,99 @@ static sb_run *history_run(double level, int day, const char *host)
         json, sizeof json,
         "{\"schema\": \"statbench-run\", \"schema_version\": 1, "
         "\"meta\": {\"hostname\": \"%s\", \"cpu_model\": \"C\", "
-        "\"start_time\": \"2026-01-%02dT00:00:00Z\", "
+        "\"start_time\": \"%s\", "
         "\"timer\": {\"kind\": \"tsc\", \"hz\": 1e9}}, "
         "\"cells\": [{\"kernel\": \"libc\", \"size\": 64, "
         "\"src_align\": 0, \"dst_align\": 0, \"samples_ticks\": "
         "[%.3f, %.3f, %.3f]}]}",
-        host, day, level, level * 1.001, level * 1.002);
+        host, time, level, level * 1.001, level * 1.002);
     f = fmemopen(json, (size_t)len, "r");
     if (f && sb_run_load_new(f, "mem.json", NULL, &run, NULL) != SB_OK)
         run = NULL;
     if (f)
         fclose(f);
     return run;
+}
+
+/* A saved run of one cell at level ticks, started on day d, of host. */
+static sb_run *history_run(double level, int day, const char *host)
+{
+    char time[32];
+    snprintf(time, sizeof time, "2026-01-%02dT00:00:00Z", day);
+    return history_run_at(level, time, host);
+}
+
+/* Start times in other zones and forms are ordered by the instant they
+ * name, not as text; one that names none is refused, naming the file and
+ * the value. */
+static void history_order(void)
+{
+    /* Given in this order; the instants, oldest first: 1, 2, 3, 0, 4, 5
+     * (4 and 5 the same instant, written in two zones).  As text the
+     * order would be 0 (the space sorts first), 4, 1, 3, 2, 5. */
+    static const char *const times[] = {
+        "2026-01-01 07:30:00.5",     /* 07:30:00.5, no zone: UTC */
+        "2026-01-01T10:00:00+05:00", /* 05:00:00Z */
+        "2026-01-01T06:00:00Z",
+        "2026-01-01T07:30:00.25z",
+        "2026-01-01T03:00:00-05:00", /* 08:00:00Z */
+        "2026-01-01T09:00:00+0100",  /* 08:00:00Z */
+    };
+    static const size_t want[] = {1, 2, 3, 0, 4, 5};
+    static const char *const bad[] = {
+        "2026-13-01T00:00:00Z", "2025-02-29T00:00:00Z", "yesterday",
+        "2026-01-01T00:00:00+5", "2026-01-01T24:00:00Z",
+        "2026-01-01T00:00:00Zjunk", "2026-01-01T00:00:00.Z",
+    };
+    enum { N = sizeof times / sizeof *times };
+    sb_run *runs[N + 1] = {0};
+    const char *names[N + 1] = {"r0", "r1", "r2", "r3", "r4", "r5", "bad"};
+    sb_history *h = NULL;
+    sb_error err = {0};
+    int ok = 1, rc;
+
+    for (size_t i = 0; i < N; i++)
+        ok &= (runs[i] = history_run_at(100.0, times[i], "a")) != NULL;
+    if (!tap_ok(ok, "history order: %d runs loaded", N))
+        goto out;
+    rc = sb_history_new((const sb_run *const *)runs, names, N, NULL, &h,
+                        &err);
+    TAP_IS_INT(rc, SB_OK, "history order: made (%s)", err.text);
+    if (rc == SB_OK) {
+        int in_order = sb_history_runs(h) == N;
+        for (size_t k = 0; k < N && in_order; k++)
+            in_order = sb_history_run(h, k) == runs[want[k]];
+        tap_ok(in_order, "history order: by the instant, zones and forms "
+               "read (oldest %s)",
+               sb_history_runs(h) ? sb_history_run_name(h, 0) : "?");
+        tap_ok(strstr(sb_history_notes(h), "r4 and r5 start at the same "
+                      "time") != NULL,
+               "history order: one instant in two zones is said");
+        tap_ok(strstr(sb_history_notes(h), "1 of 6 runs have a start time "
+                      "without a zone: read as UTC") != NULL,
+               "history order: the time without a zone is said");
+    }
+    sb_history_free(h);
+    h = NULL;
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+        sb_run_free(runs[N]);
+        runs[N] = history_run_at(100.0, bad[b], "a");
+        memset(&err, 0, sizeof err);
+        rc = runs[N] ? sb_history_new((const sb_run *const *)runs, names,
+                                      N + 1, NULL, &h, &err)
+                     : -1;
+        tap_ok(rc == SB_EINVAL && h == NULL &&
+                   strstr(err.text, "bad: meta.start_time '") &&
+                   strstr(err.text, bad[b]),
+               "history order: start time '%s' refused, naming the file "
+               "and the value (%s)",
+               bad[b], err.text);
+        sb_history_free(h);
+        h = NULL;
+    }
+out:
+    for (size_t i = 0; i <= N; i++)
+        sb_run_free(runs[i]);
 }
 
 /* 12 runs at 100 then 5 at 108 (ticks at 1 GHz: ns), given newest first,
@@ -447,6 +529,7 @@ int main(void)
 {
     reference();
     history();
+    history_order();
     refusals();
     determinism();
     false_alarms();

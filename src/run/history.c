@@ -289,30 +289,138 @@ done:
     return rc;
 }
 
-/* The runs in time order into h: each run's index by start time, ties in
- * the order given (an insertion sort: histories are short). */
-static int order_runs(const sb_run *const *runs, const char *const *names,
-                      size_t n, size_t *ord, sb_error *err)
+/* A start time as an instant: seconds since 1970-01-01T00:00:00Z and
+ * nanoseconds, and whether the text named its zone. */
+typedef struct when {
+    int64_t sec;
+    long nsec;
+    int zoned;
+    size_t given; /* its place among the runs given: ties keep it */
+} when;
+
+/* n digits at *p into *v, *p moved past them; 0 when one is no digit. */
+static int digits(const char **p, int n, int *v)
 {
+    *v = 0;
+    for (int i = 0; i < n; i++, (*p)++) {
+        if (**p < '0' || **p > '9')
+            return 0;
+        *v = *v * 10 + (**p - '0');
+    }
+    return 1;
+}
+
+/* Days from 1970-01-01 to the date y-m-d of the proleptic Gregorian
+ * calendar (Howard Hinnant's days_from_civil). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    int64_t era, yoe, doy, doe;
+    y -= m <= 2;
+    era = (y >= 0 ? y : y - 399) / 400;
+    yoe = y - era * 400;
+    doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* The start time t as an instant: the form statbench writes
+ * (2026-12-07T19:42:06Z) and ISO 8601's extended form with a zone
+ * offset (+05:30, +0530, +05) or Z, a space or T between date and time
+ * (pyperf writes a space), a fraction of a second; no zone is read as
+ * UTC, and said (*w zoned 0).  0 when t is none of these. */
+static int parse_when(const char *t, when *w)
+{
+    static const int mdays[] = {31, 29, 31, 30, 31, 30,
+                                31, 31, 30, 31, 30, 31};
+    const char *p = t;
+    int y, mo, d, hh, mm, ss, oh = 0, om = 0, sign = 0;
+    long ns = 0;
+
+    if (!digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) ||
+        *p++ != '-' || !digits(&p, 2, &d))
+        return 0;
+    if (*p != 'T' && *p != 't' && *p != ' ')
+        return 0;
+    p++;
+    if (!digits(&p, 2, &hh) || *p++ != ':' || !digits(&p, 2, &mm) ||
+        *p++ != ':' || !digits(&p, 2, &ss))
+        return 0;
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+        (mo == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))) ||
+        hh > 23 || mm > 59 || ss > 60)
+        return 0;
+    if (*p == '.' || *p == ',') {
+        long scale = 100000000;
+        p++;
+        if (*p < '0' || *p > '9')
+            return 0;
+        for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
+            ns += (*p - '0') * scale;
+    }
+    w->zoned = *p != '\0';
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        sign = *p++ == '-' ? -1 : 1;
+        if (!digits(&p, 2, &oh))
+            return 0;
+        if (*p == ':')
+            p++;
+        if (*p && !digits(&p, 2, &om))
+            return 0;
+        if (oh > 23 || om > 59)
+            return 0;
+    }
+    if (*p)
+        return 0;
+    /* A leap second's 60 is the next second's 0: the same order. */
+    w->sec = days_from_civil(y, mo, d) * 86400 + hh * 3600 + mm * 60 + ss -
+             sign * (oh * 3600 + om * 60);
+    w->nsec = ns;
+    return 1;
+}
+
+static int by_when(const void *a, const void *b)
+{
+    const when *x = a, *y = b;
+    if (x->sec != y->sec)
+        return x->sec < y->sec ? -1 : 1;
+    if (x->nsec != y->nsec)
+        return x->nsec < y->nsec ? -1 : 1;
+    return (x->given > y->given) - (x->given < y->given);
+}
+
+/* The runs in time order: w[k] the k-th oldest (its run w[k].given),
+ * by the instant its start time names, ties in the order given.  A start
+ * time that is missing or cannot be read is refused, naming the file and
+ * the value: ordered as text it would put a run in another zone or
+ * format anywhere in the series. */
+static int order_runs(const sb_run *const *runs, const char *const *names,
+                      size_t n, when *w, size_t *unzoned, sb_error *err)
+{
+    *unzoned = 0;
     for (size_t i = 0; i < n; i++) {
         const char *t = sb_run_meta(runs[i])->start_time;
-        size_t j = i;
-        if (!t[0]) {
-            char name[256];
+        if (!t[0] || !parse_when(t, &w[i])) {
+            char name[256], value[64];
             sb__clean_into(name, sizeof name,
                            names && names[i] ? names[i] : "?");
+            sb__clean_into(value, sizeof value, t);
+            if (!t[0])
+                return sb__error(err, SB_EINVAL,
+                                 "%s: no meta.start_time: a history needs "
+                                 "each run's start time",
+                                 name);
             return sb__error(err, SB_EINVAL,
-                             "%s: no meta.start_time: a history needs each "
-                             "run's start time",
-                             name);
+                             "%s: meta.start_time '%s' is no time "
+                             "(YYYY-MM-DDTHH:MM:SS with Z or an offset "
+                             "such as +01:00)",
+                             name, value);
         }
-        while (j > 0 &&
-               strcmp(sb_run_meta(runs[ord[j - 1]])->start_time, t) > 0) {
-            ord[j] = ord[j - 1];
-            j--;
-        }
-        ord[j] = i;
+        w[i].given = i;
+        *unzoned += !w[i].zoned;
     }
+    qsort(w, n, sizeof *w, by_when);
     return SB_OK;
 }
 
@@ -423,7 +531,8 @@ int sb_history_new(const sb_run *const *runs, const char *const *names,
                    sb_error *err)
 {
     sb_history *h;
-    size_t *ord = NULL, newest;
+    when *ord = NULL;
+    size_t *kept = NULL, newest, unzoned;
     int rc;
 
     if (!out)
@@ -450,20 +559,22 @@ int sb_history_new(const sb_run *const *runs, const char *const *names,
         goto fail;
     rc = SB_ENOMEM;
     ord = malloc(n * sizeof *ord);
+    kept = malloc(n * sizeof *kept);
     h->runs = malloc(n * sizeof *h->runs);
     h->names = calloc(n, sizeof *h->names);
     h->apart = calloc(n, sizeof *h->apart);
-    if (!ord || !h->runs || !h->names || !h->apart)
+    if (!ord || !kept || !h->runs || !h->names || !h->apart)
         goto nomem;
-    if ((rc = order_runs(runs, names, n, ord, err)) != SB_OK)
+    if ((rc = order_runs(runs, names, n, ord, &unzoned, err)) != SB_OK)
         goto fail;
-    newest = ord[n - 1];
+    newest = ord[n - 1].given;
     for (size_t k = 0; k < n; k++) {
-        size_t i = ord[k];
+        size_t i = ord[k].given;
         char *name = sb__clean_copy(names && names[i] ? names[i] : "?");
         if (!name)
             goto nomem;
         if (same_machine(runs[i], runs[newest])) {
+            kept[h->nruns] = k;
             h->runs[h->nruns] = runs[i];
             h->names[h->nruns++] = name;
         } else {
@@ -472,16 +583,16 @@ int sb_history_new(const sb_run *const *runs, const char *const *names,
     }
     /* One line per other machine: how many runs, which, and why. */
     for (size_t k = 0; k < n; k++) {
-        size_t i = ord[k], count = 0, first = 1;
+        size_t i = ord[k].given, count = 0, first = 1;
         const sb_meta *m = sb_run_meta(runs[i]);
         if (same_machine(runs[i], runs[newest]))
             continue;
         for (size_t j = 0; j < k && first; j++)
-            first = same_machine(runs[ord[j]], runs[i]) == 0;
+            first = same_machine(runs[ord[j].given], runs[i]) == 0;
         if (!first)
             continue;
         for (size_t j = k; j < n; j++)
-            count += same_machine(runs[ord[j]], runs[i]);
+            count += same_machine(runs[ord[j].given], runs[i]);
         if (note(h, "kept apart: %zu run%s of host '%s', CPU '%s'%s%s%s "
                  "(the history is of the newest run's host '%s', CPU "
                  "'%s')",
@@ -500,10 +611,17 @@ int sb_history_new(const sb_run *const *runs, const char *const *names,
                  sb_run_meta(runs[newest])->cpu_model) != SB_OK)
             goto nomem;
     }
-    /* The same run twice is one point given twice: said, kept. */
+    if (unzoned &&
+        note(h, "%zu of %zu runs have a start time without a zone: read "
+             "as UTC (a machine's local times order right among "
+             "themselves, not among times with a zone)",
+             unzoned, n) != SB_OK)
+        goto nomem;
+    /* The same run twice is one point given twice: said, kept.  The
+     * same instant, however written. */
     for (size_t r = 1; r < h->nruns; r++)
-        if (!strcmp(sb_run_meta(h->runs[r])->start_time,
-                    sb_run_meta(h->runs[r - 1])->start_time) &&
+        if (ord[kept[r]].sec == ord[kept[r - 1]].sec &&
+            ord[kept[r]].nsec == ord[kept[r - 1]].nsec &&
             note(h, "%s and %s start at the same time, %s: one run given "
                  "twice?",
                  h->names[r - 1], h->names[r],
@@ -519,12 +637,14 @@ int sb_history_new(const sb_run *const *runs, const char *const *names,
             goto fail;
         }
     free(ord);
+    free(kept);
     *out = h;
     return SB_OK;
 nomem:
     rc = sb__error(err, SB_ENOMEM, "out of memory");
 fail:
     free(ord);
+    free(kept);
     sb_history_free(h);
     return rc;
 }
