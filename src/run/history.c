@@ -36,12 +36,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "sb_internal.h"
 #include "stats_internal.h"
 #include "text.h"
 
 #define HISTORY_BOOT 2000
 
+/* A cell: its series are slices of the history's arrays of points. */
 typedef struct hcell {
     sb_history_cell pub;
     size_t *run;
@@ -59,6 +61,10 @@ struct sb_history {
     size_t nnotes, notes_cap;
     hcell *cells;
     size_t ncells, regressions;
+    /* Every cell's points, one slice a cell: four blocks, not four a
+     * cell (ten thousands of cells made as many allocations). */
+    size_t *point_run;
+    double *point_values; /* estimates, then lows, then highs */
 };
 
 void sb_history_options_init(sb_history_options *o)
@@ -115,14 +121,11 @@ void sb_history_free(sb_history *h)
         free(h->names[i]);
     for (size_t i = 0; i < h->napart; i++)
         free(h->apart[i]);
-    for (size_t i = 0; i < h->ncells; i++) {
-        free(h->cells[i].run);
-        free(h->cells[i].est);
-        free(h->cells[i].lo);
-        free(h->cells[i].hi);
+    for (size_t i = 0; i < h->ncells; i++)
         free(h->cells[i].ch);
-    }
     free(h->cells);
+    free(h->point_run);
+    free(h->point_values);
     free(h->runs);
     free(h->names);
     free(h->apart);
@@ -140,24 +143,6 @@ static int same_machine(const sb_run *a, const sb_run *b)
            (!sb_run_imported(a) || !strcmp(sb_run_unit(a), sb_run_unit(b))) &&
            !strcmp(x->hostname, y->hostname) &&
            !strcmp(x->cpu_model, y->cpu_model);
-}
-
-/* Whether every run of the history that has cell c judged it in core
- * cycles with a clock: then the series is in core cycles. */
-static int in_cycles(const sb_history *h, const sb_cell *c)
-{
-    int any = 0;
-    for (size_t r = 0; r < h->nruns; r++)
-        for (size_t i = 0; i < sb_run_count(h->runs[r]); i++) {
-            const sb_cell_result *x = sb_run_cell(h->runs[r], i);
-            if (!sb_cell_same(&x->cell, c))
-                continue;
-            if (x->metric != SB_METRIC_CYCLES ||
-                !isfinite(x->core_cycles.estimate))
-                return 0;
-            any = 1;
-        }
-    return any;
 }
 
 /* The point of run r's cell x: its estimate and interval in the unit. */
@@ -465,65 +450,149 @@ static int check_options(const sb_history_options *o, sb_error *err)
     return SB_OK;
 }
 
-/* The kept runs' cells, each in the order first seen, with their points. */
+/* A cell of a kept run: run r's i-th. */
+typedef struct entry {
+    const sb_cell_result *x;
+    size_t r, i;
+} entry;
+
+/* Whether the cell can be matched at all (sb_cell_same: a kernel with a
+ * name); one that cannot is a cell of its own, with no point, as the
+ * matcher never finds it. */
+static int matchable(const sb_cell *c)
+{
+    return c->kernel && c->kernel->name;
+}
+
+/* The entries by cell (the matcher's order), each cell's in the order
+ * seen (run, then place in the run); cells that cannot be matched last,
+ * each apart. */
+static int by_cell(const void *a, const void *b)
+{
+    const entry *x = a, *y = b;
+    int mx = matchable(&x->x->cell), my = matchable(&y->x->cell), c;
+    if (mx != my)
+        return my - mx;
+    if (mx && (c = sb__cell_order(&x->x->cell, &y->x->cell)) != 0)
+        return c;
+    if (x->r != y->r)
+        return x->r < y->r ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* A cell's entries: from its first entry, those of the same cell. */
+static size_t group_end(const entry *e, size_t from, size_t n)
+{
+    size_t to = from + 1;
+    if (!matchable(&e[from].x->cell))
+        return to;
+    while (to < n && matchable(&e[to].x->cell) &&
+           sb__cell_order(&e[from].x->cell, &e[to].x->cell) == 0)
+        to++;
+    return to;
+}
+
+/* A cell: where its entries start in the sorted e, and where it was
+ * first seen (its first entry's run and place). */
+typedef struct group {
+    size_t r, i, from;
+} group;
+
+/* The cells in the order first seen. */
+static int by_first_seen(const void *a, const void *b)
+{
+    const group *x = a, *y = b;
+    if (x->r != y->r)
+        return x->r < y->r ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The points of the cell whose entries are e[0..m-1] (in run order)
+ * into c, whose slices of the history's points have room for m: the
+ * first of each run's, when it has an estimate.  In core cycles when
+ * every entry judged the cell in core cycles with a clock. */
+static void fill_cell(const sb_history *h, hcell *c, const entry *e,
+                      size_t m)
+{
+    int cycles = m > 0;
+
+    for (size_t k = 0; k < m; k++)
+        if (e[k].x->metric != SB_METRIC_CYCLES ||
+            !isfinite(e[k].x->core_cycles.estimate))
+            cycles = 0;
+    c->pub.unit = cycles ? "core cycles"
+                  : sb_run_imported(h->runs[0]) ? sb_run_unit(h->runs[0])
+                                                 : "ns";
+    for (size_t k = 0; k < m; k++) {
+        size_t p = c->pub.n;
+        if (k > 0 && e[k].r == e[k - 1].r)
+            continue; /* the run's first of the cell is its point */
+        point_of(h->runs[e[k].r], e[k].x, cycles, &c->est[p], &c->lo[p],
+                 &c->hi[p]);
+        /* A run whose cell has no estimate (no sample kept) is no point
+         * of the series, as a run without the cell: one such run must
+         * not stop the whole cell's detection. */
+        if (!isfinite(c->est[p]))
+            continue;
+        c->run[p] = e[k].r;
+        c->pub.n++;
+    }
+    c->pub.run = c->run;
+    c->pub.estimate = c->est;
+    c->pub.lo = c->lo;
+    c->pub.hi = c->hi;
+}
+
+/* The kept runs' cells, each in the order first seen, with their points:
+ * every cell of every run sorted by cell (n log n in all the cells read;
+ * matching each against a list of those seen was quadratic), then each
+ * cell's entries made its series. */
 static int collect_cells(sb_history *h)
 {
-    size_t cap = 0;
+    entry *e;
+    group *first;
+    size_t n = 0, ngroups = 0, k = 0;
+    int rc = SB_OK;
+
     for (size_t r = 0; r < h->nruns; r++)
-        for (size_t i = 0; i < sb_run_count(h->runs[r]); i++) {
-            const sb_cell *c = &sb_run_cell(h->runs[r], i)->cell;
-            size_t k = 0;
-            while (k < h->ncells && !sb_cell_same(&h->cells[k].pub.cell, c))
-                k++;
-            if (k < h->ncells)
-                continue;
-            if (h->ncells == cap) {
-                size_t nc = cap ? 2 * cap : 16;
-                hcell *p = realloc(h->cells, nc * sizeof *p);
-                if (!p)
-                    return SB_ENOMEM;
-                h->cells = p;
-                cap = nc;
-            }
-            memset(&h->cells[h->ncells], 0, sizeof *h->cells);
-            h->cells[h->ncells++].pub.cell = *c;
-        }
-    for (size_t k = 0; k < h->ncells; k++) {
-        hcell *c = &h->cells[k];
-        int cycles = in_cycles(h, &c->pub.cell);
-        c->run = malloc(h->nruns * sizeof *c->run);
-        c->est = malloc(h->nruns * sizeof *c->est);
-        c->lo = malloc(h->nruns * sizeof *c->lo);
-        c->hi = malloc(h->nruns * sizeof *c->hi);
-        if (!c->run || !c->est || !c->lo || !c->hi)
-            return SB_ENOMEM;
-        c->pub.unit = cycles ? "core cycles"
-                      : sb_run_imported(h->runs[0]) ? sb_run_unit(h->runs[0])
-                                                     : "ns";
-        for (size_t r = 0; r < h->nruns; r++)
-            for (size_t i = 0; i < sb_run_count(h->runs[r]); i++) {
-                const sb_cell_result *x = sb_run_cell(h->runs[r], i);
-                size_t m = c->pub.n;
-                if (!sb_cell_same(&x->cell, &c->pub.cell))
-                    continue;
-                point_of(h->runs[r], x, cycles, &c->est[m], &c->lo[m],
-                         &c->hi[m]);
-                /* A run whose cell has no estimate (no sample kept) is
-                 * no point of the series, as a run without the cell:
-                 * one such run must not stop the whole cell's
-                 * detection. */
-                if (!isfinite(c->est[m]))
-                    break;
-                c->run[m] = r;
-                c->pub.n++;
-                break;
-            }
-        c->pub.run = c->run;
-        c->pub.estimate = c->est;
-        c->pub.lo = c->lo;
-        c->pub.hi = c->hi;
+        n += sb_run_count(h->runs[r]);
+    e = malloc((n ? n : 1) * sizeof *e);
+    first = malloc((n ? n : 1) * sizeof *first);
+    if (!e || !first) {
+        free(e);
+        free(first);
+        return SB_ENOMEM;
     }
-    return SB_OK;
+    for (size_t r = 0; r < h->nruns; r++)
+        for (size_t i = 0; i < sb_run_count(h->runs[r]); i++)
+            e[k++] = (entry){sb_run_cell(h->runs[r], i), r, i};
+    if (n)
+        qsort(e, n, sizeof *e, by_cell);
+    for (size_t g = 0; g < n; g = group_end(e, g, n))
+        first[ngroups++] = (group){e[g].r, e[g].i, g};
+    if (ngroups)
+        qsort(first, ngroups, sizeof *first, by_first_seen);
+    /* Room for a point per cell read: no more than the runs read hold,
+     * whatever the runs and cells (a grid of runs x cells would be far
+     * more when each run has cells of its own). */
+    h->cells = calloc(ngroups ? ngroups : 1, sizeof *h->cells);
+    h->point_run = malloc((n ? n : 1) * sizeof *h->point_run);
+    h->point_values = malloc((n ? 3 * n : 1) * sizeof *h->point_values);
+    if (!h->cells || !h->point_run || !h->point_values)
+        rc = SB_ENOMEM;
+    for (size_t g = 0; g < ngroups && rc == SB_OK; g++) {
+        hcell *c = &h->cells[h->ncells++];
+        size_t from = first[g].from;
+        c->pub.cell = e[from].x->cell;
+        c->run = h->point_run + from;
+        c->est = h->point_values + from;
+        c->lo = h->point_values + n + from;
+        c->hi = h->point_values + 2 * n + from;
+        fill_cell(h, c, e + from, group_end(e, from, n) - from);
+    }
+    free(e);
+    free(first);
+    return rc;
 }
 
 int sb_history_new(const sb_run *const *runs, const char *const *names,
