@@ -551,7 +551,11 @@ typedef struct sb_cp_options {
 /* One change point: values index .. are the new segment. */
 typedef struct sb_change_point {
     size_t index; /* first value after the change, 1 .. n - 1 */
-    double q;     /* Q-hat of the split when it was found */
+    double q;     /* Q-hat of the split when it was found, in the
+                     series' units (computed on the series divided by a
+                     power of two near its median absolute value and
+                     multiplied back: inf or 0 where beyond a double,
+                     the split found all the same) */
     double p;     /* permutation p, (count + 1) / (R + 1) */
 } sb_change_point;
 

@@ -33,6 +33,15 @@
  *
  * The distances of the whole series are computed once (n^2 doubles), so
  * a permutation only reindexes them: hence the cap on n.
+ *
+ * The scale.  The distances are those of the series divided by a power
+ * of two near its median absolute value: values near 1e153 would give
+ * sums of |a - b|^alpha beyond the largest double (inf, and no change
+ * point), values near 1e-300 distances that underflow to 0.  Q is
+ * homogeneous (c x gives c^alpha Q), so the splits and the test are the
+ * series' own, and a power of two divides exactly; the Q-hat returned
+ * is multiplied back, in the series' own units (inf where those are
+ * beyond a double: the split is found all the same).
  */
 #include "config.h"
 
@@ -44,6 +53,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "stats_internal.h"
 #include "statbench.h"
 
 /* n^2 distances of 8 bytes: 128 MiB at the cap. */
@@ -128,7 +138,34 @@ static int check_series(const double *x, size_t n, double exponent,
     return SB_OK;
 }
 
-static double *distances(const double *x, size_t n, double exponent)
+/* The power of two k by which x[0..n-1] is divided (the exponent of
+ * its median absolute value, else of its largest when the median is 0),
+ * or SB_ENOMEM. */
+static int series_scale(const double *x, size_t n, int *k)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v), m = 0.0;
+    if (!v)
+        return SB_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        v[i] = fabs(x[i]);
+    if (n)
+        m = sb__median_inplace(v, n);
+    if (m == 0.0)
+        for (size_t i = 0; i < n; i++)
+            m = fmax(m, v[i]);
+    free(v);
+    *k = m > 0.0 && isfinite(m) ? ilogb(m) : 0;
+    return SB_OK;
+}
+
+/* Q-hat of the series divided by 2^k, in the series' units. */
+static double unscale(double q, int k, double exponent)
+{
+    return exponent == 1.0 ? ldexp(q, k) : q * exp2((double)k * exponent);
+}
+
+/* The distances of x[0..n-1] divided by 2^k. */
+static double *distances(const double *x, size_t n, double exponent, int k)
 {
     double *D = malloc((n ? n : 1) * (n ? n : 1) * sizeof *D);
     if (!D)
@@ -136,7 +173,7 @@ static double *distances(const double *x, size_t n, double exponent)
     for (size_t a = 0; a < n; a++) {
         D[a * n + a] = 0.0;
         for (size_t b = a + 1; b < n; b++) {
-            double d = fabs(x[a] - x[b]);
+            double d = fabs(ldexp(x[a], -k) - ldexp(x[b], -k));
             if (exponent != 1.0)
                 d = pow(d, exponent);
             D[a * n + b] = D[b * n + a] = d;
@@ -153,7 +190,7 @@ int sb_stats_energy_split(const double *x, size_t n, size_t min_size,
     size_t *idx;
     size_t t = 0;
     double qq = NAN;
-    int rc, found;
+    int rc, found, k = 0;
 
     if (!tau || !q)
         return SB_EINVAL;
@@ -161,8 +198,11 @@ int sb_stats_energy_split(const double *x, size_t n, size_t min_size,
         return rc;
     *tau = 0;
     *q = NAN;
-    D = distances(x, n, exponent);
-    idx = malloc((n ? n : 1) * sizeof *idx);
+    if ((rc = series_scale(x, n, &k)) != SB_OK)
+        return rc;
+    D = distances(x, n, exponent, k);
+    /* Zeroed: with n 0 no index is written, and none read. */
+    idx = calloc(n ? n : 1, sizeof *idx);
     if (!D || !idx) {
         free(D);
         free(idx);
@@ -173,10 +213,13 @@ int sb_stats_energy_split(const double *x, size_t n, size_t min_size,
     found = best_split(D, n, idx, n, min_size, &t, &qq, q_all);
     free(D);
     free(idx);
+    if (q_all)
+        for (size_t i = 0; i < n; i++)
+            q_all[i] = unscale(q_all[i], k, exponent);
     if (!found)
         return SB_ENUMERIC;
     *tau = t;
-    *q = qq;
+    *q = unscale(qq, k, exponent);
     return SB_OK;
 }
 
@@ -211,7 +254,7 @@ int sb_stats_edivisive(const double *x, size_t n, const sb_cp_options *o,
     double *D = NULL;
     size_t *idx = NULL, *perm = NULL, *bound = NULL, nb = 2, found = 0;
     gsl_rng *r = NULL;
-    int rc = SB_OK;
+    int rc = SB_OK, shift = 0;
 
     if (!nfound || (!out && max > 0))
         return SB_EINVAL;
@@ -229,7 +272,9 @@ int sb_stats_edivisive(const double *x, size_t n, const sb_cp_options *o,
         return SB_OK;
     sb_init();
 
-    D = distances(x, n, o->exponent);
+    if ((rc = series_scale(x, n, &shift)) != SB_OK)
+        return rc;
+    D = distances(x, n, o->exponent, shift);
     idx = malloc(n * sizeof *idx);
     perm = malloc(n * sizeof *perm);
     bound = malloc((n + 2) * sizeof *bound);
@@ -285,7 +330,7 @@ int sb_stats_edivisive(const double *x, size_t n, const sb_cp_options *o,
                 j--;
             }
             out[j].index = at;
-            out[j].q = q;
+            out[j].q = unscale(q, shift, o->exponent);
             out[j].p = pv;
         }
         found++;

@@ -526,6 +526,51 @@ out:
         sb_run_free(runs[i]);
 }
 
+/* The statistic of a series far from 1: Q is homogeneous (c x gives
+ * c^alpha Q), so a series of values near 1e153 or 1e-300 has the splits
+ * and p of the same series near 1.  Unscaled, |a - b|^1.99 near 1e153
+ * summed to inf and 1e-300^1.5 underflowed to 0: no change point. */
+static void far_from_one(void)
+{
+    static const struct {
+        double base, exponent;
+    } cases[] = {{1e153, 1.99}, {1e153, 1.0}, {1e-300, 1.5},
+                 {1e-300, 1.99}, {1e300, 1.0}};
+    enum { N = 200 };
+    double x[N], y[N];
+
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        sb_cp_options o;
+        sb_change_point got[8], want[8];
+        size_t ng = 0, nw = 0, tau = 0;
+        double q = NAN, q1 = NAN;
+        int rc, rw;
+        sb_cp_options_init(&o);
+        o.exponent = cases[c].exponent;
+        /* A step of 4x at 100 in 1% of deterministic noise. */
+        for (size_t i = 0; i < N; i++) {
+            y[i] = (i < 100 ? 1.0 : 4.0) * (1 + 0.01 * (double)(i * 7 % 5));
+            x[i] = cases[c].base * y[i];
+        }
+        rc = sb_stats_edivisive(x, N, &o, got, 8, &ng);
+        rw = sb_stats_edivisive(y, N, &o, want, 8, &nw);
+        tap_ok(rc == SB_OK && rw == SB_OK && ng == 1 && nw == 1 &&
+                   got[0].index == 100 && got[0].p == want[0].p &&
+                   !isnan(got[0].q),
+               "values near %g, exponent %g: the step at 100 found as near "
+               "1 (%zu change points, p %g)",
+               cases[c].base, cases[c].exponent, ng, ng ? got[0].p : NAN);
+        if (cases[c].exponent != 1.0)
+            continue;
+        /* In the series' units: c Q of the series near 1. */
+        sb_stats_energy_split(x, N, 5, 1.0, NULL, &tau, &q);
+        sb_stats_energy_split(y, N, 5, 1.0, NULL, &tau, &q1);
+        TAP_IS_REL(q / cases[c].base, q1, 1e-12,
+                   "values near %g: Q-hat in the series' units",
+                   cases[c].base);
+    }
+}
+
 /* A saved run of n cells (kernels k0 .. k<n-1>, listed last first),
  * started minute m of 2026. */
 static sb_run *wide_run(size_t n, int m)
@@ -630,6 +675,7 @@ int main(void)
     history();
     history_order();
     history_scaling();
+    far_from_one();
     refusals();
     determinism();
     false_alarms();
