@@ -188,6 +188,38 @@ check "  a link planted at the figure's data is replaced, not followed" \
            test ! -L ../fig/h.dat"
 cd "$tmp" || exit 1
 
+# --- 4b. more cells than the figure's colours ---------------------------------
+# 12 cells: each drawn, the 9th to 12th in the colours again, dashed;
+# none left out of the figure with nothing said.
+mkdir "$tmp/wide" "$tmp/widefig"
+"$PY" - "$tmp/wide" <<'EOF3'
+import json, sys
+for r in range(12):
+    cells = [{"kernel": "k%02d" % c, "size": 4096, "src_align": 0,
+              "dst_align": 0,
+              "samples_ticks": [1000 + c + r % 3, 1001 + c, 1002 + c]}
+             for c in range(12)]
+    doc = {"schema": "statbench-run", "schema_version": 1,
+           "meta": {"hostname": "vm", "cpu_model": "CPU A",
+                    "start_time": "2026-02-%02dT10:00:00Z" % (r + 1),
+                    "timer": {"kind": "tsc", "hz": 2e9}},
+           "cells": cells}
+    json.dump(doc, open("%s/w%02d.json" % (sys.argv[1], r), "w"))
+EOF3
+sb_ok out "history of 12 cells --plot" history "$tmp/wide" \
+    --plot "$tmp/widefig/w.svg"
+check "  all 12 cells plotted, k11 too" \
+    sh -c "test \$(grep -c 'data index [0-9]* using' '$tmp/widefig/w.gp') -eq 12 &&
+           grep -q \"dt 2 title 'k11 \" '$tmp/widefig/w.gp'"
+check "  the first 8 solid, the next 4 dashed" \
+    sh -c "test \$(grep -c 'yerrorlines lt [1-8] dt 1 ' '$tmp/widefig/w.gp') -eq 8 &&
+           test \$(grep -c 'yerrorlines lt [1-4] dt 2 ' '$tmp/widefig/w.gp') -eq 4"
+if [ -n "$have_gnuplot" ]; then
+    check "  the figure drawn" test -s "$tmp/widefig/w.svg"
+else
+    skip "  the figure drawn" "no gnuplot"
+fi
+
 # --- 5. bad input --------------------------------------------------------------
 head -c 300 "$tmp/mid/run-03.json" >"$tmp/trunc.json"
 "$STATBENCH" history "$tmp/mid/run-01.json" "$tmp/trunc.json" \

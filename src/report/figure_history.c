@@ -20,9 +20,22 @@
 
 #include "figure.h"
 
-/* At most this many cells drawn: more lines than colours cannot be told
- * apart. */
-#define HIST_MAX_CELLS SB__FIG_NCOLORS
+/* Every cell is drawn: past the colours, the next cells take them again
+ * in the next of gnuplot's five dash types (solid, dashed, dotted,
+ * dash-dot, dash-dot-dot), so 40 lines differ; past 40 the styles
+ * repeat, each line still named in the key.  A cell left out would
+ * vanish from the figure with nothing said on the run's stderr. */
+#define HIST_DASH_TYPES 5
+
+/* Cell i's line type (its colour) and dash type. */
+static size_t cell_lt(size_t i)
+{
+    return i % SB__FIG_NCOLORS + 1;
+}
+static size_t cell_dt(size_t i)
+{
+    return i / SB__FIG_NCOLORS % HIST_DASH_TYPES + 1;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -120,19 +133,16 @@ static void write_history(sb__fig *F, const sb_history *h, size_t ncells)
             fprintf(g,
                     "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead "
                     "back dt 2 lw 1.5 lt %zu\n",
-                    x, x, i % SB__FIG_NCOLORS + 1);
+                    x, x, cell_lt(i));
         }
     }
-    if (sb_history_cells(h) > ncells)
-        fprintf(g, "# %zu more cells not drawn (at most %zu).\n",
-                sb_history_cells(h) - ncells, ncells);
     fputs("\nplot \\\n", g);
     for (size_t i = 0; i < ncells; i++) {
         label_of(sb_history_cell_at(h, i), label, sizeof label);
         fprintf(g,
                 "    data index %zu using 1:2:3:4 with yerrorlines "
-                "lt %zu title ",
-                i, i % SB__FIG_NCOLORS + 1);
+                "lt %zu dt %zu title ",
+                i, cell_lt(i), cell_dt(i));
         sb__fig_put_str(g, label);
         fputs(i + 1 < ncells ? ", \\\n" : "\n", g);
     }
@@ -154,8 +164,6 @@ int sb_history_plot(const sb_history *h, const char *path,
     for (size_t i = 0; i < sb_history_cells(h); i++)
         if (sb_history_cell_at(h, i)->n > 0)
             ncells = i + 1;
-    if (ncells > HIST_MAX_CELLS)
-        ncells = HIST_MAX_CELLS;
     if (!ncells)
         return sb__error(err, SB_EINVAL, "nothing to plot: no cell");
     sb_init();
