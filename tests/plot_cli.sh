@@ -23,10 +23,8 @@ done >"$tmp/n.txt"
 mkdir "$tmp/a" && cd "$tmp/a" || exit 1
 cp ../n.txt ./n.txt
 cp ../n.txt './`touch PWNED1`$(touch PWNED2)@m'"'"'.txt'
-"$STATBENCH" analyze ./*.txt --plot a.svg >out 2>err
-rc=$?
-check "analyze --plot with a \`backquoted\` file name exits 0 (rc $rc)" \
-    test "$rc" -eq 0
+sb_ok out "analyze --plot with a \`backquoted\` file name" \
+    analyze ./*.txt --plot a.svg
 check "  the name is a single-quoted string in the script" \
     grep -qF "'./\`touch PWNED1\`\$(touch PWNED2)@m''.txt'" a.gp
 if [ -n "$have_gnuplot" ]; then
@@ -50,9 +48,7 @@ cat >evil.json <<'EOF'
   {"kernel": "k`touch PWNED5`", "size": 2048, "src_align": 0,
    "dst_align": 0, "samples_ticks": [200, 201, 202, 203, 204]}]}
 EOF
-"$STATBENCH" report evil.json --plot x.svg >out 2>err
-rc=$?
-check "report evil.json --plot exits 0 (rc $rc)" test "$rc" -eq 0
+sb_ok out "report evil.json --plot" report evil.json --plot x.svg
 check "  no backquote outside a single-quoted string in the script" \
     sh -c "! sed \"s/'[^']*'//g\" x.gp | grep -v '^#' | grep -q '\`'"
 if [ -n "$have_gnuplot" ]; then
@@ -67,9 +63,7 @@ cd "$tmp" || exit 1
 # with '<' (a command's output) or '|' (a command's input), quoted or not.
 # Every name the script opens starts with "./" or "/".
 for name in '<touch PWNED6; echo 1 2.svg' '|touch PWNED7.svg'; do
-    "$STATBENCH" analyze ./n.txt --plot "$name" >out 2>err
-    rc=$?
-    check "analyze --plot '$name' exits 0 (rc $rc)" test "$rc" -eq 0
+    sb_ok out "analyze --plot '$name'" analyze ./n.txt --plot "$name"
     check "  the script opens its data as ./NAME, never as a pipe" \
         grep -qF "dir = './'.dir" "${name%.svg}.gp"
     if [ -n "$have_gnuplot" ]; then

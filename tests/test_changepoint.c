@@ -612,22 +612,19 @@ static double history_time(size_t nruns, size_t n, int reps, double enough,
                            int *ok)
 {
     sb_run **runs = calloc(nruns, sizeof *runs);
-    const char **names = calloc(nruns, sizeof *names);
     sb_history_options o;
     double best = NAN;
 
     sb_history_options_init(&o);
     o.min_size = nruns;
-    for (size_t r = 0; runs && names && r < nruns; r++) {
-        names[r] = "wide";
+    *ok &= runs != NULL;
+    for (size_t r = 0; runs && r < nruns; r++)
         *ok &= (runs[r] = wide_run(n, (int)r)) != NULL;
-    }
-    *ok &= runs && names;
     for (int k = 0; k < reps && *ok && !(best < enough); k++) {
         sb_history *h = NULL;
         char last[32];
         double t0 = now_s(), t;
-        int rc = sb_history_new((const sb_run *const *)runs, names, nruns,
+        int rc = sb_history_new((const sb_run *const *)runs, NULL, nruns,
                                 &o, &h, NULL);
         t = now_s() - t0;
         /* Every cell one series of all the runs, in the order seen: the
@@ -645,7 +642,6 @@ static double history_time(size_t nruns, size_t n, int reps, double enough,
     for (size_t r = 0; runs && r < nruns; r++)
         sb_run_free(runs[r]);
     free(runs);
-    free(names);
     return best;
 }
 

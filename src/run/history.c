@@ -113,22 +113,26 @@ static int note(sb_history *h, const char *fmt, ...)
     return SB_OK;
 }
 
+/* The n names of v, and v. */
+static void free_names(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
 void sb_history_free(sb_history *h)
 {
     if (!h)
         return;
-    for (size_t i = 0; i < h->nruns; i++)
-        free(h->names[i]);
-    for (size_t i = 0; i < h->napart; i++)
-        free(h->apart[i]);
+    free_names(h->names, h->nruns);
+    free_names(h->apart, h->napart);
     for (size_t i = 0; i < h->ncells; i++)
         free(h->cells[i].ch);
     free(h->cells);
     free(h->point_run);
     free(h->point_values);
     free(h->runs);
-    free(h->names);
-    free(h->apart);
     free(h->notes);
     free(h);
 }
