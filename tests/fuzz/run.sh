@@ -13,9 +13,12 @@
 #   fuzz_plot     sb_plot (the figure writer) with hostile names, CPU
 #                 model, command and file name: the gnuplot script must
 #                 stay inert (tests/gp_check.h)
+#   fuzz_history  sb_history_new over several saved runs and the
+#                 history's writers (table, CSV, JSON, the figure's
+#                 script), with hostile file names
 #
 # SECONDS 0 replays the seed corpora only (a regression check).  HARNESS
-# names (parse, numbers, json, plot) select some of the four.
+# names (parse, numbers, json, plot, history) select some of the five.
 #
 # Needs clang with the libFuzzer runtime (Debian: clang libclang-rt-14-dev)
 # and the build dependencies of statbench.  The build goes to
@@ -33,10 +36,10 @@ set -eu
 
 secs=${1:-10}
 [ $# -gt 0 ] && shift
-harnesses=${*:-parse numbers json plot}
+harnesses=${*:-parse numbers json plot history}
 case $secs in
 '' | *[!0-9]*)
-    echo "usage: $0 [SECONDS [parse|numbers|json|plot]...]" >&2
+    echo "usage: $0 [SECONDS [parse|numbers|json|plot|history]...]" >&2
     exit 2
     ;;
 esac
@@ -100,8 +103,8 @@ make -C "$tree" -j"$jobs" libsbcore.la >>"$log" 2>&1 || {
 }
 
 # The harnesses: the parsers compiled in from src/cli/cli_parse.c; the analyze
-# reader's, the JSON reader's and the figure writer's linked against the
-# library too (libtool adds GSL, jansson and PAPI).
+# reader's, the JSON reader's, the figure writer's and the history's linked
+# against the library too (libtool adds GSL, jansson and PAPI).
 # (A path with blanks is not supported: $fz is split into words.)
 fz="$CC $CFLAGS -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -I$tree -I$tree/src -I$top/src -I$top/src/cli"
 # Every folder of src/, as Makefile.am's SB_FOLDERS names them: a
@@ -116,7 +119,7 @@ build() { # build COMMAND...
 }
 build $fz -o "$bld/fuzz_parse" "$here/fuzz_parse.c" "$top/src/cli/cli_parse.c" -lm
 build $fz -c -o "$bld/cli_parse.o" "$top/src/cli/cli_parse.c"
-for h in numbers json plot; do
+for h in numbers json plot history; do
     build $fz -c -o "$bld/fuzz_$h.o" "$here/fuzz_$h.c"
     build "$tree/libtool" --tag=CC --mode=link $fz -o "$bld/fuzz_$h" \
         "$bld/fuzz_$h.o" "$bld/cli_parse.o" "$tree/libsbcore.la" -lm
@@ -136,7 +139,7 @@ for h in $harnesses; do
     exe=$bld/fuzz_$h
     seeds=$here/corpus/$h
     if [ ! -x "$exe" ] || [ ! -d "$seeds" ]; then
-        echo "fuzz: no harness '$h' (parse, numbers, json, plot)" >&2
+        echo "fuzz: no harness '$h' (parse, numbers, json, plot, history)" >&2
         exit 2
     fi
     mkdir -p "$tmp/$h"
