@@ -27,6 +27,27 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* The whole file at path, NUL-terminated; NULL when there is none (the
+ * figure harnesses read back the scripts they made). */
+static inline char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m;
+    int c;
+
+    if (!f)
+        return NULL;
+    m = open_memstream(&buf, &len);
+    CHECK(m != NULL);
+    while ((c = getc(f)) != EOF)
+        putc(c, m);
+    fclose(m);
+    fclose(f);
+    return buf;
+}
+
 /* Every reporter must write any run it is given. */
 static void render(const sb_run *run)
 {

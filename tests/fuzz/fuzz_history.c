@@ -45,26 +45,6 @@ static void init(void)
     CHECK(mkdtemp(dir) != NULL);
 }
 
-/* The whole file at path, NUL-terminated; NULL when there is none. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m;
-    int c;
-
-    if (!f)
-        return NULL;
-    m = open_memstream(&buf, &len);
-    CHECK(m != NULL);
-    while ((c = getc(f)) != EOF)
-        putc(c, m);
-    fclose(m);
-    fclose(f);
-    return buf;
-}
-
 /* The history written in format into a new string (SB_OK required). */
 static char *written(const sb_history *h, int format, size_t *len)
 {

@@ -136,25 +136,6 @@ static char *plain(size_t k, size_t len)
     return s;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m;
-    int c;
-
-    if (!f)
-        return NULL;
-    m = open_memstream(&buf, &len);
-    CHECK(m != NULL);
-    while ((c = getc(f)) != EOF)
-        putc(c, m);
-    fclose(m);
-    fclose(f);
-    return buf;
-}
-
 /* The data lines of a .dat (comments dropped); its comments must hold no
  * control character, its other lines nothing but numbers. */
 static char *dat_numbers(const char *text)
