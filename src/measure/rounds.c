@@ -129,9 +129,13 @@ int sb__run_rounds(struct held *h, const sb_measure_options *opt,
  * invocation's budget (20 ms at least) past the deadline and 64 samples
  * each: only a persistent disturbance, or a kernel whose calls keep
  * failing, leaves a cell empty.  A sample that waited for the CPU is kept
- * from the refill's second sample on, with the wait taken off its time
- * (sb__record_sample): a CPU busy with another task throughout must not leave
- * a cell empty when the wait can be counted.  A sample whose only other
+ * from the refill's second sample on, or from its first where the cell's
+ * rounds already rejected a sample for a wait (it could not dodge them,
+ * and on a CPU busy enough, at a load of 12 on 2 CPUs beside a hog, the
+ * refill's time held only one sample of a 16 MiB mmap_touch), with the
+ * wait taken off its time (sb__record_sample): a CPU busy with another
+ * task throughout must not leave a cell empty when the wait can be
+ * counted.  A sample whose only other
  * disturbance is a shared core is kept with its flag once the cell has
  * taken 32 samples in the invocation (its rounds' included) or half the
  * refill's time is gone: a core shared for the whole run is what the
@@ -161,7 +165,7 @@ int sb__fill_empty_cells(struct held *h, const sb_measure_options *opt,
             wanting = 1;
             if (sb__rejected_of(r) >= 32 || sb__now() >= half)
                 keep |= 1u << SB_REJECT_SHARED_CORE;
-            if (extra >= 1)
+            if (extra >= 1 || r->rejected[SB_REJECT_CPU_WAIT] > 0)
                 keep |= 1u << SB_REJECT_CPU_WAIT;
             sb__take_sample(sb_plan_cell(h->plan, i), &h->w[i], r->iters,
                             &h->pr, overhead, &v);
