@@ -33,13 +33,20 @@ static inline uint64_t sb__clock_ns(void)
 }
 
 /* The kind of timer (enum sb_timer_kind) that sb__ticks_start and
- * sb__ticks_stop read. */
+ * sb__ticks_stop read, and the timer's hz_source when the rate the
+ * architecture states (sb__arch_ticks_hz) is more than 0.5% off the
+ * calibration and the calibration is taken: the words name where that
+ * rate came from (CPUID's leaves on x86-64, the register cntfrq_el0 on
+ * aarch64). */
 #if defined(SB_HAVE_X86_64)
 #define SB__TICKS_KIND SB_TIMER_TSC
+#define SB__TICKS_RATE_DISAGREED "calibrated (CPUID rate disagreed)"
 #elif defined(SB_HAVE_AARCH64)
 #define SB__TICKS_KIND SB_TIMER_CNTVCT
+#define SB__TICKS_RATE_DISAGREED "calibrated (cntfrq_el0 rate disagreed)"
 #else
 #define SB__TICKS_KIND SB_TIMER_CLOCK
+#define SB__TICKS_RATE_DISAGREED "calibrated (stated rate disagreed)"
 #endif
 
 #if defined(SB_HAVE_X86_64)

@@ -164,7 +164,7 @@ static int timer_init(sb_timer_info *out, int force_clock, sb_error *err)
             out->hz_source = src;
         } else {
             out->hz = cal;
-            out->hz_source = id > 0 ? "calibrated (CPUID rate disagreed)"
+            out->hz_source = id > 0 ? SB__TICKS_RATE_DISAGREED
                                     : "calibrated against CLOCK_MONOTONIC_RAW";
         }
     }
