@@ -146,9 +146,15 @@ static void machine(const sb_run *run, FILE *f)
     fputc('\n', f);
     fprintf(f,
             "overhead: %.0f %s per sample, subtracted (bare timer pair "
-            "%.0f %s, ratio %.2f)\n",
-            t->overhead, unit, t->bare_overhead, unit,
-            t->bare_overhead > 0 ? t->overhead / t->bare_overhead : NAN);
+            "%.0f %s, ratio ",
+            t->overhead, unit, t->bare_overhead, unit);
+    /* A coarse counter (aarch64's generic timer at 24 to 100 MHz) can
+     * read a bare pair within one tick: no ratio then, "-" as in the
+     * tables, never "nan". */
+    if (t->bare_overhead > 0)
+        fprintf(f, "%.2f)\n", t->overhead / t->bare_overhead);
+    else
+        fputs("-)\n", f);
     fputs("counters: ", f);
     puts_clean(f, m->counters);
     fputc('\n', f);
