@@ -19,7 +19,10 @@
 run_scratch sbbudget
 
 
-T=1
+# Under emulation T is SB_TEST_TIME_SCALE seconds (lib.sh), given to the
+# program itself, so that the bound scales with it.
+T=$((1 * SB_TEST_TIME_SCALE))
+STATBENCH=$SB_TEST_STATBENCH
 BOUND_MS=$(((3 * T + 5) * 1000))
 
 # budget NAME ARGS...: run statbench --max-time $T ARGS in the background,
@@ -96,7 +99,7 @@ else
         grep -q 'budget: samples of about [0-9]* us instead of --sample-us 200000' \
         "$tmp/fits.out"
     check "  and that --min-samples do not fit" \
-        grep -q 'budget: the plan needs about .* more than --max-time 1' \
+        grep -q "budget: the plan needs about .* more than --max-time $T" \
         "$tmp/fits.out"
 fi
 

@@ -198,9 +198,10 @@ if command -v pgrep >/dev/null && [ -d /proc/self ]; then
     killed=
     i=0
     while [ $i -lt 200 ] && kill -0 $pid 2>/dev/null; do
-        # Children only count once the libtool wrapper has exec'd.
+        # Children only count once the libtool wrapper has exec'd (under
+        # qemu-user by binfmt, the program's exe is qemu's).
         case $(readlink "/proc/$pid/exe" 2>/dev/null) in
-        *statbench*)
+        *statbench* | *aarch64-binfmt* | *qemu-aarch64*)
             c=$(pgrep -P $pid | head -n 1)
             if [ -n "$c" ] && [ -z "$first" ]; then
                 first=$c

@@ -15,6 +15,8 @@
 # The library side (sb_kernel_failed, sb_run_empty_cells, the gate, a
 # kernel that calls exit()) is tests/test_failures.c.
 . "${top_srcdir:-.}/tests/lib.sh"
+skip_emulated "runs under an address-space limit" \
+    "qemu-user maps the program's memory itself, inside its own address space"
 
 run_scratch sbfail
 

@@ -60,6 +60,38 @@ static inline void tap_skip(const char *fmt, ...)
     fflush(stdout);
 }
 
+/* The reason a check cannot run under emulation, or NULL when the test
+ * does not run under emulation: SB_TEST_EMULATED set, and not "0"
+ * (tools/aarch64.sh sets it for qemu-user; tests/lib.sh reads it too).
+ * qemu-user maps the guest's memory itself, inside its own address
+ * space, so an RLIMIT_AS or a count of page faults or of mapped pages
+ * measures the emulator, not the kernel's work for the program. */
+static inline const char *tap_emulated(void)
+{
+    const char *e = getenv("SB_TEST_EMULATED");
+    if (!e || !*e || !strcmp(e, "0"))
+        return NULL;
+    return "under emulation (SB_TEST_EMULATED): qemu-user maps the "
+           "program's memory itself";
+}
+
+/* The factor a time bound grows by under emulation: SB_TEST_TIME_SCALE
+ * (a whole number, 20 unless set; tests/lib.sh scales the shell tests'
+ * budgets by the same), and 1 when the test does not run under
+ * emulation. */
+static inline double tap_time_scale(void)
+{
+    const char *s = getenv("SB_TEST_TIME_SCALE");
+    char *end;
+    long v;
+    if (!tap_emulated())
+        return 1.0;
+    if (!s || !*s)
+        return 20.0;
+    v = strtol(s, &end, 10);
+    return *end == '\0' && v >= 1 ? (double)v : 20.0;
+}
+
 /* Integer equality, printing both values on failure. */
 #define TAP_IS_INT(got, want, ...)                                        \
     do {                                                                  \

@@ -236,6 +236,11 @@ static void test_mmap_populate(size_t unit, const char *why)
     void *p;
 
     check_call_faults("mmap_populate", unit, why);
+    if (tap_emulated()) {
+        tap_skip("mmap_populate: where the faults are taken: %s",
+                 tap_emulated());
+        return;
+    }
     d_map = minflt();
     p = mmap(NULL, ALLOC_N, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -395,6 +400,10 @@ static void test_thp(void)
         tap_skip("thp: %s", why ? why : "unavailable");
         return;
     }
+    if (tap_emulated()) {
+        tap_skip("thp: the faults of one call: %s", tap_emulated());
+        return;
+    }
     state = setup_or_bail(k, ALLOC_N, 0, 0);
     k->fn(NULL, NULL, ALLOC_N, state);
     fb0 = vmstat("thp_fault_fallback");
@@ -439,6 +448,11 @@ static void test_no_leak(void)
     static const char *const names[] = {"mmap_touch", "mmap_populate",
                                         "thp"};
     const size_t n = 3 * MIB + 123;
+    if (tap_emulated()) {
+        tap_skip("the alloc kernels leave the address space as it was: %s",
+                 tap_emulated());
+        return;
+    }
     for (int i = 0; i < 3; i++) {
         const sb_kernel *k = row(names[i]);
         void *state;

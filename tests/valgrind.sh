@@ -14,6 +14,8 @@
 # unchecked.  Skipped without valgrind, and in a sanitizer build (ASan's
 # shadow memory and interceptors cannot run under valgrind).
 . "${top_srcdir:-.}/tests/lib.sh"
+skip_emulated "valgrind on the command-line paths" \
+    "valgrind cannot run a program of the emulated architecture"
 
 if ! command -v valgrind >/dev/null 2>&1; then
     skip "command-line paths under valgrind" "valgrind not installed"
