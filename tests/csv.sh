@@ -147,7 +147,8 @@ chk "measured: unit and timer_hz are the JSON's timer" "$tmp/m.csv" "
 import json
 t = json.load(open(sys.argv[1] + '/m.json'))['meta']['timer']
 for d in cells:
-    unit = {'tsc': 'ticks', 'clock_monotonic_raw': 'ns'}[t['kind']]
+    unit = {'tsc': 'ticks', 'cntvct': 'ticks',
+            'clock_monotonic_raw': 'ns'}[t['kind']]
     assert d['unit'] == unit, (d['unit'], t['kind'])
     # The JSON keeps 10 digits, the CSV 17.
     assert abs(float(d['timer_hz']) / t['hz'] - 1) < 1e-9, (d['timer_hz'], t)

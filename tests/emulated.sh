@@ -10,6 +10,8 @@
 # --max-time=N) whose N is a plain decimal number becomes N times
 # $SB_TEST_TIME_SCALE; any other value (a hostile one a test means to be
 # refused) is passed on unchanged, and so is every other argument.
+# statbench cmd is left as it is: the commands it times are the host's,
+# at the host's speed, and its tests set budgets by their durations.
 # The real program is $SB_TEST_STATBENCH; lib.sh sets both.
 scale=${SB_TEST_TIME_SCALE:-}
 case $scale in
@@ -24,6 +26,7 @@ scaled() { # scaled N: N * scale when N is a plain decimal number, else N
     *) awk -v n="$1" -v s="$scale" 'BEGIN { printf "%.6g\n", n * s }' ;;
     esac
 }
+[ "${1:-}" = cmd ] && exec "$SB_TEST_STATBENCH" "$@"
 n=$#
 budget=0
 for a; do
