@@ -1,35 +1,26 @@
 #!/bin/sh
 # tools/aarch64.sh [--install] BUILDDIR [TEST...]: cross-build statbench
 # for aarch64 in BUILDDIR (from this source tree, configured with
-# --host=aarch64-linux-gnu) and run tests under qemu-user, by binfmt, so
-# that the aarch64 code (src/arch/aarch64.c, the counter's reads in
+# --host=aarch64-linux-gnu) and run its tests under qemu-user, by binfmt,
+# so that the aarch64 code (src/arch/aarch64.c, the counter's reads in
 # src/arch/ticks.h, the kernels of kernels/copy_aarch64.c and
-# kernels/clear_aarch64.c) is built and run on an x86-64 machine.  TEST...: the
-# tests to run, as names in Makefile.am's TESTS ("tests/test_kernels"),
-# or "all" for the whole suite; none given, the tests below.  Under
-# emulation timing figures mean nothing: what this proves is that the
-# code builds, runs and gives right answers, never how fast anything is.
+# kernels/clear_aarch64.c) is built and run on an x86-64 machine.  TEST...:
+# the tests to run, as names in Makefile.am's TESTS ("tests/test_kernels");
+# none given (or "all"), the whole suite, as make -jN check with N the
+# CPUs (the suite is automake's parallel harness).  Under emulation
+# timing figures mean nothing: what this proves is that the code builds,
+# runs and gives right answers, never how fast anything is.
 #
-# The tests it runs by default are those whose answers do not depend on
-# the machine's speed or on what qemu-user emulates differently from a
-# kernel: the kernels' byte checks at every alignment, the statistics
-# against their references, the JSON and the writers, the timer, the
-# environment audit, the API and ABI, the plan's checks, the gate, the
-# loaded kernels, the profile, the stop and the budgets, and the static
-# checks of the tree.  Left out, with the reason:
-#   - the Monte Carlo suites (test_montecarlo, test_merge, test_runlevel,
-#     test_compare_clocks): minutes each under emulation;
-#   - test_intervals: GSL's binomial CDF returns NaN at n = 10^6 under
-#     qemu-aarch64 (quantile intervals of a million samples fail), not
-#     yet seen on hardware;
-#   - test_failures, test_sysalloc, failures.sh: qemu-user maps memory
-#     itself, so address-space limits and page faults are not the
-#     kernel's;
-#   - the command-line suites that give a run a native time budget or
-#     find the measuring child by /proc/PID/exe (cli.sh, csv.sh,
-#     output.sh, stats_cli.sh, loaded.sh, signals.sh and the like);
-#   - tests that build programs with the host's compilers or tools
-#     (codegen.sh, cxx_header.sh, embed.sh, examples.sh, valgrind.sh).
+# The tests run with SB_TEST_EMULATED=1, their one way of knowing they
+# run under emulation, ten to fifty times slower than the host: the
+# shell tests scale every run's --max-time (tests/lib.sh,
+# tests/emulated.sh), and the few that cannot work under qemu-user skip
+# with the reason: those that build programs with the host's compilers
+# (cxx_header.sh, embed.sh, examples.sh), valgrind.sh (valgrind cannot
+# run an aarch64 program), and those that limit or count the address
+# space and its page faults (test_failures' and test_sysalloc's checks of
+# it, failures.sh), which qemu-user maps itself.  OBJDUMP is the cross
+# objdump, so that codegen.sh reads the aarch64 library.
 #
 # --install (as root, Debian 12) first installs what it needs: the cross
 # compiler, qemu-user-static, and the arm64 libraries.  libgsl-dev is not
@@ -118,21 +109,26 @@ file .libs/statbench 2>/dev/null | grep -q 'ARM aarch64' ||
 ./statbench --version >/dev/null ||
     { echo "aarch64: statbench does not run under qemu" >&2; exit 1; }
 
-default="tests/test_stats tests/test_compare tests/test_coverage
-tests/test_kernels tests/test_kstores tests/test_json tests/test_schema
-tests/test_csv tests/test_tex tests/test_plot tests/test_api tests/test_abi
-tests/test_env tests/test_timer tests/test_metric tests/test_reanalyse
-tests/test_redecide tests/test_replay tests/test_parse tests/test_gate
-tests/test_progress_state tests/test_loaded tests/test_profile
-tests/test_stop tests/test_budget tests/deps.sh tests/exports.sh
-tests/mutants.sh tests/manpage.sh tests/optguard.sh"
+SB_TEST_EMULATED=1
+OBJDUMP=${OBJDUMP:-aarch64-linux-gnu-objdump}
+export SB_TEST_EMULATED OBJDUMP
+# cpu_s: the CPU seconds (user and system) of this script's children so
+# far, from times' second line ("0m1.50s 0m0.20s"); times runs in this
+# shell (in a $(...) it would see the subshell's children, none).
+cpu_s() {
+    times >times.out
+    sed -n 2p times.out |
+        awk '{ t = 0
+               for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] }
+               printf "%.0f\n", t }'
+}
 rm -f test-suite.log
-if [ "${1:-}" = all ]; then
-    make check >check.out 2>&1
-elif [ $# -gt 0 ]; then
-    make check TESTS="$*" >check.out 2>&1
+t0=$(date +%s)
+cpu_s >cpu0.out
+if [ $# -eq 0 ] || [ "$*" = all ]; then
+    make -j"$(nproc)" check >check.out 2>&1
 else
-    make check TESTS="$(echo $default)" >check.out 2>&1
+    make -j"$(nproc)" check TESTS="$*" >check.out 2>&1
 fi
 rc=$?
 count() {
@@ -147,5 +143,10 @@ p=$(count PASS) f=$(count FAIL) e=$(count ERROR) s=$(count SKIP)
 f=$(( ${f:-0} + ${e:-0} ))
 [ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
 grep -E '^(FAIL|ERROR):' test-suite.log | head -n 20
+# The tests' wall time and their CPU time: on a shared machine the wall
+# time grows with the others' load, the CPU time much less.
+cpu_s >cpu1.out
+echo "aarch64: the tests took $(($(date +%s) - t0)) s," \
+    "$(($(cat cpu1.out) - $(cat cpu0.out))) s of CPU time"
 echo "aarch64: ${p:-0} passed, $f failed, ${s:-0} skipped"
 [ "$f" -eq 0 ]
