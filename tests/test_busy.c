@@ -52,7 +52,7 @@ static sb_run *run_cell(size_t bytes, int reject, int cpu, double max_time,
     sb_measure_options_init(&o);
     o.invocations = o.max_invocations = invocations;
     o.min_samples = o.max_samples = 64;
-    o.max_time = max_time;
+    o.max_time = max_time * tap_time_scale(); /* longer under emulation */
     o.reject = reject;
     o.cpu = cpu;
     sb_plan_add(plan, sb_kernel_find("mmap_touch"), bytes, 0, 0, NULL);

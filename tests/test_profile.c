@@ -705,7 +705,7 @@ static void test_gate(void)
 
     snprintf(gdir, sizeof gdir, "%s/gate", dir);
     sb_measure_options_init(&m);
-    m.max_time = 1.5;
+    m.max_time = 1.5 * tap_time_scale(); /* longer under emulation */
     m.invocations = 2;
     m.profile_dir = gdir;
     if (!compared(&m, &c, &run, &err, "sb_compare_functions"))
