@@ -256,6 +256,29 @@ check "a list's key written with an escape: read all the same (rc $rc)" \
 printf '{"results": [1, "x"]}\n' >"$tmp/scalars.json"
 check "scalars as a list's elements: refused, naming the first" \
     bad_input "scalars.json: results[0]: not an object" analyze "$tmp/scalars.json"
+# The commas between a list's elements never reach jansson when the
+# elements stay on disk: an empty element is refused all the same, as it
+# is in a document read whole, naming it.
+gb comma2.json "$row,,$row"
+check "gbench: two commas in a row: refused, naming the empty element" \
+    bad_input "comma2.json: benchmarks[1]: missing (a stray ',' in the list)" \
+    analyze "$tmp/comma2.json"
+gb comma_lead.json ",$row"
+check "gbench: a comma before the first element: refused, naming it" \
+    bad_input "comma_lead.json: benchmarks[0]: missing (a stray ','" \
+    analyze "$tmp/comma_lead.json"
+gb comma_trail.json "$row, "
+check "gbench: a comma after the last element: refused, naming it" \
+    bad_input "comma_trail.json: benchmarks[1]: missing (a stray ','" \
+    analyze "$tmp/comma_trail.json"
+printf '{"results": [{"command": "a", "times": [0.1, 0.2]} ,\n ,{"command": "b", "times": [0.1]}]}\n' \
+    >"$tmp/comma_hf.json"
+check "hyperfine: two commas in a row: refused, naming the empty element" \
+    bad_input "comma_hf.json: results[1]: missing (a stray ','" \
+    report "$tmp/comma_hf.json"
+cat "$tmp/comma2.json" | "$STATBENCH" analyze - >/dev/null 2>"$tmp/err"
+check "two commas in a row from a pipe (read whole): not JSON" \
+    grep -q "not JSON (line 1" "$tmp/err"
 printf '{"foo": 1}\n' >"$tmp/unknown.json"
 check "a JSON of no known tool: refused, naming the keys and --from" \
     bad_input 'unknown.json: not a statbench run, nor Google Benchmark' \

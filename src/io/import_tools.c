@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "json_scan.h"
 #include "load.h"
 #include "meta.h"
 #include "plan.h"
@@ -938,30 +939,24 @@ static int detect(json_t *root, const char *file, int *format,
  * elements of its top-level "benchmarks" and "results" lists (the
  * skeleton, which keeps the lists, empty) is kept and parsed, and each
  * element is only noted as a range of bytes, parsed later one at a time
- * (el_get).  It follows strings and nesting as JSON's grammar allows; a
- * key written with escapes is not recognised (its list stays in the
- * skeleton).  A statbench run (a root key "schema" or "cells"), a root
- * string written with an escape, and anything odd (a skeleton past
- * SPLIT_SKELETON_MAX, nesting past SPLIT_DEPTH_MAX, a document that does
- * not end where JSON would) sends the file to the whole-document reader,
- * which caps a run's cells as it reads and whose message names the
- * line. */
+ * (el_get).  It follows strings and nesting as JSON's grammar allows
+ * (json_scan.h); a key written with escapes is not recognised (its list
+ * stays in the skeleton).  The commas between the elements never reach a
+ * parser, so the scanner checks them: an empty element ("[1,,2]", "[,1]",
+ * "[1,]") is refused, naming it, as jansson refuses the whole document.
+ * A statbench run (a root key "schema" or "cells"), a root string written
+ * with an escape, and anything odd (a skeleton past SPLIT_SKELETON_MAX,
+ * nesting past SB__JSCAN_DEPTH_MAX, a document that does not end where
+ * JSON would) sends the file to the whole-document reader, which caps a
+ * run's cells as it reads and whose message names the line. */
 #define SPLIT_SKELETON_MAX ((size_t)64 << 20)
-#define SPLIT_DEPTH_MAX 4096
 /* Elements of the two lists at most: as many as values a file may hold,
  * and twice for the aggregate rows beside them. */
 #define SPLIT_ELEMENTS_MAX (2 * (size_t)SB_IMPORT_MAX_VALUES)
 
 struct split {
-    off_t pos;      /* of the byte being read */
-    int depth;      /* nesting of objects and lists, 1 inside the root */
-    int in_str, esc;
-    char key[12];   /* a string of the root object as it is read */
-    size_t keylen;  /* past sizeof key when it cannot be a list's key */
-    int was_key;    /* the last string of the root named list 1 or 2 */
-    int colon;      /* ... and a ':' followed it */
-    int in_list;    /* inside list 1 ("benchmarks") or 2 ("results") */
-    int in_elem;    /* inside an element of it */
+    off_t pos;      /* of the first byte the scanner reads next */
+    struct sb__jscan js;
     off_t elem_start;
     char *skel;
     size_t slen, scap;
@@ -970,10 +965,14 @@ struct split {
     int oom;
 };
 
-/* c onto the skeleton: 0, or -1 past its cap or out of memory. */
-static int keep(struct split *s, char c)
+/* The list numbers the scanner watches, 1 + the index of sp. */
+static const char *const split_lists[] = {"benchmarks", "results"};
+
+/* len bytes at b onto the skeleton: 0, or -1 past its cap or out of
+ * memory. */
+static int keep(struct split *s, const char *b, size_t len)
 {
-    if (s->slen + 1 >= s->scap) {
+    while (s->slen + len >= s->scap) {
         size_t ncap = s->scap ? 2 * s->scap : 65536;
         char *t;
         if (ncap > SPLIT_SKELETON_MAX) {
@@ -987,16 +986,18 @@ static int keep(struct split *s, char c)
         s->skel = t;
         s->scap = ncap;
     }
-    s->skel[s->slen++] = c;
+    memcpy(s->skel + s->slen, b, len);
+    s->slen += len;
     return 0;
 }
 
-/* The element that ends before pos recorded in the list's spans. */
-static int add_span(struct split *s)
+/* The element of list (1 or 2) that ends before end recorded in its
+ * spans. */
+static int add_span(struct split *s, int list, off_t end)
 {
-    struct spans *sp = &s->sp[s->in_list - 1];
+    struct spans *sp = &s->sp[list - 1];
 
-    if (sp->n + s->sp[2 - s->in_list].n >= SPLIT_ELEMENTS_MAX) {
+    if (sp->n + s->sp[2 - list].n >= SPLIT_ELEMENTS_MAX) {
         s->odd = 1; /* the whole reader refuses it by its values */
         return -1;
     }
@@ -1015,148 +1016,77 @@ static int add_span(struct split *s)
         sp->cap = ncap;
     }
     sp->start[sp->n] = s->elem_start;
-    sp->len[sp->n++] = (size_t)(s->pos - s->elem_start);
-    s->in_elem = 0;
+    sp->len[sp->n++] = (size_t)(end - s->elem_start);
     return 0;
 }
 
-static int is_space(char c)
+/* The len bytes at b that the scanner read last (the last of them did
+ * s->js.ev), list the watched list before them: 0, or -1 to stop
+ * reading. */
+static int split_bytes(struct split *s, const char *b, size_t len, int list)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+    unsigned ev = s->js.ev;
+    off_t at = s->pos + (off_t)len - 1; /* the byte of ev */
 
-/* One byte of the document: 0, or -1 to stop reading. */
-static int split_byte(struct split *s, char c)
-{
-    int start_list = 0;
-
-    if (s->in_str) {
-        if (s->esc)
-            s->esc = 0;
-        else if (c == '\\') {
-            s->esc = 1;
-            s->keylen = sizeof s->key;
-            /* A root string with an escape may be a key the scanner
-             * cannot read ("\u0073chema"): the whole-document reader,
-             * which caps a run's cells as the bytes pass, takes it. */
-            if (s->depth == 1) {
-                s->odd = 1;
-                return -1;
-            }
-        } else if (c == '"') {
-            s->in_str = 0;
-            if (s->depth == 1 &&
-                ((s->keylen == 6 && !memcmp(s->key, "schema", 6)) ||
-                 (s->keylen == 5 && !memcmp(s->key, "cells", 5)))) {
-                /* A statbench run: its own reader, which counts its
-                 * cells as the bytes pass. */
-                s->odd = 1;
-                return -1;
-            }
-            if (s->depth == 1)
-                s->was_key = s->keylen == 10 &&
-                                     !memcmp(s->key, "benchmarks", 10)
-                                 ? 1
-                             : s->keylen == 7 && !memcmp(s->key, "results", 7)
-                                 ? 2
-                                 : 0;
-        } else if (s->depth == 1 && s->keylen < sizeof s->key)
-            s->key[s->keylen++] = c;
-        else
-            s->keylen = sizeof s->key;
-        return s->in_list ? 0 : keep(s, c);
+    if (ev & (SB__JS_BAD | SB__JS_EMPTY)) {
+        s->odd = !(ev & SB__JS_EMPTY);
+        return -1;
     }
-    if (is_space(c))
-        return s->in_list ? 0 : keep(s, c);
-    if (s->in_list) {
-        /* An element's bytes, and the commas between them, stay on disk;
-         * the list's ']' ends it in the skeleton too. */
-        if (s->depth == 2 && (c == ',' || c == ']')) {
-            if (s->in_elem && add_span(s) != 0)
-                return -1;
-            if (c == ',')
-                return 0;
-            s->in_list = 0;
-            s->depth--;
-            return keep(s, c);
-        }
-        if (!s->in_elem) {
-            s->in_elem = 1;
-            s->elem_start = s->pos;
-        }
-        if (c == '"')
-            s->in_str = 1;
-        else if (c == '{' || c == '[') {
-            if (++s->depth > SPLIT_DEPTH_MAX) {
-                s->odd = 1;
-                return -1;
-            }
-        } else if (c == '}' || c == ']') {
-            if (--s->depth < 2) {
-                s->odd = 1;
-                return -1;
-            }
-        }
-        return 0;
-    }
-    if (s->depth == 1 && c != ':') {
-        /* The value after a list's key: is it the list? */
-        if (s->colon && c == '[')
-            start_list = s->colon;
-        if (c != '"')
-            s->was_key = 0;
-        s->colon = 0;
-    }
-    switch (c) {
-    case '"':
-        s->in_str = 1;
-        s->keylen = 0;
-        break;
-    case ':':
-        if (s->depth == 1)
-            s->colon = s->was_key;
-        s->was_key = 0;
-        break;
-    case '{':
-    case '[':
-        if (++s->depth > SPLIT_DEPTH_MAX) {
+    if (ev & SB__JS_KEY) {
+        /* A statbench run (its own reader counts its cells as the bytes
+         * pass), or a root string with an escape, which may be a key the
+         * scanner cannot read ("\u0073chema"): the whole-document reader
+         * takes it. */
+        if (s->js.escaped || sb__jscan_key_is(&s->js, "schema") ||
+            sb__jscan_key_is(&s->js, "cells")) {
             s->odd = 1;
             return -1;
         }
-        break;
-    case '}':
-    case ']':
-        if (--s->depth < 0) {
-            s->odd = 1;
-            return -1;
-        }
-        break;
-    default:
-        break;
+        for (int k = 0; k < 2; k++)
+            if (sb__jscan_key_is(&s->js, split_lists[k]))
+                s->js.watch = k + 1;
     }
-    if (start_list) {
-        s->in_list = start_list;
-        s->in_elem = 0;
-        s->sp[start_list - 1].split = 1;
-    }
-    return keep(s, c);
+    if ((ev & SB__JS_END) && add_span(s, list, at) != 0)
+        return -1;
+    if (ev & SB__JS_BEGIN)
+        s->elem_start = at;
+    if (ev & SB__JS_OPEN)
+        s->sp[s->js.list - 1].split = 1;
+    /* An element's bytes, and the commas between them, stay on disk; the
+     * list's '[' and ']' go to the skeleton, which keeps it empty. */
+    if (!list)
+        return keep(s, b, len);
+    return ev & SB__JS_CLOSE ? keep(s, b + len - 1, 1) : 0;
 }
 
 /* f read by the scanner into its skeleton's root and the spans: SB_OK,
- * SB_ENOMEM, or SB_EAGAIN-like 1: read the whole document instead. */
-static int split_read(FILE *f, struct split *s, json_t **root)
+ * SB_ENOMEM, SB_EIO (an empty element in a list), or 1: read the whole
+ * document instead. */
+static int split_read(FILE *f, struct split *s, const char *name,
+                      json_t **root, sb_error *err)
 {
     char buf[65536];
     json_error_t je;
     size_t n;
 
     s->pos = ftello(f);
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        for (size_t i = 0; i < n; i++, s->pos++)
-            if (split_byte(s, buf[i]) != 0)
-                return s->oom ? SB_ENOMEM : 1;
-    }
-    if (ferror(f) || s->depth != 0 || s->in_str || s->in_list)
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t i = 0, k; i < n; i += k, s->pos += (off_t)k) {
+            int list = s->js.list;
+            k = sb__jscan(&s->js, buf + i, n - i);
+            if (split_bytes(s, buf + i, k, list) == 0)
+                continue;
+            if (s->oom)
+                return SB_ENOMEM;
+            if (s->odd)
+                return 1;
+            return sb__error(err, SB_EIO,
+                             "%s: %s[%zu]: missing (a stray ',' in the "
+                             "list)",
+                             name, split_lists[s->js.list - 1],
+                             s->js.nelem);
+        }
+    if (ferror(f) || s->js.depth != 0 || s->js.in_str || s->js.list)
         return 1;
     *root = json_loadb(s->skel, s->slen, JSON_REJECT_DUPLICATES, &je);
     return *root ? SB_OK : 1;
@@ -1213,10 +1143,12 @@ int sb_run_import_new(FILE *f, const char *name, int format,
     if (start >= 0 && fseeko(f, start, SEEK_SET) == 0) {
         if (!(sp = calloc(1, sizeof *sp)))
             return sb__error(err, SB_ENOMEM, "out of memory");
-        rc = split_read(f, sp, &root);
-        if (rc == SB_ENOMEM) {
+        rc = split_read(f, sp, name, &root, err);
+        if (rc == SB_ENOMEM || rc == SB_EIO) {
             split_free(sp);
-            return sb__error(err, SB_ENOMEM, "out of memory");
+            return rc == SB_ENOMEM
+                       ? sb__error(err, SB_ENOMEM, "out of memory")
+                       : rc;
         }
         if (rc != SB_OK) {
             split_free(sp);

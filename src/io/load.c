@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "json_scan.h"
 #include "load.h"
 #include "loaded.h"
 #include "plan.h"
@@ -272,87 +273,33 @@ static int load_merged(sb_run *run, json_t *root, const char *name,
  * cells: a file of a million cells took 12 s and 950 MB to be refused,
  * and an endless stream grew without bound.  The reader below hands the
  * file to jansson and counts the elements of the top-level "cells" array
- * as the bytes pass, so that a document past SB__MAX_CELLS stops at the
- * cell beyond the cap.  It follows strings and nesting only, as JSON's
- * grammar allows; a key written with escapes is not recognised, and such
- * a file is refused by check_header after the parse instead. */
+ * as the bytes pass (json_scan.h), so that a document past SB__MAX_CELLS
+ * stops at the cell beyond the cap.  A key written with escapes is not
+ * recognised, and such a file is refused by check_header after the parse
+ * instead; where the scanner stops (a broken nesting, an empty element)
+ * jansson refuses the document at that byte. */
 struct cell_count {
     FILE *f;
-    int depth;      /* nesting of objects and arrays, 1 inside the root */
-    int in_str, esc;
-    char key[8];    /* a string of the root object as it is read */
-    size_t keylen;  /* its length, or past sizeof key when not "cells" */
-    int was_cells;  /* the last string of the root object was "cells" */
-    int colon;      /* ... and a ':' followed it: the value comes next */
-    int in_cells;   /* inside the cells array (at depth 2) */
-    int pending;    /* an element of it begun since the last ',' */
+    struct sb__jscan js;
     size_t ncells;
     int over;       /* more than SB__MAX_CELLS: reading stopped */
     int rd_errno;   /* a read failed: its errno */
     char buf[65536];
 };
 
-static void count_byte(struct cell_count *s, char c)
+/* buf[0..n) counted: 0, or -1 past the cap. */
+static int count_cells(struct cell_count *s, size_t n)
 {
-    if (s->in_str) {
-        if (s->esc)
-            s->esc = 0;
-        else if (c == '\\') {
-            s->esc = 1;
-            s->keylen = sizeof s->key; /* escaped: not recognised */
-        } else if (c == '"') {
-            s->in_str = 0;
-            if (s->depth == 1)
-                s->was_cells = s->keylen == 5 && !memcmp(s->key, "cells", 5);
-        } else if (s->depth == 1 && s->keylen < sizeof s->key)
-            s->key[s->keylen++] = c;
-        else
-            s->keylen = sizeof s->key;
-        return;
-    }
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-        return;
-    if (s->in_cells && s->depth == 2 && c != ',' && c != ']' &&
-        !s->pending) {
-        s->pending = 1;
-        if (++s->ncells > SB__MAX_CELLS)
+    for (size_t i = 0; i < n;) {
+        i += sb__jscan(&s->js, s->buf + i, n - i);
+        if (s->js.ev & SB__JS_KEY)
+            s->js.watch = sb__jscan_key_is(&s->js, "cells");
+        if ((s->js.ev & SB__JS_BEGIN) && ++s->ncells > SB__MAX_CELLS) {
             s->over = 1;
+            return -1;
+        }
     }
-    if (s->depth == 1 && c != ':') {
-        /* The value after "cells": is it the array? */
-        if (s->colon && c == '[')
-            s->in_cells = 1, s->pending = 0;
-        if (c != '"')
-            s->was_cells = 0;
-        s->colon = 0;
-    }
-    switch (c) {
-    case '"':
-        s->in_str = 1;
-        s->keylen = 0;
-        break;
-    case ':':
-        if (s->depth == 1)
-            s->colon = s->was_cells;
-        s->was_cells = 0;
-        break;
-    case ',':
-        if (s->in_cells && s->depth == 2)
-            s->pending = 0;
-        break;
-    case '{':
-    case '[':
-        s->depth++;
-        break;
-    case '}':
-    case ']':
-        if (s->in_cells && s->depth == 2)
-            s->in_cells = 0;
-        s->depth--;
-        break;
-    default:
-        break;
-    }
+    return 0;
 }
 
 static size_t count_read(void *buffer, size_t buflen, void *data)
@@ -371,9 +318,7 @@ static size_t count_read(void *buffer, size_t buflen, void *data)
     }
     if (n == 0)
         return 0;
-    for (size_t i = 0; i < n && !s->over; i++)
-        count_byte(s, s->buf[i]);
-    if (s->over)
+    if (count_cells(s, n) != 0)
         return (size_t)-1;
     memcpy(buffer, s->buf, n);
     return n;
