@@ -53,6 +53,19 @@ int sb__timer_kind_json(const char *json);
  * code so that callers can write "return sb__error(err, SB_EINVAL, ...)". */
 int sb__error(sb_error *err, int code, const char *fmt, ...) SB__PRINTF(3, 4);
 
+/* mem.c: p, an array of *cap elements of size bytes (NULL and 0 at
+ * first), grown to twice as many (first when empty), *cap updated: the
+ * new array, or NULL when out of memory, p and *cap then unchanged and p
+ * still the caller's to free.  Called when the array is full:
+ *     if (n == cap && !(t = sb__grow(v, &cap, sizeof *t, 16))) ...  */
+void *sb__grow(void *p, size_t *cap, size_t size, size_t first);
+/* mem.c: free() of each of the n pointers at p; SB__FREE_ALL(a, b, ...)
+ * frees each of its arguments, object pointers that are not const. */
+void sb__free_each(void *const *p, size_t n);
+#define SB__FREE_ALL(...)                                                  \
+    sb__free_each((void *const[]){__VA_ARGS__},                            \
+                  sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+
 /* A struct the library fills in the caller's memory (sb_comparison,
  * sb_timer_info, ...): its layouts are prefixes of each other, with a
  * size_t size first, which the caller sets to the sizeof it compiled.

@@ -196,12 +196,10 @@ static int find_set(struct imp *im, const char *raw, size_t at,
         return bad(im, "more than %d cells (benchmarks or commands)",
                    SB__MAX_CELLS);
     if (im->nsets == im->cap) {
-        size_t ncap = im->cap ? 2 * im->cap : 16;
-        struct imp_set *t = realloc(im->sets, ncap * sizeof *t);
+        struct imp_set *t = sb__grow(im->sets, &im->cap, sizeof *t, 16);
         if (!t)
             return sb__error(im->err, SB_ENOMEM, "out of memory");
         im->sets = t;
-        im->cap = ncap;
     }
     s = &im->sets[im->nsets];
     *s = (struct imp_set){.raw = strdup(raw), .first = at,
@@ -225,12 +223,10 @@ static int push_value(struct imp *im, struct imp_set *s, double x)
                        "many from one file",
                    SB_IMPORT_MAX_VALUES);
     if (s->n == s->cap) {
-        size_t ncap = s->cap ? 2 * s->cap : 16;
-        double *t = realloc(s->v, ncap * sizeof *t);
+        double *t = sb__grow(s->v, &s->cap, sizeof *t, 16);
         if (!t)
             return sb__error(im->err, SB_ENOMEM, "out of memory");
         s->v = t;
-        s->cap = ncap;
     }
     s->v[s->n++] = x;
     im->nvalues++;
@@ -241,12 +237,10 @@ static int push_value(struct imp *im, struct imp_set *s, double x)
 static int push_invocation(struct imp *im, struct imp_set *s, size_t k)
 {
     if (s->ninv == s->invcap) {
-        size_t ncap = s->invcap ? 2 * s->invcap : 16;
-        size_t *t = realloc(s->inv, ncap * sizeof *t);
+        size_t *t = sb__grow(s->inv, &s->invcap, sizeof *t, 16);
         if (!t)
             return sb__error(im->err, SB_ENOMEM, "out of memory");
         s->inv = t;
-        s->invcap = ncap;
     }
     s->inv[s->ninv++] = k;
     return SB_OK;

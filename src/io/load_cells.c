@@ -158,12 +158,7 @@ struct set {
 
 static void set_free(struct set *s)
 {
-    free(s->ticks);
-    free(s->ctr);
-    free(s->clk);
-    free(s->probes);
-    free(s->flags);
-    free(s->at);
+    SB__FREE_ALL(s->ticks, s->ctr, s->clk, s->probes, s->flags, s->at);
     memset(s, 0, sizeof *s);
 }
 

@@ -50,11 +50,7 @@ void sb__fig_free(sb__fig *F)
         unlink(F->gp_tmp);
     if (F->dat_tmp)
         unlink(F->dat_tmp);
-    free(F->gp_tmp);
-    free(F->dat_tmp);
-    free(F->stem);
-    free(F->gp_path);
-    free(F->dat_path);
+    SB__FREE_ALL(F->gp_tmp, F->dat_tmp, F->stem, F->gp_path, F->dat_path);
 }
 
 /* Which figure: the one asked for, or under SB_PLOT_AUTO the first of

@@ -301,15 +301,9 @@ void sb_run_free(sb_run *run)
     sb__before_free(run);
     for (size_t i = 0; run->own_kernels && i < run->nown; i++)
         free((char *)run->own_kernels[i].name);
-    free(run->own_kernels);
-    free(run->cells);
-    free(run->cmp);
-    free(run->command);
-    free(run->inv_run);
-    free(run->runs);
-    free(run->title);
-    free(run->inv_clock);
-    free(run->inv_quiet);
+    SB__FREE_ALL(run->own_kernels, run->cells, run->cmp, run->command,
+                 run->inv_run, run->runs, run->title, run->inv_clock,
+                 run->inv_quiet);
     sb__run_free_loaded(run);
     free(run);
 }
