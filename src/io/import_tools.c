@@ -214,6 +214,27 @@ static int find_set(struct imp *im, const char *raw, size_t at,
     return SB_OK;
 }
 
+/* The set of a cell that element at of the list names raw, where each
+ * cell is named once (a command, a pyperf benchmark): SB_OK with *out, or
+ * SB_EIO when the name is empty or repeats an earlier element's. */
+static int new_set(struct imp *im, const char *raw, size_t at,
+                   struct imp_set **out)
+{
+    char buf[80];
+    int rc;
+
+    if (!raw[0])
+        return bad(im, "%s[%zu]%s: empty", im->name_list, at,
+                   im->name_key);
+    if ((rc = find_set(im, raw, at, out)) != SB_OK)
+        return rc;
+    if ((*out)->n)
+        return bad(im, "%s[%zu]%s: '%s' repeats %s[%zu]", im->name_list,
+                   at, im->name_key, shown(buf, sizeof buf, (*out)->name),
+                   im->name_list, (*out)->first);
+    return SB_OK;
+}
+
 /* Value x appended to set s: SB_OK, or SB_EIO past SB_IMPORT_MAX_VALUES,
  * SB_ENOMEM. */
 static int push_value(struct imp *im, struct imp_set *s, double x)
@@ -561,7 +582,7 @@ static int read_hyperfine(struct imp *im, json_t *root,
         struct imp_set *s;
         const char *cmd;
         size_t j, failed = 0;
-        char path[64], buf[80];
+        char path[64];
         if (!(r = el_get(im, "results", i)))
             return im->el_rc;
         if (!json_is_object(r))
@@ -576,14 +597,8 @@ static int read_hyperfine(struct imp *im, json_t *root,
                        !times ? "missing"
                        : !json_is_array(times) ? "not a list"
                                                : "empty");
-        if (!cmd[0])
-            return bad(im, "results[%zu].command: empty", i);
-        if ((rc = find_set(im, cmd, i, &s)) != SB_OK)
+        if ((rc = new_set(im, cmd, i, &s)) != SB_OK)
             return rc;
-        if (s->n)
-            return bad(im, "results[%zu].command: '%s' repeats "
-                           "results[%zu]",
-                       i, shown(buf, sizeof buf, s->name), s->first);
         json_array_foreach(times, j, t)
         {
             double x;
@@ -712,14 +727,8 @@ static int read_pyperf(struct imp *im, json_t *root,
         if (!json_is_array(runs))
             return bad(im, "benchmarks[%zu].runs: %s", i,
                        runs ? "not a list" : "missing");
-        if (!name[0])
-            return bad(im, "benchmarks[%zu].metadata.name: empty", i);
-        if ((rc = find_set(im, name, i, &s)) != SB_OK)
+        if ((rc = new_set(im, name, i, &s)) != SB_OK)
             return rc;
-        if (s->n)
-            return bad(im, "benchmarks[%zu].metadata.name: '%s' repeats "
-                           "benchmarks[%zu]",
-                       i, shown(buf, sizeof buf, s->name), s->first);
         json_array_foreach(runs, j, run)
         {
             json_t *vals, *v;
