@@ -186,6 +186,14 @@ gb() { # gb FILE ROWS: a Google Benchmark file of ROWS (JSON text)
     printf '{"context": {"date": "x", "host_name": "h"}, "benchmarks": [%s]}\n' \
         "$2" >"$tmp/$1"
 }
+# analyze_rc FILE OUT [OPTION...]: analyze of $tmp/FILE, its output in
+# $tmp/OUT, its errors in $tmp/err and its status in rc.
+analyze_rc() {
+    file=$1 out=$2
+    shift 2
+    "$STATBENCH" analyze "$tmp/$file" "$@" >"$tmp/$out" 2>"$tmp/err"
+    rc=$?
+}
 row='{"name": "B", "run_name": "B", "run_type": "iteration", "repetition_index": 0, "iterations": 10, "real_time": 5, "cpu_time": 5, "time_unit": "ns"}'
 gb wrongtype.json '{"name": "B", "run_type": "iteration", "real_time": "fast"}'
 check "gbench: real_time a string: refused, naming it" \
@@ -249,8 +257,7 @@ check "an element nested 5000 deep: refused, not a crash" \
     bad_input "deep2.json: not JSON" analyze "$tmp/deep2.json"
 printf '{"resul\\u0074s": [{"command": "a", "times": [0.1, 0.2]}]}\n' \
     >"$tmp/escaped.json"
-"$STATBENCH" analyze "$tmp/escaped.json" >"$tmp/escaped.out" 2>"$tmp/err"
-rc=$?
+analyze_rc escaped.json escaped.out
 check "a list's key written with an escape: read all the same (rc $rc)" \
     sh -c '[ "$1" -eq 0 ] && grep -q "^a " "$2"' sh "$rc" "$tmp/escaped.out"
 printf '{"results": [1, "x"]}\n' >"$tmp/scalars.json"
@@ -341,8 +348,7 @@ check "gbench: 100,001 benchmarks: refused, naming the cap" \
 # clean to one name are refused.
 printf '{"results": [{"command": "evil \\u001b]0;pwned\\u0007 \\u001b[31mred", "times": [0.1, 0.2, 0.3]}]}\n' \
     >"$tmp/esc.json"
-"$STATBENCH" analyze "$tmp/esc.json" >"$tmp/esc.out" 2>"$tmp/err"
-rc=$?
+analyze_rc esc.json esc.out
 check "a command with escape sequences: read (rc $rc), printed cleaned" \
     sh -c '[ "$1" -eq 0 ] && grep -q "evil ?\]0;pwned? ?\[31mred" "$2" &&
         ! grep -q "$(printf "\033")" "$2" "$3"' sh "$rc" "$tmp/esc.out" "$tmp/err"
@@ -354,16 +360,14 @@ check "two names that clean to one: refused, naming both" \
 long=$(awk 'BEGIN { for (i = 0; i < 5000; i++) printf "x" }')
 printf '{"results": [{"command": "%s", "times": [0.1, 0.2]}]}\n' "$long" \
     >"$tmp/long.json"
-"$STATBENCH" analyze "$tmp/long.json" -f csv >"$tmp/long.csv" 2>"$tmp/err"
-rc=$?
+analyze_rc long.json long.csv -f csv
 check "a name of 5000 bytes: read (rc $rc), cut to 200" \
     sh -c '[ "$1" -eq 0 ] && awk -F, "NR == 2 { exit !(length(\$1) <= 202) }" "$2"' \
     sh "$rc" "$tmp/long.csv"
 
 # Benchmarks in different units: all in ns.
 gb mixed.json '{"name": "A", "real_time": 2, "time_unit": "us"}, {"name": "A", "real_time": 3, "time_unit": "us"}, {"name": "B", "real_time": 500, "time_unit": "ns"}, {"name": "B", "real_time": 700, "time_unit": "ns"}'
-"$STATBENCH" analyze "$tmp/mixed.json" -f csv >"$tmp/mixed.csv" 2>"$tmp/err"
-rc=$?
+analyze_rc mixed.json mixed.csv -f csv
 check "gbench in us and ns: read (rc $rc), both in ns" \
     sh -c '[ "$1" -eq 0 ] && grep -q "^A,.*,ns," "$2" && grep -q "2500" "$2"' \
     sh "$rc" "$tmp/mixed.csv"

@@ -195,11 +195,16 @@ rc=$?
 check "a short run saved (rc $rc)" test "$rc" -eq 0 -a -s "$tmp/m.json"
 "$STATBENCH" report "$tmp/m.json" -q -f json -o "$tmp/m-as.json" \
     >/dev/null 2>&1
-for m in auto 5 measured; do
-    "$STATBENCH" report "$tmp/m.json" --shared-margin "$m" -q -f json \
-        -o "$tmp/m-$m.json" >/dev/null 2>"$tmp/err"
+# decided_again OPTION VALUE OUT: m.json reported as JSON into $tmp/OUT
+# with OPTION VALUE, which must exit 0.
+decided_again() {
+    "$STATBENCH" report "$tmp/m.json" "$1" "$2" -q -f json -o "$tmp/$3" \
+        >/dev/null 2>"$tmp/err"
     rc=$?
-    check "report --shared-margin $m (rc $rc)" test "$rc" -eq 0
+    check "report $1 $2 (rc $rc)" test "$rc" -eq 0
+}
+for m in auto 5 measured; do
+    decided_again --shared-margin "$m" "m-$m.json"
 done
 if [ -n "$PY" ]; then
     check "  kept + held are the recorded samples; measured is the run" \
@@ -236,10 +241,7 @@ check "report --chain-apart nonsense" bad_input "'x'" report "$tmp/m.json" \
     --chain-apart x
 if grep -q '"clock_source": "imul-chain"' "$tmp/m.json"; then
     for r in 1.5 1; do
-        "$STATBENCH" report "$tmp/m.json" --chain-apart "$r" -q -f json \
-            -o "$tmp/c-$r.json" >/dev/null 2>"$tmp/err"
-        rc=$?
-        check "report --chain-apart $r (rc $rc)" test "$rc" -eq 0
+        decided_again --chain-apart "$r" "c-$r.json"
     done
     if [ -n "$PY" ]; then
         check "  1.5 gives back the clocks as saved; 1 the faster chain's" \
