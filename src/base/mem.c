@@ -16,10 +16,11 @@ void *sb__grow(void *p, size_t *cap, size_t size, size_t first)
     void *t;
 
     if (ncap < *cap || ncap > SIZE_MAX / size)
-        return NULL;
+        return p;
     t = realloc(p, ncap * size);
-    if (t)
-        *cap = ncap;
+    if (!t)
+        return p;
+    *cap = ncap;
     return t;
 }
 

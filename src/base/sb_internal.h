@@ -54,11 +54,17 @@ int sb__timer_kind_json(const char *json);
 int sb__error(sb_error *err, int code, const char *fmt, ...) SB__PRINTF(3, 4);
 
 /* mem.c: p, an array of *cap elements of size bytes (NULL and 0 at
- * first), grown to twice as many (first when empty), *cap updated: the
- * new array, or NULL when out of memory, p and *cap then unchanged and p
- * still the caller's to free.  Called when the array is full:
- *     if (n == cap && !(t = sb__grow(v, &cap, sizeof *t, 16))) ...  */
+ * first), grown to twice as many (first when empty) and *cap updated;
+ * when out of memory, p itself with *cap unchanged (p still the
+ * caller's).  SB__ROOM(a, n, cap, first): true when array a, of n
+ * elements in use, has room for one more, grown so when it is full;
+ * false when out of memory, a unchanged:
+ *     if (!SB__ROOM(s->v, s->n, s->cap, 16)) return ...ENOMEM...;
+ *     s->v[s->n++] = x;  */
 void *sb__grow(void *p, size_t *cap, size_t size, size_t first);
+#define SB__ROOM(a, n, cap, first)                                         \
+    ((n) < (cap) ||                                                        \
+     ((a) = sb__grow((a), &(cap), sizeof *(a), (first)), (n) < (cap)))
 /* mem.c: free() of each of the n pointers at p; SB__FREE_ALL(a, b, ...)
  * frees each of its arguments, object pointers that are not const. */
 void sb__free_each(void *const *p, size_t n);

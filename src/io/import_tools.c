@@ -195,12 +195,8 @@ static int find_set(struct imp *im, const char *raw, size_t at,
     if (im->nsets == SB__MAX_CELLS)
         return bad(im, "more than %d cells (benchmarks or commands)",
                    SB__MAX_CELLS);
-    if (im->nsets == im->cap) {
-        struct imp_set *t = sb__grow(im->sets, &im->cap, sizeof *t, 16);
-        if (!t)
-            return sb__error(im->err, SB_ENOMEM, "out of memory");
-        im->sets = t;
-    }
+    if (!SB__ROOM(im->sets, im->nsets, im->cap, 16))
+        return sb__error(im->err, SB_ENOMEM, "out of memory");
     s = &im->sets[im->nsets];
     *s = (struct imp_set){.raw = strdup(raw), .first = at,
                           .name = cut_name(raw)};
@@ -243,12 +239,8 @@ static int push_value(struct imp *im, struct imp_set *s, double x)
         return bad(im, "more than %d values: statbench reads at most that "
                        "many from one file",
                    SB_IMPORT_MAX_VALUES);
-    if (s->n == s->cap) {
-        double *t = sb__grow(s->v, &s->cap, sizeof *t, 16);
-        if (!t)
-            return sb__error(im->err, SB_ENOMEM, "out of memory");
-        s->v = t;
-    }
+    if (!SB__ROOM(s->v, s->n, s->cap, 16))
+        return sb__error(im->err, SB_ENOMEM, "out of memory");
     s->v[s->n++] = x;
     im->nvalues++;
     return SB_OK;
@@ -257,12 +249,8 @@ static int push_value(struct imp *im, struct imp_set *s, double x)
 /* The last k values of s one invocation: SB_OK or SB_ENOMEM. */
 static int push_invocation(struct imp *im, struct imp_set *s, size_t k)
 {
-    if (s->ninv == s->invcap) {
-        size_t *t = sb__grow(s->inv, &s->invcap, sizeof *t, 16);
-        if (!t)
-            return sb__error(im->err, SB_ENOMEM, "out of memory");
-        s->inv = t;
-    }
+    if (!SB__ROOM(s->inv, s->ninv, s->invcap, 16))
+        return sb__error(im->err, SB_ENOMEM, "out of memory");
     s->inv[s->ninv++] = k;
     return SB_OK;
 }
@@ -297,6 +285,23 @@ static const char *meta_str(json_t *o, const char *key)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+/* The words of a note for the version at key of o: " of WHAT V", V cut
+ * to fit cut bytes (at most 80) and cleaned, in buf (96 bytes hold them
+ * for a WHAT of up to 12); "" when o has none. */
+static const char *version_words(char *buf, size_t size, json_t *o,
+                                 const char *key, const char *what,
+                                 size_t cut)
+{
+    const char *v = meta_str(o, key);
+    char c[80];
+
+    if (!v)
+        return "";
+    shown(c, cut < sizeof c ? cut : sizeof c, v);
+    snprintf(buf, size, " of %s %s", what, c);
+    return buf;
+}
+
 /* ---- the elements of a list, in memory or on disk ------------------- */
 
 /* The list arr of the document read next: in memory, or, when the
@@ -312,6 +317,22 @@ static void el_use(struct imp *im, json_t *arr, const struct spans *sp)
 static size_t el_count(const struct imp *im)
 {
     return im->spans ? im->spans->n : json_array_size(im->arr);
+}
+
+/* The list of root that names the cells (im->name_list) the one read
+ * next: SB_OK, or SB_EIO when it is missing, not a list or empty. */
+static int use_list(struct imp *im, json_t *root, const struct spans *sp)
+{
+    json_t *l = json_object_get(root, im->name_list);
+
+    if (json_is_array(l))
+        el_use(im, l, sp);
+    if (!json_is_array(l) || el_count(im) == 0)
+        return bad(im, "%s: %s", im->name_list,
+                   !l ? "missing"
+                   : !json_is_array(l) ? "not a list"
+                                       : "empty");
+    return SB_OK;
 }
 
 /* Element i of the list (list[i] in messages), valid until the next
@@ -402,6 +423,18 @@ static int gb_unit(struct imp *im, json_t *r, size_t i)
     return -1;
 }
 
+/* Row i of the benchmarks into *r (until the next el_get), checked an
+ * object, and *it its run type (gb_iteration's 1 or 0): SB_OK, or the
+ * refusal's status with err filled. */
+static int gb_row(struct imp *im, size_t i, json_t **r, int *it)
+{
+    if (!(*r = el_get(im, "benchmarks", i)))
+        return im->el_rc;
+    if (!json_is_object(*r))
+        return bad(im, "benchmarks[%zu]: not an object", i);
+    return (*it = gb_iteration(im, *r, i)) < 0 ? SB_EIO : SB_OK;
+}
+
 /* The row's name: run_name (the benchmark without its repetition or
  * aggregate suffix, 1.5 on), else name. */
 static const char *gb_name(json_t *r)
@@ -436,12 +469,8 @@ static int read_gbench(struct imp *im, json_t *root, unsigned flags,
      * written, not scaled to ns and back. */
     for (i = 0; i < el_count(im); i++) {
         int it, u;
-        if (!(r = el_get(im, "benchmarks", i)))
-            return im->el_rc;
-        if (!json_is_object(r))
-            return bad(im, "benchmarks[%zu]: not an object", i);
-        if ((it = gb_iteration(im, r, i)) < 0)
-            return SB_EIO;
+        if ((rc = gb_row(im, i, &r, &it)) != SB_OK)
+            return rc;
         if ((u = gb_unit(im, r, i)) < 0)
             return SB_EIO;
         if (!it || json_is_true(json_object_get(r, "error_occurred")))
@@ -458,15 +487,11 @@ static int read_gbench(struct imp *im, json_t *root, unsigned flags,
         char path[64];
         double x;
         int it, u;
-        if (!(r = el_get(im, "benchmarks", i)))
-            return im->el_rc;
         /* Read again from the file: what the first pass checked is
          * checked again, so that a file changed in between is refused,
          * never read past its checks. */
-        if (!json_is_object(r))
-            return bad(im, "benchmarks[%zu]: not an object", i);
-        if ((it = gb_iteration(im, r, i)) < 0)
-            return SB_EIO;
+        if ((rc = gb_row(im, i, &r, &it)) != SB_OK)
+            return rc;
         if (!it) {
             aggregates++;
             continue;
@@ -510,12 +535,12 @@ static int read_gbench(struct imp *im, json_t *root, unsigned flags,
                    aggregates, errors);
     snprintf(im->unit, sizeof im->unit, "%s", gb_units[unit].name);
     {
-        const char *v = meta_str(ctx, "library_version");
-        char buf[40];
-        note(im, "Google Benchmark JSON%s%s: %zu benchmarks, %s per "
+        char buf[96];
+        note(im, "Google Benchmark JSON%s: %zu benchmarks, %s per "
                  "iteration in %s; each repetition an invocation of one "
                  "sample",
-             v ? " of library " : "", v ? shown(buf, sizeof buf, v) : "",
+             version_words(buf, sizeof buf, ctx, "library_version",
+                           "library", 40),
              im->nsets, key, im->unit);
     }
     if (mixed)
@@ -561,19 +586,14 @@ static int read_gbench(struct imp *im, json_t *root, unsigned flags,
 static int read_hyperfine(struct imp *im, json_t *root,
                           const struct spans *sp)
 {
-    json_t *res = json_object_get(root, "results"), *r;
+    json_t *r;
     size_t i;
     int rc;
 
     im->name_list = "results";
     im->name_key = ".command";
-    if (json_is_array(res))
-        el_use(im, res, sp);
-    if (!json_is_array(res) || el_count(im) == 0)
-        return bad(im, "results: %s",
-                   !res ? "missing"
-                   : !json_is_array(res) ? "not a list"
-                                         : "empty");
+    if ((rc = use_list(im, root, sp)) != SB_OK)
+        return rc;
     note(im, "hyperfine JSON: %zu commands, each run a sample, all of a "
              "command's runs one invocation, in seconds",
          el_count(im));
@@ -670,7 +690,7 @@ static int read_pyperf(struct imp *im, json_t *root,
 {
     json_t *ver = json_object_get(root, "version");
     json_t *common = json_object_get(root, "metadata");
-    json_t *bench = json_object_get(root, "benchmarks"), *b;
+    json_t *b;
     size_t i, calibration = 0, processes = 0;
     char buf[80];
     int rc;
@@ -688,13 +708,8 @@ static int read_pyperf(struct imp *im, json_t *root,
                    json_is_string(ver) ? "'" : "");
     if (common && !json_is_object(common))
         return bad(im, "metadata: not an object");
-    if (json_is_array(bench))
-        el_use(im, bench, sp);
-    if (!json_is_array(bench) || el_count(im) == 0)
-        return bad(im, "benchmarks: %s",
-                   !bench ? "missing"
-                   : !json_is_array(bench) ? "not a list"
-                                           : "empty");
+    if ((rc = use_list(im, root, sp)) != SB_OK)
+        return rc;
     for (i = 0; i < el_count(im); i++) {
         json_t *bm, *runs, *run;
         struct imp_set *s;
@@ -770,16 +785,16 @@ static int read_pyperf(struct imp *im, json_t *root,
                        i);
     }
     {
-        const char *pv = meta_str(common, "perf_version");
         const char *py = meta_str(common, "python_version");
-        char b2[80];
-        note(im, "pyperf JSON%s%s: %zu benchmarks, each worker process's "
+        char b2[96];
+        note(im, "pyperf JSON%s: %zu benchmarks, each worker process's "
                  "values an invocation (%zu), in %s; warm-ups and %zu "
                  "calibration runs skipped",
-             pv ? " of pyperf " : "", pv ? shown(buf, sizeof buf, pv) : "",
+             version_words(b2, sizeof b2, common, "perf_version", "pyperf",
+                           80),
              im->nsets, processes, im->unit, calibration);
         if (py)
-            note(im, "python: %s", shown(b2, sizeof b2, py));
+            note(im, "python: %s", shown(buf, sizeof buf, py));
     }
     sb__clean_into(im->host, sizeof im->host,
                    meta_str(common, "hostname") ? meta_str(common,
