@@ -162,4 +162,33 @@ static inline int synth_add(sb_run *run, size_t i, synth_inv *v,
     return rc;
 }
 
+/* The maker of synth_invocations' samples: sample q of invocation g of
+ * cell i added to v by synth_sample (or skipped), from state. */
+typedef void synth_make_fn(synth_inv *v, size_t i, size_t g, size_t q,
+                           void *state);
+
+/* run (synth_libc_cells) with ninv invocations of each cell, per
+ * samples each made by make (state its own), added with their readings
+ * unless readings is 0, then analysed: run, or NULL (run freed) when out
+ * of memory or the analysis fails. */
+static inline sb_run *synth_invocations(sb_run *run, size_t ninv,
+                                        size_t per, int readings,
+                                        synth_make_fn *make, void *state)
+{
+    static synth_inv v;
+
+    if (!run)
+        return NULL;
+    for (size_t g = 0; g < ninv; g++)
+        for (size_t i = 0; i < run->ncells; i++) {
+            for (size_t q = 0; q < per; q++)
+                make(&v, i, g, q, state);
+            if (synth_add(run, i, &v, readings) != SB_OK) {
+                sb_run_free(run);
+                return NULL;
+            }
+        }
+    return synth_analysed(run, ninv);
+}
+
 #endif

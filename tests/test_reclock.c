@@ -109,32 +109,28 @@ static double chain(uint64_t *s, double mild)
  * measurement takes from its readings (the rule at 1.5), every tenth
  * sample held for a shared core; probe "imul-chain" unless probe says
  * otherwise, readings unless none. */
+static void synth_one(synth_inv *v, size_t i, size_t g, size_t q,
+                      void *state)
+{
+    uint64_t *s = state;
+    double p[SB_PROBE_READINGS], t;
+
+    (void)g;
+    p[SB_PROBE_CHAIN_BEFORE] = chain(s, 0.05);
+    p[SB_PROBE_CHAIN_AFTER] = chain(s, 0.60);
+    p[SB_PROBE_CONTENTION_BEFORE] = 50 + uniform(s);
+    p[SB_PROBE_CONTENTION_AFTER] = 50 + uniform(s);
+    t = CALL * (double)(i + 1) * (1 + 0.01 * (uniform(s) - 0.5));
+    synth_sample(v, q % 10 == 9, t, sb__probe_chain_clock(p[0], p[1], 1.5),
+                 0, p);
+}
+
 static sb_run *synth(uint64_t seed, const char *probe, int readings)
 {
-    sb_run *run = synth_libc_cells(NCELLS, 2.6e9, probe);
     uint64_t s = seed;
 
-    if (!run)
-        return NULL;
-    for (size_t g = 0; g < NINV; g++)
-        for (size_t i = 0; i < NCELLS; i++) {
-            static synth_inv v;
-            for (size_t q = 0; q < PER; q++) {
-                double p[SB_PROBE_READINGS], t;
-                p[SB_PROBE_CHAIN_BEFORE] = chain(&s, 0.05);
-                p[SB_PROBE_CHAIN_AFTER] = chain(&s, 0.60);
-                p[SB_PROBE_CONTENTION_BEFORE] = 50 + uniform(&s);
-                p[SB_PROBE_CONTENTION_AFTER] = 50 + uniform(&s);
-                t = CALL * (double)(i + 1) * (1 + 0.01 * (uniform(&s) - 0.5));
-                synth_sample(&v, q % 10 == 9, t,
-                             sb__probe_chain_clock(p[0], p[1], 1.5), 0, p);
-            }
-            if (synth_add(run, i, &v, readings) != SB_OK) {
-                sb_run_free(run);
-                return NULL;
-            }
-        }
-    return synth_analysed(run, NINV);
+    return synth_invocations(synth_libc_cells(NCELLS, 2.6e9, probe), NINV,
+                             PER, readings, synth_one, &s);
 }
 
 static int reclock(sb_run *run, double apart, sb_error *e)

@@ -80,32 +80,32 @@ static struct gen make(uint64_t *s, size_t i, size_t g, double spread)
  * must move samples both ways, each to its place.
  * only_quiet: the samples generated quiet alone, nothing held (the fresh
  * run of what a right decision keeps). */
+struct synth_state {
+    uint64_t s;
+    double spread;
+    int only_quiet;
+};
+
+static void synth_one(synth_inv *v, size_t i, size_t g, size_t q,
+                      void *state)
+{
+    struct synth_state *st = state;
+    struct gen x = make(&st->s, i, g, st->spread);
+    double lim = 2.0 * LEVEL * (1 + 0.02 * (double)g) / CLOCK;
+    int hold = !st->only_quiet &&
+               (x.probes[SB_PROBE_CONTENTION_AFTER] > lim || q % 7 == 3);
+
+    if (st->only_quiet && x.shared)
+        return;
+    synth_sample(v, hold, x.ticks, CLOCK, 0, x.probes);
+}
+
 static sb_run *synth(uint64_t seed, double spread, int only_quiet)
 {
-    sb_run *run = synth_libc_cells(NCELLS, 2.3e9, "imul-chain");
-    uint64_t s = seed;
+    struct synth_state st = {seed, spread, only_quiet};
 
-    if (!run)
-        return NULL;
-    for (size_t g = 0; g < NINV; g++)
-        for (size_t i = 0; i < NCELLS; i++) {
-            static synth_inv v;
-            for (size_t q = 0; q < PER; q++) {
-                struct gen x = make(&s, i, g, spread);
-                double lim = 2.0 * LEVEL * (1 + 0.02 * (double)g) / CLOCK;
-                int hold = !only_quiet &&
-                           (x.probes[SB_PROBE_CONTENTION_AFTER] > lim ||
-                            q % 7 == 3);
-                if (only_quiet && x.shared)
-                    continue;
-                synth_sample(&v, hold, x.ticks, CLOCK, 0, x.probes);
-            }
-            if (synth_add(run, i, &v, 1) != SB_OK) {
-                sb_run_free(run);
-                return NULL;
-            }
-        }
-    return synth_analysed(run, NINV);
+    return synth_invocations(synth_libc_cells(NCELLS, 2.3e9, "imul-chain"),
+                             NINV, PER, 1, synth_one, &st);
 }
 
 static char *json_of(const sb_run *run)
