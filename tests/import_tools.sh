@@ -100,9 +100,15 @@ assert near(c["ticks"]["median_pooled"]["estimate"], p, s), (c["ticks"], p)
 PYEOF
 
     # --- a round trip: exported and read back, the same figures -----------
-    "$STATBENCH" analyze "$fx/gbench.json" -f json -o "$tmp/rt.json" \
-        >/dev/null 2>"$tmp/err"
-    "$STATBENCH" report "$tmp/rt.json" -f json >"$tmp/rt2.json" 2>>"$tmp/err"
+    # exported SOURCE COMMAND NAME: SOURCE analyzed into $tmp/NAME.json,
+    # then read back by COMMAND (report or analyze) into $tmp/NAME2.json.
+    exported() {
+        "$STATBENCH" analyze "$1" -f json -o "$tmp/$3.json" \
+            >/dev/null 2>"$tmp/err"
+        "$STATBENCH" "$2" "$tmp/$3.json" -f json >"$tmp/${3}2.json" \
+            2>>"$tmp/err"
+    }
+    exported "$fx/gbench.json" report rt
     check_json "round trip: a gbench import saved and reported keeps its figures" \
         "$tmp/rt2.json" <<PYEOF
 a = json.load(open("$tmp/gb.json"))
@@ -118,9 +124,7 @@ PYEOF
     # A statbench run of its own exported and read back: told from its
     # keys, the same figures.
     printf '1.5\n2.5\n2.0\n3.5\n1.0\n2.25\n' >"$tmp/own.txt"
-    "$STATBENCH" analyze "$tmp/own.txt" -f json -o "$tmp/own.json" \
-        >/dev/null 2>"$tmp/err"
-    "$STATBENCH" analyze "$tmp/own.json" -f json >"$tmp/own2.json" 2>>"$tmp/err"
+    exported "$tmp/own.txt" analyze own
     check_json "round trip: a statbench run exported and read back by analyze" \
         "$tmp/own2.json" <<PYEOF
 a = json.load(open("$tmp/own.json"))

@@ -326,6 +326,20 @@ static char *edit_after(const char *text, const char *after,
     return out;
 }
 
+/* The run of text (NULL: none) loaded and refused a new decision at
+ * margin, e's message naming needle; what names the case. */
+static void refused_decision(const char *text, double margin,
+                             const char *needle, const char *what,
+                             sb_error *e)
+{
+    sb_run *y = text ? load_text(text, e) : NULL;
+
+    tap_ok(y && redecide(y, margin, e) == SB_EINVAL &&
+               strstr(e->text, needle) != NULL,
+           "%s: refused a new decision: %s", what, e->text);
+    sb_run_free(y);
+}
+
 static char *edit(const char *text, const char *from, const char *to)
 {
     return edit_after(text, "", from, to);
@@ -398,18 +412,10 @@ static void check_refusals(void)
         free(bad);
         bad = b2;
     }
-    y = bad ? load_text(bad, &e) : NULL;
-    tap_ok(y && redecide(y, 0, &e) == SB_EINVAL &&
-               strstr(e.text, "no probe readings") != NULL,
-           "without readings: refused a new decision: %s", e.text);
-    sb_run_free(y);
+    refused_decision(bad, 0, "no probe readings", "without readings", &e);
     free(bad);
     bad = edit(t, "\"reject\": \"disturbed\"", "\"reject\": \"none\"");
-    y = bad ? load_text(bad, &e) : NULL;
-    tap_ok(y && redecide(y, 0.1, &e) == SB_EINVAL &&
-               strstr(e.text, "--reject none") != NULL,
-           "kept whole: refused a new decision: %s", e.text);
-    sb_run_free(y);
+    refused_decision(bad, 0.1, "--reject none", "kept whole", &e);
     free(bad);
 
     /* Merged with a copy of itself under another start time (one run
