@@ -126,15 +126,15 @@ int sb_plan_add(sb_plan *plan, const sb_kernel *kernel, size_t size,
 int sb__cell_order(const sb_cell *a, const sb_cell *b)
 {
     int c = strcmp(a->kernel->name, b->kernel->name);
-    if (c)
-        return c;
-    if (a->size != b->size)
-        return a->size < b->size ? -1 : 1;
-    if (a->src_align != b->src_align)
-        return a->src_align < b->src_align ? -1 : 1;
-    if (a->dst_align != b->dst_align)
-        return a->dst_align < b->dst_align ? -1 : 1;
-    return 0;
+
+    /* Then by size, source and destination offset: -1, 0 or 1 each. */
+    if (!c)
+        c = (a->size > b->size) - (a->size < b->size);
+    if (!c)
+        c = (a->src_align > b->src_align) - (a->src_align < b->src_align);
+    if (!c)
+        c = (a->dst_align > b->dst_align) - (a->dst_align < b->dst_align);
+    return c;
 }
 
 int sb__cell_order_at(const sb_cell *a, size_t ia, const sb_cell *b,
