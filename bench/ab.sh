@@ -69,6 +69,7 @@ set -u
 
 STATBENCH=${STATBENCH:-$(dirname "$0")/../statbench}
 SRC=$(dirname "$0")
+BENCH=$(cd "$SRC" && pwd) # run_json.py, for the readers of the runs
 SYM=ab_copy
 PAIRS=
 POWER_RUNS=
@@ -205,15 +206,9 @@ cat >"$WORK/read.py" <<'PY'
 import json, math, os, sys
 from statistics import NormalDist, median, mean, stdev
 
+from run_json import load
+
 DIR = os.environ["AB_DIR"]
-
-
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
 
 
 def first_line(path):
@@ -410,7 +405,7 @@ AB_SLOW=$SLOW
 export AB_DIR AB_SLOW
 : >"$DIR/summary.tsv"
 read_py() {
-    python3 "$WORK/read.py" "$@"
+    PYTHONPATH="$BENCH${PYTHONPATH:+:$PYTHONPATH}" python3 "$WORK/read.py" "$@"
 }
 
 # The words given, quoted for a shell where they need it: the lines of

@@ -30,6 +30,7 @@
 set -u
 
 STATBENCH=${STATBENCH:-$(dirname "$0")/../statbench}
+BENCH=$(cd "$(dirname "$0")" && pwd) # run_json.py, for figures
 RUNS=10
 GAP=10
 PAIRS=5
@@ -105,15 +106,10 @@ measure() {
 
 # The figures of one configuration's runs, read from their JSON.
 figures() {
-    python3 - "$@" <<'PY'
+    PYTHONPATH="$BENCH${PYTHONPATH:+:$PYTHONPATH}" python3 - "$@" <<'PY'
 import json, sys
 
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
+from run_json import load
 
 def primary(cell):
     """(name, estimate, lo, hi) of the cell's primary metric: core cycles
