@@ -2,10 +2,10 @@
  * sb_internal.h: names shared inside libstatbench, never installed.
  * Internal non-static names start with "sb__".  This header holds only
  * what every part uses (the error filler, the printf attribute, the page
- * size); each module declares its own functions in its own header
- * (counters.h, interrupts.h, measure.h, meta.h, plan.h, sysinfo.h,
- * timer.h, run_internal.h, env_internal.h; kernels/failed.h for the
- * kernels).
+ * size, the growth and freeing of arrays); each module declares its own
+ * functions in its own header (counters.h, interrupts.h, measure.h,
+ * meta.h, plan.h, sysinfo.h, timer.h, run_internal.h, env_internal.h;
+ * kernels/failed.h for the kernels).
  */
 #ifndef SB_INTERNAL_H
 #define SB_INTERNAL_H
