@@ -362,27 +362,38 @@ static void check_refusals(void)
 
 /* ---- A measured run, and a recorded one ----------------------------- */
 
-static void check_measured(void)
+/* libc measured at 1 KiB, and at 4 KiB too unless one is set: two
+ * invocations of samples samples each, within 20 s, analysed with a
+ * (NULL: the defaults) into *run.  The status of sb_run_execute_new. */
+static int measure_libc(int one, size_t samples, const sb_analysis_options *a,
+                        sb_run **run, sb_error *e)
 {
     sb_plan *plan = sb_plan_new();
     sb_measure_options o;
+    int rc;
+
+    sb_measure_options_init(&o);
+    o.invocations = o.max_invocations = 2;
+    o.max_time = 20;
+    o.min_samples = o.max_samples = samples;
+    sb_plan_add(plan, sb_kernel_find("libc"), 1024, 0, 0, e);
+    if (!one)
+        sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, e);
+    rc = sb_run_execute_new(plan, &o, a, run, e);
+    sb_plan_free(plan);
+    return rc;
+}
+
+static void check_measured(void)
+{
     sb_run *run = NULL;
     sb_error e = {0};
     double **was;
     size_t n = 0, off = 0, total = 0;
 
-    sb_measure_options_init(&o);
-    o.invocations = o.max_invocations = 2;
-    o.max_time = 20;
-    o.min_samples = o.max_samples = 60;
-    sb_plan_add(plan, sb_kernel_find("libc"), 1024, 0, 0, &e);
-    sb_plan_add(plan, sb_kernel_find("libc"), 4096, 0, 0, &e);
-    if (!tap_ok(sb_run_execute_new(plan, &o, NULL, &run, &e) == SB_OK,
-                "measured (%s)", e.text)) {
-        sb_plan_free(plan);
+    if (!tap_ok(measure_libc(0, 60, NULL, &run, &e) == SB_OK,
+                "measured (%s)", e.text))
         return;
-    }
-    sb_plan_free(plan);
     if (strcmp(sb_run_meta(run)->probe, "imul-chain")) {
         tap_skip("this run's clock is not from the chains (%s)",
                  sb_run_meta(run)->probe);
@@ -427,25 +438,17 @@ int sb__probe_force;
 static void check_measuring_option(void)
 {
     for (int refused = 0; refused < 2; refused++) {
-        sb_plan *plan = sb_plan_new();
-        sb_measure_options o;
         sb_analysis_options a;
         sb_run *run = NULL;
         sb_error e = {0};
         size_t off = 0, n = 0;
         int rc;
 
-        sb_measure_options_init(&o);
-        o.invocations = o.max_invocations = 2;
-        o.max_time = 20;
-        o.min_samples = o.max_samples = 40;
         sb_analysis_options_init(&a);
         a.chain_apart = 1.1;
-        sb_plan_add(plan, sb_kernel_find("libc"), 1024, 0, 0, &e);
         sb__probe_force = refused ? 16 | 32 : 32;
-        rc = sb_run_execute_new(plan, &o, &a, &run, &e);
+        rc = measure_libc(1, 40, &a, &run, &e);
         sb__probe_force = 0;
-        sb_plan_free(plan);
         if (!tap_ok(rc == SB_OK, "measured with --chain-apart 1.1%s (%s)",
                     refused ? ", the clock probe refused" : "", e.text))
             continue;
