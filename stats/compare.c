@@ -44,6 +44,7 @@
 #include <gsl/gsl_sort_double.h>
 
 #include "statbench.h"
+#include "stats_internal.h"
 
 /* Largest sample sizes of the exact Mann-Whitney distribution. */
 #define MW_EXACT_MAX 20
@@ -502,6 +503,24 @@ int sb_stats_holm(const double *p, size_t m, double *adjusted)
     }
     free(perm);
     return SB_OK;
+}
+
+void sb__comparison_withhold(sb_comparison *c, double bound,
+                             double threshold)
+{
+    /* Cell and baseline were each slowed by a factor in [1, bound], so
+     * the quiet ratio lies within [ratio / bound, ratio * bound]. */
+    double th = isfinite(threshold) && threshold > 0 ? threshold : 0;
+    int kept = isfinite(bound) && bound >= 1 &&
+               ((c->verdict == SB_VERDICT_SLOWER &&
+                 c->ratio.lo > bound * (1 + th)) ||
+                (c->verdict == SB_VERDICT_FASTER &&
+                 c->ratio.hi * bound * (1 + th) < 1));
+
+    c->withheld = !kept;
+    c->shared_bound = kept ? bound : NAN;
+    if (!kept)
+        c->verdict = SB_VERDICT_INCONCLUSIVE;
 }
 
 int sb_stats_verdict(const sb_interval *ratio, double p_adjusted,

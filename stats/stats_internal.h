@@ -96,4 +96,12 @@ double sb__boot_p_resolved(const double *rs, size_t B);
 int sb__median_boot_log_sd(const double *x, size_t n, double *sd,
                            double *total);
 
+/* c's verdict, its figures measured on a shared core: kept where its
+ * whole interval lies beyond the factor bound (sb_meta.profile_bound)
+ * and threshold, so that no sharing within that factor could have made
+ * it (c->shared_bound then records bound); else inconclusive and
+ * withheld.  bound NAN: always withheld. */
+void sb__comparison_withhold(sb_comparison *c, double bound,
+                             double threshold);
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "profile_internal.h"
 #include "run_internal.h"
+#include "stats_internal.h"
 #include "text.h"
 
 /* Two runs confirm each other within half the floor: quiet runs of one

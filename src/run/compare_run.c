@@ -604,24 +604,6 @@ static int compare_cells(const sb_run *rb, size_t ib, const sb_run *rc,
     return SB_OK;
 }
 
-void sb__comparison_withhold(sb_comparison *c, double bound,
-                             double threshold)
-{
-    /* Cell and baseline were each slowed by a factor in [1, bound], so
-     * the quiet ratio lies within [ratio / bound, ratio * bound]. */
-    double th = isfinite(threshold) && threshold > 0 ? threshold : 0;
-    int kept = isfinite(bound) && bound >= 1 &&
-               ((c->verdict == SB_VERDICT_SLOWER &&
-                 c->ratio.lo > bound * (1 + th)) ||
-                (c->verdict == SB_VERDICT_FASTER &&
-                 c->ratio.hi * bound * (1 + th) < 1));
-
-    c->withheld = !kept;
-    c->shared_bound = kept ? bound : NAN;
-    if (!kept)
-        c->verdict = SB_VERDICT_INCONCLUSIVE;
-}
-
 /* Holm over the valid comparisons with a p-value, then verdicts; with
  * comparable 0 (a run on a shared core throughout) a verdict stands only
  * beyond the factor bound (sb__comparison_withhold), every other is

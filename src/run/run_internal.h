@@ -244,13 +244,6 @@ int sb__cell_mde(const sb_run *run, size_t i, double *mde);
  * invocations, the process level in no data. */
 int sb__comparison_process_assumed(const sb_comparison *c);
 
-/* c's verdict, its figures measured on a shared core: kept where its
- * whole interval lies beyond the factor bound (sb_meta.profile_bound)
- * and threshold, so that no sharing within that factor could have made
- * it (c->shared_bound then records bound); else inconclusive and
- * withheld.  bound NAN: always withheld. */
-void sb__comparison_withhold(sb_comparison *c, double bound,
-                             double threshold);
 
 /* run.c: a new run with ncells empty cells and the options m and a
  * (NULL: the defaults), without m's callbacks; NULL on ENOMEM. */
