@@ -1525,14 +1525,28 @@ typedef struct sb_cache_size {
     size_t bytes;
 } sb_cache_size;
 
+/* Room in sb_meta for its embedded sb_timer_info and sb_env: capacities
+ * fixed for the ABI, larger than either struct, so that a field added to
+ * one of them (or a larger SB_ENV_MAX that still fits) moves no field of
+ * sb_meta.  The library checks at build time that each struct fits. */
+#define SB_META_TIMER_ROOM 512
+#define SB_META_ENV_ROOM 16384
+
 /* Metadata of a run: where and how it was measured.  Owned by the run
- * (sb_run_meta, sb_run_run_meta), and grows at its end only.  It embeds
- * an sb_timer_info and an sb_env (their size fields are the library's)
- * and arrays of SB_MAX_COUNTERS, SB_ENV_MAX and SB_PROBE_MAX_INV in its
- * middle: a field added to either struct, or a larger constant, would
- * move the fields after it, and so is an incompatible change (a new
- * soname). */
+ * (sb_run_meta, sb_run_run_meta), read through the pointer an accessor
+ * gives, never declared, copied or stepped over by a caller.  It grows at
+ * its end only, and size says how far: a program built with a newer
+ * header reads a field added later only when
+ * offsetof(sb_meta, field) < m->size.  Nothing before the end has a size
+ * that can change: the arrays sized by the header's constants
+ * (SB_MAX_COUNTERS, SB_PROBE_MAX_INV, SB_MAX_CACHES) and the embedded
+ * sb_timer_info and sb_env come last, the two structs each in a room of
+ * its own (SB_META_TIMER_ROOM, SB_META_ENV_ROOM).  Raising one of those
+ * constants is an incompatible change (a new soname); a field added to
+ * sb_timer_info or sb_env within its room is not.  tests/test_abi.c
+ * holds this order. */
 typedef struct sb_meta {
+    size_t size;           /* sizeof(sb_meta) of the library that made it */
     char cpu_model[128];
     char kernel_version[256]; /* uname -s, -r and -m */
     char hostname[64];
@@ -1541,11 +1555,10 @@ typedef struct sb_meta {
     unsigned cpu_features; /* SB_FEAT_* */
     int cpu;               /* CPU pinned to, or -1 */
     char pin_note[256];    /* why that CPU / why not pinned */
-    sb_timer_info timer;
     char counters[512];    /* the counter backend, the counters in use
                               and why any asked for are missing */
-    size_t ncounters;      /* counters read around every sample */
-    char counter_names[SB_MAX_COUNTERS][64];
+    size_t ncounters;      /* counters read around every sample, named
+                              in counter_names (below) */
     double interrupts_per_second; /* on the pinned CPU while measuring */
     double check_cost_seconds;    /* per sample: the disturbance checks and
                                      counter reads, outside the timed
@@ -1554,7 +1567,6 @@ typedef struct sb_meta {
                               SCHED_FIFO", ... one per line, each whole;
                               a last line says when later ones were
                               dropped */
-    sb_env env;            /* the environment audit */
     size_t l2_bytes;       /* the L2 cache of the pinned CPU (sysfs), which
                               SB_METRIC_AUTO compares the buffers with;
                               0: unknown (no cell is then cache-resident) */
@@ -1584,12 +1596,8 @@ typedef struct sb_meta {
                                    a shared core (a run: the sum over its
                                    invocations); NAN: no contention
                                    probe */
-    /* Per invocation, in order (the first SB_PROBE_MAX_INV): its
-     * effective clock and its contention probe's quiet level.  Every
-     * invocation's: sb_run_invocation_clock and _quiet. */
-    size_t probe_ninv;
-    double probe_inv_clock[SB_PROBE_MAX_INV];
-    double probe_inv_quiet[SB_PROBE_MAX_INV];
+    size_t probe_ninv;     /* invocations in probe_inv_clock and
+                              probe_inv_quiet (below) */
     /* The host profile's key and figures, and its verdict on the run
      * (sb_profile_*; README, "The host profile").  A file saved before
      * them loads with "", NAN and 0: unknown, never judged. */
@@ -1610,19 +1618,37 @@ typedef struct sb_meta {
                                   it was measured on a shared core: its
                                   verdicts are inconclusive, but for those
                                   within the run whose interval lies
-                                  beyond profile_bound (below) */
-    /* The data and unified caches of the pinned CPU (sysfs), smallest
-     * first, as measured: a figure of sizes marks them wherever it is
-     * drawn.  ncaches 0: unknown (a file saved before them, another
-     * tool's data). */
-    size_t ncaches;
-    sb_cache_size caches[SB_MAX_CACHES];
+                                  beyond profile_bound */
     /* A run the host profile found on a shared core: how far the sharing
      * could have moved a ratio of two of its cells, as a factor: 1 + the
      * contention probe's excess over the profile's quiet level (the probe
      * is slowed by a neighbour more than any kernel it was recorded
      * beside).  NAN: not found shared, or no probe figure to bound it. */
     double profile_bound;
+    size_t ncaches;        /* caches in caches (below); 0: unknown (a
+                              file saved before them, another tool's
+                              data) */
+    /* The arrays and the embedded structs, last.  The timer and the
+     * environment audit carry the library's size in their size fields. */
+    union {
+        sb_timer_info timer;
+        unsigned char timer_room_[SB_META_TIMER_ROOM];
+    };
+    union {
+        sb_env env;        /* the environment audit */
+        unsigned char env_room_[SB_META_ENV_ROOM];
+    };
+    char counter_names[SB_MAX_COUNTERS][64]; /* ncounters in use */
+    /* Per invocation, in order (the first SB_PROBE_MAX_INV, probe_ninv in
+     * use): its effective clock and its contention probe's quiet level.
+     * Every invocation's: sb_run_invocation_clock and _quiet. */
+    double probe_inv_clock[SB_PROBE_MAX_INV];
+    double probe_inv_quiet[SB_PROBE_MAX_INV];
+    /* The data and unified caches of the pinned CPU (sysfs), smallest
+     * first, as measured (ncaches in use): a figure of sizes marks them
+     * wherever it is drawn. */
+    sb_cache_size caches[SB_MAX_CACHES];
+    /* Fields added later go here, after everything above. */
 } sb_meta;
 
 /* Check a plan and its measure options m (NULL: the defaults) before

@@ -30,7 +30,9 @@
  *  - The layouts, field by field in the documented order: no field can
  *    be added before another (or an array grow) without this test
  *    failing; in sb_cell_result the arrays come last, with room for
- *    SB_REJECT_SLOTS reasons.
+ *    SB_REJECT_SLOTS reasons; in sb_meta the arrays and the embedded
+ *    sb_timer_info and sb_env come last, the two in rooms of fixed size,
+ *    and a run's meta carries the library's size.
  */
 #include "config.h"
 
@@ -408,6 +410,11 @@ static void test_fillers(void)
         return;
     for (size_t i = 0; i < sizeof fillers / sizeof fillers[0]; i++)
         test_filled(&fillers[i]);
+    /* A run's meta is the library's, and says how long it is. */
+    TAP_IS_INT(sb_run_meta(fill_run)->size, sizeof(sb_meta),
+               "a run's sb_meta carries the library's size");
+    TAP_IS_INT(sb_run_meta(fill_run)->env.size, sizeof(sb_env),
+               "its env carries the library's sb_env size");
     sb_run_free(fill_run);
     fill_run = NULL;
 }
@@ -556,6 +563,33 @@ static void test_layouts(void)
     tap_ok(SB_REJECT_NREASONS <= SB_REJECT_SLOTS,
            "the %d reasons fit in the %d slots", SB_REJECT_NREASONS,
            SB_REJECT_SLOTS);
+
+    typedef sb_meta M;
+    LAYOUT(sb_meta, F(M, size), F(M, cpu_model), F(M, kernel_version),
+           F(M, hostname), F(M, statbench_version), F(M, start_time),
+           F(M, cpu_features), F(M, cpu), F(M, pin_note), F(M, counters),
+           F(M, ncounters), F(M, interrupts_per_second),
+           F(M, check_cost_seconds), F(M, notes), F(M, l2_bytes),
+           F(M, probe), F(M, probe_note), F(M, probe_ratio),
+           F(M, probe_chain_ops), F(M, probe_ldst_reps),
+           F(M, probe_cost_share), F(M, probe_clock), F(M, probe_clock_min),
+           F(M, probe_clock_max), F(M, contention_quiet),
+           F(M, contention_margin), F(M, contended_share),
+           F(M, cpu_wait_share), F(M, shared_wait_seconds),
+           F(M, probe_ninv), F(M, contention_probe), F(M, reference_cycles),
+           F(M, microcode), F(M, online_cpus), F(M, profile),
+           F(M, profile_shared), F(M, profile_bound), F(M, ncaches),
+           /* The embedded structs in their rooms, then the arrays. */
+           F(M, timer_room_), F(M, env_room_), F(M, counter_names),
+           F(M, probe_inv_clock), F(M, probe_inv_quiet), F(M, caches));
+    tap_ok(offsetof(M, timer) == offsetof(M, timer_room_) &&
+               sizeof(sb_timer_info) <= sizeof(((M *)0)->timer_room_) &&
+               offsetof(M, env) == offsetof(M, env_room_) &&
+               sizeof(sb_env) <= sizeof(((M *)0)->env_room_),
+           "sb_meta's timer (%zu bytes) and env (%zu) fit their rooms "
+           "(%d, %d)",
+           sizeof(sb_timer_info), sizeof(sb_env), SB_META_TIMER_ROOM,
+           SB_META_ENV_ROOM);
 
     LAYOUT(sb_comparison, F(sb_comparison, size), F(sb_comparison, valid),
            F(sb_comparison, base), F(sb_comparison, ratio),

@@ -14,6 +14,13 @@
 #include "meta.h"
 #include "sysinfo.h"
 
+/* The embedded structs must fit the rooms sb_meta keeps for them, so that
+ * their growth moves no field of sb_meta. */
+_Static_assert(sizeof(sb_timer_info) <= SB_META_TIMER_ROOM,
+               "sb_timer_info outgrew its room in sb_meta");
+_Static_assert(sizeof(sb_env) <= SB_META_ENV_ROOM,
+               "sb_env outgrew its room in sb_meta");
+
 void sb__meta_probe_unknown(sb_meta *m)
 {
     m->probe_ratio = m->probe_cost_share = NAN;
@@ -23,8 +30,9 @@ void sb__meta_probe_unknown(sb_meta *m)
     m->shared_wait_seconds = NAN;
     m->reference_cycles = NAN;
     m->profile_bound = NAN;
-    /* The structs embedded in a meta are filled by the library, which
+    /* A meta and the structs embedded in it are the library's, which
      * says so in their size fields as in a caller's. */
+    m->size = sizeof *m;
     m->timer.size = sizeof m->timer;
     m->env.size = sizeof m->env;
 }
