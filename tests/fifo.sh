@@ -13,6 +13,20 @@ SHORT="-k libc -s 4K --max-time 0.3 --invocations 2 --max-invocations 2 -q"
 T=
 command -v timeout >/dev/null 2>&1 && T="timeout 60"
 
+# refused_first OPTION NAME WHAT TEXT: statbench OPTION NAME (a baseline
+# of $tmp/bl) exits 2 before measuring: nothing on stdout, one line on
+# stderr, holding TEXT.
+refused_first() {
+    # shellcheck disable=SC2086
+    $T env STATBENCH_BASELINES="$tmp/bl" "$STATBENCH" $SHORT "$1" "$2" \
+        >"$tmp/rf.out" 2>"$tmp/rf.err"
+    rc=$?
+    check "$1 $2 onto $3: refused first (rc $rc)" sh -c \
+        "test $rc -eq 2 && test ! -s '$tmp/rf.out' &&
+         test \$(wc -l <'$tmp/rf.err') -eq 1 &&
+         grep -q '$4' '$tmp/rf.err'"
+}
+
 # --- one's own FIFO without a reader ---------------------------------------
 mkfifo "$tmp/own.json"
 # shellcheck disable=SC2086
@@ -38,6 +52,18 @@ $T env STATBENCH_BASELINES="$tmp/bl" "$STATBENCH" $SHORT --against dir \
 rc=$?
 check "--against a directory: refused (rc $rc)" \
     sh -c "test $rc -eq 2 && grep -q 'not a regular file' '$tmp/dir.err'"
+# A link under a baseline's name is refused whatever it points to, as
+# --save refuses one: the descriptor checked is the one read, and it is
+# never opened through a link (a FIFO behind one would block, a file
+# behind one is not the baseline's).
+ln -s pipe.json "$tmp/bl/topipe.json"
+: >"$tmp/plain.json"
+ln -s ../plain.json "$tmp/bl/tofile.json"
+for name in topipe tofile; do
+    refused_first --against "$name" "a symbolic link" \
+        "$name.json is a symbolic link"
+done
+rm "$tmp/bl/tofile.json"
 
 # --- --save onto what is no file --------------------------------------------
 # A baseline is read back later: "saved" into a device, a FIFO or through
@@ -50,14 +76,7 @@ for spec in pipe:FIFO zero:"symbolic link" tofile:"symbolic link" \
     dir:directory; do
     name=${spec%%:*}
     what=${spec#*:}
-    # shellcheck disable=SC2086
-    $T env STATBENCH_BASELINES="$tmp/bl" "$STATBENCH" $SHORT --save "$name" \
-        >"$tmp/sv.out" 2>"$tmp/sv.err"
-    rc=$?
-    check "--save $name onto a $what: refused first (rc $rc)" sh -c \
-        "test $rc -eq 2 && test ! -s '$tmp/sv.out' &&
-         test \$(wc -l <'$tmp/sv.err') -eq 1 &&
-         grep -q 'is a $what, not a baseline file' '$tmp/sv.err'"
+    refused_first --save "$name" "a $what" "is a $what, not a baseline file"
 done
 check "  the link's target untouched" test ! -s "$tmp/real.json"
 

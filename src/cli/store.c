@@ -115,27 +115,39 @@ static const char *baseline_not_file(const char *path)
 sb_run *cli_load_saved(const char *name, const char *opt, int missing_ok)
 {
     char *path = baseline_path(name, 0);
-    FILE *f;
+    FILE *f = NULL;
     sb_run *run;
+    int e = ENOMEM;
 
     if (path) {
         /* A saved baseline is a regular file: a FIFO planted under its
-         * name would block here, a device would feed it anything.  Opened
-         * without waiting, so that a FIFO cannot hold the check. */
+         * name would block here, a device would feed it anything, and a
+         * link is refused as --save refuses one.  Opened once, without
+         * waiting (a FIFO cannot hold the check) and not through a link,
+         * and read from the descriptor that was checked: a file renamed
+         * over the name between the check and the read is never the one
+         * read. */
         struct stat st;
-        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        int regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-        if (fd >= 0)
-            close(fd);
-        if (fd >= 0 && !regular) {
-            say("%s '%s': %s is not a regular file", opt, name, path);
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+        const char *what = NULL;
+        e = errno;
+        if (fd < 0 && e == ELOOP)
+            what = "a symbolic link";
+        else if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))
+            what = "not a regular file";
+        if (what) {
+            if (fd >= 0)
+                close(fd);
+            say("%s '%s': %s is %s", opt, name, path, what);
             free(path);
             exit(EXIT_USAGE);
         }
+        if (fd >= 0 && !(f = fdopen(fd, "r"))) {
+            e = errno;
+            close(fd);
+        }
     }
-    f = path ? fopen(path, "r") : NULL;
     if (!f) {
-        int e = path ? errno : ENOMEM;
         free(path); /* before exiting: a leak checker sees no leak */
         if (e == ENOENT && missing_ok)
             return NULL;
@@ -144,8 +156,8 @@ sb_run *cli_load_saved(const char *name, const char *opt, int missing_ok)
                       "--save NAME)", opt, name);
         die_usage("%s '%s': %s", opt, name, strerror(e));
     }
-    fclose(f);
-    run = cli_load_or_die(path, NULL, 0);
+    /* Closes f. */
+    run = cli_load_file_or_die(f, path, NULL, 0);
     free(path);
     if (sb_run_imported(run)) {
         sb_run_free(run);
