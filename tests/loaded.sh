@@ -288,6 +288,16 @@ check "ab with a symbol neither has" bad_input "nosuch" \
     ab "$tmp/kplain.so" "$tmp/kheavy.so" --symbol nosuch
 check "--symbol outside ab" bad_input "--symbol sbk_copy: an option of" \
     -k libc --symbol sbk_copy
+# ab's copy of --symbol has room for 255 characters: one of 256 is
+# refused, not cut to another name; one of 255 passes ab's check and
+# meets --kernel-from's (a C identifier of at most 128 characters).
+long=s$(printf '%0255d' 0)
+check "ab with a --symbol of 256 characters" \
+    bad_input "ab: --symbol of 256 characters, at most 255" \
+    ab "$tmp/kplain.so" "$tmp/kheavy.so" --symbol "$long"
+check "  one of 255 goes on to --kernel-from's check" \
+    bad_input "not a C identifier of at most 128 characters" \
+    ab "$tmp/kplain.so" "$tmp/kheavy.so" --symbol "${long%0}"
 ( cd "$tmp" && "$STATBENCH" ab kplain.so kheavy.so --symbol sbk_copy $ab -q \
     >/dev/null 2>"$tmp/rel.err" )
 rc=$?
