@@ -249,6 +249,15 @@ rc=$?
 check "ab HEAVY OLD: faster, exit 0 (rc $rc)" test "$rc" -eq 0
 check "  the PASS line says faster" grep -q "PASS new vs old, 4096 B (0/0): faster" \
     "$tmp/ab.err"
+# --symbol S:copy names the copy kind as a --kernel-from spec would: the
+# same copy kernel, not a clear (which a copy is refused as).
+# shellcheck disable=SC2086
+"$STATBENCH" ab "$tmp/kheavy.so" "$tmp/kplain.so" --symbol sbk_copy:copy $ab \
+    -q -f csv >"$tmp/abc.csv" 2>"$tmp/ab.err"
+rc=$?
+check "ab --symbol sbk_copy:copy: the copy kernel, faster, exit 0 (rc $rc)" \
+    sh -c "[ $rc -eq 0 ] && grep -q '^new,copy,4096,' '$tmp/abc.csv'"
+[ "$rc" -eq 0 ] || diag "$(cat "$tmp/ab.err")"
 # One object against itself at a threshold of 0.5% with two invocations:
 # the verdict is the machine's to make (most often inconclusive), so the
 # check is that the exit status follows from the gate's line, each way:

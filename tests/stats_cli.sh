@@ -323,6 +323,14 @@ PYEOF
     check "--against: the verdict is in the table" \
         sh -c "main_rows() { awk '/^kernel .*MB\\/s/ { on = 1; next } on && /^\$/ { on = 0 } on' \"\$1\"; };
                main_rows '$tmp/gate0' | grep -q ' faster '"
+    # A gate that passes keeps an earlier failure's status: an -o that
+    # could not be written (a directory of that name) is exit 1, not 0.
+    mkdir "$tmp/outdir.json"
+    "$STATBENCH" -k libc -s 4K --max-time 1 -q --against huge \
+        -o "$tmp/outdir.json" >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "--against passing, an -o not written: status 1 (rc $rc)" \
+        sh -c "[ $rc -eq 1 ] && grep -q 'outdir.json: a directory: not written' '$tmp/err'"
     # An inconclusive comparison: the policy decides (default fail), and
     # the gate says undecided (exit 3), not slower (1): a CI script
     # retries or widens such a gate rather than report a regression.
@@ -356,6 +364,13 @@ check "--save with a path in the name" bad_input "'../x'" -k libc --save ../x
 long=$(printf '%0200d' 0 | tr 0 a)
 check "--save with a 200-letter name: told the limit" \
     bad_input "200 characters, at most 128" -k libc --save "$long"
+check "--against with a 128-letter name: within the limit, looked up" \
+    bad_input "no such saved baseline" -k libc --against "$(printf '%0128d' 0)"
+check "--against with a 129-letter name: told the limit" \
+    bad_input "129 characters, at most 128" -k libc \
+    --against "$(printf '%0129d' 0)"
+check "--against .hidden: no name of a hidden file" \
+    bad_input "baseline name '.hidden'" -k libc --against .hidden
 
 # --- analyze FILE [FILE2] ----------------------------------------------------
 if [ -n "$PY" ]; then
