@@ -254,6 +254,23 @@ sleep 0.2
 check "  and it is not left running" sh -c "! pgrep -f 'sleep 97[.]4321' >/dev/null"
 pkill -f 'sleep 97.4321' 2>/dev/null
 
+# --- a stop ---------------------------------------------------------------------
+# SIGTERM after some whole rounds ends the rounds: the run of those rounds
+# is written, and the exit status is still the signal's (128 + 15), not
+# the outputs' 0.  (With fewer than two rounds done by then, on a very busy
+# machine, there is no run, and the status is the signal's all the same.)
+"$STATBENCH" cmd -q --runs 100000 'sleep 0.02' 'sleep 0.03' -f csv \
+    >"$tmp/stop.csv" 2>"$tmp/stop.err" &
+pid=$!
+sleep 3
+kill -TERM "$pid"
+start=$(now_ms)
+wait_for "$pid" 30000 0.05
+check "cmd stopped by SIGTERM after its rounds: exit 143 (rc $rc)" \
+    test "$rc" -eq 143
+[ "$rc" -eq 143 ] || diag "$(cat "$tmp/stop.err")"
+diag "rows written before the stop: $(($(wc -l <"$tmp/stop.csv") - 1))"
+
 # --- bad input ------------------------------------------------------------------
 check "no command" bad_input "cmd takes one or more commands" cmd
 check "--runs 0" bad_input "--runs '0'" cmd --runs 0 true
@@ -268,6 +285,20 @@ check "--prepare neither once nor per command" bad_input \
 check "a command given twice" bad_input "given twice" cmd true true
 check "--baseline not a command" bad_input "--baseline 'x'" \
     cmd --baseline x true 'true;'
+# --baseline N counts from 1: 2 is the second command, the last, which
+# then has no verdict of its own while the first has one.
+"$STATBENCH" cmd -q --runs 3 --baseline 2 true 'true;' -f csv \
+    >"$tmp/bl.csv" 2>"$tmp/err"
+rc=$?
+check "--baseline 2 of 2 commands: the last is the baseline (rc $rc)" sh -c \
+    "[ $rc -eq 0 ] && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++)
+                                            if (\$i == \"verdict\") v = i; next }
+        { got[\$1] = \$v } END { exit !(v && got[\"true\"] != \"\" &&
+                                     (\"true;\" in got) && got[\"true;\"] == \"\") }' \
+        '$tmp/bl.csv'"
+check "--baseline 3 of 2 commands: refused" bad_input \
+    "--baseline '3': not one of the commands, nor a number from 1 to 2" \
+    cmd --baseline 3 true 'true;'
 check "--runs is cmd's only" bad_input "'--runs' is an option of" --runs 3
 check "a measurement's option" bad_input "'--kernel' is not an option" \
     cmd --kernel movsl true
