@@ -950,6 +950,66 @@ static void test_compact_units(void)
     sb_run_free(run);
 }
 
+/* ---- The table's header ------------------------------------------------ */
+
+/* The table's header gives each figure in the unit it names: the timer's
+ * rate in MHz, the checks' cost in us, the probe's core clock in GHz (core
+ * cycles per tick times ticks per second), the wait for a quiet core in
+ * percent of the run, a sample in us, and at most one invocation when one
+ * was asked for, whatever --max-invocations says. */
+static void test_table_header(void)
+{
+    static const char *const want[] = {
+        " at 2000 MHz (test)",
+        "cost 2.5 us per sample",
+        "core clock from an imul chain",
+        "(core 3.00 GHz)",
+        "waited 2.5 s for a quiet core (25% of the run)",
+        "(at least 1, at most 1)",
+        "sample ~50 us",
+    };
+    sb_measure_options o;
+    sb_run *run;
+    double ticks[40];
+    uint64_t s = 5;
+    char *doc;
+    int ok = 1;
+
+    sb_measure_options_init(&o);
+    o.invocations = 1;
+    o.max_invocations = 100;
+    o.sample_seconds = 50e-6;
+    run = sb__run_alloc(1, &o, NULL);
+    if (!tap_ok(run != NULL, "table header: a run"))
+        return;
+    synth_tsc(run, 2e9);
+    run->cells[0].cell =
+        (sb_cell){.kernel = sb_kernel_find("libc"), .size = 4096};
+    {
+        sb__raw_cell raw = {.nsamples = 40, .ticks = ticks, .iters = 1};
+        for (size_t j = 0; j < 40; j++)
+            ticks[j] = 1000 * (1 + 0.01 * (uniform(&s) - 0.5));
+        sb__run_add_invocation(run, 0, &raw);
+    }
+    run->meta.check_cost_seconds = 2.5e-6;
+    snprintf(run->meta.probe, sizeof run->meta.probe, "imul-chain");
+    run->meta.probe_clock = 1.5;
+    run->meta.shared_wait_seconds = 2.5;
+    run->elapsed = 10;
+    if (!(run = synth_analysed(run, 1))) {
+        tap_ok(0, "table header: analysed");
+        return;
+    }
+    doc = report_text(run, SB_FORMAT_TABLE);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ok &= tap_ok(doc && strstr(doc, want[i]), "table header: '%s'",
+                     want[i]);
+    if (!ok && doc)
+        diag_doc(doc);
+    free(doc);
+    sb_run_free(run);
+}
+
 /* A DEL in a string LaTeX prints (the title) is printed as a space, as
  * the other control characters are: a byte pdflatex rejects. */
 static void test_latex_del(sb_run *run)
@@ -988,6 +1048,7 @@ int main(void)
     test_markdown(imported, measured);
     test_compact(imported, measured);
     test_compact_units();
+    test_table_header();
     test_latex_del(imported);
     test_errors(imported);
     test_short_cells();
