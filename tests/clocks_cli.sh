@@ -135,8 +135,13 @@ check "merge refuses a run that lists a cell twice (rc $rc)" \
     sh -c "test $rc -eq 2 && grep -q 'dup.json: cells\[[0-9]*\] repeats cells\[0\]' '$tmp/dup.err'"
 "$STATBENCH" merge "$tmp/a.json" "$tmp/a.json" -q -o "$tmp/aa.json" \
     >/dev/null 2>"$tmp/aa.err"
-check "merge refuses the same run twice" \
-    grep -q 'run 2 is run 1 again' "$tmp/aa.err"
+rc=$?
+# Refused as input that cannot be one measurement: a usage error, 2.
+check "merge refuses the same run twice, with status 2 (rc $rc)" \
+    sh -c "test $rc -eq 2 && grep -q 'run 2 is run 1 again' '$tmp/aa.err'"
+check "merge of one run: refused" \
+    bad_input "merge takes two or more saved runs" merge "$tmp/a.json" \
+    -o "$tmp/one-merged.json"
 "$STATBENCH" compare "$tmp/one.json" "$tmp/one_nan.json" -f csv \
     >"$tmp/nan.csv" 2>/dev/null
 check_csv "one invocation, a sample without a clock: still compared in cycles" \
