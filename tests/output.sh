@@ -395,4 +395,58 @@ check "bad_input: noise -o FILE" bad_input "'--output' is not an option" \
 check "bad_input: noise --plot FILE" bad_input "'--plot' is not an option" \
     noise --plot "$tmp/n.svg"
 
+# --- the format of each output ----------------------------------------------
+# An -o file takes the format of its ending (its last '.': .txt is the
+# table's, which is format 0), --format only when the ending names none;
+# standard output then gets the table, not --format.
+"$STATBENCH" analyze "$tmp/n.txt" -o "$tmp/fmt.txt" -o "$tmp/fmt.v2.json" \
+    -o "$tmp/fmt.out.csv" --format csv >"$tmp/fmt.stdout" 2>/dev/null
+is_table() { grep -q '^data: ' "$1" && ! grep -q '^kernel,' "$1"; }
+check "-o FILE.txt with --format csv: the table" is_table "$tmp/fmt.txt"
+check "-o FILE.v2.json: JSON, by the last '.'" \
+    sh -c "head -c 1 '$tmp/fmt.v2.json' | grep -q '{'"
+check "-o FILE.out.csv: CSV" grep -q '^kernel,' "$tmp/fmt.out.csv"
+check "standard output beside -o: the table, not --format" \
+    is_table "$tmp/fmt.stdout"
+check "--format md, the alias: a Markdown table" sh -c \
+    "'$STATBENCH' analyze '$tmp/n.txt' --format md 2>/dev/null |
+     grep -q '^| data '"
+check "--format tex, the alias: a LaTeX table" sh -c \
+    "'$STATBENCH' analyze '$tmp/n.txt' --format tex 2>/dev/null |
+     grep -q '^.begin{tabular}'"
+
+# --- two runs that are one ----------------------------------------------------
+# compare warns of one run given twice (same start and host): its ratios
+# are 1 by construction.  Two hosts started in the same second are two runs.
+if [ -n "$PY" ]; then
+    "$PY" - "$tmp/run.json" "$tmp" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["meta"]["start_time"] = "2026-01-02T00:00:00Z"
+for name, host in (("h1", "hosta"), ("h2", "hostb"), ("h3", "hosta")):
+    d["meta"]["hostname"] = host
+    json.dump(d, open("%s/%s.json" % (sys.argv[2], name), "w"))
+PYEOF
+    "$STATBENCH" compare "$tmp/h1.json" "$tmp/h3.json" >/dev/null 2>"$tmp/same.err"
+    check "compare of one run twice: said" \
+        grep -q "h3.json are the same run (host 'hosta', started 2026-01-02T00:00:00Z)" \
+        "$tmp/same.err"
+    "$STATBENCH" compare "$tmp/h1.json" "$tmp/h2.json" >/dev/null 2>"$tmp/two.err"
+    check "  two hosts started in the same second: not one run" \
+        sh -c "! grep -q 'the same run' '$tmp/two.err'"
+else
+    skip "compare of one run twice" "no python3"
+fi
+
+# --- values out of range ---------------------------------------------------------
+check "bad_input: --run-sd below 0" bad_input "--run-sd '-0.5'" \
+    analyze "$tmp/n.txt" --run-sd -0.5
+ncpu=$(getconf _NPROCESSORS_CONF 2>/dev/null || echo)
+if [ -n "$ncpu" ]; then
+    check "bad_input: noise --cpu $ncpu, one past the last CPU" \
+        bad_input "cpu $ncpu: no such CPU on this machine" noise --cpu "$ncpu"
+else
+    skip "noise --cpu past the last CPU" "no getconf _NPROCESSORS_CONF"
+fi
+
 done_testing
