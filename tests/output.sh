@@ -3,6 +3,7 @@
 # -o over special files, terminal escapes in loaded strings,
 # nonsense in a loaded run, and the baselines of --save and --against.
 . "${top_srcdir:-.}/tests/lib.sh"
+PY=$(command -v python3 || true)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbout.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -415,7 +416,7 @@ check "--format tex, the alias: a LaTeX table" sh -c \
     "'$STATBENCH' analyze '$tmp/n.txt' --format tex 2>/dev/null |
      grep -q '^.begin{tabular}'"
 
-# --- two runs that are one ----------------------------------------------------
+# --- two runs that are one ---------------------------------------------------
 # compare warns of one run given twice (same start and host): its ratios
 # are 1 by construction.  Two hosts started in the same second are two runs.
 if [ -n "$PY" ]; then
@@ -438,7 +439,7 @@ else
     skip "compare of one run twice" "no python3"
 fi
 
-# --- values out of range ---------------------------------------------------------
+# --- values out of range -----------------------------------------------------
 check "bad_input: --run-sd below 0" bad_input "--run-sd '-0.5'" \
     analyze "$tmp/n.txt" --run-sd -0.5
 ncpu=$(getconf _NPROCESSORS_CONF 2>/dev/null || echo)

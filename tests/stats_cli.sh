@@ -274,6 +274,49 @@ check "--append without --save: refused" \
 check "--append onto a baseline with no cell in common: refused first" \
     bad_input "--append mine: no cell in common" -k "$SB_COPY" -s 1K \
     --save mine --append
+# A run that cannot join its baseline once measured (another cache state)
+# is not saved, the baseline keeps its runs, and the status says so: 1.
+"$STATBENCH" -k libc -s 4K --max-time 0.3 -q --save mine --append \
+    --cache cold >/dev/null 2>"$tmp/err"
+rc=$?
+check "--append of another cache state: not saved, status 1 (rc $rc)" sh -c \
+    "[ $rc -eq 1 ] &&
+     grep -q \"not saved as baseline 'mine': it keeps its 3 runs\" '$tmp/err'"
+# A save after an output that failed is said even with -q (the status is
+# 1, and the baseline was kept all the same).
+"$STATBENCH" -k libc -s 4K --max-time 0.3 -q --save qf \
+    -o "$tmp/baselines" >/dev/null 2>"$tmp/err"
+rc=$?
+check "--save -q with an -o not written: status 1, the save said (rc $rc)" \
+    sh -c "[ $rc -eq 1 ] && grep -q \"saved as baseline 'qf' .*; an output above was not written\" '$tmp/err'"
+# A link planted under the name while the run measures: not saved through
+# it, status 1.  (Planted after a second of a four-second run; on a
+# machine so busy that the run had not started by then, the check before
+# measuring refuses it instead, and this is skipped.)
+"$STATBENCH" -k libc -s 4K --max-time 4 -q --save planted \
+    >/dev/null 2>"$tmp/pl.err" &
+pid=$!
+sleep 1
+ln -s /dev/null "$tmp/baselines/planted.json"
+start=$(now_ms)
+wait_for "$pid" 60000 0.1
+if grep -q "is a symbolic link, not a baseline file: remove it" "$tmp/pl.err"; then
+    skip "a link planted while measuring" "planted before the run started"
+else
+    check "a link planted while measuring: not saved, status 1 (rc $rc)" \
+        sh -c "[ $rc -eq 1 ] && grep -q \"not saved as baseline 'planted': .* is a symbolic link\" '$tmp/pl.err'"
+fi
+rm -f "$tmp/baselines/planted.json"
+# --append reads its baseline first; an error other than its absence (a
+# name too long for the file system) stops the run there, rather than
+# counting as no baseline yet and failing the save after measuring.
+long=$(printf '%0300d' 0)
+check "--append with a baseline that cannot be opened: refused first" \
+    env STATBENCH_BASELINES="$tmp/$long" sh -c '
+        "$1" -k libc -s 4K --max-time 0.3 -q --save x --append \
+            >/dev/null 2>"$2"
+        [ $? -eq 2 ] && grep -q "^statbench: --append .x.: " "$2"' \
+    sh "$STATBENCH" "$tmp/err"
 "$STATBENCH" report "$tmp/baselines/mine.json" -f csv >"$tmp/rep.csv" 2>"$tmp/err"
 rc=$?
 check "report re-renders a saved run (rc $rc)" \

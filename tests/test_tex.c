@@ -600,6 +600,11 @@ static void test_latex_imported(sb_run *run, char **keep)
             tap_diag("  want \"%s\" in \"%s\"", want, line);
     }
     tap_ok(!strstr(doc, "a_b&c%"), "latex: the raw name appears nowhere");
+    /* The level in percent, as the table's header gives it. */
+    if (!tap_ok(strstr(doc, "with 95\\,\\% confidence intervals (one "
+                            "invocation)") != NULL,
+                "latex: the caption's confidence level in percent"))
+        tap_diag("  no '95\\,\\%% confidence' in the caption");
     *keep = doc;
 }
 
@@ -793,6 +798,10 @@ static void test_short_cells(void)
         {SB_FORMAT_TABLE, "\n* 2 cells stopped short"},
         {SB_FORMAT_MARKDOWN, "\n\\* 2 cells stopped short"},
         {SB_FORMAT_LATEX, "{\\footnotesize * 2 cells stopped short"},
+        /* The target (1e-6) in percent of the median, as --precision
+         * takes it. */
+        {SB_FORMAT_LATEX, "short of the precision target ($\\pm0.0001$\\,"
+                          "\\% of the median)"},
     };
     sb_run *run = new_run(3, 1e-6);
     sb_error err = {0};
@@ -817,8 +826,8 @@ static void test_short_cells(void)
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         char *doc = report_text(run, f[i].format);
         if (!tap_ok(doc && strstr(doc, f[i].note),
-                    "short cells: format %d counts the 2 cells with samples",
-                    f[i].format) &&
+                    "short cells: format %d says '%s'", f[i].format,
+                    f[i].note + (f[i].note[0] == '\n')) &&
             doc)
             diag_doc(doc);
         free(doc);
