@@ -290,10 +290,12 @@ rc=$?
 check "--save -q with an -o not written: status 1, the save said (rc $rc)" \
     sh -c "[ $rc -eq 1 ] && grep -q \"saved as baseline 'qf' .*; an output above was not written\" '$tmp/err'"
 # A link planted under the name while the run measures: not saved through
-# it, status 1.  (Planted after a second of a four-second run; on a
-# machine so busy that the run had not started by then, the check before
-# measuring refuses it instead, and this is skipped.)
-"$STATBENCH" -k libc -s 4K --max-time 4 -q --save planted \
+# it, status 1.  (Planted after a second of a run that takes its whole
+# four seconds: no precision target, and a sample count out of reach; on
+# a machine so busy that the run had not started by then, the check
+# before measuring refuses it instead, and this is skipped.)
+"$STATBENCH" -k libc -s 4K --max-time 4 --invocations 2 --precision 0 \
+    --min-samples 100000000 --max-samples 100000000 -q --save planted \
     >/dev/null 2>"$tmp/pl.err" &
 pid=$!
 sleep 1

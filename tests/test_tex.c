@@ -1019,6 +1019,59 @@ static void test_table_header(void)
     sb_run_free(run);
 }
 
+/* The table's alignment matrix (one kernel and size over 2 x 2 offsets):
+ * its half-width part gives each cell's relative half-width in percent,
+ * as the rows' +-% column does. */
+static void test_table_matrix(void)
+{
+    sb_run *run = sb__run_alloc(4, NULL, NULL);
+    double ticks[40];
+    uint64_t s = 23;
+    char *doc, *part, *end;
+    int ok = 1;
+
+    if (!tap_ok(run != NULL, "table matrix: a run"))
+        return;
+    synth_tsc(run, 1e9);
+    for (size_t i = 0; i < 4; i++)
+        run->cells[i].cell = (sb_cell){.kernel = sb_kernel_find("libc"),
+                                       .size = 4096,
+                                       .src_align = i % 2,
+                                       .dst_align = i / 2};
+    /* Each cell's spread a few percent, a different one each. */
+    for (size_t g = 0; g < 6; g++)
+        for (size_t i = 0; i < 4; i++) {
+            sb__raw_cell raw = {.nsamples = 40, .ticks = ticks, .iters = 1};
+            for (size_t j = 0; j < 40; j++)
+                ticks[j] = 1000 * (1 + 0.02 * (double)(g + i) / 6 +
+                                   0.01 * (uniform(&s) - 0.5));
+            sb__run_add_invocation(run, i, &raw);
+        }
+    if (!(run = synth_analysed(run, 6))) {
+        tap_ok(0, "table matrix: analysed");
+        return;
+    }
+    doc = report_text(run, SB_FORMAT_TABLE);
+    part = doc ? strstr(doc, "CI half-width, +-% of median") : NULL;
+    end = part ? strstr(part, "\n\n") : NULL;
+    if (end)
+        *end = '\0';
+    if (!tap_ok(part != NULL, "table matrix: a half-width part"))
+        ok = 0;
+    for (size_t i = 0; part && i < 4; i++) {
+        char want[64];
+        const sb_cell_result *r = sb_run_cell(run, i);
+        snprintf(want, sizeof want, " %8.2f", 100 * r->rel_halfwidth);
+        ok &= tap_ok(100 * r->rel_halfwidth >= 0.1 && strstr(part, want),
+                     "table matrix: cell %zu's half-width, %.2f%% of its "
+                     "median", i, 100 * r->rel_halfwidth);
+    }
+    if (!ok && doc)
+        diag_doc(doc);
+    free(doc);
+    sb_run_free(run);
+}
+
 /* A DEL in a string LaTeX prints (the title) is printed as a space, as
  * the other control characters are: a byte pdflatex rejects. */
 static void test_latex_del(sb_run *run)
@@ -1058,6 +1111,7 @@ int main(void)
     test_compact(imported, measured);
     test_compact_units();
     test_table_header();
+    test_table_matrix();
     test_latex_del(imported);
     test_errors(imported);
     test_short_cells();
