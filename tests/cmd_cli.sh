@@ -210,14 +210,16 @@ fi
 
 # --- a command past the budget's deadline ----------------------------------
 # The second command hangs from its fifth run on, with a child in its
-# group ('sleep 97.4321', a name no other process has).  At the deadline,
+# group ('sleep 97.PID', PID this script's: a name no other process has,
+# another copy of the suite running at once included).  At the deadline,
 # max(1.2 x 3 s, 3 s + 2 s), it is killed with its group; the four whole
 # rounds before it stay.  Four rounds of ~20 ms cannot reach a 3 s budget
 # (the budget would stop them only at a round of ~700 ms).  timeout(1)
 # turns a run that never ends into a failure rather than a hung suite.
 to=
 command -v timeout >/dev/null 2>&1 && to="timeout 120"
-hang='n=$(cat '"$tmp"'/cnt 2>/dev/null || echo 0); echo $((n + 1)) >'"$tmp"'/cnt; if [ "$n" -ge 4 ]; then sleep 97.4321 & sleep 97.4321; fi'
+nap=97.$$
+hang='n=$(cat '"$tmp"'/cnt 2>/dev/null || echo 0); echo $((n + 1)) >'"$tmp"'/cnt; if [ "$n" -ge 4 ]; then sleep '"$nap"' & sleep '"$nap"'; fi'
 $to "$STATBENCH" cmd -q --max-time 3 'sleep 0.001' "$hang" \
     -o "$tmp/dl.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -229,8 +231,8 @@ check "  the note names it, the deadline and the rounds kept" \
     "$tmp/out"
 sleep 0.2
 check "  nothing of its process group is left running" \
-    sh -c "! pgrep -f 'sleep 97[.]4321' >/dev/null"
-pkill -f 'sleep 97.4321' 2>/dev/null
+    sh -c "! pgrep -f 'sleep 97[.]$$\$' >/dev/null"
+pkill -f "sleep 97[.]$$\$" 2>/dev/null
 if [ -n "$PY" ]; then
     out=$("$PY" - "$tmp/dl.json" <<'EOF'
 import json, sys
@@ -243,16 +245,16 @@ EOF
 )
     check "  the JSON keeps the 4 rounds of every row ($out)" test "$out" = ok
 fi
-$to "$STATBENCH" cmd -q --max-time 0.5 'sleep 0.001' 'sleep 97.4321' \
+$to "$STATBENCH" cmd -q --max-time 0.5 'sleep 0.001' "sleep $nap" \
     >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "a command that hangs in round 1: one line, exit 1 (rc $rc)" \
-    sh -c "[ $rc -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"^statbench: command 'sleep 97.4321' was still running at --max-time 0.5 s's deadline (2.5 s), in timed round 1: killed; fewer than two whole rounds\" '$tmp/err'"
+    sh -c "[ $rc -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"^statbench: command 'sleep $nap' was still running at --max-time 0.5 s's deadline (2.5 s), in timed round 1: killed; fewer than two whole rounds\" '$tmp/err'"
 [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] ||
     diag "$(head -n 5 "$tmp/err")"
 sleep 0.2
-check "  and it is not left running" sh -c "! pgrep -f 'sleep 97[.]4321' >/dev/null"
-pkill -f 'sleep 97.4321' 2>/dev/null
+check "  and it is not left running" sh -c "! pgrep -f 'sleep 97[.]$$\$' >/dev/null"
+pkill -f "sleep 97[.]$$\$" 2>/dev/null
 
 # --- a stop ---------------------------------------------------------------------
 # SIGTERM after some whole rounds ends the rounds: the run of those rounds
