@@ -6,8 +6,10 @@
 # src/arch/ticks.h, the kernels of kernels/copy_aarch64.c and
 # kernels/clear_aarch64.c) is built and run on an x86-64 machine.  TEST...:
 # the tests to run, as names in Makefile.am's TESTS ("tests/test_kernels");
-# none given (or "all"), the whole suite, as make -jN check with N the
-# CPUs (the suite is automake's parallel harness).  Under emulation
+# "all", the whole suite, as make -jN check with N the CPUs (the suite is
+# automake's parallel harness); none given, the whole suite less the four
+# tests named below (emulation_out), whose checks hold a budget to the
+# host's speed.  Under emulation
 # timing figures mean nothing: what this proves is that the code builds,
 # runs and gives right answers, never how fast anything is.
 #
@@ -125,8 +127,26 @@ cpu_s() {
 rm -f test-suite.log
 t0=$(date +%s)
 cpu_s >cpu0.out
-if [ $# -eq 0 ] || [ "$*" = all ]; then
+# Left out of the default run (CI's), each for a reason of emulation,
+# not of the code; "all" runs them too.  Their checks judge a budget
+# against what the host does in it, and under qemu-user an invocation's
+# set-up alone takes 0.5-3 s (PAPI's start 0.6 s): budget.sh's refusal
+# of a 1 GiB cell and its shortened samples, csv.sh's 0.5 s run (refused
+# for its budget even at 20 times), stats_cli.sh's --against a merged
+# baseline (its comparison missing at a load of 8), and
+# examples/tap_gate, whose 2 s budget is the example's own code.
+emulation_out="tests/budget.sh tests/csv.sh tests/stats_cli.sh examples/tap_gate"
+if [ "$*" = all ]; then
     make -j"$(nproc)" check >check.out 2>&1
+elif [ $# -eq 0 ]; then
+    tests=
+    for t in $(make -s print-tests); do
+        case " $emulation_out " in
+        *" $t "*) echo "aarch64: $t left out under emulation (see tools/aarch64.sh)" ;;
+        *) tests="$tests $t" ;;
+        esac
+    done
+    make -j"$(nproc)" check TESTS="$tests" >check.out 2>&1
 else
     make -j"$(nproc)" check TESTS="$*" >check.out 2>&1
 fi
