@@ -142,26 +142,17 @@ static void cell_words(const sb_history_cell *c, char *buf, size_t len)
              c->cell.size, c->cell.src_align, c->cell.dst_align);
 }
 
-int cmd_history(int argc, char **argv, struct cli *cli)
-{
-    /* Static, where a leak checker finds them: a refusal (die_usage)
-     * exits with the paths and the runs read so far still allocated,
-     * which is no leak. */
-    static struct paths ps;
-    static sb_run **volatile runs;
-    static const char **volatile names;
-    sb_history *h = NULL;
-    sb_history_options o;
-    sb_error err = {0};
-    size_t n = 0;
-    int status = 0, rc;
+/* Static, where a leak checker finds them: a refusal (die_usage) exits
+ * with the paths and the runs read so far still allocated, which is no
+ * leak. */
+static struct paths ps;
+static sb_run **volatile runs;
+static const char **volatile names;
 
-    if (argc <= optind)
-        die_usage("history takes a directory or saved runs: %s history "
-                  "DIR|FILE...",
-                  progname);
-    /* -f was checked as it was read (options.c's set_format); an
-     * output's ending is checked here. */
+/* Each -o's ending a history's format.  -f was checked as it was read
+ * (options.c's set_format). */
+static void check_outputs(const struct cli *cli)
+{
     for (int i = 0; i < cli->noutputs; i++) {
         int fmt = sb_format_for_path(cli->outputs[i]);
         if (!writable_format(fmt >= 0 ? fmt : cli->format))
@@ -169,18 +160,28 @@ int cmd_history(int argc, char **argv, struct cli *cli)
                       "(.txt), csv or json",
                       cli->outputs[i]);
     }
-    sb_history_options_init(&o);
-    if (cli->cp_exponent > 0)
-        o.exponent = cli->cp_exponent;
-    if (cli->cp_permutations)
-        o.permutations = cli->cp_permutations;
-    if (cli->cp_min_size)
-        o.min_size = cli->cp_min_size;
-    o.seed = cli->mopt.seed;
-    o.level = cli->aopt.ci_level;
-    o.threshold = cli->aopt.threshold;
-    o.pvalue = cli->aopt.alpha;
+}
 
+/* The history's options from the command line's. */
+static void history_options(const struct cli *cli, sb_history_options *o)
+{
+    sb_history_options_init(o);
+    if (cli->cp_exponent > 0)
+        o->exponent = cli->cp_exponent;
+    if (cli->cp_permutations)
+        o->permutations = cli->cp_permutations;
+    if (cli->cp_min_size)
+        o->min_size = cli->cp_min_size;
+    o->seed = cli->mopt.seed;
+    o->level = cli->aopt.ci_level;
+    o->threshold = cli->aopt.threshold;
+    o->pvalue = cli->aopt.alpha;
+}
+
+/* The operands' paths into ps, a directory's *.json in name order;
+ * refused past the runs a series may hold. */
+static void add_operands(int argc, char **argv)
+{
     for (int i = optind; i < argc; i++) {
         struct stat st;
         if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
@@ -193,50 +194,45 @@ int cmd_history(int argc, char **argv, struct cli *cli)
         die_usage("history: %zu files to read, at most %d runs (keep the "
                   "newest in a directory of their own)",
                   ps.n, SB_CP_MAX_N);
+}
+
+/* Each path of ps loaded into runs, and its path into names, *n counting
+ * them (a directory's entry passed over is not one): 0, or -1 out of
+ * memory (said). */
+static int load_runs(int argc, char **argv, size_t *n)
+{
     runs = calloc(ps.n ? ps.n : 1, sizeof *runs);
     if (!runs) {
         say("out of memory");
-        return EXIT_USAGE;
+        return -1;
     }
-    {
-        /* Which paths were named on the command line: those equal to an
-         * operand that is not a directory. */
-        names = calloc(ps.n ? ps.n : 1, sizeof *names);
-        if (!names) {
-            say("out of memory");
-            return EXIT_USAGE;
+    /* Which paths were named on the command line: those equal to an
+     * operand that is not a directory. */
+    names = calloc(ps.n ? ps.n : 1, sizeof *names);
+    if (!names) {
+        say("out of memory");
+        return -1;
+    }
+    for (size_t k = 0; k < ps.n; k++) {
+        int named = 0;
+        sb_run *r;
+        for (int i = optind; i < argc && !named; i++)
+            named = !strcmp(ps.p[k], argv[i]);
+        if ((r = load(ps.p[k], named))) {
+            names[*n] = ps.p[k];
+            runs[(*n)++] = r;
         }
-        for (size_t k = 0; k < ps.n; k++) {
-            int named = 0;
-            sb_run *r;
-            for (int i = optind; i < argc && !named; i++)
-                named = !strcmp(ps.p[k], argv[i]);
-            if ((r = load(ps.p[k], named))) {
-                names[n] = ps.p[k];
-                runs[n++] = r;
-            }
-        }
-        if (n == 0)
-            die_usage("history: no saved run (*.json) to read in %s%s",
-                      argv[optind], argc - optind > 1 ? " ..." : "");
-        rc = sb_history_new((const sb_run *const *)runs,
-                            (const char *const *)names, n, &o, &h, &err);
-        free((void *)names);
-        names = NULL;
     }
-    if (rc != SB_OK) {
-        say("history: %s", err.text);
-        status = EXIT_USAGE;
-        goto out;
-    }
-    {
-        /* What was kept apart, on stderr too: a CI log shows it even
-         * when the table goes to a file. */
-        char *notes = strdup(sb_history_notes(h));
-        if (notes)
-            say_lines("history: ", notes);
-        free(notes);
-    }
+    return 0;
+}
+
+/* The history's figure, its -o files and its report on standard output:
+ * 0, or EXIT_USAGE (said) when one was not written. */
+static int write_history(sb_history *h, const struct cli *cli)
+{
+    sb_error err = {0};
+    int status = 0, rc;
+
     if (cli->plot) {
         rc = sb_history_plot(h, cli->plot, NULL, &err);
         if (rc != SB_OK) {
@@ -266,6 +262,13 @@ int cmd_history(int argc, char **argv, struct cli *cli)
         clearerr(stdout);
         status = EXIT_USAGE;
     }
+    return status;
+}
+
+/* A line on stderr for each cell whose newest run starts a regression
+ * beyond threshold. */
+static void say_regressions(sb_history *h, double threshold)
+{
     for (size_t i = 0; i < sb_history_cells(h); i++) {
         const sb_history_cell *c = sb_history_cell_at(h, i);
         const sb_history_change *x;
@@ -279,8 +282,49 @@ int cmd_history(int argc, char **argv, struct cli *cli)
             cell, x->ratio.estimate, x->ratio.lo, x->ratio.hi,
             x->run_after + 1, sb_history_run_name(h, x->run_after),
             sb_run_meta(sb_history_run(h, x->run_after))->start_time, x->p,
-            100 * o.threshold);
+            100 * threshold);
     }
+}
+
+int cmd_history(int argc, char **argv, struct cli *cli)
+{
+    sb_history *h = NULL;
+    sb_history_options o;
+    sb_error err = {0};
+    size_t n = 0;
+    int status = 0, rc;
+
+    if (argc <= optind)
+        die_usage("history takes a directory or saved runs: %s history "
+                  "DIR|FILE...",
+                  progname);
+    check_outputs(cli);
+    history_options(cli, &o);
+    add_operands(argc, argv);
+    if (load_runs(argc, argv, &n) != 0)
+        return EXIT_USAGE;
+    if (n == 0)
+        die_usage("history: no saved run (*.json) to read in %s%s",
+                  argv[optind], argc - optind > 1 ? " ..." : "");
+    rc = sb_history_new((const sb_run *const *)runs,
+                        (const char *const *)names, n, &o, &h, &err);
+    free((void *)names);
+    names = NULL;
+    if (rc != SB_OK) {
+        say("history: %s", err.text);
+        status = EXIT_USAGE;
+        goto out;
+    }
+    {
+        /* What was kept apart, on stderr too: a CI log shows it even
+         * when the table goes to a file. */
+        char *notes = strdup(sb_history_notes(h));
+        if (notes)
+            say_lines("history: ", notes);
+        free(notes);
+    }
+    status = write_history(h, cli);
+    say_regressions(h, o.threshold);
     if (status == 0 && sb_history_regressions(h))
         status = 1;
 out:
