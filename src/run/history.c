@@ -599,18 +599,9 @@ static int collect_cells(sb_history *h)
     return rc;
 }
 
-int sb_history_new(const sb_run *const *runs, const char *const *names,
-                   size_t n, const sb_history_options *o, sb_history **out,
-                   sb_error *err)
+/* runs, n of them, each one: SB_OK, or SB_EINVAL. */
+static int check_runs(const sb_run *const *runs, size_t n, sb_error *err)
 {
-    sb_history *h;
-    when *ord = NULL;
-    size_t *kept = NULL, newest, unzoned;
-    int rc;
-
-    if (!out)
-        return sb__error(err, SB_EINVAL, "sb_history_new: out is NULL");
-    *out = NULL;
     if (!runs || n == 0)
         return sb__error(err, SB_EINVAL, "sb_history_new: no run");
     if (n > SB_CP_MAX_N)
@@ -621,31 +612,23 @@ int sb_history_new(const sb_run *const *runs, const char *const *names,
         if (!runs[i])
             return sb__error(err, SB_EINVAL, "sb_history_new: run %zu is "
                              "NULL", i);
-    h = calloc(1, sizeof *h);
-    if (!h)
-        return sb__error(err, SB_ENOMEM, "out of memory");
-    if (o)
-        h->opt = *o;
-    else
-        sb_history_options_init(&h->opt);
-    if ((rc = check_options(&h->opt, err)) != SB_OK)
-        goto fail;
-    rc = SB_ENOMEM;
-    ord = malloc(n * sizeof *ord);
-    kept = malloc(n * sizeof *kept);
-    h->runs = malloc(n * sizeof *h->runs);
-    h->names = calloc(n, sizeof *h->names);
-    h->apart = calloc(n, sizeof *h->apart);
-    if (!ord || !kept || !h->runs || !h->names || !h->apart)
-        goto nomem;
-    if ((rc = order_runs(runs, names, n, ord, &unzoned, err)) != SB_OK)
-        goto fail;
-    newest = ord[n - 1].given;
+    return SB_OK;
+}
+
+/* The runs in time order (ord) into h: those of the newest run's machine
+ * kept, their places in ord in kept, the others' names apart: SB_OK or
+ * SB_ENOMEM. */
+static int keep_runs(sb_history *h, const sb_run *const *runs,
+                     const char *const *names, size_t n, const when *ord,
+                     size_t *kept)
+{
+    size_t newest = ord[n - 1].given;
+
     for (size_t k = 0; k < n; k++) {
         size_t i = ord[k].given;
         char *name = sb__clean_copy(names && names[i] ? names[i] : "?");
         if (!name)
-            goto nomem;
+            return SB_ENOMEM;
         if (same_machine(runs[i], runs[newest])) {
             kept[h->nruns] = k;
             h->runs[h->nruns] = runs[i];
@@ -654,7 +637,16 @@ int sb_history_new(const sb_run *const *runs, const char *const *names,
             h->apart[h->napart++] = name;
         }
     }
-    /* One line per other machine: how many runs, which, and why. */
+    return SB_OK;
+}
+
+/* One note per other machine than the newest run's: how many runs,
+ * which, and why.  SB_OK or SB_ENOMEM. */
+static int note_apart(sb_history *h, const sb_run *const *runs, size_t n,
+                      const when *ord)
+{
+    size_t newest = ord[n - 1].given;
+
     for (size_t k = 0; k < n; k++) {
         size_t i = ord[k].given, count = 0, first = 1;
         const sb_meta *m = sb_run_meta(runs[i]);
@@ -682,16 +674,16 @@ int sb_history_new(const sb_run *const *runs, const char *const *names,
                      : "",
                  sb_run_meta(runs[newest])->hostname,
                  sb_run_meta(runs[newest])->cpu_model) != SB_OK)
-            goto nomem;
+            return SB_ENOMEM;
     }
-    if (unzoned &&
-        note(h, "%zu of %zu runs have a start time without a zone: read "
-             "as UTC (a machine's local times order right among "
-             "themselves, not among times with a zone)",
-             unzoned, n) != SB_OK)
-        goto nomem;
-    /* The same run twice is one point given twice: said, kept.  The
-     * same instant, however written. */
+    return SB_OK;
+}
+
+/* The same run twice is one point given twice: said, kept.  The same
+ * instant, however written.  SB_OK or SB_ENOMEM. */
+static int note_same_start(sb_history *h, const when *ord,
+                           const size_t *kept)
+{
     for (size_t r = 1; r < h->nruns; r++)
         if (ord[kept[r]].sec == ord[kept[r - 1]].sec &&
             ord[kept[r]].nsec == ord[kept[r - 1]].nsec &&
@@ -699,7 +691,54 @@ int sb_history_new(const sb_run *const *runs, const char *const *names,
                  "twice?",
                  h->names[r - 1], h->names[r],
                  sb_run_meta(h->runs[r])->start_time) != SB_OK)
-            goto nomem;
+            return SB_ENOMEM;
+    return SB_OK;
+}
+
+int sb_history_new(const sb_run *const *runs, const char *const *names,
+                   size_t n, const sb_history_options *o, sb_history **out,
+                   sb_error *err)
+{
+    sb_history *h;
+    when *ord = NULL;
+    size_t *kept = NULL, unzoned;
+    int rc;
+
+    if (!out)
+        return sb__error(err, SB_EINVAL, "sb_history_new: out is NULL");
+    *out = NULL;
+    if ((rc = check_runs(runs, n, err)) != SB_OK)
+        return rc;
+    h = calloc(1, sizeof *h);
+    if (!h)
+        return sb__error(err, SB_ENOMEM, "out of memory");
+    if (o)
+        h->opt = *o;
+    else
+        sb_history_options_init(&h->opt);
+    if ((rc = check_options(&h->opt, err)) != SB_OK)
+        goto fail;
+    rc = SB_ENOMEM;
+    ord = malloc(n * sizeof *ord);
+    kept = malloc(n * sizeof *kept);
+    h->runs = malloc(n * sizeof *h->runs);
+    h->names = calloc(n, sizeof *h->names);
+    h->apart = calloc(n, sizeof *h->apart);
+    if (!ord || !kept || !h->runs || !h->names || !h->apart)
+        goto nomem;
+    if ((rc = order_runs(runs, names, n, ord, &unzoned, err)) != SB_OK)
+        goto fail;
+    if (keep_runs(h, runs, names, n, ord, kept) != SB_OK ||
+        note_apart(h, runs, n, ord) != SB_OK)
+        goto nomem;
+    if (unzoned &&
+        note(h, "%zu of %zu runs have a start time without a zone: read "
+             "as UTC (a machine's local times order right among "
+             "themselves, not among times with a zone)",
+             unzoned, n) != SB_OK)
+        goto nomem;
+    if (note_same_start(h, ord, kept) != SB_OK)
+        goto nomem;
     if ((rc = collect_cells(h)) != SB_OK)
         goto nomem;
     for (size_t k = 0; k < h->ncells; k++)
