@@ -35,6 +35,17 @@ else
     SB_TEST_TIME_SCALE=1
 fi
 
+# need_python WHAT: $PY, the Python the tests run ($PYTHON, or python3),
+# is there; without it WHAT (the whole script) is skipped, saying so, and
+# the script ends.
+need_python() {
+    PY=${PYTHON:-python3}
+    command -v "$PY" >/dev/null 2>&1 && return 0
+    skip "$1" "no $PY"
+    done_testing
+    exit 0
+}
+
 # ---- what this build has ---------------------------------------------------
 # A build without the x86-64 code (configure --disable-arch, aarch64 or
 # another architecture) has the portable kernels only: no
