@@ -197,7 +197,9 @@ if command -v pgrep >/dev/null && [ -d /proc/self ]; then
     first=
     killed=
     i=0
-    while [ $i -lt 200 ] && kill -0 $pid 2>/dev/null; do
+    # 10 s of polls, times the budgets' scale under emulation (where the
+    # first invocation alone lasts 40 s of its 120).
+    while [ $i -lt $((200 * SB_TEST_TIME_SCALE)) ] && kill -0 $pid 2>/dev/null; do
         # Children only count once the libtool wrapper has exec'd (under
         # qemu-user by binfmt, the program's exe is qemu's).
         case $(readlink "/proc/$pid/exe" 2>/dev/null) in
