@@ -276,12 +276,17 @@ check "--append onto a baseline with no cell in common: refused first" \
     --save mine --append
 # A run that cannot join its baseline once measured (another cache state)
 # is not saved, the baseline keeps its runs, and the status says so: 1.
-"$STATBENCH" -k libc -s 4K --max-time 0.3 -q --save mine --append \
-    --cache cold >/dev/null 2>"$tmp/err"
-rc=$?
-check "--append of another cache state: not saved, status 1 (rc $rc)" sh -c \
-    "[ $rc -eq 1 ] &&
+# The portable build refuses --cache cold before measuring (cli.sh).
+if sb_can_flush; then
+    "$STATBENCH" -k libc -s 4K --max-time 0.3 -q --save mine --append \
+        --cache cold >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "--append of another cache state: not saved, status 1 (rc $rc)" \
+        sh -c "[ $rc -eq 1 ] &&
      grep -q \"not saved as baseline 'mine': it keeps its 3 runs\" '$tmp/err'"
+else
+    skip "--append of another cache state" "$sb_no_arch: no --cache cold"
+fi
 # A save after an output that failed is said even with -q (the status is
 # 1, and the baseline was kept all the same).
 "$STATBENCH" -k libc -s 4K --max-time 0.3 -q --save qf \
