@@ -38,11 +38,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char dir[256];
 
+/* Each input unlinks what it wrote there, so the directory is empty at
+ * the end (libFuzzer ends by exit()): one left per process otherwise. */
+static void remove_dir(void)
+{
+    rmdir(dir);
+}
+
 static void init(void)
 {
     snprintf(dir, sizeof dir, "%s/sbfuzzhistXXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     CHECK(mkdtemp(dir) != NULL);
+    atexit(remove_dir);
 }
 
 /* The history written in format into a new string (SB_OK required). */
